@@ -1,0 +1,87 @@
+package cni
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/containernetworking/cni/libcni"
+)
+
+// Bridge is a Network whose pods are attached by the bridge, host-local and
+// portmap plugins; see BridgeConfig. It is safe for concurrent use.
+type Bridge struct {
+	cfg      BridgeConfig
+	conflist []byte
+	a        *attacher
+}
+
+var _ Network = (*Bridge)(nil)
+
+// NewBridge validates cfg (errors name the offending field), applies its
+// defaults, checks that the plugin binaries exist, and writes the conflist
+// to StateDir/net.d/<Name>.conflist. The configuration is parsed once here;
+// Setup and Remove reuse it and never read the file.
+func NewBridge(cfg BridgeConfig) (*Bridge, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	conflist, err := bridgeConfList(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cni: network %q: %w", cfg.Name, err)
+	}
+	list, err := libcni.ConfListFromBytes(conflist)
+	if err != nil {
+		return nil, fmt.Errorf("cni: network %q: parse generated conflist: %w", cfg.Name, err)
+	}
+	if err := writeFileAtomic(confListPath(cfg), conflist, 0o644); err != nil {
+		return nil, fmt.Errorf("cni: network %q: %w", cfg.Name, err)
+	}
+	return &Bridge{
+		cfg:      cfg,
+		conflist: conflist,
+		a:        newAttacher(cfg.StateDir, list, cfg.PluginDirs),
+	}, nil
+}
+
+// confListPath is where NewBridge writes the conflist of c.
+func confListPath(c BridgeConfig) string {
+	return filepath.Join(c.StateDir, "net.d", c.Name+".conflist")
+}
+
+// Setup implements Network: it gives the pod a veth on the bridge, an
+// address from the subnet, and the requested host port mappings.
+func (b *Bridge) Setup(ctx context.Context, id, netnsPath string, opts ...AttachOption) (*Result, error) {
+	return b.a.Setup(ctx, id, netnsPath, opts...)
+}
+
+// Remove implements Network.
+func (b *Bridge) Remove(ctx context.Context, id, netnsPath string, opts ...AttachOption) error {
+	return b.a.Remove(ctx, id, netnsPath, opts...)
+}
+
+// Config returns the effective configuration, with defaults applied.
+func (b *Bridge) Config() BridgeConfig {
+	c := b.cfg
+	c.PluginDirs = slices.Clone(c.PluginDirs)
+	return c
+}
+
+// ConfList returns the conflist NewBridge generated.
+func (b *Bridge) ConfList() []byte {
+	return slices.Clone(b.conflist)
+}
+
+// removeConfList deletes the conflist file, if present.
+func (b *Bridge) removeConfList() error {
+	if err := os.Remove(confListPath(b.cfg)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package cni
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Destroy removes what the network leaves on the host once no pod uses it:
+// the veths still enslaved to the bridge, the bridge itself, iptables rules
+// and per-pod chains tagged with the network's name, portmap's host-wide
+// chains if no network has port mappings left, the IPAM leases, the
+// network's cache entries and the conflist file. It is meant for tests and
+// for uninstalling; a pod still attached loses its connectivity. It is
+// idempotent. The Bridge stays usable: a later Setup recreates what it needs
+// (but not the conflist file, which NewBridge writes).
+func (b *Bridge) Destroy(ctx context.Context) error {
+	name := b.cfg.Name
+	unlock, err := b.a.lock.lock(ctx)
+	if err != nil {
+		return fmt.Errorf("cni: destroy network %q: %w", name, err)
+	}
+	defer unlock()
+
+	var errs []error
+	step := func(what string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("cni: destroy network %q: %s: %w", name, what, err))
+		}
+	}
+	ports, err := bridgePorts(b.cfg.Bridge)
+	step("list bridge ports", err)
+	for _, p := range ports {
+		step("delete veth", deleteLink(p))
+	}
+	step("delete bridge", deleteLink(b.cfg.Bridge))
+	step("remove iptables rules", sweepOwned(ctx, name, ""))
+	step("remove idle portmap chains", sweepIdlePortmapChains(ctx))
+	step("remove IPAM leases", removeIPAMData(b.cfg.StateDir, name))
+	step("remove cache entries", removeCachedResults(b.cfg.StateDir, name))
+	step("remove conflist", b.removeConfList())
+	return errors.Join(errs...)
+}
+
+// removeIPAMData deletes host-local's lease directory for network, and the
+// IPAM data dir if that leaves it empty.
+func removeIPAMData(stateDir, network string) error {
+	dataDir := ipamDataDir(stateDir)
+	if err := os.RemoveAll(filepath.Join(dataDir, network)); err != nil {
+		return err
+	}
+	_ = os.Remove(dataDir) // fails, harmlessly, while other networks use it
+	return nil
+}

@@ -1,0 +1,92 @@
+// Command podlife-bench measures podlife's pod start, stop and memory against a floor measured
+// in the same run on the same containerd: the same two containers created and started one after
+// another directly through the containerd client, plus one netns and CNI ADD (and, to stop:
+// kill, wait and delete both, CNI DEL, netns removal).
+//
+//	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
+//
+// It needs root, runc and the CNI plugins; it starts a private containerd and cleans up after itself.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/podlifetest"
+)
+
+const image = "podlife.bench/busybox:1"
+
+func main() {
+	bin := flag.String("containerd", "containerd", "containerd binary to benchmark against")
+	n := flag.Int("n", 10, "iterations per measurement")
+	pods := flag.Int("pods", 5, "pods kept running at once for the memory figures")
+	asJSON := flag.Bool("json", false, "print JSON instead of a table")
+	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
+	flag.Parse()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	logger := slog.New(slog.DiscardHandler)
+	if *verbose {
+		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	rep, err := run(ctx, *bin, *n, *pods, logger)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "podlife-bench:", err)
+		os.Exit(1)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rep)
+		return
+	}
+	rep.print(os.Stdout)
+}
+
+// env is what every measurement shares.
+type env struct {
+	dir    string
+	ctrd   *podlifetest.Containerd
+	bridge *cni.Bridge
+	subnet netip.Prefix
+	logger *slog.Logger
+}
+
+func run(ctx context.Context, bin string, n, pods int, logger *slog.Logger) (*report, error) {
+	dir, err := os.MkdirTemp("", "plb-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	ctrd, err := podlifetest.StartContainerd(ctx, daemon.Config{Binary: bin, Dir: filepath.Join(dir, "c")})
+	if err != nil {
+		return nil, err
+	}
+	defer ctrd.Close()
+	version, _ := ctrd.Daemon.Version(ctx)
+	e := &env{dir: dir, ctrd: ctrd, subnet: netip.MustParsePrefix("10.251.0.0/16"), logger: logger}
+	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: "plbench0", Subnet: e.subnet,
+		StateDir: filepath.Join(dir, "cni")})
+	if err != nil {
+		return nil, err
+	}
+	defer e.bridge.Destroy(context.WithoutCancel(ctx))
+	rep := &report{Containerd: version, Iterations: n}
+	if err := e.measureTimes(ctx, n, rep); err != nil {
+		return nil, err
+	}
+	if err := e.measureMemory(ctx, pods, rep); err != nil {
+		return nil, fmt.Errorf("memory: %w", err)
+	}
+	return rep, nil
+}

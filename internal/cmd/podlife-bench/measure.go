@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/podlifetest"
+)
+
+func (e *env) runtime(ctx context.Context, ns string, shims podlife.ShimMode) (*podlife.Runtime, error) {
+	rt, err := podlife.New(ctx, podlife.Config{Address: e.ctrd.Daemon.Address(), Namespace: ns,
+		StateDir: filepath.Join(e.dir, ns), Network: e.bridge, Shims: shims, Logger: e.logger})
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := podlifetest.BusyboxArchive(&buf, image); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	if _, err := rt.ImportImage(ctx, &buf); err != nil {
+		rt.Close()
+		return nil, err
+	}
+	return rt, nil
+}
+
+func benchPod(name string) podlife.PodSpec {
+	return podlife.PodSpec{Name: name, Containers: []podlife.ContainerSpec{
+		{Name: "c1", Image: image, Command: containerCmd},
+		{Name: "c2", Image: image, Command: containerCmd},
+	}}
+}
+
+// measureTimes alternates floor and podlife iterations (one warm-up each, not counted) so that
+// drift on a shared machine hits both alike.
+func (e *env) measureTimes(ctx context.Context, n int, rep *report) error {
+	f, err := newFloor(ctx, e)
+	if err != nil {
+		return err
+	}
+	rt, err := e.runtime(ctx, "podlife-bench", podlife.ShimPerPod)
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	var fs, fp, ps, pp []time.Duration
+	for i := -1; i < n; i++ {
+		p, d, err := f.start(i + 1)
+		if err != nil {
+			f.cleanup(p)
+			return fmt.Errorf("floor start: %w", err)
+		}
+		ds, err := f.stop(p)
+		if err != nil {
+			f.cleanup(p)
+			return fmt.Errorf("floor stop: %w", err)
+		}
+		t0 := time.Now()
+		pod, err := rt.Run(ctx, benchPod(fmt.Sprintf("bench-%d", i+1)))
+		if err != nil {
+			return err
+		}
+		start := time.Since(t0)
+		t1 := time.Now()
+		if err := pod.Remove(ctx); err != nil {
+			return err
+		}
+		stop := time.Since(t1)
+		if i >= 0 {
+			fs, fp, ps, pp = append(fs, d), append(fp, ds), append(ps, start), append(pp, stop)
+		}
+	}
+	rep.FloorStart, rep.FloorStop = summarize(fs), summarize(fp)
+	rep.PodlifeStart, rep.PodlifeStop = summarize(ps), summarize(pp)
+	rep.StartRatio = rep.PodlifeStart.Median / rep.FloorStart.Median
+	rep.StopRatio = rep.PodlifeStop.Median / rep.FloorStop.Median
+	return nil
+}
+
+// measureMemory keeps k pods running under each shim mode and reads the shims' PSS and the
+// managing process's RSS.
+func (e *env) measureMemory(ctx context.Context, k int, rep *report) error {
+	rep.Pods = k
+	rep.ProcessRSSMiB = rssMiB()
+	for _, mode := range []podlife.ShimMode{podlife.ShimPerPod, podlife.ShimPerContainer} {
+		ns := "podlife-bench-mem-" + string(mode)
+		rt, err := e.runtime(ctx, ns, mode)
+		if err != nil {
+			return err
+		}
+		var pods []*podlife.Pod
+		for i := range k {
+			p, err := rt.Run(ctx, benchPod(fmt.Sprintf("mem-%d", i)))
+			if err != nil {
+				rt.Close()
+				return err
+			}
+			pods = append(pods, p)
+		}
+		shims, pss, rss := shimMemory(ns)
+		m := shimReport{Mode: string(mode), Shims: shims, PSSPerPodMiB: pss / float64(k), RSSPerPodMiB: rss / float64(k)}
+		if mode == podlife.ShimPerPod {
+			rep.ProcessRSSWithPodsMiB = rssMiB()
+		}
+		rep.ShimModes = append(rep.ShimModes, m)
+		for _, p := range pods {
+			if err := p.Remove(ctx); err != nil {
+				rt.Close()
+				return err
+			}
+		}
+		rt.Close()
+	}
+	rep.ManagerKiBPerPod = (rep.ProcessRSSWithPodsMiB - rep.ProcessRSSMiB) * 1024 / float64(k)
+	return nil
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// stat is a distribution in milliseconds.
+type stat struct {
+	Median float64 `json:"median_ms"`
+	Min    float64 `json:"min_ms"`
+	Max    float64 `json:"max_ms"`
+}
+
+func summarize(ds []time.Duration) stat {
+	ms := make([]float64, len(ds))
+	for i, d := range ds {
+		ms[i] = float64(d.Microseconds()) / 1000
+	}
+	slices.Sort(ms)
+	if len(ms) == 0 {
+		return stat{}
+	}
+	med := ms[len(ms)/2]
+	if len(ms)%2 == 0 {
+		med = (ms[len(ms)/2-1] + ms[len(ms)/2]) / 2
+	}
+	return stat{Median: med, Min: ms[0], Max: ms[len(ms)-1]}
+}
+
+type shimReport struct {
+	Mode         string  `json:"mode"`
+	Shims        int     `json:"shims"`
+	PSSPerPodMiB float64 `json:"pss_per_pod_mib"`
+	RSSPerPodMiB float64 `json:"rss_per_pod_mib"`
+}
+
+type report struct {
+	Containerd            string       `json:"containerd"`
+	Iterations            int          `json:"iterations"`
+	FloorStart            stat         `json:"floor_start"`
+	PodlifeStart          stat         `json:"podlife_start"`
+	StartRatio            float64      `json:"start_ratio"`
+	FloorStop             stat         `json:"floor_stop"`
+	PodlifeStop           stat         `json:"podlife_stop"`
+	StopRatio             float64      `json:"stop_ratio"`
+	Pods                  int          `json:"memory_pods"`
+	ProcessRSSMiB         float64      `json:"process_rss_mib"`
+	ProcessRSSWithPodsMiB float64      `json:"process_rss_with_pods_mib"`
+	ManagerKiBPerPod      float64      `json:"manager_kib_per_pod"`
+	ShimModes             []shimReport `json:"shim_modes"`
+}
+
+func (r *report) print(w io.Writer) {
+	fmt.Fprintf(w, "containerd %s, 2-container busybox pod, bridge network, image present, %d iterations\n\n", r.Containerd, r.Iterations)
+	fmt.Fprintf(w, "%-16s %10s %10s %10s %8s\n", "", "median ms", "min ms", "max ms", "ratio")
+	row := func(name string, s stat, ratio float64) {
+		rs := ""
+		if ratio > 0 {
+			rs = fmt.Sprintf("%.2fx", ratio)
+		}
+		fmt.Fprintf(w, "%-16s %10.1f %10.1f %10.1f %8s\n", name, s.Median, s.Min, s.Max, rs)
+	}
+	row("floor start", r.FloorStart, 0)
+	row("podlife start", r.PodlifeStart, r.StartRatio)
+	row("floor stop", r.FloorStop, 0)
+	row("podlife stop", r.PodlifeStop, r.StopRatio)
+	fmt.Fprintf(w, "\nmanaging process RSS: %.1f MiB idle, %.1f MiB with %d pods (%.0f KiB per pod)\n",
+		r.ProcessRSSMiB, r.ProcessRSSWithPodsMiB, r.Pods, r.ManagerKiBPerPod)
+	for _, m := range r.ShimModes {
+		fmt.Fprintf(w, "shims %-9s: %d shims for %d pods, %.2f MiB PSS and %.2f MiB RSS per pod\n", m.Mode, m.Shims, r.Pods, m.PSSPerPodMiB, m.RSSPerPodMiB)
+	}
+}
+
+// rssMiB is this process's resident set.
+func rssMiB() float64 {
+	return statusKiB("/proc/self/status", "VmRSS:") / 1024
+}
+
+func statusKiB(path, key string) float64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, key) {
+			f := strings.Fields(line)
+			if len(f) >= 2 {
+				v, _ := strconv.ParseFloat(f[1], 64)
+				return v
+			}
+		}
+	}
+	return 0
+}
+
+// shimMemory sums PSS and RSS (MiB) of the runc shims serving containerd namespace ns.
+func shimMemory(ns string) (n int, pss, rss float64) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		if len(args) == 0 || !strings.Contains(args[0], "containerd-shim-runc-v2") || !slices.Contains(args, ns) {
+			continue
+		}
+		dir := filepath.Dir(p)
+		n++
+		pss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Pss:") / 1024
+		rss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Rss:") / 1024
+	}
+	return n, pss, rss
+}

@@ -1,0 +1,113 @@
+package podlife
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/podlife/podlife/cni"
+)
+
+// Defaults of Config.
+const (
+	DefaultAddress   = "/run/containerd/containerd.sock"
+	DefaultNamespace = "podlife"
+	DefaultStateDir  = "/var/lib/podlife"
+	DefaultRuntime   = "io.containerd.runc.v2"
+)
+
+// ShimMode says how many containerd shims serve a pod.
+type ShimMode string
+
+// Shim modes.
+const (
+	// ShimPerPod runs all of a pod's containers under one runc shim (containerd's shim grouping,
+	// as the CRI plugin does for a sandbox): less memory per pod.
+	ShimPerPod ShimMode = "pod"
+	// ShimPerContainer runs one shim per container.
+	ShimPerContainer ShimMode = "container"
+)
+
+// Config configures a Runtime. The zero value is usable: it connects to the system containerd,
+// or starts a private one when none answers, and wires pods to a default CNI bridge.
+type Config struct {
+	// Address is the containerd socket. Empty means DefaultAddress, and if nothing answers there a
+	// private containerd is started under StateDir (see Embedded).
+	Address string `json:"address,omitempty"`
+	// Embedded controls the private containerd started when Address is empty and the system
+	// socket does not answer. Set Embedded.Disable to fail instead.
+	Embedded EmbeddedConfig `json:"embedded,omitzero"`
+	// Namespace is the containerd namespace podlife keeps its objects in; default "podlife".
+	Namespace string `json:"namespace,omitempty"`
+	// StateDir holds pod state, logs, volumes, pinned namespaces and the CNI config; default
+	// /var/lib/podlife. It is created 0700.
+	StateDir string `json:"stateDir,omitempty"`
+	// Snapshotter is the containerd snapshotter; empty means containerd's default (overlayfs).
+	Snapshotter string `json:"snapshotter,omitempty"`
+	// RuntimeName is the containerd runtime; default io.containerd.runc.v2.
+	RuntimeName string `json:"runtime,omitempty"`
+	// Shims is ShimPerPod (default) or ShimPerContainer.
+	Shims ShimMode `json:"shims,omitempty"`
+	// Network attaches pods; nil means a CNI bridge (cni.BridgeConfig defaults) with its state
+	// under StateDir/cni.
+	Network cni.Network `json:"-"`
+	// Bridge configures the default bridge network when Network is nil. StateDir defaults to StateDir/cni.
+	Bridge cni.BridgeConfig `json:"bridge,omitzero"`
+	// Credentials, if set, is asked for registry credentials a pod's PullCredentials do not give.
+	Credentials func(ctx context.Context, host string) (username, password string, err error) `json:"-"`
+	// Logger receives podlife's logs; nil discards them.
+	Logger *slog.Logger `json:"-"`
+}
+
+// EmbeddedConfig configures the private containerd of the embedded default.
+type EmbeddedConfig struct {
+	// Disable fails New when no containerd answers, instead of starting one.
+	Disable bool `json:"disable,omitempty"`
+	// Binary is the containerd binary; empty looks "containerd" up in PATH.
+	Binary string `json:"binary,omitempty"`
+}
+
+// withDefaults returns a copy with the defaults filled in.
+func (c Config) withDefaults() Config {
+	if c.Namespace == "" {
+		c.Namespace = DefaultNamespace
+	}
+	if c.StateDir == "" {
+		c.StateDir = DefaultStateDir
+	}
+	if c.RuntimeName == "" {
+		c.RuntimeName = DefaultRuntime
+	}
+	if c.Shims == "" {
+		c.Shims = ShimPerPod
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Bridge.StateDir == "" {
+		c.Bridge.StateDir = filepath.Join(c.StateDir, "cni")
+	}
+	return c
+}
+
+// Validate reports what is wrong with the configuration, naming the field.
+func (c Config) Validate() error {
+	var errs []error
+	if c.StateDir != "" && !filepath.IsAbs(c.StateDir) {
+		errs = append(errs, fmt.Errorf("config.stateDir: %q must be an absolute path", c.StateDir))
+	}
+	switch c.Shims {
+	case "", ShimPerPod, ShimPerContainer:
+	default:
+		errs = append(errs, fmt.Errorf("config.shims: unsupported value %q: supported values: %q, %q", c.Shims, ShimPerPod, ShimPerContainer))
+	}
+	if c.Address != "" && !filepath.IsAbs(c.Address) {
+		errs = append(errs, fmt.Errorf("config.address: %q must be an absolute socket path", c.Address))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package podlife
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/core/images/archive"
+	"github.com/containerd/containerd/v2/core/remotes/docker"
+	"github.com/containerd/errdefs"
+	"github.com/distribution/reference"
+)
+
+// normalizeRef turns a user's image reference into containerd's full name
+// ("busybox" -> "docker.io/library/busybox:latest").
+func normalizeRef(image string) (string, error) {
+	named, err := reference.ParseDockerRef(image)
+	if err != nil {
+		return "", fmt.Errorf("invalid image name %q: %w", image, err)
+	}
+	return named.String(), nil
+}
+
+// effectivePullPolicy applies the Kubernetes default: Always for ":latest" or an untagged image,
+// IfNotPresent otherwise.
+func effectivePullPolicy(image string, p PullPolicy) PullPolicy {
+	if p != "" {
+		return p
+	}
+	named, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return PullIfNotPresent
+	}
+	if _, digested := named.(reference.Digested); digested {
+		return PullIfNotPresent
+	}
+	if tagged, ok := named.(reference.Tagged); ok && tagged.Tag() != "latest" {
+		return PullIfNotPresent
+	}
+	return PullAlways
+}
+
+// ImportImage imports an OCI or Docker image archive (as written by `docker save`, `ctr images
+// export` or podlifetest.BusyboxArchive) and unpacks it for the runtime's snapshotter: the way to
+// get images onto a host without a registry. It returns the names of the imported images.
+func (r *Runtime) ImportImage(ctx context.Context, archiveReader io.Reader) ([]string, error) {
+	ctx = r.ctx(ctx)
+	ctx, done, err := r.client.WithLease(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done(context.WithoutCancel(ctx))
+	imgs, err := r.client.Import(ctx, archiveReader, client.WithImportCompression(),
+		client.WithImageRefTranslator(archive.AddRefPrefix("")), client.WithAllPlatforms(false))
+	if err != nil {
+		return nil, fmt.Errorf("podlife: import image: %w", err)
+	}
+	names := make([]string, 0, len(imgs))
+	for _, i := range imgs {
+		img := client.NewImageWithPlatform(r.client, i, nil)
+		if err := img.Unpack(ctx, r.cfg.Snapshotter); err != nil {
+			return names, fmt.Errorf("podlife: unpack %s: %w", i.Name, err)
+		}
+		names = append(names, i.Name)
+	}
+	return names, nil
+}
+
+// PullImage pulls and unpacks an image from its registry, with the given credentials (or the
+// Config's Credentials callback). localhost and 127.0.0.1 registries are reached over plain HTTP.
+func (r *Runtime) PullImage(ctx context.Context, image string, creds ...RegistryCredential) error {
+	ref, err := normalizeRef(image)
+	if err != nil {
+		return err
+	}
+	_, err = r.pull(r.ctx(ctx), ref, creds)
+	return err
+}
+
+func (r *Runtime) pull(ctx context.Context, ref string, creds []RegistryCredential) (client.Image, error) {
+	authorizer := docker.NewDockerAuthorizer(docker.WithAuthCreds(func(host string) (string, string, error) {
+		for _, c := range creds {
+			if c.Registry == host || strings.TrimPrefix(c.Registry, "https://") == host {
+				return c.Username, c.Password, nil
+			}
+		}
+		if r.cfg.Credentials != nil {
+			return r.cfg.Credentials(ctx, host)
+		}
+		return "", "", nil
+	}))
+	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: docker.ConfigureDefaultRegistries(
+		docker.WithAuthorizer(authorizer), docker.WithPlainHTTP(docker.MatchLocalhost))})
+	ctx, done, err := r.client.WithLease(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done(context.WithoutCancel(ctx))
+	opts := []client.RemoteOpt{client.WithResolver(resolver), client.WithPullUnpack}
+	if r.cfg.Snapshotter != "" {
+		opts = append(opts, client.WithPullSnapshotter(r.cfg.Snapshotter))
+	}
+	img, err := r.client.Pull(ctx, ref, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("failed to pull image %q: %w", ref, err)
+	}
+	return img, nil
+}
+
+// ensureImage applies the container's pull policy and returns the image, emitting the kubelet's
+// Pulling/Pulled/Failed/ErrImageNeverPull events.
+func (p *Pod) ensureImage(ctx context.Context, c *ContainerSpec) (client.Image, error) {
+	r := p.rt
+	ref, err := normalizeRef(c.Image)
+	if err != nil {
+		return nil, err
+	}
+	policy := effectivePullPolicy(c.Image, c.ImagePullPolicy)
+	if policy != PullAlways {
+		img, err := r.client.GetImage(ctx, ref)
+		switch {
+		case err == nil:
+			if ok, _ := img.IsUnpacked(ctx, r.cfg.Snapshotter); !ok {
+				if err := img.Unpack(ctx, r.cfg.Snapshotter); err != nil {
+					return nil, fmt.Errorf("unpack %s: %w", ref, err)
+				}
+			}
+			p.emit(c.Name, EventNormal, ReasonPulled, fmt.Sprintf("Container image %q already present on machine", c.Image))
+			return img, nil
+		case !errdefs.IsNotFound(err):
+			return nil, err
+		case policy == PullNever:
+			p.emit(c.Name, EventWarning, ReasonErrImageNeverPull,
+				fmt.Sprintf("Container image %q is not present with pull policy of Never", c.Image))
+			return nil, fmt.Errorf("image %q: %w", c.Image, ErrImageNeverPull)
+		}
+	}
+	p.emit(c.Name, EventNormal, ReasonPulling, fmt.Sprintf("Pulling image %q", c.Image))
+	start := time.Now()
+	img, err := r.pull(ctx, ref, p.spec.PullCredentials)
+	if err != nil {
+		p.emit(c.Name, EventWarning, ReasonFailed, fmt.Sprintf("Failed to pull image %q: %v", c.Image, err))
+		return nil, err
+	}
+	size, _ := img.Size(ctx)
+	p.emit(c.Name, EventNormal, ReasonPulled, fmt.Sprintf("Successfully pulled image %q in %s. Image size: %d bytes.",
+		c.Image, time.Since(start).Round(time.Millisecond), size))
+	return img, nil
+}
+
+// isImageError tells pull-step errors apart for status reasons.
+func isImageError(err error) bool {
+	return errors.Is(err, ErrImageNeverPull) || errdefs.IsNotFound(err)
+}

@@ -1,0 +1,116 @@
+package podlife_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/containerd/containerd/v2/pkg/namespaces"
+
+	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/podlifetest"
+)
+
+func simplePod(name, image string, policy podlife.PullPolicy) podlife.PodSpec {
+	return podlife.PodSpec{
+		Name: name, TerminationGracePeriod: ptr(5 * time.Second),
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: image, ImagePullPolicy: policy,
+			Command: []string{"/bin/sh", "-c", loopForever}}},
+	}
+}
+
+// Pulls from a real registry on 127.0.0.1 with credentials; without them the pod fails to start
+// with a pull error and nothing is left behind.
+func TestPullFromRegistry(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	creds := &podlifetest.Credentials{Username: "podlife", Password: "s3cret-" + env.runID}
+	reg, err := podlifetest.StartRegistry(ctx, t.TempDir(), creds)
+	if err != nil {
+		t.Fatalf("registry: %v", err)
+	}
+	defer reg.Close()
+	remote := reg.Addr() + "/podlife/busybox:1"
+	if err := reg.Push(namespaces.WithNamespace(ctx, h.ns), env.client, testImage, remote); err != nil {
+		t.Fatalf("push: %v", err)
+	}
+
+	t.Run("without credentials", func(t *testing.T) {
+		_, err := h.rt.Run(ctx, simplePod("pull-nocreds", remote, podlife.PullAlways))
+		var se *podlife.StartError
+		if !errors.As(err, &se) || se.Step != podlife.StepPull || se.Container != "app" {
+			t.Fatalf("Run: %v, want a pull StartError for container app", err)
+		}
+		if !strings.Contains(strings.ToLower(err.Error()), "unauthorized") && !strings.Contains(err.Error(), "401") {
+			t.Errorf("error %q does not say the registry refused", err)
+		}
+		if _, err := h.rt.Pod("pull-nocreds"); !errors.Is(err, podlife.ErrNotFound) {
+			t.Errorf("failed pod still registered: %v", err)
+		}
+	})
+	t.Run("with credentials", func(t *testing.T) {
+		spec := simplePod("pull-creds", remote, podlife.PullAlways)
+		spec.PullCredentials = []podlife.RegistryCredential{{Registry: reg.Addr(), Username: creds.Username, Password: creds.Password}}
+		pod, err := h.rt.Run(ctx, spec)
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		var pulled bool
+		for _, e := range pod.Events() {
+			pulled = pulled || e.Reason == podlife.ReasonPulled && strings.HasPrefix(e.Message, "Successfully pulled image")
+		}
+		if !pulled {
+			t.Errorf("no Pulled event: %v", pod.Events())
+		}
+		if st := pod.Status(); st.ContainerStatuses[0].State.Running == nil {
+			t.Errorf("state %+v, want running", st.ContainerStatuses[0].State)
+		}
+	})
+}
+
+// Pull policy Never with the image missing fails clearly, creating nothing.
+func TestSmokePullNeverMissing(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := h.rt.Run(ctx, simplePod("never", "podlife.test/absent:1", podlife.PullNever))
+	if !errors.Is(err, podlife.ErrImageNeverPull) {
+		t.Fatalf("Run: %v, want ErrImageNeverPull", err)
+	}
+	if !strings.Contains(err.Error(), `container "app"`) || !strings.Contains(err.Error(), "podlife.test/absent:1") {
+		t.Errorf("error %q should name the container and the image", err)
+	}
+}
+
+// The pull-policy defaults follow Kubernetes: an untagged or :latest image is always pulled.
+func TestPullPolicyDefaultLatest(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Tagged: present locally, so IfNotPresent uses it.
+	pod, err := h.rt.Run(ctx, simplePod("tagged", testImage, ""))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if e := pod.Events(); !containsMessage(e, "already present on machine") {
+		t.Errorf("events %v, want the image used as present", e)
+	}
+	// :latest is pulled, and nothing listens on 127.0.0.1:1: the pull fails.
+	_, err = h.rt.Run(ctx, simplePod("latest", "127.0.0.1:1/podlife/busybox:latest", ""))
+	var se *podlife.StartError
+	if !errors.As(err, &se) || se.Step != podlife.StepPull {
+		t.Errorf("Run with :latest: %v, want a pull error (policy Always)", err)
+	}
+}
+
+func containsMessage(es []podlife.Event, sub string) bool {
+	for _, e := range es {
+		if strings.Contains(e.Message, sub) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,319 @@
+package podlife_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/core/images"
+	"github.com/containerd/containerd/v2/pkg/namespaces"
+
+	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/podlifetest"
+)
+
+// The integration tests run against a private containerd started once for the run (the binary
+// in PODLIFE_TEST_CONTAINERD, else .cache/bin/containerd, else containerd in PATH), real runc,
+// real CNI plugins and real network namespaces. Every test gets its own containerd namespace,
+// state dir, bridge and subnet, named uniquely for the run, and fails if it leaks anything.
+
+const testImage = "podlife.test/busybox:1"
+
+var env testEnv
+
+type testEnv struct {
+	skip    string
+	dir     string
+	runID   string
+	subnetA int
+	daemon  *daemon.Daemon
+	client  *client.Client
+	archive []byte
+	version string
+	next    atomic.Int32
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := func() int {
+		if err := env.setup(); err != nil {
+			fmt.Fprintln(os.Stderr, "integration setup failed:", err)
+			env.teardown()
+			return 1
+		}
+		defer env.teardown()
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+func (e *testEnv) setup() error {
+	switch {
+	case testing.Short():
+		e.skip = "integration test: -short"
+		return nil
+	case os.Geteuid() != 0:
+		e.skip = "integration test: needs root"
+		return nil
+	}
+	bin := os.Getenv("PODLIFE_TEST_CONTAINERD")
+	if bin == "" {
+		if p, err := filepath.Abs("../.cache/bin/containerd"); err == nil {
+			if _, err := os.Stat(p); err == nil {
+				bin = p
+			}
+		}
+	}
+	if bin == "" {
+		p, err := exec.LookPath("containerd")
+		if err != nil {
+			e.skip = "integration test: no containerd binary (set PODLIFE_TEST_CONTAINERD)"
+			return nil
+		}
+		bin = p
+	}
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	e.runID = hex.EncodeToString(b[:])[:4]
+	e.subnetA = 100 + int(b[2])%100
+	dir, err := os.MkdirTemp("", "plt-")
+	if err != nil {
+		return err
+	}
+	e.dir = dir
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	e.daemon, err = daemon.Start(ctx, daemon.Config{Binary: bin, Dir: filepath.Join(dir, "ctrd"), LogFile: filepath.Join(dir, "containerd.log")})
+	if err != nil {
+		return err
+	}
+	e.client, err = client.New(e.daemon.Address())
+	if err != nil {
+		return err
+	}
+	e.version, _ = e.daemon.Version(ctx)
+	var buf bytes.Buffer
+	if err := podlifetest.BusyboxArchive(&buf, testImage); err != nil {
+		return err
+	}
+	e.archive = buf.Bytes()
+	fmt.Fprintf(os.Stderr, "integration: containerd %s (%s), run %s\n", e.version, bin, e.runID)
+	return nil
+}
+
+func (e *testEnv) teardown() {
+	if e.client != nil {
+		e.client.Close()
+	}
+	if e.daemon != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_ = e.daemon.Stop(ctx)
+		cancel()
+	}
+	if e.dir != "" {
+		_ = os.RemoveAll(e.dir)
+	}
+}
+
+// harness is one test's runtime, with its own namespace, state dir, bridge and subnet.
+type harness struct {
+	t        *testing.T
+	rt       *podlife.Runtime
+	ns       string
+	stateDir string
+	bridge   cni.BridgeConfig
+	logs     *lockedWriter
+}
+
+type harnessOption func(*podlife.Config)
+
+func newHarness(t *testing.T, opts ...harnessOption) *harness {
+	t.Helper()
+	if env.skip != "" {
+		t.Skip(env.skip)
+	}
+	n := env.next.Add(1)
+	h := &harness{t: t, ns: fmt.Sprintf("plt-%s-%d", env.runID, n), logs: &lockedWriter{}}
+	h.stateDir = filepath.Join(env.dir, fmt.Sprintf("s%d", n))
+	h.bridge = cni.BridgeConfig{
+		Name:   fmt.Sprintf("plt-%s-%d", env.runID, n),
+		Bridge: fmt.Sprintf("plt%s%d", env.runID, n),
+		Subnet: netip.MustParsePrefix(fmt.Sprintf("10.%d.%d.0/24", env.subnetA, n)),
+	}
+	cfg := podlife.Config{
+		Address:   env.daemon.Address(),
+		Namespace: h.ns,
+		StateDir:  h.stateDir,
+		Bridge:    h.bridge,
+		Logger:    slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rt, err := podlife.New(ctx, cfg)
+	if err != nil {
+		t.Fatalf("podlife.New: %v", err)
+	}
+	h.rt = rt
+	t.Cleanup(h.cleanup)
+	names, err := rt.ImportImage(ctx, bytes.NewReader(env.archive))
+	if err != nil {
+		t.Fatalf("import image: %v", err)
+	}
+	if len(names) != 1 || names[0] != testImage {
+		t.Fatalf("imported %v, want [%s]", names, testImage)
+	}
+	return h
+}
+
+// cleanup removes every pod, then fails the test on anything left behind.
+func (h *harness) cleanup() {
+	t := h.t
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, p := range h.rt.Pods() {
+		if err := p.Remove(ctx); err != nil {
+			t.Errorf("remove pod %s: %v", p.Name(), err)
+		}
+	}
+	nctx := namespaces.WithNamespace(ctx, h.ns)
+	leaks, err := podlifetest.ContainerdLeaks(nctx, env.client, h.ns, testImage)
+	if err != nil {
+		t.Errorf("leak check: %v", err)
+	}
+	host, err := podlifetest.HostLeaks(h.stateDir, h.bridge.Bridge, h.bridge.Name, filepath.Join(h.stateDir, "cni", "ipam"))
+	if err != nil {
+		t.Errorf("host leak check: %v", err)
+	}
+	for _, l := range append(leaks, host...) {
+		t.Errorf("leak: %s", l)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(h.stateDir, "pods")); len(entries) > 0 {
+		t.Errorf("leak: %d pod state dirs left under %s", len(entries), h.stateDir)
+	}
+	if t.Failed() {
+		t.Logf("podlife log:\n%s", h.logs.String())
+	}
+	if b, ok := h.rt.Network().(interface{ Destroy(context.Context) error }); ok {
+		if err := b.Destroy(ctx); err != nil {
+			t.Errorf("destroy bridge: %v", err)
+		}
+	}
+	_ = h.rt.Close()
+	is := env.client.ImageService()
+	if imgs, err := is.List(nctx); err == nil {
+		for _, i := range imgs {
+			_ = is.Delete(nctx, i.Name, images.SynchronousDelete())
+		}
+	}
+	_ = env.client.NamespaceService().Delete(nctx, h.ns)
+	_ = os.RemoveAll(h.stateDir)
+}
+
+// lockedWriter is a log sink safe for the pod goroutines that outlive a call.
+type lockedWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *lockedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// uptime returns the host's /proc/uptime, the clock the test containers stamp their log lines with.
+func uptime(t *testing.T) float64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var up float64
+	fmt.Sscanf(string(b), "%f", &up)
+	return up
+}
+
+// stampedLines parses a shared log whose lines are "<uptime> <who> <what>".
+type stamped struct {
+	at   float64
+	who  string
+	what string
+}
+
+func readStamped(t *testing.T, path string) []stamped {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	var out []stamped
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		var s stamped
+		if _, err := fmt.Sscanf(f[0], "%f", &s.at); err != nil {
+			continue
+		}
+		s.who, s.what = f[1], strings.Join(f[2:], " ")
+		out = append(out, s)
+	}
+	return out
+}
+
+// first returns the first line of who (doing what, if what != "").
+func first(lines []stamped, who, what string) (stamped, bool) {
+	for _, l := range lines {
+		if l.who == who && (what == "" || l.what == what) {
+			return l, true
+		}
+	}
+	return stamped{}, false
+}
+
+// stampCmd is a shell snippet appending "<uptime> who what" to file.
+func stampCmd(file, who, what string) string {
+	return fmt.Sprintf(`echo "$(cut -d' ' -f1 /proc/uptime) %s %s" >> %s`, who, what, file)
+}
+
+// waitEvent waits for an event of the pod matching reason (and container, if not empty).
+func waitEvent(t *testing.T, ctx context.Context, p *podlife.Pod, container, reason string) podlife.Event {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for e := range p.Subscribe(ctx) {
+		if e.Reason == reason && (container == "" || e.Container == container) {
+			return e
+		}
+	}
+	t.Fatalf("no %s event for %q: %v", reason, container, ctx.Err())
+	return podlife.Event{}
+}
+
+func ptr[T any](v T) *T { return &v }

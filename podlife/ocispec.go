@@ -1,0 +1,102 @@
+package podlife
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"syscall"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/contrib/seccomp"
+	"github.com/containerd/containerd/v2/pkg/oci"
+	"github.com/moby/sys/signal"
+	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/podlife/podlife/internal/sandboxns"
+)
+
+// specOpts builds the container's OCI spec options (on top of containerd's default spec) and
+// returns the effective stop signal.
+func (c *Container) specOpts(ctx context.Context, img client.Image) ([]oci.SpecOpts, syscall.Signal, error) {
+	p := c.pod
+	s := p.sandbox
+	cfg, err := img.Spec(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read image config: %w", err)
+	}
+	stop := c.spec.StopSignal
+	if stop == 0 {
+		stop = syscall.SIGTERM
+		if cfg.Config.StopSignal != "" {
+			sig, err := signal.ParseSignal(cfg.Config.StopSignal)
+			if err != nil {
+				return nil, 0, fmt.Errorf("image STOPSIGNAL %q: %w", cfg.Config.StopSignal, err)
+			}
+			stop = sig
+		}
+	}
+	opts := []oci.SpecOpts{oci.WithImageConfig(img)}
+	switch {
+	case len(c.spec.Command) > 0:
+		opts = append(opts, oci.WithProcessArgs(append(append([]string{}, c.spec.Command...), c.spec.Args...)...))
+	case len(c.spec.Args) > 0:
+		opts = append(opts, oci.WithProcessArgs(append(append([]string{}, cfg.Config.Entrypoint...), c.spec.Args...)...))
+	}
+	if len(c.spec.Env) > 0 {
+		env := make([]string, len(c.spec.Env))
+		for i, e := range c.spec.Env {
+			env[i] = e.Name + "=" + e.Value
+		}
+		opts = append(opts, oci.WithEnv(env))
+	}
+	if c.spec.WorkingDir != "" {
+		opts = append(opts, oci.WithProcessCwd(c.spec.WorkingDir))
+	}
+	if p.spec.HostNetwork {
+		opts = append(opts, oci.WithHostNamespace(specs.NetworkNamespace), oci.WithHostNamespace(specs.UTSNamespace))
+	} else {
+		opts = append(opts,
+			oci.WithHostname(s.hostname),
+			oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: s.nsPaths[sandboxns.Net]}),
+			oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.UTSNamespace, Path: s.nsPaths[sandboxns.UTS]}))
+	}
+	opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.IPCNamespace, Path: s.nsPaths[sandboxns.IPC]}))
+	mounts := []specs.Mount{
+		bindMount(s.etc("hosts"), "/etc/hosts", false),
+		bindMount(s.etc("hostname"), "/etc/hostname", false),
+		bindMount(s.etc("resolv.conf"), "/etc/resolv.conf", false),
+	}
+	for _, m := range c.spec.VolumeMounts {
+		src := p.volumeSource(m.Name)
+		if m.SubPath != "" {
+			src = filepath.Join(src, m.SubPath)
+		}
+		mounts = append(mounts, bindMount(src, m.MountPath, m.ReadOnly))
+	}
+	opts = append(opts, oci.WithMounts(mounts), oci.WithNoNewPrivileges, seccomp.WithDefaultProfile())
+	if g := p.shimGroup(); g != "" {
+		opts = append(opts, oci.WithAnnotations(map[string]string{annotationShimGroup: g}))
+	}
+	opts = append(opts, c.spec.SpecOpts...)
+	return opts, stop, nil
+}
+
+func bindMount(src, dst string, ro bool) specs.Mount {
+	opts := []string{"rbind", "rprivate"}
+	if ro {
+		opts = append(opts, "ro")
+	} else {
+		opts = append(opts, "rw")
+	}
+	return specs.Mount{Type: "bind", Source: src, Destination: dst, Options: opts}
+}
+
+// volumeSource is where a pod volume lives on the host.
+func (p *Pod) volumeSource(name string) string {
+	for _, v := range p.spec.Volumes {
+		if v.Name == name && v.HostPath != nil {
+			return v.HostPath.Path
+		}
+	}
+	return p.sandbox.volumeDir(name)
+}

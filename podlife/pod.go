@@ -1,0 +1,424 @@
+package podlife
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/containerd/containerd/v2/core/leases"
+	"github.com/containerd/errdefs"
+)
+
+// Pod is a running (or finished) pod. Its methods are safe for concurrent use. The pod's life
+// belongs to the runtime, not to any caller's context: only Stop and Remove end it.
+type Pod struct {
+	rt      *Runtime
+	name    string
+	uid     string
+	spec    PodSpec
+	log     *slog.Logger
+	events  *bus
+	sandbox *Sandbox
+	inits   []*Container
+	apps    []*Container
+	byName  map[string]*Container
+
+	lifeCtx     context.Context    // containerd calls that must outlive callers (namespaced, never cancelled)
+	startCtx    context.Context    // cancelled when a stop begins
+	cancelStart context.CancelFunc // cancels startCtx
+
+	netReady chan struct{} // closed once the network attach finished (netErr says how)
+	netErr   error
+	seqDone  chan struct{} // closed when the start sequence returned
+	started  chan struct{} // closed when the start sequence finished and any failed start was undone (startErr says how)
+	startErr error
+
+	stopOnce   sync.Once
+	stopped    chan struct{} // closed when every process is gone and the network released
+	stopErr    error
+	removeOnce sync.Once
+	removed    chan struct{}
+	removeErr  error
+
+	mu        sync.Mutex
+	stopping  bool
+	phase     Phase
+	reason    string
+	message   string
+	startTime time.Time
+	notify    chan struct{} // closed and replaced on every status change
+}
+
+func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
+	if spec.Namespace == "" {
+		spec.Namespace = "default"
+	}
+	if spec.Hostname == "" {
+		spec.Hostname = spec.Name
+	}
+	if spec.RestartPolicy == "" {
+		spec.RestartPolicy = RestartAlways
+	}
+	if spec.StartPolicy == nil {
+		spec.StartPolicy = Sequential()
+	}
+	dir := filepath.Join(r.cfg.StateDir, "pods", spec.Name)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return nil, fmt.Errorf("podlife: state dir: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("pod %q: state directory %s exists (a pod of that name exists or was not removed): %w", spec.Name, dir, ErrAlreadyExists)
+		}
+		return nil, fmt.Errorf("podlife: pod dir: %w", err)
+	}
+	p := &Pod{
+		rt: r, name: spec.Name, uid: newID(), spec: spec,
+		log:      r.log.With("pod", spec.Name),
+		events:   newBus(r.events),
+		byName:   map[string]*Container{},
+		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
+		stopped: make(chan struct{}), removed: make(chan struct{}),
+		phase: PhasePending, notify: make(chan struct{}), startTime: time.Now(),
+	}
+	p.lifeCtx = r.ctx(context.Background())
+	p.startCtx, p.cancelStart = context.WithCancel(p.lifeCtx)
+	p.sandbox = &Sandbox{pod: p, dir: dir, hostname: spec.Hostname}
+	add := func(cs []ContainerSpec, init bool) []*Container {
+		out := make([]*Container, len(cs))
+		for i := range cs {
+			c := &Container{pod: p, spec: &cs[i], init: init,
+				prepared: make(chan struct{}), exited: make(chan struct{})}
+			reason := ReasonContainerCreating
+			if !init && len(p.spec.InitContainers) > 0 {
+				reason = ReasonPodInitializing
+			}
+			c.state = ContainerState{Waiting: &StateWaiting{Reason: reason}}
+			out[i] = c
+			p.byName[c.spec.Name] = c
+		}
+		return out
+	}
+	if len(spec.InitContainers) > 0 {
+		p.inits = add(p.spec.InitContainers, true)
+	}
+	p.apps = add(p.spec.Containers, false)
+	return p, nil
+}
+
+// Name is the pod's name.
+func (p *Pod) Name() string { return p.name }
+
+// UID is a random identifier of this pod instance (it labels the pod's containerd objects).
+func (p *Pod) UID() string { return p.uid }
+
+// Spec returns the pod's spec with defaults applied.
+func (p *Pod) Spec() PodSpec { return p.spec }
+
+// Sandbox returns what the pod's containers share.
+func (p *Pod) Sandbox() *Sandbox { return p.sandbox }
+
+// Container returns the container of that name (init containers included).
+func (p *Pod) Container(name string) (*Container, error) {
+	if c, ok := p.byName[name]; ok {
+		return c, nil
+	}
+	return nil, fmt.Errorf("pod %q: container %q: %w", p.name, name, ErrNotFound)
+}
+
+// Events returns the pod's recent events (up to 256), oldest first.
+func (p *Pod) Events() []Event { return p.events.recent() }
+
+// Subscribe returns the pod's events: the recent ones first, then new ones as they happen. The
+// channel is closed when ctx is done. Delivery never blocks the pod (see Runtime.Subscribe).
+func (p *Pod) Subscribe(ctx context.Context) <-chan Event {
+	return p.events.subscribe(ctx, true, nil)
+}
+
+func (p *Pod) emit(container string, typ EventType, reason, msg string) {
+	p.emitAt(time.Now(), container, typ, reason, msg)
+}
+
+func (p *Pod) emitAt(t time.Time, container string, typ EventType, reason, msg string) {
+	e := Event{Time: t, Pod: p.name, Container: container, Type: typ, Reason: reason, Message: msg}
+	p.log.Debug("event", "container", container, "reason", reason, "message", msg)
+	p.events.publish(e)
+}
+
+// changed recomputes the phase and wakes every waiter.
+func (p *Pod) changed() {
+	p.mu.Lock()
+	if p.phase != PhaseSucceeded && p.phase != PhaseFailed || p.stopping {
+		p.phase = computePhase(p.spec.RestartPolicy, p.stopping && p.isStoppedLocked(), p.statusesLocked(p.inits), p.statusesLocked(p.apps))
+	}
+	close(p.notify)
+	p.notify = make(chan struct{})
+	p.mu.Unlock()
+}
+
+func (p *Pod) isStoppedLocked() bool {
+	select {
+	case <-p.stopped:
+		return true
+	default:
+		return false
+	}
+}
+
+func (p *Pod) statusesLocked(cs []*Container) []ContainerStatus {
+	out := make([]ContainerStatus, len(cs))
+	for i, c := range cs {
+		out[i] = c.statusLocked()
+	}
+	return out
+}
+
+// Status returns a snapshot of the pod's status. It does no I/O.
+func (p *Pod) Status() PodStatus {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	st := PodStatus{Name: p.name, Phase: p.phase, Reason: p.reason, Message: p.message,
+		PodIP: p.sandbox.ip, StartTime: p.startTime, Stopping: p.stopping,
+		ContainerStatuses: p.statusesLocked(p.apps)}
+	if len(p.inits) > 0 {
+		st.InitContainerStatuses = p.statusesLocked(p.inits)
+	}
+	return st
+}
+
+// WaitFor blocks until cond holds for the pod's status, or ctx ends. It wakes on status changes,
+// it does not poll.
+func (p *Pod) WaitFor(ctx context.Context, cond func(PodStatus) bool) (PodStatus, error) {
+	for {
+		p.mu.Lock()
+		ch := p.notify
+		p.mu.Unlock()
+		st := p.Status()
+		if cond(st) {
+			return st, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return st, ctx.Err()
+		}
+	}
+}
+
+// WaitStarted blocks until the start sequence finished and returns its error: nil, or a
+// *StartError if the pod could not be set up (it has then been removed).
+func (p *Pod) WaitStarted(ctx context.Context) error {
+	select {
+	case <-p.started:
+		return p.startErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// WaitReady blocks until every container is ready, or the pod ends, or ctx ends.
+func (p *Pod) WaitReady(ctx context.Context) error {
+	st, err := p.WaitFor(ctx, func(s PodStatus) bool {
+		r, n := s.ReadyCount()
+		return r == n || s.Phase == PhaseSucceeded || s.Phase == PhaseFailed
+	})
+	if err != nil {
+		return err
+	}
+	if r, n := st.ReadyCount(); r != n {
+		return fmt.Errorf("pod %q ended %s before it was ready", p.name, st.Phase)
+	}
+	return nil
+}
+
+// Wait blocks until the pod reaches a terminal phase (Succeeded or Failed) and returns its status.
+func (p *Pod) Wait(ctx context.Context) (PodStatus, error) {
+	return p.WaitFor(ctx, func(s PodStatus) bool { return s.Phase == PhaseSucceeded || s.Phase == PhaseFailed })
+}
+
+func (p *Pod) isStopping() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stopping
+}
+
+// run is the pod's start sequence: sandbox, then network attach and container preparation in
+// parallel, then init containers, then the start policy.
+func (p *Pod) run() {
+	err := p.startSequence()
+	close(p.seqDone)
+	if err != nil {
+		p.log.Info("pod failed to start; removing it", "err", err)
+		p.startErr = err
+		ctx, cancel := context.WithTimeout(p.lifeCtx, time.Minute)
+		p.stopWith(ctx, 0, false, err)
+		_ = p.Remove(ctx)
+		cancel()
+	}
+	close(p.started)
+}
+
+func (p *Pod) startSequence() error {
+	ctx := p.startCtx
+	if err := p.createLease(ctx); err != nil {
+		close(p.netReady)
+		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
+	}
+	if err := p.sandbox.create(); err != nil {
+		p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+		close(p.netReady)
+		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
+	}
+	setupFailed := make(chan error, 1+len(p.byName))
+	go func() {
+		defer close(p.netReady)
+		if err := p.sandbox.attach(ctx, p.rt.network); err != nil {
+			p.netErr = &StartError{Pod: p.name, Step: StepNetwork, Err: err}
+			p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+			setupFailed <- p.netErr
+			return
+		}
+		p.emit("", EventNormal, ReasonSandboxReady, "Pod sandbox ready, IP "+p.sandbox.IP().String())
+		p.changed()
+	}()
+	// Every way out waits for every preparation, so no creation races a teardown.
+	defer func() {
+		for _, c := range p.byName {
+			<-c.prepared
+		}
+		<-p.netReady
+	}()
+	lctx := leases.WithLease(ctx, p.leaseID())
+	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
+		go func() {
+			c.prepare(lctx)
+			if c.prepErr != nil {
+				setupFailed <- c.prepErr
+			}
+		}()
+	}
+	// Any setup failure stops the sequence: the pod is then removed whole.
+	seqCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case err := <-setupFailed:
+			cancel(err)
+		case <-seqCtx.Done():
+		}
+	}()
+	if err := p.runInits(seqCtx); err != nil {
+		return setupError(seqCtx, err)
+	}
+	names := make([]string, len(p.apps))
+	for i, c := range p.apps {
+		names[i] = c.spec.Name
+	}
+	err := p.spec.StartPolicy.Start(seqCtx, names, func(ctx context.Context, name string) error {
+		c, ok := p.byName[name]
+		if !ok || c.init {
+			return fmt.Errorf("start policy asked for unknown container %q", name)
+		}
+		return c.start(ctx)
+	})
+	for _, c := range p.byName {
+		<-c.prepared
+	}
+	<-p.netReady
+	if cause := context.Cause(seqCtx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	if p.netErr != nil {
+		return p.netErr
+	}
+	for _, c := range p.byName {
+		if c.prepErr != nil {
+			return c.prepErr
+		}
+	}
+	if err != nil && !p.isStopping() {
+		var se *StartError
+		for _, e := range unwrapJoined(err) {
+			if errors.As(e, &se) && se.Step != StepPostStart {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// setupError prefers the setup failure that cancelled the sequence over the cancellation itself.
+func setupError(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	return err
+}
+
+func unwrapJoined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// runInits runs regular init containers one at a time; each must exit 0.
+func (p *Pod) runInits(ctx context.Context) error {
+	for _, c := range p.inits {
+		if err := c.start(ctx); err != nil {
+			return err
+		}
+		select {
+		case <-c.exited:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		st := c.Status()
+		if t := st.State.Terminated; t == nil || t.ExitCode != 0 {
+			return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepStart,
+				Err: fmt.Errorf("init container failed: %+v", st.State)}
+		}
+	}
+	return nil
+}
+
+func (p *Pod) waitNetwork(ctx context.Context) error {
+	select {
+	case <-p.netReady:
+		return p.netErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *Pod) leaseID() string { return "podlife-" + p.uid }
+
+func (p *Pod) createLease(ctx context.Context) error {
+	_, err := p.rt.client.LeasesService().Create(ctx, leases.WithID(p.leaseID()),
+		leases.WithLabels(map[string]string{LabelPod: p.name, LabelPodUID: p.uid}))
+	return err
+}
+
+func (p *Pod) deleteLease(ctx context.Context) error {
+	err := p.rt.client.LeasesService().Delete(ctx, leases.Lease{ID: p.leaseID()})
+	if err != nil && !errdefs.IsNotFound(err) {
+		return fmt.Errorf("delete lease: %w", err)
+	}
+	return nil
+}
+
+// onContainerExit stops the pod once it has reached a terminal phase on its own (every container
+// exited and none will restart), releasing its network as the kubelet does.
+func (p *Pod) onContainerExit() {
+	p.mu.Lock()
+	terminal := p.phase == PhaseSucceeded || p.phase == PhaseFailed
+	p.mu.Unlock()
+	if terminal {
+		go p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+	}
+}

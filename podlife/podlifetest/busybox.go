@@ -1,0 +1,114 @@
+package podlifetest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+)
+
+// DefaultBusybox is the static busybox that Debian's busybox-static
+// installs, used unless [WithBusybox] names another.
+const DefaultBusybox = "/usr/bin/busybox"
+
+// BusyboxOption configures [BusyboxArchive] and [ImportBusybox].
+type BusyboxOption func(*busyboxOptions)
+
+type busyboxOptions struct {
+	binary      string
+	snapshotter string
+}
+
+// WithBusybox uses the busybox binary at path. It must be statically
+// linked, since the image contains nothing else, and runnable here, since
+// its applet list comes from "busybox --list".
+func WithBusybox(path string) BusyboxOption {
+	return func(o *busyboxOptions) { o.binary = path }
+}
+
+// WithSnapshotter makes [ImportBusybox] unpack into the named snapshotter
+// instead of the client's default (overlayfs).
+func WithSnapshotter(name string) BusyboxOption {
+	return func(o *busyboxOptions) { o.snapshotter = name }
+}
+
+func newBusyboxOptions(opts []BusyboxOption) busyboxOptions {
+	o := busyboxOptions{binary: DefaultBusybox}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// BusyboxArchive writes to w an image archive that containerd's
+// client.Import (and "ctr images import") turns into an image named ref,
+// such as "podlife.test/busybox:1". The image has one layer: busybox in
+// /bin with a symlink per applet (sh, sleep, seq, nc, httpd, ...),
+// /etc/passwd and /etc/group with root and nobody, and empty /tmp (1777),
+// /root, /var, /proc, /sys and /dev. Its config sets
+// PATH=/bin:/usr/bin:/sbin:/usr/sbin, Cmd ["sh"], the architecture this
+// program was built for and OS linux.
+//
+// The archive is an OCI image layout that also carries a docker-style
+// manifest.json, as "docker save" writes them. Timestamps are fixed, so the
+// same busybox and ref give the same bytes and digests.
+func BusyboxArchive(w io.Writer, ref string, opts ...BusyboxOption) error {
+	o := newBusyboxOptions(opts)
+	applets, err := busyboxApplets(o.binary)
+	if err != nil {
+		return err
+	}
+	l, err := buildLayer(busyboxRootfs(o.binary, applets))
+	if err != nil {
+		return fmt.Errorf("podlifetest: busybox: %w", err)
+	}
+	img, err := newImage(ref, l)
+	if err != nil {
+		return fmt.Errorf("podlifetest: busybox: %w", err)
+	}
+	if err := img.writeArchive(w); err != nil {
+		return fmt.Errorf("podlifetest: busybox: %w", err)
+	}
+	return nil
+}
+
+// WriteBusyboxArchive writes the archive of [BusyboxArchive] to the file at
+// path, replacing it.
+func WriteBusyboxArchive(path, ref string, opts ...BusyboxOption) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("podlifetest: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("podlifetest: %w", cerr)
+		}
+	}()
+	return BusyboxArchive(f, ref, opts...)
+}
+
+// busyboxApplets returns the sorted applet names "busybox --list" prints,
+// leaving out busybox itself.
+func busyboxApplets(binary string) ([]string, error) {
+	var stderr bytes.Buffer
+	cmd := exec.Command(binary, "--list")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("podlifetest: %s --list: %w: %s", binary, err, strings.TrimSpace(stderr.String()))
+	}
+	var applets []string
+	for _, a := range strings.Fields(string(out)) {
+		if a != "busybox" && !strings.Contains(a, "/") {
+			applets = append(applets, a)
+		}
+	}
+	if len(applets) == 0 {
+		return nil, fmt.Errorf("podlifetest: %s --list printed no applets", binary)
+	}
+	slices.Sort(applets)
+	return slices.Compact(applets), nil
+}

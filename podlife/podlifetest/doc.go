@@ -1,0 +1,15 @@
+// Package podlifetest provides utilities for tests of podlife and of
+// programs that use it, in the spirit of net/http/httptest.
+//
+//   - [BusyboxArchive] and [ImportBusybox] build a small image from the
+//     host's static busybox, entirely in Go, with no registry involved.
+//   - [StartContainerd] runs a private containerd in a temporary directory
+//     and cleans up after it; [RemoveAll] removes a directory with mounts
+//     left under it.
+//   - [StartRegistry] runs a local registry (Debian's docker-registry) on
+//     127.0.0.1, optionally with basic auth, and pushes images to it.
+//   - [ContainerdLeaks] and [HostLeaks] list what a test left behind.
+//
+// Most of it needs root and the binaries it runs; tests should skip
+// otherwise.
+package podlifetest

@@ -1,0 +1,161 @@
+package podlifetest
+
+import (
+	"archive/tar"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/containerd/containerd/v2/core/images"
+	"github.com/containerd/containerd/v2/pkg/reference"
+	digest "github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// imagePath is the PATH the busybox image's config sets.
+const imagePath = "PATH=/bin:/usr/bin:/sbin:/usr/sbin"
+
+// blob is content stored under blobs/sha256 in the archive.
+type blob struct {
+	desc ocispec.Descriptor
+	data []byte
+}
+
+func newBlob(mediaType string, data []byte) blob {
+	return blob{
+		desc: ocispec.Descriptor{MediaType: mediaType, Digest: digest.FromBytes(data), Size: int64(len(data))},
+		data: data,
+	}
+}
+
+func jsonBlob(mediaType string, v any) (blob, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return blob{}, err
+	}
+	return newBlob(mediaType, data), nil
+}
+
+// image is a single-layer image ready to be written as an archive.
+type image struct {
+	ref                     string
+	layer, config, manifest blob
+	index, dockerManifest   []byte
+}
+
+// newImage builds the config, manifest and index of an image named ref
+// with the one layer l.
+func newImage(ref string, l layer) (*image, error) {
+	spec, err := reference.Parse(ref)
+	if err != nil || spec.Object == "" || strings.HasPrefix(spec.Object, "@") {
+		return nil, fmt.Errorf("ref %q must be a full reference with a tag, like podlife.test/busybox:1", ref)
+	}
+	platform := ocispec.Platform{Architecture: runtime.GOARCH, OS: "linux"}
+	created := epoch
+
+	img := &image{ref: ref, layer: newBlob(ocispec.MediaTypeImageLayerGzip, l.blob)}
+	img.config, err = jsonBlob(ocispec.MediaTypeImageConfig, ocispec.Image{
+		Created:  &created,
+		Platform: platform,
+		Config:   ocispec.ImageConfig{Env: []string{imagePath}, Cmd: []string{"sh"}},
+		RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{l.diffID}},
+		History:  []ocispec.History{{Created: &created, CreatedBy: "podlifetest.BusyboxArchive"}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	img.manifest, err = jsonBlob(ocispec.MediaTypeImageManifest, ocispec.Manifest{
+		Versioned: specs.Versioned{SchemaVersion: 2},
+		MediaType: ocispec.MediaTypeImageManifest,
+		Config:    img.config.desc,
+		Layers:    []ocispec.Descriptor{img.layer.desc},
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	entry := img.manifest.desc
+	entry.Platform = &platform
+	entry.Annotations = map[string]string{
+		images.AnnotationImageName: ref,         // the name containerd gives the image
+		ocispec.AnnotationRefName:  spec.Object, // the tag, as the OCI layout spec suggests
+	}
+	img.index, err = json.Marshal(ocispec.Index{
+		Versioned: specs.Versioned{SchemaVersion: 2},
+		MediaType: ocispec.MediaTypeImageIndex,
+		Manifests: []ocispec.Descriptor{entry},
+	})
+	if err != nil {
+		return nil, err
+	}
+	img.dockerManifest, err = json.Marshal([]dockerManifest{{
+		Config:   blobPath(img.config.desc),
+		RepoTags: []string{ref},
+		Layers:   []string{blobPath(img.layer.desc)},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	return img, nil
+}
+
+// dockerManifest is an entry of the manifest.json "docker save" writes.
+type dockerManifest struct {
+	Config   string
+	RepoTags []string
+	Layers   []string
+}
+
+func blobPath(d ocispec.Descriptor) string {
+	return "blobs/" + d.Digest.Algorithm().String() + "/" + d.Digest.Encoded()
+}
+
+// writeArchive writes img as an OCI image layout in a tar, with
+// manifest.json for tools that only read docker archives.
+func (img *image) writeArchive(w io.Writer) error {
+	layout, err := json.Marshal(ocispec.ImageLayout{Version: ocispec.ImageLayoutVersion})
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(w)
+	dirs := []string{"blobs/", "blobs/sha256/"}
+	for _, d := range dirs {
+		if err := tw.WriteHeader(archiveHeader(tar.TypeDir, d, 0)); err != nil {
+			return err
+		}
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{ocispec.ImageLayoutFile, layout},
+		{blobPath(img.config.desc), img.config.data},
+		{blobPath(img.layer.desc), img.layer.data},
+		{blobPath(img.manifest.desc), img.manifest.data},
+		{ocispec.ImageIndexFile, img.index},
+		{"manifest.json", img.dockerManifest},
+	}
+	for _, f := range files {
+		if err := tw.WriteHeader(archiveHeader(tar.TypeReg, f.name, len(f.data))); err != nil {
+			return err
+		}
+		if _, err := tw.Write(f.data); err != nil {
+			return err
+		}
+	}
+	return tw.Close()
+}
+
+func archiveHeader(typ byte, name string, size int) *tar.Header {
+	mode := int64(0o644)
+	if typ == tar.TypeDir {
+		mode = 0o755
+	}
+	return &tar.Header{
+		Typeflag: typ, Name: name, Size: int64(size), Mode: mode,
+		ModTime: epoch, Format: tar.FormatUSTAR,
+	}
+}

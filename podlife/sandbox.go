@@ -1,0 +1,286 @@
+package podlife
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/sandboxns"
+)
+
+// Sandbox is what a pod's containers share: the pinned network, IPC and UTS namespaces, the pod
+// network attachment, the generated /etc/hosts, /etc/hostname and /etc/resolv.conf, and the
+// volumes. No pause process is needed for it.
+type Sandbox struct {
+	pod      *Pod
+	dir      string
+	nsPaths  map[sandboxns.Kind]string
+	hostname string
+	ip       netip.Addr
+	attached bool // a network attachment may exist (intent recorded)
+}
+
+// Dir is the pod's directory under the runtime's state dir.
+func (s *Sandbox) Dir() string { return s.dir }
+
+// NetNSPath is the pinned network namespace ("" with host networking).
+func (s *Sandbox) NetNSPath() string { return s.nsPaths[sandboxns.Net] }
+
+// Hostname is the pod's hostname.
+func (s *Sandbox) Hostname() string { return s.hostname }
+
+// IP is the pod's IP on its network (invalid until the network is attached, or with host networking).
+func (s *Sandbox) IP() netip.Addr {
+	s.pod.mu.Lock()
+	defer s.pod.mu.Unlock()
+	return s.ip
+}
+
+// sandboxRecord is persisted in the pod dir so that a crashed process's leftovers can be undone.
+type sandboxRecord struct {
+	UID     string `json:"uid"`
+	Network string `json:"network"` // "", "attaching", "attached"
+	NetNS   string `json:"netns,omitempty"`
+	IP      string `json:"ip,omitempty"`
+}
+
+func (s *Sandbox) etc(name string) string { return filepath.Join(s.dir, "etc", name) }
+
+// create pins namespaces, writes the /etc files and prepares volumes. It does not touch the
+// network (attach does).
+func (s *Sandbox) create() error {
+	spec := &s.pod.spec
+	for _, d := range []string{"etc", "volumes", "logs"} {
+		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o700); err != nil {
+			return err
+		}
+	}
+	kinds := []sandboxns.Kind{sandboxns.IPC, sandboxns.UTS, sandboxns.Net}
+	if spec.HostNetwork {
+		kinds = []sandboxns.Kind{sandboxns.IPC}
+		s.hostname, _ = os.Hostname()
+	}
+	paths, err := sandboxns.Create(filepath.Join(s.dir, "ns"), kinds, s.hostname)
+	if err != nil {
+		return fmt.Errorf("pin namespaces: %w", err)
+	}
+	s.nsPaths = paths
+	if err := s.writeEtc(); err != nil {
+		return err
+	}
+	return s.createVolumes()
+}
+
+func (s *Sandbox) writeEtc() error {
+	spec := &s.pod.spec
+	if err := os.WriteFile(s.etc("hostname"), []byte(s.hostname+"\n"), 0o644); err != nil {
+		return err
+	}
+	resolv, err := s.resolvConf()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(s.etc("resolv.conf"), resolv, 0o644); err != nil {
+		return err
+	}
+	if spec.HostNetwork {
+		hosts, err := os.ReadFile("/etc/hosts")
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(s.etc("hosts"), hosts, 0o644)
+	}
+	return os.WriteFile(s.etc("hosts"), s.hosts(), 0o644)
+}
+
+// hosts renders the pod's /etc/hosts like the kubelet's managed file.
+func (s *Sandbox) hosts() []byte {
+	var b bytes.Buffer
+	b.WriteString("# Managed by podlife.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+	b.WriteString("fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n")
+	if s.ip.IsValid() {
+		fmt.Fprintf(&b, "%s\t%s\n", s.ip, s.hostname)
+	}
+	for _, a := range s.pod.spec.HostAliases {
+		fmt.Fprintf(&b, "%s\t%s\n", a.IP, strings.Join(a.Hostnames, "\t"))
+	}
+	return b.Bytes()
+}
+
+func (s *Sandbox) resolvConf() ([]byte, error) {
+	d := s.pod.spec.DNS
+	if d == nil {
+		b, err := os.ReadFile("/etc/resolv.conf")
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return b, err
+	}
+	var b bytes.Buffer
+	for _, ns := range d.Nameservers {
+		fmt.Fprintf(&b, "nameserver %s\n", ns)
+	}
+	if len(d.Searches) > 0 {
+		fmt.Fprintf(&b, "search %s\n", strings.Join(d.Searches, " "))
+	}
+	if len(d.Options) > 0 {
+		fmt.Fprintf(&b, "options %s\n", strings.Join(d.Options, " "))
+	}
+	return b.Bytes(), nil
+}
+
+func (s *Sandbox) volumeDir(name string) string { return filepath.Join(s.dir, "volumes", name) }
+
+// createVolumes makes emptyDir directories (a tmpfs for medium Memory) and checks hostPaths.
+func (s *Sandbox) createVolumes() error {
+	for _, v := range s.pod.spec.Volumes {
+		switch {
+		case v.EmptyDir != nil:
+			dir := s.volumeDir(v.Name)
+			if err := os.Mkdir(dir, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("volume %q: %w", v.Name, err)
+			}
+			if err := os.Chmod(dir, 0o777); err != nil {
+				return err
+			}
+			if v.EmptyDir.Medium == MediumMemory {
+				data := "mode=0777"
+				if v.EmptyDir.SizeLimit > 0 {
+					data += fmt.Sprintf(",size=%d", v.EmptyDir.SizeLimit)
+				}
+				if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, data); err != nil {
+					return fmt.Errorf("volume %q: mount tmpfs: %w", v.Name, err)
+				}
+			}
+		case v.HostPath != nil:
+			if err := checkHostPath(v.HostPath); err != nil {
+				return fmt.Errorf("volume %q: %w", v.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func checkHostPath(h *HostPathVolume) error {
+	fi, err := os.Stat(h.Path)
+	switch h.Type {
+	case HostPathUnset:
+		return nil
+	case HostPathDirectoryOrCreate:
+		if errors.Is(err, fs.ErrNotExist) {
+			return os.MkdirAll(h.Path, 0o755)
+		}
+	case HostPathFileOrCreate:
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := os.MkdirAll(filepath.Dir(h.Path), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(h.Path, os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			return f.Close()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("hostPath %s: %w", h.Path, err)
+	}
+	switch h.Type {
+	case HostPathDirectory, HostPathDirectoryOrCreate:
+		if !fi.IsDir() {
+			return fmt.Errorf("hostPath type check failed: %s is not a directory", h.Path)
+		}
+	case HostPathFile, HostPathFileOrCreate:
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("hostPath type check failed: %s is not a file", h.Path)
+		}
+	}
+	return nil
+}
+
+// removeVolumes unmounts memory-backed emptyDirs; the directories go with the pod dir.
+func (s *Sandbox) removeVolumes() error {
+	var errs []error
+	for _, v := range s.pod.spec.Volumes {
+		if v.EmptyDir != nil && v.EmptyDir.Medium == MediumMemory {
+			if err := unix.Unmount(s.volumeDir(v.Name), unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+				errs = append(errs, fmt.Errorf("volume %q: unmount: %w", v.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Sandbox) record(rec sandboxRecord) error {
+	rec.UID = s.pod.uid
+	rec.NetNS = s.NetNSPath()
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(s.dir, "sandbox.json.tmp")
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(s.dir, "sandbox.json"))
+}
+
+// cniID is the container ID the pod's network attachment is known by.
+func (s *Sandbox) cniID() string { return "podlife-" + s.pod.uid }
+
+// attach runs CNI ADD, recording the intent before and the result after, and rewrites /etc/hosts
+// with the pod IP (in place: containers bind-mount the file).
+func (s *Sandbox) attach(ctx context.Context, nw cni.Network) error {
+	if s.pod.spec.HostNetwork {
+		return nil
+	}
+	if err := s.record(sandboxRecord{Network: "attaching"}); err != nil {
+		return err
+	}
+	s.pod.mu.Lock()
+	s.attached = true
+	s.pod.mu.Unlock()
+	res, err := nw.Setup(ctx, s.cniID(), s.NetNSPath(), cni.WithPortMappings(s.pod.spec.portMappings()...))
+	if err != nil {
+		return err
+	}
+	s.pod.mu.Lock()
+	s.ip = res.IP
+	s.pod.mu.Unlock()
+	if err := s.record(sandboxRecord{Network: "attached", IP: res.IP.String()}); err != nil {
+		return err
+	}
+	return os.WriteFile(s.etc("hosts"), s.hosts(), 0o644)
+}
+
+// detach runs CNI DEL if an attachment may exist; it is idempotent and works without the netns.
+func (s *Sandbox) detach(ctx context.Context, nw cni.Network) error {
+	s.pod.mu.Lock()
+	attached := s.attached
+	s.pod.mu.Unlock()
+	if !attached {
+		return nil
+	}
+	if err := nw.Remove(ctx, s.cniID(), s.NetNSPath(), cni.WithPortMappings(s.pod.spec.portMappings()...)); err != nil {
+		return fmt.Errorf("network detach: %w", err)
+	}
+	s.pod.mu.Lock()
+	s.attached = false
+	s.pod.mu.Unlock()
+	return s.record(sandboxRecord{Network: ""})
+}
+
+// release unpins the namespaces.
+func (s *Sandbox) release() error {
+	return sandboxns.Remove(filepath.Join(s.dir, "ns"))
+}

@@ -1,0 +1,252 @@
+package podlife
+
+import (
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/containerd/containerd/v2/pkg/oci"
+
+	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/hook"
+)
+
+// PodSpec describes a pod: its containers, volumes, network and policies. Field names and
+// semantics follow Kubernetes' core/v1 Pod so that users recognise them; durations are Go
+// durations. A zero value of an optional field means the Kubernetes default.
+type PodSpec struct {
+	// Name identifies the pod on this runtime: a DNS-1123 label, unique among running pods.
+	Name string
+	// Namespace is informational (it appears in /etc/hosts search paths and labels); default "default".
+	Namespace string
+	// Labels are copied onto every containerd object of the pod.
+	Labels map[string]string
+	// Hostname is the pod's hostname; default Name. Ignored with HostNetwork.
+	Hostname string
+	// HostNetwork runs the pod in the host's network (and UTS) namespace: no CNI, no pod IP of its own.
+	HostNetwork bool
+	// DNS overrides /etc/resolv.conf; nil copies the host's resolv.conf.
+	DNS *DNSConfig
+	// HostAliases are extra /etc/hosts entries.
+	HostAliases []HostAlias
+	// Volumes can be mounted by the pod's containers.
+	Volumes []Volume
+	// InitContainers run one at a time, in order, each to a successful exit, before Containers start.
+	InitContainers []ContainerSpec
+	// Containers are the pod's application containers.
+	Containers []ContainerSpec
+	// RestartPolicy is Always (default), OnFailure or Never.
+	RestartPolicy RestartPolicy
+	// TerminationGracePeriod bounds preStop hooks plus the stop signal before SIGKILL; nil means 30 s.
+	// Zero is allowed and means "kill at once" (a 2 s minimum still applies after the stop signal, as in the kubelet).
+	TerminationGracePeriod *time.Duration
+	// StartPolicy decides when each container's process starts; nil means Sequential(), the kubelet's order.
+	StartPolicy StartPolicy
+	// PullCredentials authenticate image pulls for this pod (like imagePullSecrets).
+	PullCredentials []RegistryCredential
+}
+
+// ContainerSpec describes one container of a pod.
+type ContainerSpec struct {
+	// Name is a DNS-1123 label, unique within the pod (init containers included).
+	Name string
+	// Image is an image reference ("busybox", "registry:5000/app:1.2", "app@sha256:...").
+	Image string
+	// ImagePullPolicy is Always, IfNotPresent or Never; empty means the Kubernetes default:
+	// Always for a ":latest" or untagged image, IfNotPresent otherwise.
+	ImagePullPolicy PullPolicy
+	// Command replaces the image's ENTRYPOINT; Args replace its CMD (Kubernetes semantics).
+	Command, Args []string
+	// Env is added to the image's environment; later entries win.
+	Env []EnvVar
+	// WorkingDir overrides the image's working directory.
+	WorkingDir string
+	// Ports documents the container's ports; a HostPort maps it on the host (CNI portmap).
+	Ports []ContainerPort
+	// VolumeMounts mount pod volumes into the container.
+	VolumeMounts []VolumeMount
+	// PostStart runs right after the container's process started. Under Sequential() the next
+	// container does not start until it returns. A failure kills the container.
+	PostStart hook.Handler
+	// PreStop runs before the stop signal when podlife stops the container, inside the grace period.
+	PreStop hook.Handler
+	// HookTimeout bounds each lifecycle hook of this container; zero means no timeout (the kubelet's behaviour).
+	// A stop always bounds preStop by the grace period and cancels a running postStart.
+	HookTimeout time.Duration
+	// StopSignal is sent to stop the container; zero means the image's STOPSIGNAL, else SIGTERM.
+	StopSignal syscall.Signal
+	// SpecOpts are applied last to the container's OCI spec: an escape hatch to containerd's oci package.
+	SpecOpts []oci.SpecOpts
+}
+
+// EnvVar is an environment variable of a container.
+type EnvVar struct {
+	Name, Value string
+}
+
+// ContainerPort is a port of a container. With HostPort set, the port is published on the host.
+type ContainerPort struct {
+	// Name optionally names the port (an IANA_SVC_NAME).
+	Name string
+	// ContainerPort is the port inside the pod's network namespace.
+	ContainerPort uint16
+	// HostPort publishes ContainerPort on the host; zero publishes nothing.
+	HostPort uint16
+	// HostIP restricts the published port to one host address.
+	HostIP string
+	// Protocol is TCP (default), UDP or SCTP.
+	Protocol Protocol
+}
+
+// Protocol is a network protocol of a port.
+type Protocol string
+
+// Protocols.
+const (
+	ProtocolTCP  Protocol = "TCP"
+	ProtocolUDP  Protocol = "UDP"
+	ProtocolSCTP Protocol = "SCTP"
+)
+
+// VolumeMount mounts a pod volume into a container.
+type VolumeMount struct {
+	// Name is the volume's name in PodSpec.Volumes.
+	Name string
+	// MountPath is the absolute path inside the container.
+	MountPath string
+	// SubPath mounts a sub-directory of the volume instead of its root.
+	SubPath string
+	// ReadOnly mounts the volume read-only.
+	ReadOnly bool
+}
+
+// Volume is a pod volume. Exactly one source must be set.
+type Volume struct {
+	// Name is a DNS-1123 label, unique within the pod.
+	Name string
+	// EmptyDir is a directory created for the pod and removed with it.
+	EmptyDir *EmptyDirVolume
+	// HostPath is a file or directory of the host.
+	HostPath *HostPathVolume
+}
+
+// EmptyDirVolume is an empty directory that lives as long as the pod.
+type EmptyDirVolume struct {
+	// Medium "" uses the state directory's disk; "Memory" mounts a tmpfs.
+	Medium StorageMedium
+	// SizeLimit bounds a Memory medium's tmpfs, in bytes; zero means half the host's memory (tmpfs default).
+	SizeLimit int64
+}
+
+// StorageMedium is where an emptyDir lives.
+type StorageMedium string
+
+// Storage media.
+const (
+	MediumDefault StorageMedium = ""
+	MediumMemory  StorageMedium = "Memory"
+)
+
+// HostPathVolume is a path on the host.
+type HostPathVolume struct {
+	// Path is an absolute host path.
+	Path string
+	// Type checks the path before the pod starts: "" (no check), DirectoryOrCreate, Directory,
+	// FileOrCreate, File.
+	Type HostPathType
+}
+
+// HostPathType is the kind of check made on a hostPath volume.
+type HostPathType string
+
+// Host path types (a subset of Kubernetes').
+const (
+	HostPathUnset             HostPathType = ""
+	HostPathDirectoryOrCreate HostPathType = "DirectoryOrCreate"
+	HostPathDirectory         HostPathType = "Directory"
+	HostPathFileOrCreate      HostPathType = "FileOrCreate"
+	HostPathFile              HostPathType = "File"
+)
+
+// DNSConfig is the pod's /etc/resolv.conf.
+type DNSConfig struct {
+	Nameservers []string
+	Searches    []string
+	Options     []string
+}
+
+// HostAlias adds an /etc/hosts line.
+type HostAlias struct {
+	IP        string
+	Hostnames []string
+}
+
+// RegistryCredential authenticates pulls from one registry host.
+type RegistryCredential struct {
+	// Registry is the host[:port] the credential is for ("docker.io", "127.0.0.1:5000").
+	Registry string
+	Username string
+	Password string
+}
+
+// PullPolicy says when to pull a container's image.
+type PullPolicy string
+
+// Pull policies.
+const (
+	PullAlways       PullPolicy = "Always"
+	PullIfNotPresent PullPolicy = "IfNotPresent"
+	PullNever        PullPolicy = "Never"
+)
+
+// RestartPolicy says whether exited containers are restarted.
+type RestartPolicy string
+
+// Restart policies.
+const (
+	RestartAlways    RestartPolicy = "Always"
+	RestartOnFailure RestartPolicy = "OnFailure"
+	RestartNever     RestartPolicy = "Never"
+)
+
+// defaultGracePeriod is the Kubernetes default terminationGracePeriodSeconds.
+const defaultGracePeriod = 30 * time.Second
+
+// gracePeriod is the pod's effective termination grace period.
+func (s *PodSpec) gracePeriod() time.Duration {
+	if s.TerminationGracePeriod == nil {
+		return defaultGracePeriod
+	}
+	return *s.TerminationGracePeriod
+}
+
+// allContainers lists init containers then regular containers.
+func (s *PodSpec) allContainers() []*ContainerSpec {
+	out := make([]*ContainerSpec, 0, len(s.InitContainers)+len(s.Containers))
+	for i := range s.InitContainers {
+		out = append(out, &s.InitContainers[i])
+	}
+	for i := range s.Containers {
+		out = append(out, &s.Containers[i])
+	}
+	return out
+}
+
+// portMappings lists the host ports the pod publishes, for CNI portmap.
+func (s *PodSpec) portMappings() []cni.PortMapping {
+	var pms []cni.PortMapping
+	for _, c := range s.allContainers() {
+		for _, p := range c.Ports {
+			if p.HostPort == 0 {
+				continue
+			}
+			proto := p.Protocol
+			if proto == "" {
+				proto = ProtocolTCP
+			}
+			pms = append(pms, cni.PortMapping{HostPort: p.HostPort, ContainerPort: p.ContainerPort,
+				Protocol: strings.ToLower(string(proto)), HostIP: p.HostIP})
+		}
+	}
+	return pms
+}

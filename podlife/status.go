@@ -1,0 +1,210 @@
+package podlife
+
+import (
+	"net/netip"
+	"strconv"
+	"time"
+)
+
+// Phase is a pod's lifecycle phase, as in Kubernetes.
+type Phase string
+
+// Pod phases.
+const (
+	PhasePending   Phase = "Pending"
+	PhaseRunning   Phase = "Running"
+	PhaseSucceeded Phase = "Succeeded"
+	PhaseFailed    Phase = "Failed"
+)
+
+// Container waiting and terminated reasons, as the kubelet reports them.
+const (
+	ReasonContainerCreating     = "ContainerCreating"
+	ReasonPodInitializing       = "PodInitializing"
+	ReasonPostStartHookError    = "PostStartHookError"
+	ReasonErrImagePull          = "ErrImagePull"
+	ReasonCreateContainerError  = "CreateContainerError"
+	ReasonRunContainerError     = "RunContainerError"
+	ReasonCompleted             = "Completed"
+	ReasonError                 = "Error"
+	ReasonOOMKilled             = "OOMKilled"
+	ReasonContainerStatusUnknow = "ContainerStatusUnknown"
+)
+
+// PodStatus is a snapshot of a pod, shaped like Kubernetes' PodStatus.
+type PodStatus struct {
+	Name      string     `json:"name"`
+	Phase     Phase      `json:"phase"`
+	Reason    string     `json:"reason,omitempty"`
+	Message   string     `json:"message,omitempty"`
+	PodIP     netip.Addr `json:"podIP,omitzero"`
+	StartTime time.Time  `json:"startTime,omitzero"`
+	// Stopping is true from the moment a stop was asked for (kubectl shows "Terminating").
+	Stopping              bool              `json:"stopping,omitempty"`
+	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
+	ContainerStatuses     []ContainerStatus `json:"containerStatuses"`
+}
+
+// ContainerStatus is a snapshot of one container, shaped like Kubernetes' ContainerStatus.
+type ContainerStatus struct {
+	Name         string         `json:"name"`
+	Image        string         `json:"image"`
+	ImageID      string         `json:"imageID,omitempty"`
+	ContainerID  string         `json:"containerID,omitempty"`
+	State        ContainerState `json:"state"`
+	LastState    ContainerState `json:"lastState"`
+	Ready        bool           `json:"ready"`
+	Started      bool           `json:"started"`
+	RestartCount int            `json:"restartCount"`
+}
+
+// ContainerState is exactly one of Waiting, Running or Terminated.
+type ContainerState struct {
+	Waiting    *StateWaiting    `json:"waiting,omitempty"`
+	Running    *StateRunning    `json:"running,omitempty"`
+	Terminated *StateTerminated `json:"terminated,omitempty"`
+}
+
+// StateWaiting is a container not running yet (or waiting to restart).
+type StateWaiting struct {
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// StateRunning is a running container.
+type StateRunning struct {
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// StateTerminated is a container whose process exited.
+type StateTerminated struct {
+	ExitCode   int       `json:"exitCode"`
+	Signal     int       `json:"signal,omitempty"`
+	Reason     string    `json:"reason,omitempty"`
+	Message    string    `json:"message,omitempty"`
+	StartedAt  time.Time `json:"startedAt,omitzero"`
+	FinishedAt time.Time `json:"finishedAt,omitzero"`
+}
+
+// ReadyCount returns how many of the regular containers are ready, and how many there are
+// (kubectl's READY column).
+func (s PodStatus) ReadyCount() (ready, total int) {
+	for _, c := range s.ContainerStatuses {
+		if c.Ready {
+			ready++
+		}
+	}
+	return ready, len(s.ContainerStatuses)
+}
+
+// Display returns what kubectl's STATUS column would show: a container's waiting or terminated
+// reason where it explains the pod, "Terminating" while stopping, else the phase.
+func (s PodStatus) Display() string {
+	if s.Stopping && s.Phase != PhaseSucceeded && s.Phase != PhaseFailed {
+		return "Terminating"
+	}
+	for _, c := range s.InitContainerStatuses {
+		if t := c.State.Terminated; t != nil && t.ExitCode == 0 {
+			continue
+		}
+		if w := c.State.Waiting; w != nil && w.Reason != "" && w.Reason != ReasonPodInitializing {
+			return "Init:" + w.Reason
+		}
+		return "Init:" + strconv.Itoa(countDone(s.InitContainerStatuses)) + "/" + strconv.Itoa(len(s.InitContainerStatuses))
+	}
+	reason := string(s.Phase)
+	if s.Reason != "" {
+		reason = s.Reason
+	}
+	running := false
+	for _, c := range s.ContainerStatuses {
+		switch {
+		case c.State.Waiting != nil && c.State.Waiting.Reason != "":
+			reason = c.State.Waiting.Reason
+		case c.State.Terminated != nil && c.State.Terminated.Reason != "":
+			reason = c.State.Terminated.Reason
+		case c.State.Running != nil:
+			running = true
+		}
+	}
+	if reason == ReasonCompleted && running {
+		return string(PhaseRunning)
+	}
+	return reason
+}
+
+func countDone(cs []ContainerStatus) int {
+	n := 0
+	for _, c := range cs {
+		if t := c.State.Terminated; t != nil && t.ExitCode == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// computePhase applies the kubelet's getPhase rules (regular init containers and regular
+// containers) to the container statuses.
+func computePhase(policy RestartPolicy, stopping bool, initStatuses, statuses []ContainerStatus) Phase {
+	pendingInit, failedInit := 0, 0
+	for _, c := range initStatuses {
+		switch {
+		case c.State.Terminated != nil && c.State.Terminated.ExitCode == 0:
+		case c.State.Terminated != nil:
+			failedInit++
+		default:
+			pendingInit++
+		}
+	}
+	if failedInit > 0 && policy == RestartNever {
+		return PhaseFailed
+	}
+	running, stopped, succeeded, waiting := 0, 0, 0, 0
+	everRan := false
+	for _, c := range statuses {
+		switch {
+		case c.State.Running != nil:
+			running++
+			everRan = true
+		case c.State.Terminated != nil:
+			stopped++
+			everRan = true
+			if c.State.Terminated.ExitCode == 0 {
+				succeeded++
+			}
+		case c.LastState.Terminated != nil:
+			stopped++
+			everRan = true
+		default:
+			waiting++
+		}
+	}
+	if (pendingInit > 0 && !everRan || waiting > 0) && !(stopping && running == 0) {
+		return PhasePending
+	}
+	switch {
+	case running > 0:
+		return PhaseRunning
+	case stopped > 0:
+		if stopping {
+			if succeeded == stopped && waiting == 0 {
+				return PhaseSucceeded
+			}
+			return PhaseFailed
+		}
+		switch {
+		case policy == RestartAlways || policy == "":
+			return PhaseRunning
+		case succeeded == stopped:
+			return PhaseSucceeded
+		case policy == RestartNever:
+			return PhaseFailed
+		default:
+			return PhaseRunning
+		}
+	}
+	if stopping {
+		return PhaseFailed
+	}
+	return PhasePending
+}

@@ -1,0 +1,135 @@
+package podlife
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"time"
+)
+
+// StopOption changes how Stop stops a pod.
+type StopOption func(*stopOptions)
+
+type stopOptions struct {
+	grace   *time.Duration
+	noHooks bool
+}
+
+// WithGracePeriod overrides the pod's terminationGracePeriod for this stop (like
+// `kubectl delete --grace-period`). Zero skips preStop hooks.
+func WithGracePeriod(d time.Duration) StopOption {
+	return func(o *stopOptions) { o.grace = &d }
+}
+
+// WithoutHooks skips preStop hooks.
+func WithoutHooks() StopOption {
+	return func(o *stopOptions) { o.noHooks = true }
+}
+
+// Stop stops the pod the kubelet's way and releases its network: a start still in progress is
+// cancelled (a running postStart hook included), every container gets its preStop hook and stop
+// signal in parallel, then SIGKILL once the grace period is over (at least 2 s after the stop
+// signal); then the tasks are deleted, CNI DEL runs and the namespaces are unpinned. Containers,
+// logs and volumes stay until Remove.
+//
+// ctx cancels the wait, not the stop. Stop may be called any number of times; every call waits
+// for the same stop.
+func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
+	var o stopOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	grace := p.spec.gracePeriod()
+	if o.grace != nil {
+		grace = *o.grace
+	}
+	go p.stopWith(p.lifeCtx, grace, !o.noHooks, nil)
+	select {
+	case <-p.stopped:
+		return p.stopErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// stopWith runs the stop once; later calls wait for the first one.
+func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cause error) {
+	p.stopOnce.Do(func() {
+		p.mu.Lock()
+		p.stopping = true
+		if cause != nil {
+			p.reason, p.message = "StartError", cause.Error()
+		}
+		p.mu.Unlock()
+		p.changed()
+		p.cancelStart()
+		// Let the start sequence notice the cancellation: no container starts after this point.
+		<-p.seqDone
+		p.stopErr = p.stopAll(ctx, grace, hooks)
+		close(p.stopped)
+		p.changed()
+		p.emit("", EventNormal, ReasonStopped, "Pod stopped")
+	})
+	<-p.stopped
+}
+
+func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) error {
+	var wg sync.WaitGroup
+	for _, c := range p.byName {
+		wg.Go(func() { c.kill(grace, "", hooks) })
+	}
+	wg.Wait()
+	errs := make([]error, 0, len(p.byName)+2)
+	var mu sync.Mutex
+	for _, c := range p.byName {
+		wg.Go(func() {
+			if err := c.deleteTask(ctx); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	var detachErr error
+	wg.Go(func() { detachErr = p.sandbox.detach(ctx, p.rt.network) })
+	wg.Wait()
+	errs = append(errs, detachErr)
+	errs = append(errs, p.sandbox.release())
+	return errors.Join(errs...)
+}
+
+// Remove stops the pod if it is not stopped yet (with its grace period), then deletes its
+// containers, snapshots, volumes, logs and state directory. After Remove the name can be reused.
+func (p *Pod) Remove(ctx context.Context) error {
+	go p.removeOnce.Do(func() {
+		p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+		var errs []error
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, c := range p.byName {
+			wg.Go(func() {
+				if err := c.deleteContainer(p.lifeCtx); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		errs = append(errs, p.deleteLease(p.lifeCtx), p.sandbox.removeVolumes())
+		if err := errors.Join(errs...); err == nil {
+			errs = append(errs, os.RemoveAll(p.sandbox.dir))
+		}
+		p.removeErr = errors.Join(errs...)
+		p.rt.forget(p)
+		p.emit("", EventNormal, ReasonRemoved, "Pod removed")
+		close(p.removed)
+	})
+	select {
+	case <-p.removed:
+		return p.removeErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,219 @@
+package podlife
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/distribution/reference"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Validate checks the spec without touching the host. The error, if any, is a
+// *ValidationError listing every problem with its field path, in the form Kubernetes users
+// read (`spec.containers[1].name: Duplicate value: "app"`).
+func (s *PodSpec) Validate() error {
+	var errs field.ErrorList
+	root := field.NewPath("spec")
+	errs = append(errs, validateName(field.NewPath("metadata", "name"), s.Name)...)
+	if s.Namespace != "" {
+		errs = append(errs, validateName(field.NewPath("metadata", "namespace"), s.Namespace)...)
+	}
+	if s.Hostname != "" {
+		errs = append(errs, validateName(root.Child("hostname"), s.Hostname)...)
+	}
+	for k, v := range s.Labels {
+		for _, msg := range validation.IsQualifiedName(k) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "labels").Key(k), k, msg))
+		}
+		for _, msg := range validation.IsValidLabelValue(v) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "labels").Key(k), v, msg))
+		}
+	}
+	switch s.RestartPolicy {
+	case "", RestartAlways, RestartOnFailure, RestartNever:
+	default:
+		errs = append(errs, field.NotSupported(root.Child("restartPolicy"), s.RestartPolicy,
+			[]RestartPolicy{RestartAlways, RestartOnFailure, RestartNever}))
+	}
+	if g := s.TerminationGracePeriod; g != nil && *g < 0 {
+		errs = append(errs, field.Invalid(root.Child("terminationGracePeriodSeconds"), g.String(), "must be greater than or equal to 0"))
+	}
+	volumes, verrs := validateVolumes(root.Child("volumes"), s.Volumes)
+	errs = append(errs, verrs...)
+	if len(s.Containers) == 0 {
+		errs = append(errs, field.Required(root.Child("containers"), "a pod needs at least one container"))
+	}
+	names := map[string]bool{}
+	hostPorts := map[string]bool{}
+	check := func(p *field.Path, cs []ContainerSpec) {
+		for i := range cs {
+			errs = append(errs, validateContainer(p.Index(i), &cs[i], volumes, names, hostPorts)...)
+		}
+	}
+	check(root.Child("initContainers"), s.InitContainers)
+	check(root.Child("containers"), s.Containers)
+	for i, a := range s.HostAliases {
+		p := root.Child("hostAliases").Index(i)
+		for _, msg := range validation.IsValidIP(p.Child("ip"), a.IP) {
+			errs = append(errs, msg)
+		}
+		for j, h := range a.Hostnames {
+			for _, msg := range validation.IsDNS1123Subdomain(h) {
+				errs = append(errs, field.Invalid(p.Child("hostnames").Index(j), h, msg))
+			}
+		}
+	}
+	if s.DNS != nil {
+		for i, ns := range s.DNS.Nameservers {
+			errs = append(errs, validation.IsValidIP(root.Child("dnsConfig", "nameservers").Index(i), ns)...)
+		}
+	}
+	for i, c := range s.PullCredentials {
+		if c.Registry == "" {
+			errs = append(errs, field.Required(root.Child("imagePullSecrets").Index(i).Child("registry"), ""))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &ValidationError{Pod: s.Name, Errs: errs}
+}
+
+func validateName(p *field.Path, name string) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Label(name) {
+		errs = append(errs, field.Invalid(p, name, msg))
+	}
+	return errs
+}
+
+func validateVolumes(p *field.Path, vols []Volume) (map[string]bool, field.ErrorList) {
+	var errs field.ErrorList
+	names := map[string]bool{}
+	for i, v := range vols {
+		vp := p.Index(i)
+		errs = append(errs, validateName(vp.Child("name"), v.Name)...)
+		if names[v.Name] {
+			errs = append(errs, field.Duplicate(vp.Child("name"), v.Name))
+		}
+		names[v.Name] = true
+		n := 0
+		if v.EmptyDir != nil {
+			n++
+			switch v.EmptyDir.Medium {
+			case MediumDefault, MediumMemory:
+			default:
+				errs = append(errs, field.NotSupported(vp.Child("emptyDir", "medium"), v.EmptyDir.Medium,
+					[]StorageMedium{MediumDefault, MediumMemory}))
+			}
+			if v.EmptyDir.SizeLimit < 0 {
+				errs = append(errs, field.Invalid(vp.Child("emptyDir", "sizeLimit"), v.EmptyDir.SizeLimit, "must be greater than or equal to 0"))
+			}
+		}
+		if v.HostPath != nil {
+			n++
+			if !filepath.IsAbs(v.HostPath.Path) {
+				errs = append(errs, field.Invalid(vp.Child("hostPath", "path"), v.HostPath.Path, "must be an absolute path"))
+			}
+			switch v.HostPath.Type {
+			case HostPathUnset, HostPathDirectoryOrCreate, HostPathDirectory, HostPathFileOrCreate, HostPathFile:
+			default:
+				errs = append(errs, field.NotSupported(vp.Child("hostPath", "type"), v.HostPath.Type,
+					[]HostPathType{HostPathUnset, HostPathDirectoryOrCreate, HostPathDirectory, HostPathFileOrCreate, HostPathFile}))
+			}
+		}
+		switch {
+		case n == 0:
+			errs = append(errs, field.Required(vp, "must specify a volume type (emptyDir or hostPath)"))
+		case n > 1:
+			errs = append(errs, field.Forbidden(vp, "may not specify more than 1 volume type"))
+		}
+	}
+	return names, errs
+}
+
+func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPorts map[string]bool) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateName(p.Child("name"), c.Name)...)
+	if c.Name != "" && names[c.Name] {
+		errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
+	}
+	names[c.Name] = true
+	if c.Image == "" {
+		errs = append(errs, field.Required(p.Child("image"), ""))
+	} else if _, err := reference.ParseDockerRef(c.Image); err != nil {
+		errs = append(errs, field.Invalid(p.Child("image"), c.Image, err.Error()))
+	}
+	switch c.ImagePullPolicy {
+	case "", PullAlways, PullIfNotPresent, PullNever:
+	default:
+		errs = append(errs, field.NotSupported(p.Child("imagePullPolicy"), c.ImagePullPolicy,
+			[]PullPolicy{PullAlways, PullIfNotPresent, PullNever}))
+	}
+	for i, e := range c.Env {
+		for _, msg := range validation.IsEnvVarName(e.Name) {
+			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, msg))
+		}
+	}
+	if c.WorkingDir != "" && !strings.HasPrefix(c.WorkingDir, "/") {
+		errs = append(errs, field.Invalid(p.Child("workingDir"), c.WorkingDir, "must be an absolute path"))
+	}
+	portNames := map[string]bool{}
+	for i, port := range c.Ports {
+		pp := p.Child("ports").Index(i)
+		if port.Name != "" {
+			for _, msg := range validation.IsValidPortName(port.Name) {
+				errs = append(errs, field.Invalid(pp.Child("name"), port.Name, msg))
+			}
+			if portNames[port.Name] {
+				errs = append(errs, field.Duplicate(pp.Child("name"), port.Name))
+			}
+			portNames[port.Name] = true
+		}
+		if port.ContainerPort == 0 {
+			errs = append(errs, field.Required(pp.Child("containerPort"), ""))
+		}
+		switch port.Protocol {
+		case "", ProtocolTCP, ProtocolUDP, ProtocolSCTP:
+		default:
+			errs = append(errs, field.NotSupported(pp.Child("protocol"), port.Protocol, []Protocol{ProtocolTCP, ProtocolUDP, ProtocolSCTP}))
+		}
+		if port.HostPort != 0 {
+			key := fmt.Sprintf("%s/%s/%d", port.HostIP, port.Protocol, port.HostPort)
+			if hostPorts[key] {
+				errs = append(errs, field.Duplicate(pp.Child("hostPort"), port.HostPort))
+			}
+			hostPorts[key] = true
+		}
+	}
+	paths := map[string]bool{}
+	for i, m := range c.VolumeMounts {
+		mp := p.Child("volumeMounts").Index(i)
+		if m.Name == "" {
+			errs = append(errs, field.Required(mp.Child("name"), ""))
+		} else if !volumes[m.Name] {
+			errs = append(errs, field.NotFound(mp.Child("name"), m.Name))
+		}
+		if !strings.HasPrefix(m.MountPath, "/") {
+			errs = append(errs, field.Invalid(mp.Child("mountPath"), m.MountPath, "must be an absolute path"))
+		} else if paths[m.MountPath] {
+			errs = append(errs, field.Invalid(mp.Child("mountPath"), m.MountPath, "must be unique"))
+		}
+		paths[m.MountPath] = true
+		if m.SubPath != "" && (filepath.IsAbs(m.SubPath) || strings.Contains(m.SubPath, "..")) {
+			errs = append(errs, field.Invalid(mp.Child("subPath"), m.SubPath, "must be a relative path without '..'"))
+		}
+	}
+	if c.HookTimeout < 0 {
+		errs = append(errs, field.Invalid(p.Child("lifecycle", "hookTimeout"), c.HookTimeout.String(), "must be greater than or equal to 0"))
+	}
+	if c.StopSignal < 0 || c.StopSignal > 64 {
+		errs = append(errs, field.Invalid(p.Child("lifecycle", "stopSignal"), int(c.StopSignal), "must be a signal number between 1 and 64"))
+	}
+	return errs
+}

@@ -1,0 +1,93 @@
+package podlife_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/containerd/containerd/v2/pkg/namespaces"
+
+	"github.com/podlife/podlife/podlife"
+)
+
+func namespacedCtx(ctx context.Context, ns string) context.Context {
+	return namespaces.WithNamespace(ctx, ns)
+}
+
+type invalidSpec struct {
+	name  string
+	spec  podlife.PodSpec
+	field string // the field path the error must name
+}
+
+func validPod() podlife.PodSpec {
+	return podlife.PodSpec{Name: "ok", Containers: []podlife.ContainerSpec{{Name: "app", Image: "busybox:1.36"}}}
+}
+
+func invalidSpecs() []invalidSpec {
+	mod := func(f func(*podlife.PodSpec)) podlife.PodSpec {
+		s := validPod()
+		s.Containers = append([]podlife.ContainerSpec(nil), s.Containers...)
+		f(&s)
+		return s
+	}
+	return []invalidSpec{
+		{"missing name", mod(func(s *podlife.PodSpec) { s.Name = "" }), "metadata.name: Required value"},
+		{"bad pod name", mod(func(s *podlife.PodSpec) { s.Name = "Bad_Name" }), "metadata.name: Invalid value"},
+		{"no containers", mod(func(s *podlife.PodSpec) { s.Containers = nil }), "spec.containers: Required value"},
+		{"bad container name", mod(func(s *podlife.PodSpec) { s.Containers[0].Name = "App!" }), "spec.containers[0].name: Invalid value"},
+		{"duplicate container", mod(func(s *podlife.PodSpec) {
+			s.Containers = append(s.Containers, podlife.ContainerSpec{Name: "app", Image: "busybox:1.36"})
+		}), `spec.containers[1].name: Duplicate value: "app"`},
+		{"duplicate with init", mod(func(s *podlife.PodSpec) {
+			s.InitContainers = []podlife.ContainerSpec{{Name: "app", Image: "busybox:1.36"}}
+		}), `spec.containers[0].name: Duplicate value: "app"`},
+		{"missing image", mod(func(s *podlife.PodSpec) { s.Containers[0].Image = "" }), "spec.containers[0].image: Required value"},
+		{"bad image", mod(func(s *podlife.PodSpec) { s.Containers[0].Image = "UPPER/Case::x" }), "spec.containers[0].image: Invalid value"},
+		{"unknown volume", mod(func(s *podlife.PodSpec) {
+			s.Containers[0].VolumeMounts = []podlife.VolumeMount{{Name: "nope", MountPath: "/x"}}
+		}), `spec.containers[0].volumeMounts[0].name: Not found: "nope"`},
+		{"relative mount path", mod(func(s *podlife.PodSpec) {
+			s.Volumes = []podlife.Volume{{Name: "v", EmptyDir: &podlife.EmptyDirVolume{}}}
+			s.Containers[0].VolumeMounts = []podlife.VolumeMount{{Name: "v", MountPath: "rel"}}
+		}), "spec.containers[0].volumeMounts[0].mountPath: Invalid value"},
+		{"volume without source", mod(func(s *podlife.PodSpec) { s.Volumes = []podlife.Volume{{Name: "v"}} }), "spec.volumes[0]: Required value"},
+		{"relative hostPath", mod(func(s *podlife.PodSpec) {
+			s.Volumes = []podlife.Volume{{Name: "v", HostPath: &podlife.HostPathVolume{Path: "tmp"}}}
+		}), "spec.volumes[0].hostPath.path: Invalid value"},
+		{"negative grace", mod(func(s *podlife.PodSpec) { s.TerminationGracePeriod = ptr(-time.Second) }), "spec.terminationGracePeriodSeconds: Invalid value"},
+		{"negative hook timeout", mod(func(s *podlife.PodSpec) { s.Containers[0].HookTimeout = -time.Second }), "spec.containers[0].lifecycle.hookTimeout: Invalid value"},
+		{"bad restart policy", mod(func(s *podlife.PodSpec) { s.RestartPolicy = "Sometimes" }), "spec.restartPolicy: Unsupported value"},
+		{"bad pull policy", mod(func(s *podlife.PodSpec) { s.Containers[0].ImagePullPolicy = "Maybe" }), "spec.containers[0].imagePullPolicy: Unsupported value"},
+		{"duplicate hostPort", mod(func(s *podlife.PodSpec) {
+			s.Containers[0].Ports = []podlife.ContainerPort{{ContainerPort: 80, HostPort: 8080}, {ContainerPort: 81, HostPort: 8080}}
+		}), "spec.containers[0].ports[1].hostPort: Duplicate value"},
+		{"bad env name", mod(func(s *podlife.PodSpec) { s.Containers[0].Env = []podlife.EnvVar{{Name: "1=x"}} }), "spec.containers[0].env[0].name: Invalid value"},
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := func() *podlife.PodSpec { s := validPod(); return &s }().Validate(); err != nil {
+		t.Fatalf("valid pod rejected: %v", err)
+	}
+	for _, tc := range invalidSpecs() {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.spec.Validate()
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !errors.Is(err, podlife.ErrInvalidSpec) {
+				t.Errorf("%v is not ErrInvalidSpec", err)
+			}
+			var ve *podlife.ValidationError
+			if !errors.As(err, &ve) || len(ve.Errs) == 0 {
+				t.Errorf("%v is not a *ValidationError with field errors", err)
+			}
+			if !strings.Contains(err.Error(), tc.field) {
+				t.Errorf("error %q does not name %q", err, tc.field)
+			}
+		})
+	}
+}

@@ -1,0 +1,33 @@
+// Package probe runs container probes (startup, readiness, liveness) with the
+// semantics of the Kubernetes kubelet.
+//
+// A [Prober] checks a container once and returns a [Result] with a message.
+// The package offers the kubelet's probe mechanisms, plus Go functions:
+//
+//   - [Exec] runs a command in the container: exit code 0 is Success, any other
+//     code Failure, a timeout Failure ("command ... timed out").
+//   - [HTTPGet] sends a GET request from the host to the pod IP (or a given
+//     host): 200 <= status < 400 is Success; a redirect to another host is not
+//     followed and gives Warning, which counts as Success.
+//   - [TCPSocket] connects to a port: a connection is Success.
+//   - [ProberFunc] adapts a Go function.
+//
+// The kubelet's grpc probe (grpc.health.v1) is not offered yet.
+//
+// # Timeouts
+//
+// Probers are bounded by their context only. The caller gives each probe a
+// context whose deadline is the probe's timeout; [Spec.Run] does that. A probe
+// whose deadline passes reports Failure; one whose context is cancelled
+// otherwise reports a prober error, since its result means nothing.
+//
+// # Specs
+//
+// [Spec] holds a prober with the kubelet's timing fields. [Spec.WithDefaults]
+// fills in the kubelet's defaults and [Spec.Validate] checks a spec for one
+// [Kind] of probe. The worker that applies periods and thresholds is not part
+// of this package yet.
+//
+// Probers take a [hook.Target], which gives the pod IP and the [hook.Execer]
+// that runs commands in the container.
+package probe
