@@ -70,6 +70,11 @@ func (a *attacher) Setup(ctx context.Context, id, netnsPath string, opts ...Atta
 	}
 	defer unlock()
 
+	// A second ADD would fail, and the DEL that undoes a failed ADD would
+	// then tear down the pod's existing attachment.
+	if _, cachedRT, _ := a.cni.GetNetworkListCachedConfig(a.list, rt); cachedRT != nil {
+		return nil, fail(errors.New("pod is already attached; Remove it first"))
+	}
 	list := a.listFor(rt)
 	raw, err := a.cni.AddNetworkList(ctx, list, rt)
 	if err == nil {

@@ -17,6 +17,7 @@ func BenchmarkSetupRemove(b *testing.B) {
 		ports  bool
 	}{
 		{"plain", false, false},
+		{"portmap", false, true},
 		{"ipmasq", true, false},
 		{"ipmasq+portmap", true, true},
 	} {

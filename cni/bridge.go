@@ -2,7 +2,9 @@ package cni
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,7 +82,7 @@ func (b *Bridge) ConfList() []byte {
 
 // removeConfList deletes the conflist file, if present.
 func (b *Bridge) removeConfList() error {
-	if err := os.Remove(confListPath(b.cfg)); err != nil && !os.IsNotExist(err) {
+	if err := os.Remove(confListPath(b.cfg)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

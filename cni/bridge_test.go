@@ -231,3 +231,16 @@ func TestDestroyDetachesRemainingPods(t *testing.T) {
 		t.Error("pod veth survived Destroy")
 	}
 }
+
+func TestSetupTwiceKeepsFirstAttachment(t *testing.T) {
+	b := newTestBridge(t, false)
+	p := attach(t, b)
+	if _, err := b.Setup(context.Background(), p.id, p.netns); err == nil {
+		t.Fatal("second Setup succeeded")
+	}
+	if _, err := os.Stat(leaseFile(b, p.res.IP)); err != nil {
+		t.Errorf("first lease gone: %v", err)
+	}
+	listenInNetNS(t, p.netns, 8080, p.id)
+	expectGreeting(t, netip.AddrPortFrom(p.res.IP, 8080).String(), p.id)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"path/filepath"
+	"slices"
 
 	"github.com/containernetworking/cni/pkg/utils"
 )
@@ -16,16 +17,14 @@ const (
 	DefaultSubnet      = "10.88.0.0/16"
 )
 
-// maxIfNameLen is IFNAMSIZ minus the terminating NUL.
-const maxIfNameLen = 15
-
 // BridgeConfig describes a bridge network: pods get a veth on a Linux
 // bridge and an address from host-local IPAM, and can have host ports
 // forwarded to them by the portmap plugin.
 type BridgeConfig struct {
 	// Name is the CNI network name; default "podlife".
 	Name string
-	// Bridge is the bridge device; default "podlife0", at most 15 bytes.
+	// Bridge is the bridge device; default "podlife0", at most 15 bytes
+	// (IFNAMSIZ).
 	Bridge string
 	// Subnet is the pod subnet; default 10.88.0.0/16. The bridge takes its
 	// first address as the pods' gateway.
@@ -69,7 +68,7 @@ func (c BridgeConfig) withDefaults() (BridgeConfig, error) {
 	if len(c.PluginDirs) == 0 {
 		c.PluginDirs = existingDirs(defaultPluginDirs())
 	} else {
-		c.PluginDirs = append([]string(nil), c.PluginDirs...)
+		c.PluginDirs = slices.Clone(c.PluginDirs)
 	}
 	return c, nil
 }
@@ -85,7 +84,7 @@ func (c BridgeConfig) validate() error {
 		field("Name", "%q: %s", c.Name, err.Msg)
 	}
 	if err := utils.ValidateInterfaceName(c.Bridge); err != nil {
-		field("Bridge", "%q: %v (IFNAMSIZ allows %d bytes)", c.Bridge, err, maxIfNameLen)
+		field("Bridge", "%q: %v", c.Bridge, err)
 	}
 	if err := validSubnet(c.Subnet); err != nil {
 		field("Subnet", "%s: %v", c.Subnet, err)

@@ -51,6 +51,7 @@ func TestNewBridgeRejectsBadConfig(t *testing.T) {
 			if b != nil {
 				t.Error("non-nil Bridge with error")
 			}
+			t.Log(err)
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not mention %q", err, tc.want)
 			}

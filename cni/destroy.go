@@ -9,13 +9,17 @@ import (
 )
 
 // Destroy removes what the network leaves on the host once no pod uses it:
-// the veths still enslaved to the bridge, the bridge itself, iptables rules
-// and per-pod chains tagged with the network's name, portmap's host-wide
-// chains if no network has port mappings left, the IPAM leases, the
-// network's cache entries and the conflist file. It is meant for tests and
-// for uninstalling; a pod still attached loses its connectivity. It is
+// the veths still enslaved to the bridge, the bridge itself, the iptables
+// rules and per-pod chains tagged with the network's name, the IPAM leases,
+// the network's cache entries and the conflist file. It is meant for tests
+// and for uninstalling; a pod still attached loses its connectivity. It is
 // idempotent. The Bridge stays usable: a later Setup recreates what it needs
 // (but not the conflist file, which NewBridge writes).
+//
+// portmap's host-wide chains (CNI-HOSTPORT-DNAT, -SETMARK, -MASQ) stay: they
+// are shared with every other CNI network on the host, are inert without
+// port mappings, and deleting them can break a concurrent portmap ADD of
+// another process, which no lock of ours covers.
 func (b *Bridge) Destroy(ctx context.Context) error {
 	name := b.cfg.Name
 	unlock, err := b.a.lock.lock(ctx)
@@ -37,7 +41,6 @@ func (b *Bridge) Destroy(ctx context.Context) error {
 	}
 	step("delete bridge", deleteLink(b.cfg.Bridge))
 	step("remove iptables rules", sweepOwned(ctx, name, ""))
-	step("remove idle portmap chains", sweepIdlePortmapChains(ctx))
 	step("remove IPAM leases", removeIPAMData(b.cfg.StateDir, name))
 	step("remove cache entries", removeCachedResults(b.cfg.StateDir, name))
 	step("remove conflist", b.removeConfList())

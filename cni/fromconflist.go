@@ -43,11 +43,11 @@ func FromConfList(stateDir string, conflist []byte, pluginDirs ...string) (Netwo
 	if err := checkPluginDirs(pluginDirs); err != nil {
 		return nil, fail(err)
 	}
-	types := make([]string, len(list.Plugins))
+	pluginTypes := make([]string, len(list.Plugins))
 	for i, p := range list.Plugins {
-		types[i] = p.Network.Type
+		pluginTypes[i] = p.Network.Type
 	}
-	if err := findPlugins(pluginDirs, types...); err != nil {
+	if err := findPlugins(pluginDirs, pluginTypes...); err != nil {
 		return nil, fail(err)
 	}
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {

@@ -12,18 +12,22 @@ import (
 // ipTool is the iptables-save/iptables-restore pair of one IP family.
 type ipTool struct {
 	save, restore string
+	// optional tools failing to read a table is taken to mean that the
+	// table is unusable (IPv6 disabled, say), so no plugin has rules there.
+	optional bool
 }
 
 // ipTools returns the tools of both IP families.
 func ipTools() []ipTool {
 	return []ipTool{
 		{save: "iptables-save", restore: "iptables-restore"},
-		{save: "ip6tables-save", restore: "ip6tables-restore"},
+		{save: "ip6tables-save", restore: "ip6tables-restore", optional: true},
 	}
 }
 
 // dump reads one table. It returns nil, without error, when the tools are
-// not installed: then no plugin can have added rules either.
+// not installed (or, if optional, cannot read the table): then no plugin
+// can have added rules either.
 func (t ipTool) dump(ctx context.Context, table string) (*ruleTable, error) {
 	path, err := exec.LookPath(t.save)
 	if errors.Is(err, exec.ErrNotFound) {
@@ -36,6 +40,9 @@ func (t ipTool) dump(ctx context.Context, table string) (*ruleTable, error) {
 	cmd := exec.CommandContext(ctx, path, "-t", table)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if err != nil && t.optional && ctx.Err() == nil {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s -t %s: %w: %s", t.save, table, err, strings.TrimSpace(stderr.String()))
 	}

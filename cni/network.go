@@ -9,7 +9,8 @@ import "context"
 type Network interface {
 	// Setup attaches the network namespace pinned at netnsPath to the
 	// network for the pod whose CNI container ID is id, and returns what
-	// the plugins configured.
+	// the plugins configured. It fails, changing nothing, if the pod is
+	// already attached; if a plugin fails, what the others did is undone.
 	Setup(ctx context.Context, id, netnsPath string, opts ...AttachOption) (*Result, error)
 	// Remove detaches the pod with the given id. It is idempotent and
 	// tolerates a netnsPath that no longer exists or is no longer a network

@@ -110,32 +110,14 @@ func ownedBy(comment, network, id string) bool {
 	return rest == strconv.Quote(id)
 }
 
-// rulesIn returns the rules of chain.
-func (t *ruleTable) rulesIn(chain string) []rule {
-	var out []rule
-	for _, r := range t.rules {
-		if r.chain == chain {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // removal returns an iptables-restore --noflush payload that deletes the
-// rules selected by match and drops (flushes and deletes) the user chains
-// in drop together with every rule that jumps to them. A user chain that
-// only selected rules jump to is dropped too. It returns "" if there is
-// nothing to do.
-func (t *ruleTable) removal(match func(rule) bool, drop ...string) string {
+// rules selected by match and drops (flushes and deletes) every user chain
+// that only selected rules jump to. It returns "" if there is nothing to do.
+func (t *ruleTable) removal(match func(rule) bool) string {
 	dropped := make(map[string]bool)
-	for _, c := range drop {
-		if t.chains[c] {
-			dropped[c] = true
-		}
-	}
 	var selected []rule
 	for _, r := range t.rules {
-		if (match != nil && match(r)) || dropped[r.target] {
+		if match(r) {
 			selected = append(selected, r)
 		}
 	}

@@ -45,25 +45,32 @@ COMMIT
 	}
 }
 
-func TestRemovalOfSharedChains(t *testing.T) {
+func TestRemovalOfNothing(t *testing.T) {
 	tab := parseRuleTable("nat", natDump)
-	got := tab.removal(nil, portmapSharedChains()...)
+	if got := tab.removal(func(r rule) bool { return ownedBy(r.comment, "net", "p3") }); got != "" {
+		t.Errorf("payload for an unknown pod: %q", got)
+	}
+}
+
+// The network-wide sweep of Destroy leaves the shared portmap chains, and
+// the rules that lead to them, alone.
+func TestRemovalOfNetwork(t *testing.T) {
+	tab := parseRuleTable("nat", natDump)
+	got := tab.removal(func(r rule) bool { return ownedBy(r.comment, "net", "") })
 	want := `*nat
--D PREROUTING -m addrtype --dst-type LOCAL -j CNI-HOSTPORT-DNAT
--D POSTROUTING -m comment --comment "CNI portfwd requiring masquerade" -j CNI-HOSTPORT-MASQ
--F CNI-HOSTPORT-DNAT
--F CNI-HOSTPORT-MASQ
--F CNI-HOSTPORT-SETMARK
--X CNI-HOSTPORT-DNAT
--X CNI-HOSTPORT-MASQ
--X CNI-HOSTPORT-SETMARK
+-D POSTROUTING -s 10.1.0.2/32 -m comment --comment "name: \"net\" id: \"p1\"" -j CNI-aaa
+-D POSTROUTING -s 10.1.0.3/32 -m comment --comment "name: \"net\" id: \"p2\"" -j CNI-bbb
+-D CNI-HOSTPORT-DNAT -p tcp -m comment --comment "dnat name: \"net\" id: \"p1\"" -m multiport --dports 8080 -j CNI-DN-1
+-F CNI-DN-1
+-F CNI-aaa
+-F CNI-bbb
+-X CNI-DN-1
+-X CNI-aaa
+-X CNI-bbb
 COMMIT
 `
 	if got != want {
 		t.Errorf("payload:\n%s\nwant:\n%s", got, want)
-	}
-	if got := tab.removal(func(rule) bool { return false }); got != "" {
-		t.Errorf("no-op removal = %q", got)
 	}
 }
 

@@ -104,6 +104,10 @@ func (c *Container) prepare(ctx context.Context) {
 	defer close(c.prepared)
 	p := c.pod
 	img, err := p.ensureImage(ctx, c.spec)
+	if err != nil && ctx.Err() != nil {
+		c.prepErr = ctx.Err() // cancelled by a stop or a failed sibling: not this container's failure
+		return
+	}
 	if err != nil {
 		reason := ReasonErrImagePull
 		if errors.Is(err, ErrImageNeverPull) {
@@ -113,9 +117,15 @@ func (c *Container) prepare(ctx context.Context) {
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPull, Err: err}
 		return
 	}
+	p.mu.Lock()
 	c.imageName = img.Name()
 	c.imageID = img.Target().Digest.String()
+	p.mu.Unlock()
 	if err := c.create(ctx, img); err != nil {
+		if ctx.Err() != nil {
+			c.prepErr = ctx.Err()
+			return
+		}
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
 		c.setWaiting(ReasonCreateContainerError, err.Error())
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}

@@ -81,7 +81,7 @@ func TestSmokePreStopBeforeStopSignal(t *testing.T) {
 		Name: "prestop", Volumes: sharedVolume(), TerminationGracePeriod: ptr(20 * time.Second),
 		Containers: []podlife.ContainerSpec{{
 			Name: "app", Image: testImage, VolumeMounts: sharedMount,
-			Command: []string{"/bin/sh", "-c", "trap '" + stampCmd(f, "app", "term") + "; exit 0' TERM; while :; do sleep 0.1; done"},
+			Command: []string{"/bin/sh", "-c", "on_term() { " + stampCmd(f, "app", "term") + "; exit 0; }; trap on_term TERM; while :; do sleep 0.1; done"},
 			PreStop: hook.Exec("/bin/sh", "-c", stampCmd(f, "app", "prestop-begin")+"; sleep 1; "+stampCmd(f, "app", "prestop-end")),
 		}},
 	})

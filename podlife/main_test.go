@@ -139,6 +139,8 @@ type harness struct {
 	stateDir string
 	bridge   cni.BridgeConfig
 	logs     *lockedWriter
+	// keepImages are images the test may leave (the imported test image, pulled images).
+	keepImages []string
 }
 
 type harnessOption func(*podlife.Config)
@@ -149,7 +151,7 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 		t.Skip(env.skip)
 	}
 	n := env.next.Add(1)
-	h := &harness{t: t, ns: fmt.Sprintf("plt-%s-%d", env.runID, n), logs: &lockedWriter{}}
+	h := &harness{t: t, ns: fmt.Sprintf("plt-%s-%d", env.runID, n), logs: &lockedWriter{}, keepImages: []string{testImage}}
 	h.stateDir = filepath.Join(env.dir, fmt.Sprintf("s%d", n))
 	h.bridge = cni.BridgeConfig{
 		Name:   fmt.Sprintf("plt-%s-%d", env.runID, n),
@@ -195,7 +197,7 @@ func (h *harness) cleanup() {
 		}
 	}
 	nctx := namespaces.WithNamespace(ctx, h.ns)
-	leaks, err := podlifetest.ContainerdLeaks(nctx, env.client, h.ns, testImage)
+	leaks, err := podlifetest.ContainerdLeaks(nctx, env.client, h.ns, h.keepImages...)
 	if err != nil {
 		t.Errorf("leak check: %v", err)
 	}
@@ -268,7 +270,7 @@ type stamped struct {
 func readStamped(t *testing.T, path string) []stamped {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
+	if err != nil && !os.IsNotExist(err) {
 		t.Fatalf("read %s: %v", path, err)
 	}
 	var out []stamped
@@ -285,6 +287,29 @@ func readStamped(t *testing.T, path string) []stamped {
 		out = append(out, s)
 	}
 	return out
+}
+
+// waitStamped reads the shared log until it has a line of each of whos (the containers write
+// their first line a moment after their process started), for at most 20 s.
+func waitStamped(t *testing.T, path string, whos ...string) []stamped {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		lines := readStamped(t, path)
+		missing := ""
+		for _, w := range whos {
+			if _, ok := first(lines, w, ""); !ok {
+				missing = w
+			}
+		}
+		if missing == "" {
+			return lines
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no line from %s in %s: %+v", missing, path, lines)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // first returns the first line of who (doing what, if what != "").

@@ -252,6 +252,11 @@ func (p *Pod) isStopping() bool {
 func (p *Pod) run() {
 	err := p.startSequence()
 	close(p.seqDone)
+	if err != nil && p.isStopping() {
+		// A stop asked for by the user cancelled the start: the stop owns the pod now.
+		p.log.Debug("start sequence ended by a stop", "err", err)
+		err = nil
+	}
 	if err != nil {
 		p.log.Info("pod failed to start; removing it", "err", err)
 		p.startErr = err
@@ -297,7 +302,7 @@ func (p *Pod) startSequence() error {
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		go func() {
 			c.prepare(lctx)
-			if c.prepErr != nil {
+			if c.prepErr != nil && lctx.Err() == nil {
 				setupFailed <- c.prepErr
 			}
 		}()

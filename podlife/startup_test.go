@@ -71,7 +71,7 @@ func TestSmokeStartupSequence(t *testing.T) {
 			if r, n := st.ReadyCount(); r != 2 || n != 2 || st.Phase != podlife.PhaseRunning {
 				t.Fatalf("after Run: ready %d/%d phase %s, want 2/2 Running", r, n, st.Phase)
 			}
-			lines := readStamped(t, filepath.Join(pod.Sandbox().Dir(), "volumes", "shared", "message"))
+			lines := waitStamped(t, filepath.Join(pod.Sandbox().Dir(), "volumes", "shared", "message"), "container1", "container2")
 			c1, ok1 := first(lines, "container1", "main")
 			c2, ok2 := first(lines, "container2", "main")
 			hookEnd, ok3 := first(lines, "container1", "hook-end")

@@ -216,3 +216,18 @@ func TestThrowawayThreadIsNeverMain(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkCreateRemove(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root")
+	}
+	dir := filepath.Join(b.TempDir(), "ns")
+	for b.Loop() {
+		if _, err := Create(dir, []Kind{Net, IPC, UTS}, "bench"); err != nil {
+			b.Fatal(err)
+		}
+		if err := Remove(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

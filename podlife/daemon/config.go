@@ -25,7 +25,8 @@ type Config struct {
 	// Dir holds everything the daemon owns: its root (Dir/root), its
 	// state (Dir/state), its socket (Dir/containerd.sock) and the
 	// generated config.toml. It is required and created if missing. Keep it
-	// short: socket paths are limited to 107 bytes.
+	// short: unix socket paths are limited to 107 bytes, which leaves 85 for
+	// Dir (the longest socket is Dir/containerd.sock.ttrpc).
 	Dir string
 
 	// Logger receives every line the daemon writes, at debug level.

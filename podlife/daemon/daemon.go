@@ -225,8 +225,8 @@ func (d *Daemon) Err() error {
 	}
 }
 
-// Version returns the version the daemon reports, such as "v2.4.2" or
-// "1.6.20~ds1".
+// Version returns the version the daemon reports, such as "v2.4.2" for a
+// release build or "1.6.20~ds1" for Debian's.
 func (d *Daemon) Version(ctx context.Context) (string, error) {
 	v, err := d.client.Version(ctx)
 	if err != nil {

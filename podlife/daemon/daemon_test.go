@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,5 +178,30 @@ func TestSocketPathTooLong(t *testing.T) {
 func TestDirRequired(t *testing.T) {
 	if _, err := daemon.Start(t.Context(), daemon.Config{Binary: "true"}); err == nil {
 		t.Fatal("Start without Dir succeeded")
+	}
+}
+
+func TestUnexpectedExit(t *testing.T) {
+	for name, bin := range containerds(t) {
+		t.Run(name, func(t *testing.T) {
+			d, err := daemon.Start(t.Context(), daemon.Config{Binary: bin, Dir: tempDir(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Kill(d.PID(), syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-d.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("Done not closed after the daemon was killed")
+			}
+			if err := d.Err(); !errors.Is(err, daemon.ErrExited) {
+				t.Errorf("Err() = %v, want ErrExited", err)
+			}
+			if err := d.Stop(t.Context()); !errors.Is(err, daemon.ErrExited) {
+				t.Errorf("Stop() = %v, want ErrExited", err)
+			}
+		})
 	}
 }

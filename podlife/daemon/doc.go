@@ -10,6 +10,10 @@
 // the plugins a private daemon does not need, including CRI and the
 // snapshotters that probe the host.
 //
+// The daemon runs in a process group of its own and, on Linux, gets SIGTERM
+// from the kernel if the process that started it dies without stopping it,
+// so that a crashed test or program does not leave it behind.
+//
 // Only the containerd process itself is managed. Shims
 // (containerd-shim-runc-v2) are separate processes that outlive the daemon
 // on purpose, so that running containers survive a restart; a caller that

@@ -11,20 +11,17 @@ import (
 	"github.com/podlife/podlife/podlife/daemon"
 )
 
-// Start a private containerd, talk to it, and stop it.
+// Start a private containerd, talk to it, and stop it. (Not run by go test:
+// it needs root and containerd.)
 func Example() {
-	if os.Geteuid() != 0 {
-		fmt.Println("serving: true") // containerd needs root
-		return
-	}
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "plt-")
+	dir, err := os.MkdirTemp("", "plt-") // short: socket paths are limited
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
 
-	d, err := daemon.Start(ctx, daemon.Config{Binary: "/usr/bin/containerd", Dir: dir})
+	d, err := daemon.Start(ctx, daemon.Config{Dir: dir})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,5 +37,4 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println("serving:", serving)
-	// Output: serving: true
 }

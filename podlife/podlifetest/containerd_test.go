@@ -2,9 +2,12 @@ package podlifetest_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 	"github.com/containerd/containerd/v2/pkg/oci"
 
+	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
@@ -112,4 +116,52 @@ func runTask(t *testing.T, ctrd *podlifetest.Containerd, img client.Image, id st
 		t.Fatalf("delete task: %v", err)
 	}
 	return out.String(), errOut.String()
+}
+
+func TestContainerdCloseKillsTasks(t *testing.T) {
+	v := containerds(t)[0]
+	ctrd, err := podlifetest.StartContainerd(t.Context(), daemon.Config{Binary: v.binary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ctrd.Close() })
+	ctx := namespaces.WithNamespace(t.Context(), testNamespace)
+	img, err := podlifetest.ImportBusybox(ctx, ctrd.Client, testRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "plt-left-running"
+	ctr, err := ctrd.Client.NewContainer(ctx, id,
+		client.WithNewSnapshot(id, img),
+		client.WithNewSpec(oci.WithImageConfig(img), oci.WithProcessArgs("sleep", "600")),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := ctr.NewTask(ctx, cio.NullIO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := task.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pid := int(task.Pid())
+	leaks, err := podlifetest.ContainerdLeaks(ctx, ctrd.Client, testNamespace, testRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("leaks while running:\n\t%s", strings.Join(leaks, "\n\t"))
+	if len(leaks) < 3 { // container, task, active snapshot
+		t.Errorf("want container, task and snapshot leaks, got %q", leaks)
+	}
+
+	if err := ctrd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("task process %d still exists after Close: %v", pid, err)
+	}
+	if _, err := os.Stat(ctrd.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s left after Close: %v", ctrd.Dir(), err)
+	}
 }

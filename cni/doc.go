@@ -1,0 +1,52 @@
+// Package cni attaches pod network namespaces, given as paths to pinned
+// netns files, to CNI networks through libcni and the standard plugin
+// binaries.
+//
+// [NewBridge] generates and owns a bridge network (bridge + host-local +
+// portmap); [FromConfList] wraps a user-supplied conflist. Both return a
+// [Network]. The configuration is parsed once, when the Network is made.
+//
+// # Concurrency
+//
+// CNI plugins race on iptables and on their own state when run in
+// parallel, so every Setup, Remove and Destroy of a Network holds two locks
+// for its whole duration: an in-process one, and an exclusive flock on
+// StateDir/cni.lock, which also serialises other processes (and other
+// Networks) using the same state dir. Calls on Networks with different state
+// dirs are not serialised against each other. Waiting for either lock
+// honours the context. A Network is safe for concurrent use.
+//
+// # Errors
+//
+// Errors of Setup and Remove read `cni: ADD network "<name>" for pod "<id>":
+// <cause>` (DEL for Remove) and wrap their cause with %w.
+//
+// # Plugin behaviour this package relies on or works around
+//
+// The package is tested against the Debian containernetworking-plugins
+// 1.1.1 binaries:
+//
+//   - Remove passes an empty CNI_NETNS when the netns path no longer exists
+//     or is no longer a namespace (an unmounted pin); given such a path, the
+//     bridge plugin would fail the DEL. With an empty CNI_NETNS it still
+//     releases the IPAM lease and portmap still removes the port mappings,
+//     which Remove takes from the CNI cache when the caller passes none.
+//   - The bridge plugin (1.1.1) finds the addresses to stop masquerading
+//     inside the netns, so a DEL without a netns leaks the pod's ipMasq
+//     chain. After such a DEL, or one without a cache entry, Remove deletes
+//     the nat rules tagged `name: "<network>" id: "<pod>"` and the per-pod
+//     chains they lead to itself.
+//   - portmap does nothing without port mappings, so calls without any skip
+//     its exec. With snat (on in generated conflists) it sets route_localnet
+//     on the bridge and masquerades localhost connections, which is what
+//     makes 127.0.0.1:<hostPort> reach the pod from the host.
+//   - The firewall plugin is not part of generated conflists: it works with
+//     1.1.1 and iptables-nft but only matters when the host's FORWARD
+//     policy is DROP, and it adds about as much time to every Setup and
+//     Remove as the bridge plugin takes itself.
+//
+// Host-wide side effects that outlive [Bridge.Destroy]: the bridge plugin
+// turns on net.ipv4.ip_forward (isGateway) and never turns it off, and
+// portmap's chains CNI-HOSTPORT-DNAT, -SETMARK and -MASQ, shared by all CNI
+// networks on the host, stay in the nat table once created.
+package cni
