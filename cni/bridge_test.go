@@ -146,9 +146,10 @@ func TestConcurrentPodsOnSharedStateDir(t *testing.T) {
 
 	results := make([]*Result, n)
 	errs := make(chan error, n)
+	basePort := randomHostPort(t)
 	for i := range n {
 		go func() {
-			opt := WithPortMappings(PortMapping{HostPort: 40000 + uint16(i), ContainerPort: 80})
+			opt := WithPortMappings(PortMapping{HostPort: basePort + uint16(i), ContainerPort: 80})
 			res, err := nets[i%2].Setup(ctx, fmt.Sprintf("cc-%d", i), netns[i], opt)
 			results[i] = res
 			errs <- err

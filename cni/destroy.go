@@ -14,7 +14,8 @@ import (
 // the network's cache entries and the conflist file. It is meant for tests
 // and for uninstalling; a pod still attached loses its connectivity. It is
 // idempotent. The Bridge stays usable: a later Setup recreates what it needs
-// (but not the conflist file, which NewBridge writes).
+// (but not the conflist file, which NewBridge writes). StateDir/cni.lock
+// stays too: deleting a lock file under its waiters would break the lock.
 //
 // portmap's host-wide chains (CNI-HOSTPORT-DNAT, -SETMARK, -MASQ) stay: they
 // are shared with every other CNI network on the host, are inert without

@@ -45,13 +45,14 @@ type Pod struct {
 	removed    chan struct{}
 	removeErr  error
 
-	mu        sync.Mutex
-	stopping  bool
-	phase     Phase
-	reason    string
-	message   string
-	startTime time.Time
-	notify    chan struct{} // closed and replaced on every status change
+	mu         sync.Mutex
+	stopping   bool
+	terminated bool // every process gone after a stop: the phase is final
+	phase      Phase
+	reason     string
+	message    string
+	startTime  time.Time
+	notify     chan struct{} // closed and replaced on every status change
 }
 
 func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
@@ -154,20 +155,11 @@ func (p *Pod) emitAt(t time.Time, container string, typ EventType, reason, msg s
 func (p *Pod) changed() {
 	p.mu.Lock()
 	if p.phase != PhaseSucceeded && p.phase != PhaseFailed || p.stopping {
-		p.phase = computePhase(p.spec.RestartPolicy, p.stopping && p.isStoppedLocked(), p.statusesLocked(p.inits), p.statusesLocked(p.apps))
+		p.phase = computePhase(p.spec.RestartPolicy, p.terminated, p.statusesLocked(p.inits), p.statusesLocked(p.apps))
 	}
 	close(p.notify)
 	p.notify = make(chan struct{})
 	p.mu.Unlock()
-}
-
-func (p *Pod) isStoppedLocked() bool {
-	select {
-	case <-p.stopped:
-		return true
-	default:
-		return false
-	}
 }
 
 func (p *Pod) statusesLocked(cs []*Container) []ContainerStatus {

@@ -67,8 +67,11 @@ func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cau
 		// Let the start sequence notice the cancellation: no container starts after this point.
 		<-p.seqDone
 		p.stopErr = p.stopAll(ctx, grace, hooks)
-		close(p.stopped)
+		p.mu.Lock()
+		p.terminated = true
+		p.mu.Unlock()
 		p.changed()
+		close(p.stopped)
 		p.emit("", EventNormal, ReasonStopped, "Pod stopped")
 	})
 	<-p.stopped

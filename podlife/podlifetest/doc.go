@@ -8,8 +8,15 @@
 //     left under it.
 //   - [StartRegistry] runs a local registry (Debian's docker-registry) on
 //     127.0.0.1, optionally with basic auth, and pushes images to it.
-//   - [ContainerdLeaks] and [HostLeaks] list what a test left behind.
+//   - [ContainerdLeaks] and [HostLeaks] list what a test left behind;
+//     [RemoveNamespaceDirs] removes what runc leaves per namespace.
 //
-// Most of it needs root and the binaries it runs; tests should skip
-// otherwise.
+// Some state stays global even with a private containerd: runc's state in
+// /run/containerd/runc/<namespace>, shim sockets in /run/containerd/s,
+// cgroups under /<namespace>, and the client's default FIFO directory
+// /run/containerd/fifo. Tests should use a namespace of their own and
+// cio.WithFIFODir under the daemon's directory.
+//
+// The package is for Linux; most of it needs root and the binaries it runs,
+// and tests should skip otherwise.
 package podlifetest

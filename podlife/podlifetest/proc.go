@@ -14,12 +14,12 @@ type process struct {
 	err  error         // the result of cmd.Wait, valid after done
 }
 
-// startProcess starts cmd in a process group of its own, killed by the
-// kernel if this process dies first. The parent-death signal fires when the
-// forking thread ends, so cmd is started on a thread locked until the child
-// exits.
+// startProcess starts cmd with sysProcAttr (its own process group, and
+// killed by the kernel if this process dies first). The parent-death signal
+// fires when the forking thread ends, so cmd is started on a thread locked
+// until the child exits.
 func startProcess(cmd *exec.Cmd) (*process, error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr()
 	p := &process{cmd: cmd, done: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {

@@ -20,7 +20,7 @@ func RemoveAll(dir string) error {
 	}
 	var errs []error
 	for _, m := range mounts {
-		if err := unix.Unmount(m.point, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) {
+		if err := unmountDetach(m.point); err != nil && !errors.Is(err, unix.EINVAL) {
 			errs = append(errs, fmt.Errorf("unmount %s: %w", m.point, err))
 		}
 	}

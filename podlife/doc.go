@@ -1,0 +1,35 @@
+// Package podlife runs Kubernetes-style pods on a plain Linux host, as a library: it drives
+// containerd directly and wires pods with CNI, with no kubelet, API server or etcd.
+//
+// # Runtime, pods and containers
+//
+// [New] connects to containerd (the system socket, or a private containerd it starts when none
+// answers) and prepares a CNI bridge. [Runtime.Run] turns a [PodSpec] into running containers
+// and returns a [Pod]; [Pod.Status] is a snapshot shaped like Kubernetes' PodStatus, events
+// ([Pod.Subscribe], [Runtime.Subscribe]) carry the kubelet's reasons, [Pod.Stop] stops the pod
+// gracefully and [Pod.Remove] deletes everything it had.
+//
+// A context passed to a method cancels that call, never the pod: a pod lives until Stop or Remove.
+//
+// # Start order
+//
+// A [StartPolicy] decides when each container's process starts. The default, [Sequential],
+// is the kubelet's: containers start one by one in spec order and a container's postStart hook
+// must return before the next container starts (the "sidecar first" trick relies on it).
+// [Parallel] starts them at once. Whatever the policy, the work that does not change the order
+// (image checks, snapshots, container and task creation, the network) runs ahead in parallel, so
+// a pod starts faster than the straightforward sequence would.
+//
+// # Sandbox
+//
+// A pod's network, IPC and UTS namespaces are created once and pinned as files under the state
+// directory; containers join them by path. No pause process is needed. The network namespace is
+// attached to the CNI network (bridge + host-local + portmap by default), with the attach intent
+// recorded before CNI ADD so that CNI DEL is always attempted on teardown.
+//
+// # Failure
+//
+// Invalid specs are rejected before anything is created, with a [*ValidationError] naming each
+// field. A pod that cannot be set up (image, network, create or start failure) is removed whole
+// and [Runtime.Run] returns a [*StartError] naming the container and step.
+package podlife

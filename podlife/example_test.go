@@ -1,0 +1,82 @@
+package podlife_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife"
+)
+
+// Run a two-container pod where the first container's postStart hook must finish before the
+// second container starts (the kubelet's order, podlife's default). Needs root and containerd.
+func ExampleRuntime_Run() {
+	ctx := context.Background()
+	rt, err := podlife.New(ctx, podlife.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+	pod, err := rt.Run(ctx, podlife.PodSpec{
+		Name: "web",
+		Containers: []podlife.ContainerSpec{
+			{
+				Name: "proxy", Image: "docker.io/library/busybox:1.36",
+				Command:   []string{"sh", "-c", "httpd -f -p 8080"},
+				PostStart: hook.Exec("sh", "-c", "until wget -q -O- http://127.0.0.1:8080/ >/dev/null; do sleep 0.1; done"),
+			},
+			{Name: "app", Image: "docker.io/library/busybox:1.36", Command: []string{"sleep", "3600"}},
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(pod.Status().Phase, pod.Status().PodIP)
+	_ = pod.Remove(ctx)
+}
+
+// Stop a pod with a shorter grace period than its spec's.
+func ExamplePod_Stop() {
+	ctx := context.Background()
+	rt, err := podlife.New(ctx, podlife.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+	pod, err := rt.Pod("web")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := pod.Stop(ctx, podlife.WithGracePeriod(5*time.Second)); err != nil {
+		log.Fatal(err)
+	}
+	st := pod.Status()
+	fmt.Println(st.Phase, st.ContainerStatuses[0].State.Terminated.ExitCode)
+}
+
+// Validation names every bad field the way Kubernetes users read it.
+func ExamplePodSpec_Validate() {
+	spec := podlife.PodSpec{Name: "demo", Containers: []podlife.ContainerSpec{
+		{Name: "app", Image: "busybox"},
+		{Name: "app"},
+	}}
+	fmt.Println(spec.Validate())
+	// Output: invalid pod "demo": spec.containers[1].name: Duplicate value: "app"; spec.containers[1].image: Required value
+}
+
+// A start policy of your own: start containers in reverse spec order, one at a time.
+func ExampleStartPolicyFunc() {
+	reverse := podlife.StartPolicyFunc(func(ctx context.Context, names []string, start podlife.StartFunc) error {
+		for i := len(names) - 1; i >= 0; i-- {
+			if err := start(ctx, names[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	_ = podlife.PodSpec{Name: "p", StartPolicy: reverse}
+	fmt.Println("ok")
+	// Output: ok
+}

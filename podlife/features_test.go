@@ -1,0 +1,180 @@
+package podlife_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife"
+)
+
+// Command, args, env, workingDir, hostPath and memory emptyDir volumes, the stop signal and the
+// CRI log file, observed from inside the container.
+func TestSmokeContainerFeatures(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	hostDir := t.TempDir()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "features", TerminationGracePeriod: ptr(20 * time.Second),
+		Volumes: []podlife.Volume{
+			{Name: "host", HostPath: &podlife.HostPathVolume{Path: hostDir, Type: podlife.HostPathDirectory}},
+			{Name: "mem", EmptyDir: &podlife.EmptyDirVolume{Medium: podlife.MediumMemory, SizeLimit: 8 << 20}},
+		},
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage, WorkingDir: "/tmp",
+			Command: []string{"/bin/sh", "-c"},
+			Args: []string{`echo "greeting=$GREETING pwd=$(pwd)" > /host/env; grep ' /mem ' /proc/mounts > /host/mounts; ` +
+				`echo to-stdout; echo to-stderr >&2; ` +
+				`trap 'echo got-usr1 > /host/signal; exit 0' USR1; while :; do sleep 0.1; done`},
+			Env:          []podlife.EnvVar{{Name: "GREETING", Value: "hello world"}},
+			StopSignal:   syscall.SIGUSR1,
+			VolumeMounts: []podlife.VolumeMount{{Name: "host", MountPath: "/host"}, {Name: "mem", MountPath: "/mem"}},
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	c, _ := pod.Container("app")
+	if err := pod.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(hostDir, name))
+		if err != nil {
+			t.Errorf("the container did not write %s: %v", name, err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	if got := read("env"); got != "greeting=hello world pwd=/tmp" {
+		t.Errorf("env/workingDir: %q", got)
+	}
+	if got := read("mounts"); !strings.HasPrefix(got, "tmpfs /mem tmpfs") || !strings.Contains(got, "size=8192k") {
+		t.Errorf("memory emptyDir mount: %q, want an 8 MiB tmpfs", got)
+	}
+	if got := read("signal"); got != "got-usr1" {
+		t.Errorf("stop signal: %q, want the USR1 trap to run", got)
+	}
+	if tt := pod.Status().ContainerStatuses[0].State.Terminated; tt == nil || tt.ExitCode != 0 {
+		t.Errorf("terminated %+v, want exit 0 from the USR1 trap", tt)
+	}
+	f, err := os.Open(c.LogPath())
+	if err != nil {
+		t.Fatalf("log file: %v", err)
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l, ok := podlife.ParseLogLine(sc.Bytes())
+		if !ok {
+			t.Fatalf("not a CRI log line: %q", sc.Text())
+		}
+		lines = append(lines, l.Stream+" "+l.Text)
+	}
+	if strings.Join(lines, "|") != "stdout to-stdout|stderr to-stderr" {
+		t.Errorf("log lines %q", lines)
+	}
+}
+
+// Go-func, httpGet (status code ignored) and sleep hooks, and HookTimeout.
+func TestHookKinds(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.URL.Path)
+		mu.Unlock()
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	port, _ := strconv.Atoi(u.Port())
+	var target hook.Target
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "hook-kinds", TerminationGracePeriod: ptr(20 * time.Second),
+		Containers: []podlife.ContainerSpec{
+			{
+				Name: "func", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+				PostStart: hook.HandlerFunc(func(ctx context.Context, t hook.Target) error { target = t; return nil }),
+				PreStop:   hook.Sleep(time.Second),
+			},
+			{
+				Name: "http", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+				PostStart: hook.HTTPGet(port, "/poststart", hook.WithHost("127.0.0.1")),
+			},
+			{
+				Name: "timeout", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+				PostStart: hook.Exec("sleep", "30"), HookTimeout: 500 * time.Millisecond,
+			},
+		},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	st := pod.Status()
+	if target.Pod != "hook-kinds" || target.Container != "func" || target.IP != st.PodIP || target.Exec == nil {
+		t.Errorf("Go hook target %+v, want the pod, container, pod IP %v and an Execer", target, st.PodIP)
+	}
+	if res, err := target.Exec.Exec(ctx, []string{"hostname"}); err != nil || strings.TrimSpace(string(res.Output)) != "hook-kinds" {
+		t.Errorf("Exec through the hook target: %q %v", res.Output, err)
+	}
+	mu.Lock()
+	if len(seen) != 1 || seen[0] != "/poststart" {
+		t.Errorf("httpGet hook requests %v, want one to /poststart", seen)
+	}
+	mu.Unlock()
+	if !st.ContainerStatuses[1].Ready {
+		t.Errorf("http container not ready: a 500 must not fail an httpGet hook (%+v)", st.ContainerStatuses[1])
+	}
+	w, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[2].State.Waiting != nil })
+	if err != nil || w.ContainerStatuses[2].State.Waiting.Reason != podlife.ReasonPostStartHookError {
+		t.Errorf("timeout container: %+v (%v), want PostStartHookError after HookTimeout", w.ContainerStatuses[2].State, err)
+	}
+	if err := pod.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	killing := eventTime(t, pod, "func", podlife.ReasonKilling)
+	exited := eventTime(t, pod, "func", podlife.ReasonExited)
+	if d := exited.Sub(killing); d < time.Second {
+		t.Errorf("func exited %v after Killing, want >= the 1 s sleep preStop", d)
+	}
+}
+
+// hostNetwork: no pod IP of its own, the host's hostname.
+func TestHostNetwork(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "hostnet", HostNetwork: true, TerminationGracePeriod: ptr(5 * time.Second),
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if ip := pod.Status().PodIP; ip != (netip.Addr{}) {
+		t.Errorf("pod IP %v with hostNetwork, want none", ip)
+	}
+	c, _ := pod.Container("app")
+	res, err := c.Exec(ctx, []string{"hostname"})
+	host, _ := os.Hostname()
+	if err != nil || strings.TrimSpace(string(res.Output)) != host {
+		t.Errorf("hostname in a hostNetwork pod: %q (%v), want the host's %q", res.Output, err, host)
+	}
+}

@@ -1,0 +1,66 @@
+package podlife
+
+import (
+	"testing"
+	"time"
+)
+
+func running() ContainerStatus {
+	return ContainerStatus{State: ContainerState{Running: &StateRunning{StartedAt: time.Now()}}}
+}
+func exited(code int) ContainerStatus {
+	return ContainerStatus{State: ContainerState{Terminated: &StateTerminated{ExitCode: code}}}
+}
+func waiting() ContainerStatus {
+	return ContainerStatus{State: ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}}
+}
+
+// computePhase follows the kubelet's getPhase table.
+func TestComputePhase(t *testing.T) {
+	cs := func(s ...ContainerStatus) []ContainerStatus { return s }
+	for _, tc := range []struct {
+		name       string
+		policy     RestartPolicy
+		terminated bool
+		inits      []ContainerStatus
+		apps       []ContainerStatus
+		want       Phase
+	}{
+		{"all waiting", RestartAlways, false, nil, cs(waiting(), waiting()), PhasePending},
+		{"one waiting", RestartAlways, false, nil, cs(running(), waiting()), PhasePending},
+		{"all running", RestartAlways, false, nil, cs(running(), running()), PhaseRunning},
+		{"running and exited", RestartNever, false, nil, cs(running(), exited(1)), PhaseRunning},
+		{"exited 0, Always", RestartAlways, false, nil, cs(exited(0)), PhaseRunning},
+		{"exited 0, Never", RestartNever, false, nil, cs(exited(0), exited(0)), PhaseSucceeded},
+		{"exited 1, Never", RestartNever, false, nil, cs(exited(0), exited(1)), PhaseFailed},
+		{"exited 1, OnFailure", RestartOnFailure, false, nil, cs(exited(1)), PhaseRunning},
+		{"exited 0, OnFailure", RestartOnFailure, false, nil, cs(exited(0)), PhaseSucceeded},
+		{"stopped clean", RestartAlways, true, nil, cs(exited(0), exited(0)), PhaseSucceeded},
+		{"stopped killed", RestartAlways, true, nil, cs(exited(0), exited(137)), PhaseFailed},
+		{"stopped never started", RestartAlways, true, nil, cs(exited(0), waiting()), PhaseFailed},
+		{"init pending", RestartAlways, false, cs(running()), cs(waiting()), PhasePending},
+		{"init failed, Never", RestartNever, false, cs(exited(1)), cs(waiting()), PhaseFailed},
+		{"init failed, Always", RestartAlways, false, cs(exited(1)), cs(waiting()), PhasePending},
+		{"init done", RestartAlways, false, cs(exited(0)), cs(running()), PhaseRunning},
+	} {
+		if got := computePhase(tc.policy, tc.terminated, tc.inits, tc.apps); got != tc.want {
+			t.Errorf("%s: phase %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestDisplay(t *testing.T) {
+	st := PodStatus{Phase: PhasePending, ContainerStatuses: []ContainerStatus{running(), waiting()}}
+	if got := st.Display(); got != ReasonContainerCreating {
+		t.Errorf("Display %q, want ContainerCreating", got)
+	}
+	st = PodStatus{Phase: PhaseRunning, Stopping: true, ContainerStatuses: []ContainerStatus{running()}}
+	if got := st.Display(); got != "Terminating" {
+		t.Errorf("Display %q, want Terminating", got)
+	}
+	st = PodStatus{Phase: PhasePending, InitContainerStatuses: []ContainerStatus{exited(0), running()},
+		ContainerStatuses: []ContainerStatus{waiting()}}
+	if got := st.Display(); got != "Init:1/2" {
+		t.Errorf("Display %q, want Init:1/2", got)
+	}
+}
