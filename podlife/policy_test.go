@@ -77,7 +77,9 @@ func TestParallelRunsAtOnceUpToLimit(t *testing.T) {
 	}{{0, 4}, {2, 2}, {1, 1}} {
 		r := &recorder{gate: make(chan struct{})}
 		done := make(chan error)
-		go func() { done <- podlife.Parallel(tc.limit).Start(context.Background(), []string{"a", "b", "c", "d"}, r.start) }()
+		go func() {
+			done <- podlife.Parallel(tc.limit).Start(context.Background(), []string{"a", "b", "c", "d"}, r.start)
+		}()
 		// Wait until as many starts as allowed are in flight, then release them all.
 		for int(r.inFlight.Load()) < tc.want {
 			select {
