@@ -164,7 +164,12 @@ func (c *Container) create(ctx context.Context, img client.Image) error {
 		return err
 	}
 	stdout, stderr := lg.stream("stdout"), lg.stream("stderr")
-	task, err := ctr.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr)))
+	var task client.Task
+	err = p.withShim(func() error {
+		var err error
+		task, err = ctr.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr)))
+		return err
+	})
 	if err != nil {
 		_ = lg.Close()
 		_ = ctr.Delete(context.WithoutCancel(ctx), client.WithSnapshotCleanup)

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,7 +85,8 @@ func TestSmokeContainerFeatures(t *testing.T) {
 		}
 		lines = append(lines, l.Stream+" "+l.Text)
 	}
-	if strings.Join(lines, "|") != "stdout to-stdout|stderr to-stderr" {
+	slices.Sort(lines) // stdout and stderr are separate pipes: no order between them
+	if strings.Join(lines, "|") != "stderr to-stderr|stdout to-stdout" {
 		t.Errorf("log lines %q", lines)
 	}
 }

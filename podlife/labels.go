@@ -39,3 +39,24 @@ func (p *Pod) shimGroup() string {
 	}
 	return ""
 }
+
+// withShim runs fn, a NewTask of one of the pod's containers. With one shim per pod, the first
+// NewTask starts the shim and must run alone: concurrent first starts race in containerd's runc
+// shim manager for the group's socket, and the loser's shim is left running with nothing to
+// serve (a leaked process). Once the shim is up, NewTasks run in parallel.
+func (p *Pod) withShim(fn func() error) error {
+	if p.shimGroup() == "" {
+		return fn()
+	}
+	p.shimMu.Lock()
+	if p.shimUp {
+		p.shimMu.Unlock()
+		return fn()
+	}
+	defer p.shimMu.Unlock()
+	err := fn()
+	if err == nil {
+		p.shimUp = true
+	}
+	return err
+}

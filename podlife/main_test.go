@@ -205,7 +205,10 @@ func (h *harness) cleanup() {
 	if err != nil {
 		t.Errorf("host leak check: %v", err)
 	}
-	for _, l := range append(leaks, host...) {
+	sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
+	shims := podlifetest.ShimLeaks(sctx, h.ns)
+	scancel()
+	for _, l := range append(append(leaks, host...), shims...) {
 		t.Errorf("leak: %s", l)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(h.stateDir, "pods")); len(entries) > 0 {
@@ -227,6 +230,9 @@ func (h *harness) cleanup() {
 		}
 	}
 	_ = env.client.NamespaceService().Delete(nctx, h.ns)
+	if err := podlifetest.RemoveNamespaceDirs(h.ns); err != nil {
+		t.Errorf("leak: %v", err)
+	}
 	_ = os.RemoveAll(h.stateDir)
 }
 

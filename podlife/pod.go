@@ -41,6 +41,9 @@ type Pod struct {
 	stopOnce   sync.Once
 	stopped    chan struct{} // closed when every process is gone and the network released
 	stopErr    error
+	shimMu sync.Mutex // see withShim
+	shimUp bool
+
 	removeOnce sync.Once
 	removed    chan struct{}
 	removeErr  error
