@@ -37,11 +37,13 @@ type BridgeConfig struct {
 	// PluginDirs are searched for plugin binaries. Default: those of
 	// /opt/cni/bin, /usr/lib/cni and /usr/libexec/cni that exist.
 	PluginDirs []string
-	// IPMasq masquerades traffic from pods to destinations outside
-	// Subnet. It is off unless set (a bool's zero value): podlife sets it
-	// for pods that need to reach beyond the host. Pods can always reach
-	// the host and each other, and forwarded host ports work either way.
-	IPMasq bool
+	// NoIPMasq turns off masquerading of traffic from pods to destinations
+	// outside Subnet. Masquerading is on by default, as in containerd's and
+	// Podman's default networks, so that pods reach beyond the host; it
+	// costs an iptables chain per pod (tens of milliseconds per attach and
+	// detach on a slow host). Pods can always reach the host and each
+	// other, and forwarded host ports work either way.
+	NoIPMasq bool
 	// MTU of the bridge and veths; 0 lets the bridge plugin choose.
 	MTU int
 }

@@ -72,7 +72,7 @@ func TestNewBridgeDefaultsAndConfList(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := b.Config()
-	if cfg.Name != "podlife" || cfg.Bridge != "podlife0" || cfg.Subnet.String() != "10.88.0.0/16" || cfg.IPMasq {
+	if cfg.Name != "podlife" || cfg.Bridge != "podlife0" || cfg.Subnet.String() != "10.88.0.0/16" || cfg.NoIPMasq {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	onDisk, err := os.ReadFile(filepath.Join(stateDir, "net.d", "podlife.conflist"))

@@ -75,7 +75,7 @@ func bridgeConfList(c BridgeConfig) ([]byte, error) {
 				Type:        "bridge",
 				Bridge:      c.Bridge,
 				IsGateway:   true,
-				IPMasq:      c.IPMasq,
+				IPMasq:      !c.NoIPMasq,
 				HairpinMode: true,
 				MTU:         c.MTU,
 				IPAM: ipamBlock{

@@ -56,7 +56,7 @@ func newTestBridge(t testing.TB, ipMasq bool) *Bridge {
 		Bridge:   "plt" + suffix,
 		Subnet:   subnet,
 		StateDir: t.TempDir(),
-		IPMasq:   ipMasq,
+		NoIPMasq: !ipMasq,
 	})
 	if err != nil {
 		t.Fatalf("NewBridge: %v", err)

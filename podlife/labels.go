@@ -1,6 +1,13 @@
 package podlife
 
-import "strconv"
+import (
+	"crypto/sha256"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"time"
+)
 
 // Labels podlife puts on every containerd object it creates, enough to find a pod's objects again.
 const (
@@ -41,9 +48,11 @@ func (p *Pod) shimGroup() string {
 }
 
 // withShim runs fn, a NewTask of one of the pod's containers. With one shim per pod, the first
-// NewTask starts the shim and must run alone: concurrent first starts race in containerd's runc
-// shim manager for the group's socket, and the loser's shim is left running with nothing to
-// serve (a leaked process). Once the shim is up, NewTasks run in parallel.
+// NewTask starts the shim, and concurrent first starts race in containerd's runc shim manager for
+// the group's socket: the loser's shim is left running with nothing to serve (a leaked process).
+// So the first NewTask holds the others back until the shim answers on its socket (the state in
+// which containerd reuses a group's shim, as the CRI plugin does for every container after the
+// sandbox), or, if that is never seen, until the NewTask returns.
 func (p *Pod) withShim(fn func() error) error {
 	if p.shimGroup() == "" {
 		return fn()
@@ -53,10 +62,39 @@ func (p *Pod) withShim(fn func() error) error {
 		p.shimMu.Unlock()
 		return fn()
 	}
-	defer p.shimMu.Unlock()
-	err := fn()
-	if err == nil {
-		p.shimUp = true
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	sock := p.shimSocket()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			p.shimUp = p.shimUp || err == nil
+			p.shimMu.Unlock()
+			return err
+		case <-tick.C:
+			if !p.shimUp && canConnect(sock) {
+				p.shimUp = true
+				p.shimMu.Unlock()
+				return <-done
+			}
+		}
 	}
-	return err
+}
+
+// shimSocket is where containerd's runc shim manager puts the socket of the pod's shim group:
+// /run/containerd/s/<sha256 of "<containerd address>/<namespace>/<group>"> (containerd 1.6 to 2.x).
+func (p *Pod) shimSocket() string {
+	d := sha256.Sum256([]byte(filepath.Join(p.rt.address, p.rt.cfg.Namespace, p.shimGroup())))
+	return fmt.Sprintf("/run/containerd/s/%x", d)
+}
+
+func canConnect(sock string) bool {
+	c, err := net.DialTimeout("unix", sock, 50*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
 }

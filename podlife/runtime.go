@@ -25,6 +25,7 @@ import (
 type Runtime struct {
 	cfg     Config
 	client  *client.Client
+	address string // the containerd socket in use
 	daemon  *daemon.Daemon
 	network cni.Network
 	log     *slog.Logger
@@ -71,7 +72,7 @@ func (r *Runtime) connect(ctx context.Context) error {
 	}
 	c, err := dial(ctx, addr, r.cfg.Namespace)
 	if err == nil {
-		r.client = c
+		r.client, r.address = c, addr
 		return nil
 	}
 	if explicit || r.cfg.Embedded.Disable {
@@ -93,7 +94,7 @@ func (r *Runtime) connect(ctx context.Context) error {
 		_ = d.Stop(context.Background())
 		return fmt.Errorf("podlife: private containerd: %w", err)
 	}
-	r.client, r.daemon = c, d
+	r.client, r.daemon, r.address = c, d, d.Address()
 	return nil
 }
 

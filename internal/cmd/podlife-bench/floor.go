@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/contrib/seccomp"
 	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 	"github.com/containerd/containerd/v2/pkg/oci"
@@ -17,8 +18,9 @@ import (
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
-// containerCmd is what both the floor and podlife run: a shell that exits at once on SIGTERM.
-var containerCmd = []string{"/bin/sh", "-c", "trap 'exit 0' TERM; sleep 3600 & wait"}
+// containerCmd is what both the floor and podlife run. Both stop it with SIGKILL: a signal
+// with a handler installed by the workload would race with the workload's own start.
+var containerCmd = []string{"sleep", "3600"}
 
 // floor is the straightforward path through the containerd client: netns + CNI ADD, then each
 // container created and started one after another; to stop, each killed, waited for and
@@ -30,7 +32,7 @@ type floor struct {
 }
 
 func newFloor(ctx context.Context, e *env) (*floor, error) {
-	ctx = namespaces.WithNamespace(ctx, "podlife-bench-floor")
+	ctx = namespaces.WithNamespace(ctx, e.ns("floor"))
 	img, err := podlifetest.ImportBusybox(ctx, e.ctrd.Client, image)
 	if err != nil {
 		return nil, err
@@ -63,7 +65,9 @@ func (f *floor) start(i int) (*floorPod, time.Duration, error) {
 		id := fmt.Sprintf("%s-c%d", p.id, j)
 		ctr, err := c.NewContainer(f.ctx, id, client.WithNewSnapshot(id, f.img),
 			client.WithNewSpec(oci.WithImageConfig(f.img), oci.WithProcessArgs(containerCmd...),
-				oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: p.netns})))
+				oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: p.netns}),
+				// The same containers as podlife's: its default security settings.
+				oci.WithNoNewPrivileges, seccomp.WithDefaultProfile()))
 		if err != nil {
 			return p, 0, err
 		}
@@ -88,7 +92,7 @@ func (f *floor) start(i int) (*floorPod, time.Duration, error) {
 func (f *floor) stop(p *floorPod) (time.Duration, error) {
 	t0 := time.Now()
 	for j, task := range p.tasks {
-		if err := task.Kill(f.ctx, syscall.SIGTERM); err != nil {
+		if err := task.Kill(f.ctx, syscall.SIGKILL); err != nil {
 			return 0, err
 		}
 		<-p.exits[j]

@@ -17,6 +17,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/podlife/podlife/cni"
@@ -60,7 +61,11 @@ type env struct {
 	bridge *cni.Bridge
 	subnet netip.Prefix
 	logger *slog.Logger
+	runID  string
 }
+
+// ns names a containerd namespace of this run (unique, so no earlier run's leftovers collide).
+func (e *env) ns(what string) string { return "plb-" + e.runID + "-" + what }
 
 func run(ctx context.Context, bin string, n, pods int, logger *slog.Logger) (*report, error) {
 	dir, err := os.MkdirTemp("", "plb-")
@@ -74,7 +79,8 @@ func run(ctx context.Context, bin string, n, pods int, logger *slog.Logger) (*re
 	}
 	defer ctrd.Close()
 	version, _ := ctrd.Daemon.Version(ctx)
-	e := &env{dir: dir, ctrd: ctrd, subnet: netip.MustParsePrefix("10.251.0.0/16"), logger: logger}
+	e := &env{dir: dir, ctrd: ctrd, subnet: netip.MustParsePrefix("10.251.0.0/16"), logger: logger,
+		runID: strings.TrimPrefix(filepath.Base(dir), "plb-")}
 	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: "plbench0", Subnet: e.subnet,
 		StateDir: filepath.Join(dir, "cni")})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/podlife/podlife/podlife"
@@ -31,8 +32,8 @@ func (e *env) runtime(ctx context.Context, ns string, shims podlife.ShimMode) (*
 
 func benchPod(name string) podlife.PodSpec {
 	return podlife.PodSpec{Name: name, Containers: []podlife.ContainerSpec{
-		{Name: "c1", Image: image, Command: containerCmd},
-		{Name: "c2", Image: image, Command: containerCmd},
+		{Name: "c1", Image: image, Command: containerCmd, StopSignal: syscall.SIGKILL},
+		{Name: "c2", Image: image, Command: containerCmd, StopSignal: syscall.SIGKILL},
 	}}
 }
 
@@ -43,14 +44,16 @@ func (e *env) measureTimes(ctx context.Context, n int, rep *report) error {
 	if err != nil {
 		return err
 	}
-	rt, err := e.runtime(ctx, "podlife-bench", podlife.ShimPerPod)
+	rt, err := e.runtime(ctx, e.ns("pods"), podlife.ShimPerPod)
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	var fs, fp, ps, pp []time.Duration
+	var fs, fp, ps, pp, fc, pc []time.Duration
 	for i := -1; i < n; i++ {
+		c0 := cpuTime()
 		p, d, err := f.start(i + 1)
+		fcpu := cpuTime() - c0
 		if err != nil {
 			f.cleanup(p)
 			return fmt.Errorf("floor start: %w", err)
@@ -60,12 +63,12 @@ func (e *env) measureTimes(ctx context.Context, n int, rep *report) error {
 			f.cleanup(p)
 			return fmt.Errorf("floor stop: %w", err)
 		}
-		t0 := time.Now()
+		t0, c1 := time.Now(), cpuTime()
 		pod, err := rt.Run(ctx, benchPod(fmt.Sprintf("bench-%d", i+1)))
 		if err != nil {
 			return err
 		}
-		start := time.Since(t0)
+		start, pcpu := time.Since(t0), cpuTime()-c1
 		t1 := time.Now()
 		if err := pod.Remove(ctx); err != nil {
 			return err
@@ -73,10 +76,18 @@ func (e *env) measureTimes(ctx context.Context, n int, rep *report) error {
 		stop := time.Since(t1)
 		if i >= 0 {
 			fs, fp, ps, pp = append(fs, d), append(fp, ds), append(ps, start), append(pp, stop)
+			fc, pc = append(fc, fcpu), append(pc, pcpu)
 		}
+	}
+	if err := checkShims(ctx, e.ns("pods")); err != nil {
+		return err
+	}
+	if err := checkShims(ctx, e.ns("floor")); err != nil {
+		return err
 	}
 	rep.FloorStart, rep.FloorStop = summarize(fs), summarize(fp)
 	rep.PodlifeStart, rep.PodlifeStop = summarize(ps), summarize(pp)
+	rep.FloorStartCPU, rep.PodlifeStartCPU = summarize(fc), summarize(pc)
 	rep.StartRatio = rep.PodlifeStart.Median / rep.FloorStart.Median
 	rep.StopRatio = rep.PodlifeStop.Median / rep.FloorStop.Median
 	return nil
@@ -88,7 +99,7 @@ func (e *env) measureMemory(ctx context.Context, k int, rep *report) error {
 	rep.Pods = k
 	rep.ProcessRSSMiB = rssMiB()
 	for _, mode := range []podlife.ShimMode{podlife.ShimPerPod, podlife.ShimPerContainer} {
-		ns := "podlife-bench-mem-" + string(mode)
+		ns := e.ns("mem-" + string(mode))
 		rt, err := e.runtime(ctx, ns, mode)
 		if err != nil {
 			return err
@@ -115,7 +126,20 @@ func (e *env) measureMemory(ctx context.Context, k int, rep *report) error {
 			}
 		}
 		rt.Close()
+		if err := checkShims(ctx, ns); err != nil {
+			return err
+		}
 	}
 	rep.ManagerKiBPerPod = (rep.ProcessRSSWithPodsMiB - rep.ProcessRSSMiB) * 1024 / float64(k)
+	return nil
+}
+
+// checkShims fails if shims of namespace ns outlive their pods.
+func checkShims(ctx context.Context, ns string) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if leaks := podlifetest.ShimLeaks(ctx, ns); len(leaks) > 0 {
+		return fmt.Errorf("leak: %v", leaks)
+	}
 	return nil
 }

@@ -47,6 +47,8 @@ type report struct {
 	FloorStart            stat         `json:"floor_start"`
 	PodlifeStart          stat         `json:"podlife_start"`
 	StartRatio            float64      `json:"start_ratio"`
+	FloorStartCPU         stat         `json:"floor_start_cpu"`
+	PodlifeStartCPU       stat         `json:"podlife_start_cpu"`
 	FloorStop             stat         `json:"floor_stop"`
 	PodlifeStop           stat         `json:"podlife_stop"`
 	StopRatio             float64      `json:"stop_ratio"`
@@ -69,6 +71,8 @@ func (r *report) print(w io.Writer) {
 	}
 	row("floor start", r.FloorStart, 0)
 	row("podlife start", r.PodlifeStart, r.StartRatio)
+	row("floor start CPU", r.FloorStartCPU, 0)
+	row("podlife st. CPU", r.PodlifeStartCPU, 0)
 	row("floor stop", r.FloorStop, 0)
 	row("podlife stop", r.PodlifeStop, r.StopRatio)
 	fmt.Fprintf(w, "\nmanaging process RSS: %.1f MiB idle, %.1f MiB with %d pods (%.0f KiB per pod)\n",
