@@ -38,11 +38,11 @@ type Pod struct {
 	started  chan struct{} // closed when the start sequence finished and any failed start was undone (startErr says how)
 	startErr error
 
-	stopOnce   sync.Once
-	stopped    chan struct{} // closed when every process is gone and the network released
-	stopErr    error
-	shimMu sync.Mutex // see withShim
-	shimUp bool
+	stopOnce sync.Once
+	stopped  chan struct{} // closed when every process is gone and the network released
+	stopErr  error
+	shimMu   sync.Mutex // see withShim
+	shimUp   bool
 
 	removeOnce sync.Once
 	removed    chan struct{}
