@@ -27,6 +27,8 @@ type Container struct {
 	spec *ContainerSpec
 	init bool
 
+	plannedID string // the containerd ID it will have
+
 	// Set once by prepare, before prepared is closed.
 	prepared   chan struct{}
 	prepErr    error
@@ -137,7 +139,7 @@ func (c *Container) prepare(ctx context.Context) {
 func (c *Container) create(ctx context.Context, img client.Image) error {
 	p := c.pod
 	r := p.rt
-	id := newID()
+	id := c.plannedID
 	t0 := time.Now()
 	opts, stopSignal, err := c.specOpts(ctx, img)
 	if err != nil {
@@ -165,9 +167,9 @@ func (c *Container) create(ctx context.Context, img client.Image) error {
 	}
 	stdout, stderr := lg.stream("stdout"), lg.stream("stderr")
 	var task client.Task
-	err = p.withShim(func() error {
+	err = p.withShim(ctx, c, func() error {
 		var err error
-		task, err = ctr.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr)))
+		task, err = ctr.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr), p.sandbox.fifoDir()))
 		return err
 	})
 	if err != nil {
@@ -283,6 +285,11 @@ func (c *Container) watchExit(startedAt time.Time) {
 	st := <-c.exitCh
 	code, at, err := st.Result()
 	if err != nil {
+		if p.rt.isClosed() {
+			// The runtime detached: the process may well still run. Record nothing.
+			return
+		}
+		p.log.Warn("lost track of a container's process", "container", c.spec.Name, "err", err)
 		at = time.Now()
 		code = client.UnknownExitStatus
 	}
@@ -448,7 +455,7 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 	ps.Args = argv
 	ps.Terminal = false
 	out := &cappedBuffer{max: 1 << 20}
-	proc, err := task.Exec(bg, "exec-"+newID()[:12], &ps, cio.NewCreator(cio.WithStreams(nil, out, out)))
+	proc, err := task.Exec(bg, "exec-"+newID()[:12], &ps, cio.NewCreator(cio.WithStreams(nil, out, out), p.sandbox.fifoDir()))
 	if err != nil {
 		return hook.ExecResult{}, fmt.Errorf("exec in container %q: %w", c.spec.Name, err)
 	}

@@ -2,7 +2,6 @@ package podlife
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -150,9 +149,4 @@ func (p *Pod) ensureImage(ctx context.Context, c *ContainerSpec) (client.Image, 
 	p.emit(c.Name, EventNormal, ReasonPulled, fmt.Sprintf("Successfully pulled image %q in %s. Image size: %d bytes.",
 		c.Image, time.Since(start).Round(time.Millisecond), size))
 	return img, nil
-}
-
-// isImageError tells pull-step errors apart for status reasons.
-func isImageError(err error) bool {
-	return errors.Is(err, ErrImageNeverPull) || errdefs.IsNotFound(err)
 }

@@ -1,6 +1,7 @@
 package podlife
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"net"
@@ -39,44 +40,51 @@ func (p *Pod) labels(c *Container) map[string]string {
 	return l
 }
 
-// shimGroup is the runc shim group of the pod's containers ("" for one shim per container).
+// shimGroup is the runc shim group of the pod's containers ("" for one shim per container): the
+// ID of the pod's first container, which starts the shim. containerd's runc shim removes, when
+// it exits, the socket derived from the ID of the task that started it; a group ID of its own
+// would leave a stale socket in /run/containerd/s for every pod (the CRI plugin groups by its
+// sandbox's ID for the same reason).
 func (p *Pod) shimGroup() string {
 	if p.rt.cfg.Shims == ShimPerPod {
-		return "podlife-" + p.uid
+		return p.shimOwner.plannedID
 	}
 	return ""
 }
 
-// withShim runs fn, a NewTask of one of the pod's containers. With one shim per pod, the first
-// NewTask starts the shim, and concurrent first starts race in containerd's runc shim manager for
-// the group's socket: the loser's shim is left running with nothing to serve (a leaked process).
-// So the first NewTask holds the others back until the shim answers on its socket (the state in
-// which containerd reuses a group's shim, as the CRI plugin does for every container after the
-// sandbox), or, if that is never seen, until the NewTask returns.
-func (p *Pod) withShim(fn func() error) error {
+// withShim runs fn, the NewTask of container c. With one shim per pod, the owner's NewTask
+// starts the shim, and the other NewTasks wait until the shim answers on its socket: concurrent
+// first starts race in containerd's runc shim manager for the group's socket, and the loser's
+// shim would be left running with nothing to serve. Once the shim answers (the state in which
+// containerd reuses a group's shim, as the CRI plugin does for every container after the
+// sandbox), NewTasks run in parallel. If the socket is never seen, the others go when the
+// owner's NewTask has returned.
+func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error {
 	if p.shimGroup() == "" {
 		return fn()
 	}
-	p.shimMu.Lock()
-	if p.shimUp {
-		p.shimMu.Unlock()
+	if c != p.shimOwner {
+		select {
+		case <-p.shimReady:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 		return fn()
 	}
 	done := make(chan error, 1)
 	go func() { done <- fn() }()
 	sock := p.shimSocket()
+	p.log.Debug("starting the pod's shim", "container", c.spec.Name, "socket", sock)
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
 		case err := <-done:
-			p.shimUp = p.shimUp || err == nil
-			p.shimMu.Unlock()
+			p.shimReadyOnce.Do(func() { close(p.shimReady) })
 			return err
 		case <-tick.C:
-			if !p.shimUp && canConnect(sock) {
-				p.shimUp = true
-				p.shimMu.Unlock()
+			if canConnect(sock) {
+				p.shimReadyOnce.Do(func() { close(p.shimReady) })
 				return <-done
 			}
 		}

@@ -141,6 +141,20 @@ type harness struct {
 	logs     *lockedWriter
 	// keepImages are images the test may leave (the imported test image, pulled images).
 	keepImages []string
+	// sockets were in containerd's global shim socket dir before the test.
+	sockets map[string]bool
+}
+
+// shimSocketDir is where every containerd puts its shims' sockets, whatever its own state dir.
+const shimSocketDir = "/run/containerd/s"
+
+func listSockets() map[string]bool {
+	entries, _ := os.ReadDir(shimSocketDir)
+	out := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		out[e.Name()] = true
+	}
+	return out
 }
 
 type harnessOption func(*podlife.Config)
@@ -153,6 +167,7 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 	n := env.next.Add(1)
 	h := &harness{t: t, ns: fmt.Sprintf("plt-%s-%d", env.runID, n), logs: &lockedWriter{}, keepImages: []string{testImage}}
 	h.stateDir = filepath.Join(env.dir, fmt.Sprintf("s%d", n))
+	h.sockets = listSockets()
 	h.bridge = cni.BridgeConfig{
 		Name:   fmt.Sprintf("plt-%s-%d", env.runID, n),
 		Bridge: fmt.Sprintf("plt%s%d", env.runID, n),
@@ -208,13 +223,18 @@ func (h *harness) cleanup() {
 	sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
 	shims := podlifetest.ShimLeaks(sctx, h.ns)
 	scancel()
+	for name := range listSockets() {
+		if !h.sockets[name] {
+			shims = append(shims, "shim socket "+filepath.Join(shimSocketDir, name))
+		}
+	}
 	for _, l := range append(append(leaks, host...), shims...) {
 		t.Errorf("leak: %s", l)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(h.stateDir, "pods")); len(entries) > 0 {
 		t.Errorf("leak: %d pod state dirs left under %s", len(entries), h.stateDir)
 	}
-	if t.Failed() {
+	if t.Failed() || os.Getenv("PODLIFE_TEST_LOG") != "" {
 		t.Logf("podlife log:\n%s", h.logs.String())
 	}
 	if b, ok := h.rt.Network().(interface{ Destroy(context.Context) error }); ok {

@@ -38,11 +38,12 @@ type Pod struct {
 	started  chan struct{} // closed when the start sequence finished and any failed start was undone (startErr says how)
 	startErr error
 
-	stopOnce sync.Once
-	stopped  chan struct{} // closed when every process is gone and the network released
-	stopErr  error
-	shimMu   sync.Mutex // see withShim
-	shimUp   bool
+	stopOnce      sync.Once
+	stopped       chan struct{} // closed when every process is gone and the network released
+	stopErr       error
+	shimOwner     *Container    // the container whose NewTask starts the pod's shim (see withShim)
+	shimReady     chan struct{} // closed once the pod's shim answers
+	shimReadyOnce sync.Once
 
 	removeOnce sync.Once
 	removed    chan struct{}
@@ -96,7 +97,7 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 	add := func(cs []ContainerSpec, init bool) []*Container {
 		out := make([]*Container, len(cs))
 		for i := range cs {
-			c := &Container{pod: p, spec: &cs[i], init: init,
+			c := &Container{pod: p, spec: &cs[i], init: init, plannedID: newID(),
 				prepared: make(chan struct{}), exited: make(chan struct{})}
 			reason := ReasonContainerCreating
 			if !init && len(p.spec.InitContainers) > 0 {
@@ -112,6 +113,11 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 		p.inits = add(p.spec.InitContainers, true)
 	}
 	p.apps = add(p.spec.Containers, false)
+	p.shimOwner = p.apps[0]
+	if len(p.inits) > 0 {
+		p.shimOwner = p.inits[0]
+	}
+	p.shimReady = make(chan struct{})
 	return p, nil
 }
 

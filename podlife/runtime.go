@@ -203,6 +203,12 @@ func (r *Runtime) Subscribe(ctx context.Context) <-chan Event {
 	return r.events.subscribe(ctx, false, nil)
 }
 
+func (r *Runtime) isClosed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
+}
+
 // forget drops a removed pod.
 func (r *Runtime) forget(p *Pod) {
 	r.mu.Lock()

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/containerd/containerd/v2/pkg/cio"
 	"golang.org/x/sys/unix"
 
 	"github.com/podlife/podlife/cni"
@@ -55,6 +56,10 @@ type sandboxRecord struct {
 }
 
 func (s *Sandbox) etc(name string) string { return filepath.Join(s.dir, "etc", name) }
+
+// fifoDir keeps the pod's stdio FIFOs in the pod dir rather than containerd's global
+// /run/containerd/fifo, so that nothing of the pod is left elsewhere if the managing process dies.
+func (s *Sandbox) fifoDir() cio.Opt { return cio.WithFIFODir(filepath.Join(s.dir, "fifo")) }
 
 // create pins namespaces, writes the /etc files and prepares volumes. It does not touch the
 // network (attach does).

@@ -85,8 +85,15 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 	wg.Wait()
 	errs := make([]error, 0, len(p.byName)+2)
 	var mu sync.Mutex
+	var detachErr error
+	wg.Go(func() { detachErr = p.sandbox.detach(ctx, p.rt.network) })
+	owner := p.shimOwner
+	var others sync.WaitGroup
 	for _, c := range p.byName {
-		wg.Go(func() {
+		if c == owner {
+			continue
+		}
+		others.Go(func() {
 			if err := c.deleteTask(ctx); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
@@ -94,8 +101,11 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 			}
 		})
 	}
-	var detachErr error
-	wg.Go(func() { detachErr = p.sandbox.detach(ctx, p.rt.network) })
+	others.Wait()
+	if owner != nil {
+		// Last: the shared shim removes its socket only while its owner's bundle exists.
+		errs = append(errs, owner.deleteTask(ctx))
+	}
 	wg.Wait()
 	errs = append(errs, detachErr)
 	errs = append(errs, p.sandbox.release())

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/distribution/reference"
+
+	"github.com/podlife/podlife/hook"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -207,6 +209,17 @@ func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 		paths[m.MountPath] = true
 		if m.SubPath != "" && (filepath.IsAbs(m.SubPath) || strings.Contains(m.SubPath, "..")) {
 			errs = append(errs, field.Invalid(mp.Child("subPath"), m.SubPath, "must be a relative path without '..'"))
+		}
+	}
+	for _, lh := range []struct {
+		name string
+		h    hook.Handler
+	}{{"postStart", c.PostStart}, {"preStop", c.PreStop}} {
+		if lh.h == nil {
+			continue
+		}
+		if err := hook.Validate(lh.h); err != nil {
+			errs = append(errs, field.Invalid(p.Child("lifecycle", lh.name), hook.Describe(lh.h), err.Error()))
 		}
 	}
 	if c.HookTimeout < 0 {

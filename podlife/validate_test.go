@@ -9,6 +9,7 @@ import (
 
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 
+	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
 )
 
@@ -64,6 +65,8 @@ func invalidSpecs() []invalidSpec {
 		{"duplicate hostPort", mod(func(s *podlife.PodSpec) {
 			s.Containers[0].Ports = []podlife.ContainerPort{{ContainerPort: 80, HostPort: 8080}, {ContainerPort: 81, HostPort: 8080}}
 		}), "spec.containers[0].ports[1].hostPort: Duplicate value"},
+		{"empty exec hook", mod(func(s *podlife.PodSpec) { s.Containers[0].PostStart = hook.Exec() }), "spec.containers[0].lifecycle.postStart: Invalid value"},
+		{"bad httpGet port", mod(func(s *podlife.PodSpec) { s.Containers[0].PreStop = hook.HTTPGet(0, "/") }), "spec.containers[0].lifecycle.preStop: Invalid value"},
 		{"bad env name", mod(func(s *podlife.PodSpec) { s.Containers[0].Env = []podlife.EnvVar{{Name: "1=x"}} }), "spec.containers[0].env[0].name: Invalid value"},
 	}
 }
