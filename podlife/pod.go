@@ -271,6 +271,8 @@ func (p *Pod) run() {
 
 func (p *Pod) startSequence() error {
 	ctx := p.startCtx
+	t0 := time.Now()
+	defer func() { p.log.Debug("start sequence done", "took", time.Since(t0)) }()
 	if err := p.createLease(ctx); err != nil {
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
@@ -280,6 +282,7 @@ func (p *Pod) startSequence() error {
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
 	}
+	p.log.Debug("sandbox created", "took", time.Since(t0))
 	setupFailed := make(chan error, 1+len(p.byName))
 	go func() {
 		defer close(p.netReady)

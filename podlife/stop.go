@@ -87,24 +87,14 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 	var mu sync.Mutex
 	var detachErr error
 	wg.Go(func() { detachErr = p.sandbox.detach(ctx, p.rt.network) })
-	owner := p.shimOwner
-	var others sync.WaitGroup
 	for _, c := range p.byName {
-		if c == owner {
-			continue
-		}
-		others.Go(func() {
+		wg.Go(func() {
 			if err := c.deleteTask(ctx); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
 			}
 		})
-	}
-	others.Wait()
-	if owner != nil {
-		// Last: the shared shim removes its socket only while its owner's bundle exists.
-		errs = append(errs, owner.deleteTask(ctx))
 	}
 	wg.Wait()
 	errs = append(errs, detachErr)
