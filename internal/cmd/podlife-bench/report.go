@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,7 @@ type stat struct {
 func summarize(ds []time.Duration) stat {
 	ms := make([]float64, len(ds))
 	for i, d := range ds {
-		ms[i] = float64(d.Microseconds()) / 1000
+		ms[i] = math.Round(float64(d.Microseconds())/100) / 10
 	}
 	slices.Sort(ms)
 	if len(ms) == 0 {
