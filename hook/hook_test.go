@@ -3,21 +3,10 @@ package hook
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"net/netip"
 	"testing"
 	"time"
 )
-
-// addrOf returns the IP and port a httptest server listens on.
-func addrOf(t *testing.T, s *httptest.Server) (netip.Addr, int) {
-	t.Helper()
-	ap, err := netip.ParseAddrPort(s.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ap.Addr(), int(ap.Port())
-}
 
 func TestDescribe(t *testing.T) {
 	tests := []struct {
@@ -91,17 +80,6 @@ func TestHandlerFunc(t *testing.T) {
 	}
 	if got.Pod != "p" || got.Container != "c" {
 		t.Errorf("function saw target %+v", got)
-	}
-}
-
-func TestMajorMinor(t *testing.T) {
-	for in, want := range map[string]string{
-		"v1.34.2": "1.34", "v0.3.0-rc.1": "0.3", "v0.0.0-20260101000000-abcdef123456": "0.0",
-		"(devel)": "dev", "": "dev", "v2": "dev",
-	} {
-		if got := majorMinor(in); got != want {
-			t.Errorf("majorMinor(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

@@ -2,15 +2,14 @@ package hook
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
+
+	"github.com/podlife/podlife/internal/httpget"
 )
 
 // HTTPOption configures a handler made by [HTTPGet].
@@ -19,20 +18,20 @@ type HTTPOption func(*httpGet)
 // WithScheme sets the scheme, "HTTP" (the default) or "HTTPS", in any case.
 // HTTPS does not verify the server's certificate.
 func WithScheme(scheme string) HTTPOption {
-	return func(h *httpGet) { h.scheme = strings.ToLower(scheme) }
+	return func(h *httpGet) { h.SetScheme(scheme) }
 }
 
 // WithHost sends the request to host (a name or an IP address) instead of the
 // target's IP. It does not set the Host header; use WithHeader("Host", ...) for that.
 func WithHost(host string) HTTPOption {
-	return func(h *httpGet) { h.host = host }
+	return func(h *httpGet) { h.Host = host }
 }
 
 // WithHeader adds a request header; it may be repeated, also for one key.
 // A value for "User-Agent" or "Accept" replaces the default; an empty value
 // removes the header. A "Host" header sets the request's Host.
 func WithHeader(key, value string) HTTPOption {
-	return func(h *httpGet) { h.header.Add(key, value) }
+	return func(h *httpGet) { h.AddHeader(key, value) }
 }
 
 // HTTPGet returns a handler that sends GET scheme://host:port/path from the
@@ -57,38 +56,23 @@ func WithHeader(key, value string) HTTPOption {
 // Failures are reported as [*Error], with [ErrNoIP] as the cause when neither
 // the target nor the handler gives a host.
 func HTTPGet(port int, path string, opts ...HTTPOption) Handler {
-	h := &httpGet{port: port, path: path, scheme: "http", header: http.Header{}}
-	if h.path == "" {
-		h.path = "/"
-	}
+	h := &httpGet{httpget.NewSpec(port, path)}
 	for _, o := range opts {
 		o(h)
-	}
-	if h.scheme == "" {
-		h.scheme = "http"
 	}
 	return h
 }
 
-type httpGet struct {
-	port   int
-	path   string
-	scheme string // lower case
-	host   string
-	header http.Header
-}
+type httpGet struct{ httpget.Spec }
 
-func (h *httpGet) String() string {
-	u := buildURL(h.scheme, h.host, h.port, h.path)
-	return "httpGet " + u.String()
-}
+func (h *httpGet) String() string { return "httpGet " + h.Spec.String() }
 
 func (h *httpGet) validate() error {
-	if h.port < 1 || h.port > 65535 {
-		return fmt.Errorf("httpGet: port %d must be between 1 and 65535, inclusive", h.port)
+	if h.Port < 1 || h.Port > 65535 {
+		return fmt.Errorf("httpGet: port %d must be between 1 and 65535, inclusive", h.Port)
 	}
-	if h.scheme != "http" && h.scheme != "https" {
-		return fmt.Errorf("httpGet: unsupported scheme %q: must be HTTP or HTTPS", h.scheme)
+	if h.Scheme != "http" && h.Scheme != "https" {
+		return fmt.Errorf("httpGet: unsupported scheme %q: must be HTTP or HTTPS", h.Scheme)
 	}
 	return nil
 }
@@ -97,27 +81,24 @@ func (h *httpGet) Run(ctx context.Context, t Target) error {
 	if err := h.validate(); err != nil {
 		return newError("httpGet", h, t, nil, err)
 	}
-	host := h.host
+	host := h.Host
 	if host == "" {
 		if !t.IP.IsValid() {
 			return newError("httpGet", h, t, nil, ErrNoIP)
 		}
 		host = t.IP.Unmap().String()
 	}
-	req, err := newRequest(ctx, buildURL(h.scheme, host, h.port, h.path), h.header, lifecycleUserAgent)
+	req, err := h.NewRequest(ctx, host, lifecycleUserAgent)
 	if err != nil {
 		return newError("httpGet", h, t, nil, err)
 	}
-	resp, err := lifecycleClient.Do(req)
-	discardBody(resp)
+	err = get(req)
 	if isHTTPResponseError(err) {
 		// kubelet LifecycleHTTPFallback: the server speaks plain HTTP.
 		req := req.Clone(ctx)
 		req.URL.Scheme = "http"
 		req.Header.Del("Authorization")
-		resp, httpErr := lifecycleClient.Do(req)
-		discardBody(resp)
-		if httpErr == nil {
+		if get(req) == nil {
 			if t.Warn != nil {
 				t.Warn(ReasonLifecycleHTTPFallback, fmt.Sprintf(
 					"request to HTTPS lifecycle hook %s got HTTP response, retry with HTTP succeeded", req.URL.Host))
@@ -131,74 +112,24 @@ func (h *httpGet) Run(ctx context.Context, t Target) error {
 	return nil
 }
 
-// lifecycleClient has no timeout (ctx governs), verifies no certificates,
-// ignores proxies and keeps no idle connections to pods that may go away.
-var lifecycleClient = &http.Client{
-	Transport: &http.Transport{
-		Proxy:              nil,
-		DialContext:        (&net.Dialer{}).DialContext,
-		TLSClientConfig:    &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // as the kubelet
-		DisableKeepAlives:  true,
-		DisableCompression: true,
-	},
-	CheckRedirect: sameHostRedirects,
-}
-
-// sameHostRedirects follows redirects to the same host name only, at most 10.
-// A redirect elsewhere returns the redirect response itself.
-func sameHostRedirects(req *http.Request, via []*http.Request) error {
-	if req.URL.Hostname() != via[0].URL.Hostname() {
-		return http.ErrUseLastResponse
+// get sends req and reads at most MaxOutputBytes of the body, which it
+// discards. Only a transport error is an error: neither the status code nor
+// a failure to read the body is checked, as by the kubelet.
+func get(req *http.Request) error {
+	resp, err := lifecycleClient.Do(req)
+	if err != nil {
+		return err
 	}
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
+	_, _ = httpget.ReadBody(resp, MaxOutputBytes) // the body does not matter
 	return nil
 }
 
-// buildURL builds scheme://host:port/path; a path that does not parse is
-// used verbatim (as the kubelet does).
-func buildURL(scheme, host string, port int, path string) *url.URL {
-	u, err := url.Parse(path)
-	if err != nil {
-		u = &url.URL{Path: path}
-	}
-	u.Scheme = scheme
-	u.Host = net.JoinHostPort(host, strconv.Itoa(port))
-	return u
-}
+// lifecycleClient sends the requests of all HTTP handlers (see
+// [httpget.NewClient]): ctx bounds each request.
+var lifecycleClient = httpget.NewClient(&net.Dialer{})
 
-// newRequest builds the GET request with the kubelet's header rules.
-func newRequest(ctx context.Context, u *url.URL, header http.Header, userAgent string) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-	h := header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	if _, ok := h["User-Agent"]; !ok {
-		h.Set("User-Agent", userAgent)
-	}
-	if _, ok := h["Accept"]; !ok {
-		h.Set("Accept", "*/*")
-	} else if h.Get("Accept") == "" {
-		h.Del("Accept")
-	}
-	req.Header = h
-	req.Host = h.Get("Host")
-	return req, nil
-}
-
-// discardBody reads at most MaxOutputBytes of the body and closes it.
-func discardBody(resp *http.Response) {
-	if resp == nil {
-		return
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxOutputBytes))
-	_ = resp.Body.Close()
-}
+// lifecycleUserAgent is the default User-Agent of HTTP handlers.
+var lifecycleUserAgent = httpget.UserAgent("podlife-lifecycle")
 
 // isHTTPResponseError reports whether err says that an HTTPS request got a
 // plain HTTP answer.

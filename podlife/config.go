@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/podlife/podlife/cni"
 )
@@ -55,6 +56,9 @@ type Config struct {
 	Network cni.Network `json:"-"`
 	// Bridge configures the default bridge network when Network is nil. StateDir defaults to StateDir/cni.
 	Bridge cni.BridgeConfig `json:"bridge,omitzero"`
+	// Backoff is the crash-loop back-off of restarting containers; zero fields take the
+	// kubelet's values (10 s, doubling, up to 300 s, reset after 10 min of running).
+	Backoff Backoff `json:"backoff,omitzero"`
 	// Credentials, if set, is asked for registry credentials a pod's PullCredentials do not give.
 	Credentials func(ctx context.Context, host string) (username, password string, err error) `json:"-"`
 	// Logger receives podlife's logs; nil discards them.
@@ -110,4 +114,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 	}
 	return nil
+}
+
+// Backoff is the crash-loop back-off curve: the first restart is immediate, then Initial after
+// the container's exit, doubling up to Max; an entry is reset once the container ran ResetAfter.
+type Backoff struct {
+	Initial    time.Duration `json:"initial,omitempty"`
+	Max        time.Duration `json:"max,omitempty"`
+	ResetAfter time.Duration `json:"resetAfter,omitempty"`
 }

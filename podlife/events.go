@@ -26,6 +26,10 @@ const (
 	ReasonCreated             = "Created"             // kubelet
 	ReasonStarted             = "Started"             // kubelet
 	ReasonKilling             = "Killing"             // kubelet
+	ReasonBackOff             = "BackOff"             // kubelet: crash-loop back-off
+	ReasonUnhealthy           = "Unhealthy"           // kubelet: a probe failed
+	ReasonProbeWarning        = "ProbeWarning"        // kubelet: a probe succeeded with a warning
+	ReasonDeadlineExceeded    = "DeadlineExceeded"    // kubelet: activeDeadlineSeconds
 	ReasonFailedPostStartHook = "FailedPostStartHook" // kubelet
 	ReasonFailedPreStopHook   = "FailedPreStopHook"   // kubelet
 	ReasonLifecycleFallback   = "LifecycleHTTPFallback"

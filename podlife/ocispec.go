@@ -2,39 +2,20 @@ package podlife
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"syscall"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/contrib/seccomp"
 	"github.com/containerd/containerd/v2/pkg/oci"
-	"github.com/moby/sys/signal"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/sandboxns"
 )
 
-// specOpts builds the container's OCI spec options (on top of containerd's default spec) and
-// returns the effective stop signal.
-func (c *Container) specOpts(ctx context.Context, img client.Image) ([]oci.SpecOpts, syscall.Signal, error) {
+// specOpts builds the container's OCI spec options, on top of containerd's default spec.
+func (c *Container) specOpts(ctx context.Context) ([]oci.SpecOpts, error) {
 	p := c.pod
 	s := p.sandbox
-	cfg, err := img.Spec(ctx)
-	if err != nil {
-		return nil, 0, fmt.Errorf("read image config: %w", err)
-	}
-	stop := c.spec.StopSignal
-	if stop == 0 {
-		stop = syscall.SIGTERM
-		if cfg.Config.StopSignal != "" {
-			sig, err := signal.ParseSignal(cfg.Config.StopSignal)
-			if err != nil {
-				return nil, 0, fmt.Errorf("image STOPSIGNAL %q: %w", cfg.Config.StopSignal, err)
-			}
-			stop = sig
-		}
-	}
+	img, cfg := c.image, c.imageConfig
 	opts := []oci.SpecOpts{oci.WithImageConfig(img)}
 	switch {
 	case len(c.spec.Command) > 0:
@@ -78,7 +59,7 @@ func (c *Container) specOpts(ctx context.Context, img client.Image) ([]oci.SpecO
 		opts = append(opts, oci.WithAnnotations(map[string]string{annotationShimGroup: g}))
 	}
 	opts = append(opts, c.spec.SpecOpts...)
-	return opts, stop, nil
+	return opts, nil
 }
 
 func bindMount(src, dst string, ro bool) specs.Mount {

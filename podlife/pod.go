@@ -45,18 +45,23 @@ type Pod struct {
 	shimReady     chan struct{} // closed once the pod's shim answers
 	shimReadyOnce sync.Once
 
+	restarts   sync.WaitGroup // restarts in flight
 	removeOnce sync.Once
 	removed    chan struct{}
 	removeErr  error
 
-	mu         sync.Mutex
-	stopping   bool
-	terminated bool // every process gone after a stop: the phase is final
-	phase      Phase
-	reason     string
-	message    string
-	startTime  time.Time
-	notify     chan struct{} // closed and replaced on every status change
+	mu           sync.Mutex
+	stopping     bool
+	terminated   bool // every process gone after a stop: the phase is final
+	sandboxReady bool
+	failReason   string // set when the pod is failed by podlife itself (DeadlineExceeded)
+	conditions   []PodCondition
+	condTimes    map[ConditionType]condTime
+	phase        Phase
+	reason       string
+	message      string
+	startTime    time.Time
+	notify       chan struct{} // closed and replaced on every status change
 }
 
 func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
@@ -90,6 +95,7 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
 		stopped: make(chan struct{}), removed: make(chan struct{}),
 		phase: PhasePending, notify: make(chan struct{}), startTime: time.Now(),
+		condTimes: map[ConditionType]condTime{},
 	}
 	p.lifeCtx = r.ctx(context.Background())
 	p.startCtx, p.cancelStart = context.WithCancel(p.lifeCtx)
@@ -97,8 +103,8 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 	add := func(cs []ContainerSpec, init bool) []*Container {
 		out := make([]*Container, len(cs))
 		for i := range cs {
-			c := &Container{pod: p, spec: &cs[i], init: init, plannedID: newID(),
-				prepared: make(chan struct{}), exited: make(chan struct{})}
+			c := &Container{pod: p, spec: &cs[i], init: init, plannedID: newID(), prepared: make(chan struct{}),
+				sidecar: init && cs[i].RestartPolicy == RestartAlways}
 			reason := ReasonContainerCreating
 			if !init && len(p.spec.InitContainers) > 0 {
 				reason = ReasonPodInitializing
@@ -163,9 +169,14 @@ func (p *Pod) emitAt(t time.Time, container string, typ EventType, reason, msg s
 // changed recomputes the phase and wakes every waiter.
 func (p *Pod) changed() {
 	p.mu.Lock()
-	if p.phase != PhaseSucceeded && p.phase != PhaseFailed || p.stopping {
-		p.phase = computePhase(p.spec.RestartPolicy, p.terminated, p.statusesLocked(p.inits), p.statusesLocked(p.apps))
+	inits, apps := p.statusesLocked(p.inits), p.statusesLocked(p.apps)
+	switch {
+	case p.failReason != "" && p.terminated:
+		p.phase = PhaseFailed
+	case p.phase != PhaseSucceeded && p.phase != PhaseFailed || p.stopping:
+		p.phase = computePhase(p.spec.RestartPolicy, p.terminated, inits, apps)
 	}
+	p.conditions = p.conditionsLocked(inits, apps)
 	close(p.notify)
 	p.notify = make(chan struct{})
 	p.mu.Unlock()
@@ -185,6 +196,7 @@ func (p *Pod) Status() PodStatus {
 	defer p.mu.Unlock()
 	st := PodStatus{Name: p.name, Phase: p.phase, Reason: p.reason, Message: p.message,
 		PodIP: p.sandbox.ip, StartTime: p.startTime, Stopping: p.stopping,
+		Conditions:        append([]PodCondition(nil), p.conditions...),
 		ContainerStatuses: p.statusesLocked(p.apps)}
 	if len(p.inits) > 0 {
 		st.InitContainerStatuses = p.statusesLocked(p.inits)
@@ -251,11 +263,14 @@ func (p *Pod) isStopping() bool {
 // run is the pod's start sequence: sandbox, then network attach and container preparation in
 // parallel, then init containers, then the start policy.
 func (p *Pod) run() {
+	if d := p.spec.ActiveDeadline; d != nil {
+		go p.enforceDeadline(*d)
+	}
 	err := p.startSequence()
 	close(p.seqDone)
-	if err != nil && p.isStopping() {
-		// A stop asked for by the user cancelled the start: the stop owns the pod now.
-		p.log.Debug("start sequence ended by a stop", "err", err)
+	if err != nil && (p.isStopping() || errors.Is(err, errPodFailed)) {
+		// A stop cancelled the start, or the pod failed on its own: the pod stays.
+		p.log.Debug("start sequence ended", "err", err)
 		err = nil
 	}
 	if err != nil {
@@ -292,6 +307,9 @@ func (p *Pod) startSequence() error {
 			setupFailed <- p.netErr
 			return
 		}
+		p.mu.Lock()
+		p.sandboxReady = true
+		p.mu.Unlock()
 		p.emit("", EventNormal, ReasonSandboxReady, "Pod sandbox ready, IP "+p.sandbox.IP().String())
 		p.changed()
 	}()
@@ -302,7 +320,7 @@ func (p *Pod) startSequence() error {
 		}
 		<-p.netReady
 	}()
-	lctx := leases.WithLease(ctx, p.leaseID())
+	lctx := leasedCtx(ctx, p)
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		go func() {
 			c.prepare(lctx)
@@ -328,7 +346,7 @@ func (p *Pod) startSequence() error {
 	for i, c := range p.apps {
 		names[i] = c.spec.Name
 	}
-	err := p.spec.StartPolicy.Start(seqCtx, names, func(ctx context.Context, name string) error {
+	err := p.spec.StartPolicy.Start(context.WithValue(seqCtx, podKey{}, p), names, func(ctx context.Context, name string) error {
 		c, ok := p.byName[name]
 		if !ok || c.init {
 			return fmt.Errorf("start policy asked for unknown container %q", name)
@@ -376,21 +394,35 @@ func unwrapJoined(err error) []error {
 	return []error{err}
 }
 
-// runInits runs regular init containers one at a time; each must exit 0.
+// errPodFailed ends the start sequence of a pod that failed on its own (an init container failed
+// under restartPolicy Never): the pod stays, Failed, for inspection.
+var errPodFailed = errors.New("pod failed")
+
+// runInits runs the init containers one at a time, in order. A regular init container must exit
+// 0 (it is restarted under back-off until it does, or the pod fails under restartPolicy Never);
+// the next one starts once a sidecar has started (its startupProbe succeeded, if any).
 func (p *Pod) runInits(ctx context.Context) error {
 	for _, c := range p.inits {
 		if err := c.start(ctx); err != nil {
+			var se *StartError
+			if !errors.As(err, &se) || se.Step != StepPostStart {
+				return err
+			}
+		}
+		st, err := p.WaitFor(ctx, func(PodStatus) bool {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if c.sidecar {
+				return c.started || p.phase == PhaseFailed
+			}
+			t := c.state.Terminated
+			return t != nil && t.ExitCode == 0 || p.phase == PhaseFailed
+		})
+		if err != nil {
 			return err
 		}
-		select {
-		case <-c.exited:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		st := c.Status()
-		if t := st.State.Terminated; t == nil || t.ExitCode != 0 {
-			return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepStart,
-				Err: fmt.Errorf("init container failed: %+v", st.State)}
+		if st.Phase == PhaseFailed {
+			return errPodFailed
 		}
 	}
 	return nil
@@ -406,6 +438,11 @@ func (p *Pod) waitNetwork(ctx context.Context) error {
 }
 
 func (p *Pod) leaseID() string { return "podlife-" + p.uid }
+
+// leasedCtx makes containerd keep what is created under ctx as the pod's (until Remove).
+func leasedCtx(ctx context.Context, p *Pod) context.Context {
+	return leases.WithLease(ctx, p.leaseID())
+}
 
 func (p *Pod) createLease(ctx context.Context) error {
 	_, err := p.rt.client.LeasesService().Create(ctx, leases.WithID(p.leaseID()),
@@ -430,4 +467,28 @@ func (p *Pod) onContainerExit() {
 	if terminal {
 		go p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
 	}
+}
+
+// enforceDeadline fails the pod once it has been active longer than its activeDeadline: event
+// DeadlineExceeded, phase Failed with that reason, a graceful stop with preStop hooks, no restarts.
+func (p *Pod) enforceDeadline(d time.Duration) {
+	timer := time.NewTimer(time.Until(p.startTime.Add(d)))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-p.stopped:
+		return
+	}
+	const msg = "Pod was active on the node longer than the specified deadline"
+	p.mu.Lock()
+	if p.stopping || p.phase == PhaseSucceeded || p.phase == PhaseFailed {
+		p.mu.Unlock()
+		return
+	}
+	p.failReason = ReasonDeadlineExceeded
+	p.reason, p.message = ReasonDeadlineExceeded, msg
+	p.mu.Unlock()
+	p.emit("", EventNormal, ReasonDeadlineExceeded, msg)
+	p.changed()
+	p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/clock"
+	"github.com/podlife/podlife/internal/restart"
 	"github.com/podlife/podlife/podlife/daemon"
 )
 
@@ -30,6 +32,8 @@ type Runtime struct {
 	network cni.Network
 	log     *slog.Logger
 	events  *bus
+	clock   clock.Clock
+	backoff *restart.Tracker
 
 	mu     sync.Mutex
 	pods   map[string]*Pod
@@ -46,7 +50,8 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}
-	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*Pod{}, events: newBus(nil)}
+	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*Pod{}, events: newBus(nil), clock: clock.Real{}}
+	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
 	r.events.ring = nil // the runtime bus only fans out; pods keep their own history
 	if err := r.connect(ctx); err != nil {
 		return nil, err

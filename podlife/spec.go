@@ -9,6 +9,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/probe"
 )
 
 // PodSpec describes a pod: its containers, volumes, network and policies. Field names and
@@ -42,6 +43,9 @@ type PodSpec struct {
 	TerminationGracePeriod *time.Duration
 	// StartPolicy decides when each container's process starts; nil means Sequential(), the kubelet's order.
 	StartPolicy StartPolicy
+	// ActiveDeadline, if set, bounds how long the pod may run (activeDeadlineSeconds): then it is
+	// stopped gracefully and ends Failed with reason DeadlineExceeded.
+	ActiveDeadline *time.Duration
 	// PullCredentials authenticate image pulls for this pod (like imagePullSecrets).
 	PullCredentials []RegistryCredential
 }
@@ -75,9 +79,46 @@ type ContainerSpec struct {
 	HookTimeout time.Duration
 	// StopSignal is sent to stop the container; zero means the image's STOPSIGNAL, else SIGTERM.
 	StopSignal syscall.Signal
+	// StartupProbe, if set, must succeed before the container counts as started; the other probes
+	// wait for it. A failure (after its threshold) kills and restarts the container.
+	StartupProbe *probe.Spec
+	// ReadinessProbe decides whether the container is ready; it never restarts anything.
+	ReadinessProbe *probe.Spec
+	// LivenessProbe restarts the container (per the pod's restart policy) when it fails.
+	LivenessProbe *probe.Spec
+	// RestartPolicy, on an init container, may be Always: the container is then a native
+	// sidecar: it starts in order with the init containers, the next one starts once it has
+	// started (its startupProbe succeeded, if it has one), it is restarted whenever it exits,
+	// and it stops after the app containers, in reverse order. Empty elsewhere.
+	RestartPolicy RestartPolicy
+	// DependsOn makes the container wait, under the DependencyOrder() start policy, until other
+	// containers of the pod reach a condition (podlife's extension, like Compose's depends_on).
+	DependsOn []Dependency
 	// SpecOpts are applied last to the container's OCI spec: an escape hatch to containerd's oci package.
 	SpecOpts []oci.SpecOpts
 }
+
+// Dependency is a condition on another container of the same pod.
+type Dependency struct {
+	// Container is the name of a container (or init container) of the pod.
+	Container string
+	// Condition is ContainerStarted (default), ContainerReady or ContainerCompleted.
+	Condition DependencyCondition
+}
+
+// DependencyCondition is what a Dependency waits for.
+type DependencyCondition string
+
+// Dependency conditions.
+const (
+	// ContainerStarted: the container's process started and its postStart hook and startup
+	// probe (if any) succeeded.
+	ContainerStarted DependencyCondition = "Started"
+	// ContainerReady: the container is ready (its readiness probe, if any, succeeds).
+	ContainerReady DependencyCondition = "Ready"
+	// ContainerCompleted: the container exited with code 0.
+	ContainerCompleted DependencyCondition = "Completed"
+)
 
 // EnvVar is an environment variable of a container.
 type EnvVar struct {

@@ -29,6 +29,7 @@ const (
 	ReasonError                 = "Error"
 	ReasonOOMKilled             = "OOMKilled"
 	ReasonContainerStatusUnknow = "ContainerStatusUnknown"
+	ReasonCrashLoopBackOff      = "CrashLoopBackOff"
 )
 
 // PodStatus is a snapshot of a pod, shaped like Kubernetes' PodStatus.
@@ -41,6 +42,7 @@ type PodStatus struct {
 	StartTime time.Time  `json:"startTime,omitzero"`
 	// Stopping is true from the moment a stop was asked for (kubectl shows "Terminating").
 	Stopping              bool              `json:"stopping,omitempty"`
+	Conditions            []PodCondition    `json:"conditions,omitempty"`
 	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
 	ContainerStatuses     []ContainerStatus `json:"containerStatuses"`
 }

@@ -66,6 +66,7 @@ func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cau
 		p.cancelStart()
 		// Let the start sequence notice the cancellation: no container starts after this point.
 		<-p.seqDone
+		p.restarts.Wait()
 		p.stopErr = p.stopAll(ctx, grace, hooks)
 		p.mu.Lock()
 		p.terminated = true
@@ -89,7 +90,7 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 	wg.Go(func() { detachErr = p.sandbox.detach(ctx, p.rt.network) })
 	for _, c := range p.byName {
 		wg.Go(func() {
-			if err := c.deleteTask(ctx); err != nil {
+			if err := c.deleteInstances(ctx, false); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -112,7 +113,7 @@ func (p *Pod) Remove(ctx context.Context) error {
 		var wg sync.WaitGroup
 		for _, c := range p.byName {
 			wg.Go(func() {
-				if err := c.deleteContainer(p.lifeCtx); err != nil {
+				if err := c.deleteInstances(p.lifeCtx, true); err != nil {
 					mu.Lock()
 					errs = append(errs, err)
 					mu.Unlock()

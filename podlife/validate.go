@@ -1,15 +1,19 @@
 package podlife
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/distribution/reference"
 
-	"github.com/podlife/podlife/hook"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/probe"
 )
 
 // Validate checks the spec without touching the host. The error, if any, is a
@@ -49,13 +53,18 @@ func (s *PodSpec) Validate() error {
 	}
 	names := map[string]bool{}
 	hostPorts := map[string]bool{}
-	check := func(p *field.Path, cs []ContainerSpec) {
+	check := func(p *field.Path, cs []ContainerSpec, init bool) {
 		for i := range cs {
 			errs = append(errs, validateContainer(p.Index(i), &cs[i], volumes, names, hostPorts)...)
+			errs = append(errs, validateLifecycle(p.Index(i), &cs[i], init)...)
 		}
 	}
-	check(root.Child("initContainers"), s.InitContainers)
-	check(root.Child("containers"), s.Containers)
+	check(root.Child("initContainers"), s.InitContainers, true)
+	check(root.Child("containers"), s.Containers, false)
+	errs = append(errs, validateDependencies(root, s)...)
+	if d := s.ActiveDeadline; d != nil && *d <= 0 {
+		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), d.String(), "must be greater than 0"))
+	}
 	for i, a := range s.HostAliases {
 		p := root.Child("hostAliases").Index(i)
 		for _, msg := range validation.IsValidIP(p.Child("ip"), a.IP) {
@@ -229,4 +238,127 @@ func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 		errs = append(errs, field.Invalid(p.Child("lifecycle", "stopSignal"), int(c.StopSignal), "must be a signal number between 1 and 64"))
 	}
 	return errs
+}
+
+// validateLifecycle checks probes and the container-level restart policy.
+func validateLifecycle(p *field.Path, c *ContainerSpec, init bool) field.ErrorList {
+	var errs field.ErrorList
+	sidecar := init && c.RestartPolicy == RestartAlways
+	switch {
+	case c.RestartPolicy == "":
+	case !init:
+		errs = append(errs, field.Forbidden(p.Child("restartPolicy"), "may only be set for init containers"))
+	case c.RestartPolicy != RestartAlways:
+		errs = append(errs, field.NotSupported(p.Child("restartPolicy"), c.RestartPolicy, []RestartPolicy{RestartAlways}))
+	}
+	for _, pr := range []struct {
+		name string
+		kind probe.Kind
+		spec *probe.Spec
+	}{{"startupProbe", probe.Startup, c.StartupProbe}, {"readinessProbe", probe.Readiness, c.ReadinessProbe}, {"livenessProbe", probe.Liveness, c.LivenessProbe}} {
+		if pr.spec == nil {
+			continue
+		}
+		pp := p.Child(pr.name)
+		if init && !sidecar {
+			errs = append(errs, field.Forbidden(pp, "may not be set for init containers without restartPolicy=Always"))
+			continue
+		}
+		var fe *probe.FieldError
+		for _, err := range unwrapJoined(pr.spec.Validate(pr.kind)) {
+			switch {
+			case err == nil:
+			case errors.As(err, &fe) && fe.Value == nil:
+				errs = append(errs, field.Required(pp.Child(fe.Field), fe.Detail))
+			case errors.As(err, &fe):
+				errs = append(errs, field.Invalid(pp.Child(fe.Field), fe.Value, fe.Detail))
+			default:
+				errs = append(errs, field.Invalid(pp, pr.kind.String(), err.Error()))
+			}
+		}
+	}
+	return errs
+}
+
+// validateDependencies checks DependsOn: known names, known conditions, no cycles.
+func validateDependencies(root *field.Path, s *PodSpec) field.ErrorList {
+	var errs field.ErrorList
+	deps := map[string][]string{}
+	known := map[string]bool{}
+	for _, c := range s.allContainers() {
+		known[c.Name] = true
+	}
+	walk := func(list *field.Path, cs []ContainerSpec) {
+		for i := range cs {
+			c := &cs[i]
+			for j, d := range c.DependsOn {
+				dp := list.Index(i).Child("dependsOn").Index(j)
+				switch {
+				case !known[d.Container]:
+					errs = append(errs, field.NotFound(dp.Child("container"), d.Container))
+				case d.Container == c.Name:
+					errs = append(errs, field.Invalid(dp.Child("container"), d.Container, "a container cannot depend on itself"))
+				default:
+					deps[c.Name] = append(deps[c.Name], d.Container)
+				}
+				switch d.Condition {
+				case "", ContainerStarted, ContainerReady, ContainerCompleted:
+				default:
+					errs = append(errs, field.NotSupported(dp.Child("condition"), d.Condition,
+						[]DependencyCondition{ContainerStarted, ContainerReady, ContainerCompleted}))
+				}
+			}
+		}
+	}
+	walk(root.Child("initContainers"), s.InitContainers)
+	walk(root.Child("containers"), s.Containers)
+	if cycle := findCycle(deps); cycle != nil {
+		errs = append(errs, field.Invalid(root.Child("containers").Child("dependsOn"), strings.Join(cycle, " -> "), "dependency cycle"))
+	}
+	return errs
+}
+
+// findCycle returns one dependency cycle (its names, first repeated last), or nil.
+func findCycle(deps map[string][]string) []string {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := map[string]int{}
+	var path []string
+	var visit func(n string) []string
+	visit = func(n string) []string {
+		switch state[n] {
+		case onPath:
+			for i, m := range path {
+				if m == n {
+					return append(append([]string(nil), path[i:]...), n)
+				}
+			}
+		case done:
+			return nil
+		}
+		state[n] = onPath
+		path = append(path, n)
+		for _, d := range deps[n] {
+			if c := visit(d); c != nil {
+				return c
+			}
+		}
+		path = path[:len(path)-1]
+		state[n] = done
+		return nil
+	}
+	names := make([]string, 0, len(deps))
+	for n := range deps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if c := visit(n); c != nil {
+			return c
+		}
+	}
+	return nil
 }

@@ -25,8 +25,16 @@
 //
 // [Spec] holds a prober with the kubelet's timing fields. [Spec.WithDefaults]
 // fills in the kubelet's defaults and [Spec.Validate] checks a spec for one
-// [Kind] of probe. The worker that applies periods and thresholds is not part
-// of this package yet.
+// [Kind] of probe.
+//
+// # Workers
+//
+// A [Worker] runs one probe of one container on its period, as the kubelet's
+// probe worker does: initial delay, thresholds, retries of prober errors, the
+// initial results (readiness Failure, liveness Success, startup Unknown), and
+// holding after a liveness failure or a final startup result. Its callbacks
+// report every run and every change of the thresholded result. An optional
+// FastPeriod probes faster until the first success.
 //
 // Probers take a [hook.Target], which gives the pod IP and the [hook.Execer]
 // that runs commands in the container.

@@ -2,16 +2,12 @@ package probe
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/internal/httpget"
 )
 
 // HTTPGet returns a prober that sends GET scheme://host:port/path from the
@@ -38,38 +34,24 @@ import (
 // A Target without an IP when no host is given ([hook.ErrNoIP]) and a
 // cancelled ctx are prober errors.
 func HTTPGet(port int, path string, opts ...HTTPOption) Prober {
-	p := &httpGet{port: port, path: path, scheme: "http"}
-	if p.path == "" {
-		p.path = "/"
-	}
+	p := &httpGet{httpget.NewSpec(port, path)}
 	for _, o := range opts {
 		o.applyHTTP(p)
-	}
-	if p.scheme == "" {
-		p.scheme = "http"
 	}
 	return p
 }
 
-type httpGet struct {
-	port   int
-	path   string
-	scheme string // lower case
-	host   string
-	header http.Header
-}
+type httpGet struct{ httpget.Spec }
 
-func (p *httpGet) String() string {
-	return "httpGet " + buildURL(p.scheme, p.host, p.port, p.path).String()
-}
+func (p *httpGet) String() string { return "httpGet " + p.Spec.String() }
 
 func (p *httpGet) validate() []error {
 	var errs []error
-	if err := validatePort("httpGet.port", p.port); err != nil {
+	if err := validatePort("httpGet.port", p.Port); err != nil {
 		errs = append(errs, err)
 	}
-	if p.scheme != "http" && p.scheme != "https" {
-		errs = append(errs, &FieldError{Field: "httpGet.scheme", Value: p.scheme, Detail: `supported values: "HTTP", "HTTPS"`})
+	if p.Scheme != "http" && p.Scheme != "https" {
+		errs = append(errs, &FieldError{Field: "httpGet.scheme", Value: p.Scheme, Detail: `supported values: "HTTP", "HTTPS"`})
 	}
 	return errs
 }
@@ -85,11 +67,11 @@ func (p *httpGet) Probe(ctx context.Context, t hook.Target) (Result, string, err
 	if err := firstError(p); err != nil {
 		return Unknown, "", err
 	}
-	host, err := targetHost(p.host, t)
+	host, err := targetHost(p.Host, t)
 	if err != nil {
 		return Unknown, "", err
 	}
-	req, err := newRequest(ctx, buildURL(p.scheme, host, p.port, p.path), p.header, probeUserAgent)
+	req, err := p.NewRequest(ctx, host, probeUserAgent)
 	if err != nil {
 		return Unknown, "", err
 	}
@@ -100,8 +82,7 @@ func (p *httpGet) Probe(ctx context.Context, t hook.Target) (Result, string, err
 		}
 		return Failure, err.Error(), nil
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, hook.MaxOutputBytes))
+	b, err := httpget.ReadBody(resp, hook.MaxOutputBytes)
 	if err != nil {
 		if cancelled(ctx) {
 			return Unknown, "", err
@@ -136,62 +117,9 @@ func cancelled(ctx context.Context) bool {
 	return err != nil && !errors.Is(err, context.DeadlineExceeded)
 }
 
-// probeClient: no keep-alive, no proxy, no compression, no TLS verification,
-// same-host redirects only; ctx bounds each request.
-var probeClient = &http.Client{
-	Transport: &http.Transport{
-		Proxy:              nil,
-		DialContext:        probeDialer().DialContext,
-		TLSClientConfig:    &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // as the kubelet
-		DisableKeepAlives:  true,
-		DisableCompression: true,
-	},
-	CheckRedirect: sameHostRedirects,
-}
+// probeClient sends the requests of all HTTP probers (see
+// [httpget.NewClient]); its sockets linger briefly (see probeDialer).
+var probeClient = httpget.NewClient(probeDialer())
 
-// sameHostRedirects follows redirects to the same host name only, at most 10.
-// A redirect elsewhere returns the redirect response itself.
-func sameHostRedirects(req *http.Request, via []*http.Request) error {
-	if req.URL.Hostname() != via[0].URL.Hostname() {
-		return http.ErrUseLastResponse
-	}
-	if len(via) >= 10 {
-		return errors.New("stopped after 10 redirects")
-	}
-	return nil
-}
-
-// buildURL builds scheme://host:port/path; a path that does not parse is
-// used verbatim (as the kubelet does).
-func buildURL(scheme, host string, port int, path string) *url.URL {
-	u, err := url.Parse(path)
-	if err != nil {
-		u = &url.URL{Path: path}
-	}
-	u.Scheme = scheme
-	u.Host = net.JoinHostPort(host, strconv.Itoa(port))
-	return u
-}
-
-// newRequest builds the GET request with the kubelet's header rules.
-func newRequest(ctx context.Context, u *url.URL, header http.Header, userAgent string) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return nil, err
-	}
-	h := header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	if _, ok := h["User-Agent"]; !ok {
-		h.Set("User-Agent", userAgent)
-	}
-	if _, ok := h["Accept"]; !ok {
-		h.Set("Accept", "*/*")
-	} else if h.Get("Accept") == "" {
-		h.Del("Accept")
-	}
-	req.Header = h
-	req.Host = h.Get("Host")
-	return req, nil
-}
+// probeUserAgent is the default User-Agent of HTTP probes.
+var probeUserAgent = httpget.UserAgent("podlife-probe")

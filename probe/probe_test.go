@@ -63,14 +63,5 @@ func TestProberFunc(t *testing.T) {
 	}
 }
 
-func TestMajorMinor(t *testing.T) {
-	if got := majorMinor("v1.34.0"); got != "1.34" {
-		t.Errorf("majorMinor = %q", got)
-	}
-	if got := majorMinor("(devel)"); got != "dev" {
-		t.Errorf("majorMinor = %q", got)
-	}
-}
-
 // waitTimeout is a generous bound for things that should take milliseconds.
 const waitTimeout = 5 * time.Second

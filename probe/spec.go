@@ -61,6 +61,12 @@ type Spec struct {
 	// FailureThreshold is the number of consecutive failures for the result to
 	// become Failure (failureThreshold; default 3).
 	FailureThreshold int
+	// FastPeriod, if set, is the period while the probe has not succeeded yet
+	// (startup and readiness probes), so that a gated start does not wait a
+	// whole Period; after the first success, Period applies. Zero (the
+	// default) uses Period throughout. podlife's extension, like Compose's
+	// healthcheck start_interval.
+	FastPeriod time.Duration
 	// TerminationGracePeriod, if set, replaces the pod's grace period when this
 	// probe's failure kills the container (terminationGracePeriodSeconds;
 	// liveness and startup probes only; must be positive).
@@ -139,7 +145,7 @@ func (s Spec) Validate(kind Kind) error {
 	for _, f := range []struct {
 		name string
 		v    time.Duration
-	}{{"initialDelaySeconds", d.InitialDelay}, {"periodSeconds", d.Period}, {"timeoutSeconds", d.Timeout}} {
+	}{{"initialDelaySeconds", d.InitialDelay}, {"periodSeconds", d.Period}, {"timeoutSeconds", d.Timeout}, {"fastPeriod", d.FastPeriod}} {
 		if f.v < 0 {
 			errs = append(errs, &FieldError{Field: f.name, Value: f.v, Detail: nonNegative})
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/internal/testserver"
 )
 
 func listen(t *testing.T) (net.Listener, int) {
@@ -20,18 +21,6 @@ func listen(t *testing.T) (net.Listener, int) {
 	}
 	t.Cleanup(func() { l.Close() })
 	return l, l.Addr().(*net.TCPAddr).Port
-}
-
-// closedPort returns a loopback port on which nothing listens.
-func closedPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return port
 }
 
 var loopback = netip.MustParseAddr("127.0.0.1")
@@ -75,7 +64,7 @@ func TestTCPSocketWithHost(t *testing.T) {
 }
 
 func TestTCPSocketRefused(t *testing.T) {
-	port := closedPort(t)
+	port := testserver.ClosedPort(t)
 	r, msg, err := TCPSocket(port).Probe(context.Background(), hook.Target{IP: loopback})
 	if r != Failure || err != nil || !strings.Contains(msg, "connection refused") {
 		t.Errorf("Probe = %v, %q, %v; want failure, connection refused", r, msg, err)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/containerd/containerd/v2/client"
+
+	"github.com/podlife/podlife/internal/procutil"
 )
 
 const (
@@ -39,7 +41,7 @@ type Daemon struct {
 	binary string
 	paths  paths
 	logger *slog.Logger
-	proc   *process
+	proc   *procutil.Process
 	out    *output
 	client *client.Client // for readiness and Version; closed by Stop
 
@@ -143,7 +145,7 @@ func launch(cfg Config, p paths) (*Daemon, error) {
 		out:    newOutput(cfg.Logger, copyTo),
 		exited: make(chan struct{}),
 	}
-	d.proc, err = startProcess(cmd)
+	d.proc, err = procutil.Start(cmd)
 	_ = w.Close()
 	if err != nil {
 		_ = r.Close()
@@ -152,7 +154,7 @@ func launch(cfg Config, p paths) (*Daemon, error) {
 	}
 	go d.out.pump(r)
 	go func() {
-		<-d.proc.done
+		<-d.proc.Done()
 		select {
 		case <-d.out.done:
 		case <-time.After(outputDrainTimeout):
@@ -162,7 +164,7 @@ func launch(cfg Config, p paths) (*Daemon, error) {
 		closeLog()
 		if !d.stopping.Load() {
 			d.exitErr = d.exitError("without being stopped")
-			d.logger.Error("containerd exited", "pid", d.PID(), "err", d.proc.err)
+			d.logger.Error("containerd exited", "pid", d.PID(), "err", d.proc.Err())
 		}
 		close(d.exited)
 	}()
@@ -190,8 +192,8 @@ func environ(cfg Config) []string {
 // exitError describes the exit of the process, quoting its last output.
 func (d *Daemon) exitError(when string) error {
 	status := "exit status 0"
-	if d.proc.err != nil {
-		status = d.proc.err.Error()
+	if err := d.proc.Err(); err != nil {
+		status = err.Error()
 	}
 	return fmt.Errorf("%w %s (pid %d, %s); last output:\n%s", ErrExited, when, d.PID(), status, d.out.Tail())
 }
@@ -207,7 +209,7 @@ func (d *Daemon) Dir() string { return d.paths.dir }
 func (d *Daemon) Root() string { return d.paths.root }
 
 // PID returns the process id of the daemon.
-func (d *Daemon) PID() int { return d.proc.cmd.Process.Pid }
+func (d *Daemon) PID() int { return d.proc.Pid() }
 
 // Done returns a channel that is closed once the daemon process has exited,
 // whether by Stop or on its own, and its output has been read.
@@ -270,7 +272,7 @@ func (d *Daemon) stop(ctx context.Context) {
 // signal sends sig to the daemon unless it was already reaped; os.Process
 // guarantees the PID is not signalled after that.
 func (d *Daemon) signal(sig syscall.Signal) {
-	err := d.proc.cmd.Process.Signal(sig)
+	err := d.proc.Signal(sig)
 	if err != nil && !errors.Is(err, os.ErrProcessDone) {
 		d.logger.Warn("signal containerd", "pid", d.PID(), "signal", sig, "err", err)
 	}

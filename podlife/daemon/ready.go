@@ -24,7 +24,7 @@ func (d *Daemon) waitReady(ctx context.Context) error {
 	defer tick.Stop()
 	wait := func() error {
 		select {
-		case <-d.proc.done:
+		case <-d.proc.Done():
 			return d.exitError("before serving")
 		case <-ctx.Done():
 			return fmt.Errorf("daemon: containerd %s (pid %d) did not come up: %w; last output:\n%s",

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/podlife/podlife/internal/procutil"
 )
 
 const (
@@ -36,7 +38,7 @@ type Registry struct {
 	dir   string
 	addr  string
 	creds *Credentials
-	proc  *process
+	proc  *procutil.Process
 
 	closeOnce sync.Once
 	closeErr  error
@@ -135,7 +137,7 @@ func (r *Registry) run(ctx context.Context, bin, config string) error {
 	if err == nil {
 		return nil
 	}
-	r.proc.stop(registryStopGrace)
+	r.proc.Stop(registryStopGrace)
 	out, _ := os.ReadFile(logPath)
 	if strings.Contains(string(out), "address already in use") {
 		return errPortTaken
@@ -157,8 +159,8 @@ func (r *Registry) waitReady(ctx context.Context) error {
 			return nil
 		}
 		select {
-		case <-r.proc.done:
-			return fmt.Errorf("registry exited: %v", r.proc.err)
+		case <-r.proc.Done():
+			return fmt.Errorf("registry exited: %v", r.proc.Err())
 		case <-ctx.Done():
 			return fmt.Errorf("registry on %s did not answer: %w", r.addr, ctx.Err())
 		case <-tick.C:
@@ -194,7 +196,7 @@ func (r *Registry) Ref(name string) string { return r.addr + "/" + name }
 // removes its directory. It is idempotent.
 func (r *Registry) Close() error {
 	r.closeOnce.Do(func() {
-		r.proc.stop(registryStopGrace)
+		r.proc.Stop(registryStopGrace)
 		if err := os.RemoveAll(r.dir); err != nil {
 			r.closeErr = fmt.Errorf("podlifetest: close registry: %w", err)
 		}

@@ -1,0 +1,52 @@
+package podlife
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// cgroupRoot is where the cgroup hierarchies are mounted.
+const cgroupRoot = "/sys/fs/cgroup"
+
+// cgroupPath is the container's cgroup under containerd's default layout (cgroupfs driver).
+func (p *Pod) cgroupPath(id string) string {
+	return filepath.Join("/", p.rt.cfg.Namespace, id)
+}
+
+// removeCgroup removes a deleted container's cgroup if runc left it behind: under load, runc's
+// rmdir can run while the killed process is still leaving the cgroup. Only empty cgroups are
+// removed (rmdir); the common case, nothing left, costs two stats.
+func removeCgroup(path string) error {
+	if !exists(filepath.Join(cgroupRoot, "pids", path)) && !exists(filepath.Join(cgroupRoot, path)) {
+		return nil
+	}
+	dirs := []string{filepath.Join(cgroupRoot, path)}
+	if hs, err := os.ReadDir(cgroupRoot); err == nil {
+		for _, h := range hs {
+			if h.IsDir() { // co-mounted controllers appear as symlinks too
+				dirs = append(dirs, filepath.Join(cgroupRoot, h.Name(), path))
+			}
+		}
+	}
+	var errs []error
+	for _, d := range dirs {
+		var err error
+		for try := 0; try < 10; try++ {
+			if err = os.Remove(d); err == nil || errors.Is(err, fs.ErrNotExist) {
+				err = nil
+				break
+			}
+			time.Sleep(10 * time.Millisecond) // the last process is leaving the cgroup
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

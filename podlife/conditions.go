@@ -1,0 +1,118 @@
+package podlife
+
+import (
+	"strings"
+	"time"
+)
+
+// ConditionType is a pod condition, as in Kubernetes.
+type ConditionType string
+
+// Pod conditions, in the order the kubelet reports them.
+const (
+	PodReadyToStartContainers ConditionType = "PodReadyToStartContainers"
+	PodInitialized            ConditionType = "Initialized"
+	PodReady                  ConditionType = "Ready"
+	ContainersReady           ConditionType = "ContainersReady"
+	PodScheduled              ConditionType = "PodScheduled"
+)
+
+// PodCondition is one condition of a pod.
+type PodCondition struct {
+	Type               ConditionType `json:"type"`
+	Status             string        `json:"status"` // "True" or "False"
+	Reason             string        `json:"reason,omitempty"`
+	Message            string        `json:"message,omitempty"`
+	LastTransitionTime time.Time     `json:"lastTransitionTime"`
+}
+
+func boolStatus(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}
+
+// conditionsLocked computes the conditions as the kubelet does (status/generate.go), keeping
+// each one's last transition time.
+func (p *Pod) conditionsLocked(inits, apps []ContainerStatus) []PodCondition {
+	now := time.Now()
+	var conds []PodCondition
+	add := func(t ConditionType, ok bool, reason, msg string) {
+		status := boolStatus(ok)
+		prev, seen := p.condTimes[t]
+		at := now
+		if seen && prev.status == status {
+			at = prev.at
+		} else {
+			p.condTimes[t] = condTime{status: status, at: now}
+		}
+		if ok {
+			reason, msg = "", ""
+		}
+		conds = append(conds, PodCondition{Type: t, Status: status, Reason: reason, Message: msg, LastTransitionTime: at})
+	}
+	terminal := p.phase == PhaseSucceeded || p.phase == PhaseFailed
+	add(PodReadyToStartContainers, p.sandboxReady && !p.terminated, "", "")
+
+	var incomplete []string
+	everRan := false
+	for _, c := range apps {
+		everRan = everRan || c.State.Running != nil || c.State.Terminated != nil || c.LastState.Terminated != nil
+	}
+	for i, c := range inits {
+		if p.inits[i].sidecar {
+			if !c.Started {
+				incomplete = append(incomplete, c.Name)
+			}
+		} else if t := c.State.Terminated; t == nil || t.ExitCode != 0 {
+			incomplete = append(incomplete, c.Name)
+		}
+	}
+	switch {
+	case p.phase == PhaseSucceeded:
+		add(PodInitialized, true, "PodCompleted", "")
+	default:
+		add(PodInitialized, len(incomplete) == 0 || everRan, "ContainersNotInitialized",
+			"containers with incomplete status: ["+strings.Join(incomplete, " ")+"]")
+	}
+
+	var unready []string
+	for i, c := range inits {
+		if p.inits[i].sidecar && !c.Ready {
+			unready = append(unready, c.Name)
+		}
+	}
+	for _, c := range apps {
+		if !c.Ready {
+			unready = append(unready, c.Name)
+		}
+	}
+	reason, msg := "ContainersNotReady", "containers with unready status: ["+strings.Join(unready, " ")+"]"
+	if terminal {
+		reason, msg = "PodCompleted", ""
+		if p.phase == PhaseFailed {
+			reason = "PodFailed"
+		}
+	}
+	ready := len(unready) == 0 && !terminal
+	add(PodReady, ready, reason, msg)
+	add(ContainersReady, ready, reason, msg)
+	add(PodScheduled, true, "", "")
+	return conds
+}
+
+type condTime struct {
+	status string
+	at     time.Time
+}
+
+// Condition returns the pod's condition of that type (zero if unknown).
+func (s PodStatus) Condition(t ConditionType) PodCondition {
+	for _, c := range s.Conditions {
+		if c.Type == t {
+			return c
+		}
+	}
+	return PodCondition{}
+}

@@ -1,0 +1,144 @@
+package podlife
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/pkg/cio"
+	"github.com/containerd/errdefs"
+	"github.com/opencontainers/runtime-spec/specs-go"
+)
+
+// instance is one attempt of a container: its containerd container and task, its log file and
+// its process. A restart creates a new instance; the old one is deleted once the new one exists.
+type instance struct {
+	attempt int
+	id      string
+	ctr     client.Container
+	task    client.Task
+	exitCh  <-chan client.ExitStatus
+	log     *criLog
+	logPath string
+	streams []io.Closer
+	exited  chan struct{} // closed when the process has exited (or will never run)
+	cgroup  string        // its cgroup path (containerd's default layout)
+
+	// Guarded by pod.mu.
+	running   bool // the process was started
+	startedAt time.Time
+	procSpec  *specs.Process
+	cancel    context.CancelFunc // stops this instance's probes
+}
+
+// newInstance creates attempt's containerd container and task (runc create) with the log file
+// open. The process is not started.
+func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*instance, error) {
+	p := c.pod
+	r := p.rt
+	t0 := time.Now()
+	opts, err := c.specOpts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	labels := p.labels(c)
+	labels[LabelAttempt] = strconv.Itoa(attempt)
+	t1 := time.Now()
+	ctr, err := r.client.NewContainer(ctx, id,
+		client.WithImageName(c.image.Name()),
+		client.WithSnapshotter(r.cfg.Snapshotter),
+		client.WithNewSnapshot(id, c.image),
+		client.WithRuntime(r.cfg.RuntimeName, nil),
+		client.WithNewSpec(opts...),
+		client.WithContainerLabels(labels))
+	if err != nil {
+		return nil, fmt.Errorf("create container: %w", err)
+	}
+	inst := &instance{attempt: attempt, id: id, ctr: ctr, exited: make(chan struct{}), cgroup: p.cgroupPath(id)}
+	t2 := time.Now()
+	inst.log, inst.logPath, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt)
+	if err != nil {
+		inst.delete(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	stdout, stderr := inst.log.stream("stdout"), inst.log.stream("stderr")
+	inst.streams = []io.Closer{stdout, stderr}
+	err = p.withShim(ctx, c, func() error {
+		var err error
+		inst.task, err = ctr.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr), p.sandbox.fifoDir()))
+		return err
+	})
+	if err != nil {
+		inst.delete(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("create task: %w", err)
+	}
+	t3 := time.Now()
+	if inst.exitCh, err = inst.task.Wait(p.lifeCtx); err != nil {
+		inst.delete(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("wait task: %w", err)
+	}
+	p.log.Debug("container created", "container", c.spec.Name, "attempt", attempt, "id", id, "spec", t1.Sub(t0),
+		"newContainer", t2.Sub(t1), "newTask", t3.Sub(t2))
+	return inst, nil
+}
+
+// deleteTask removes the task (and the shim, if it was the last task in it), killing the process
+// if it still runs.
+func (i *instance) deleteTask(ctx context.Context) error {
+	if i.task == nil {
+		return nil
+	}
+	_, err := i.task.Delete(ctx, client.WithProcessKill)
+	if err != nil && !errdefs.IsNotFound(err) {
+		// Deleting tasks of one shim in parallel, the shim may shut down (its last task gone)
+		// before it answers another delete it has done ("ttrpc: closed"). containerd tells.
+		if _, terr := i.ctr.Task(ctx, nil); errdefs.IsNotFound(terr) {
+			err = nil
+		}
+	}
+	for _, s := range i.streams {
+		_ = s.Close()
+	}
+	if i.log != nil {
+		_ = i.log.Close()
+	}
+	i.task = nil
+	if err != nil && !errdefs.IsNotFound(err) {
+		return fmt.Errorf("delete task %s: %w", i.id, err)
+	}
+	if err := removeCgroup(i.cgroup); err != nil {
+		return fmt.Errorf("container %s: cgroup left behind: %w", i.id, err)
+	}
+	return nil
+}
+
+// deleteContainer removes the containerd container and its snapshot.
+func (i *instance) deleteContainer(ctx context.Context) error {
+	if i.ctr == nil {
+		return nil
+	}
+	err := i.ctr.Delete(ctx, client.WithSnapshotCleanup)
+	i.ctr = nil
+	if err != nil && !errdefs.IsNotFound(err) {
+		return fmt.Errorf("delete container %s: %w", i.id, err)
+	}
+	return nil
+}
+
+// delete removes the task and the container.
+func (i *instance) delete(ctx context.Context) error {
+	return joinErrs(i.deleteTask(ctx), i.deleteContainer(ctx))
+}
+
+// markNeverRan closes exited for an instance whose process will never run.
+func (i *instance) markNeverRan() {
+	select {
+	case <-i.exited:
+	default:
+		close(i.exited)
+	}
+}

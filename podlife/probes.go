@@ -1,0 +1,145 @@
+package podlife
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/podlife/podlife/probe"
+)
+
+// startProbes runs once an instance's postStart hook has returned: the startup probe first (if
+// any), then readiness and liveness. Probes run in goroutines of their own: a slow or hanging
+// probe delays nothing else. They stop when the instance exits or the pod stops.
+func (c *Container) startProbes(inst *instance) {
+	p := c.pod
+	ctx, cancel := context.WithCancel(p.startCtx)
+	p.mu.Lock()
+	select {
+	case <-inst.exited:
+		p.mu.Unlock()
+		cancel()
+		return
+	default:
+	}
+	inst.cancel = cancel
+	p.mu.Unlock()
+	if c.spec.StartupProbe == nil {
+		c.markStarted(ctx, inst)
+		return
+	}
+	c.runProbe(ctx, inst, probe.Startup, c.spec.StartupProbe, func(r probe.Result) {
+		switch r {
+		case probe.Success:
+			c.markStarted(ctx, inst)
+		case probe.Failure:
+			go c.killForProbe(inst, probe.Startup, c.spec.StartupProbe)
+		}
+	})
+}
+
+// markStarted records that the instance has started and starts its readiness and liveness probes.
+func (c *Container) markStarted(ctx context.Context, inst *instance) {
+	p := c.pod
+	p.mu.Lock()
+	if c.cur != inst || c.state.Running == nil {
+		p.mu.Unlock()
+		return
+	}
+	c.started = true
+	c.ready = c.spec.ReadinessProbe == nil
+	p.mu.Unlock()
+	p.changed()
+	if spec := c.spec.ReadinessProbe; spec != nil {
+		c.runProbe(ctx, inst, probe.Readiness, spec, func(r probe.Result) {
+			p.mu.Lock()
+			if c.cur == inst && c.state.Running != nil {
+				c.ready = c.started && r == probe.Success
+			}
+			p.mu.Unlock()
+			p.changed()
+		})
+	}
+	if spec := c.spec.LivenessProbe; spec != nil {
+		c.runProbe(ctx, inst, probe.Liveness, spec, func(r probe.Result) {
+			if r == probe.Failure {
+				go c.killForProbe(inst, probe.Liveness, spec)
+			}
+		})
+	}
+}
+
+// runProbe starts a probe worker for the instance; onChange gets every change of its result.
+func (c *Container) runProbe(ctx context.Context, inst *instance, kind probe.Kind, spec *probe.Spec, onChange func(probe.Result)) {
+	p := c.pod
+	name := capitalize(kind.String())
+	w := probe.NewWorker(probe.WorkerConfig{
+		Kind: kind, Spec: spec.WithDefaults(), Target: c.target(), Clock: p.rt.clock,
+		StartedAt: inst.startedAt, FastPeriod: spec.FastPeriod,
+		OnResult: func(r probe.Result, out string) {
+			switch r {
+			case probe.Failure, probe.Unknown:
+				p.emit(c.spec.Name, EventWarning, ReasonUnhealthy, fmt.Sprintf("%s probe failed: %s", name, strings.TrimSpace(out)))
+			case probe.Warning:
+				p.emit(c.spec.Name, EventWarning, ReasonProbeWarning, fmt.Sprintf("%s probe warning: %s", name, strings.TrimSpace(out)))
+			}
+		},
+		OnError: func(err error) {
+			p.emit(c.spec.Name, EventWarning, ReasonUnhealthy, fmt.Sprintf("%s probe errored and resulted in unknown state: %v", name, err))
+		},
+		OnChange: onChange,
+	})
+	go w.Run(ctx)
+}
+
+// killForProbe kills an instance whose liveness or startup probe failed, with the probe's grace
+// period if it has one; its exit then restarts it per the restart policy.
+func (c *Container) killForProbe(inst *instance, kind probe.Kind, spec *probe.Spec) {
+	p := c.pod
+	if p.isStopping() {
+		return
+	}
+	msg := fmt.Sprintf("Container %s failed %s probe", c.spec.Name, kind)
+	if c.shouldRestart(137) {
+		msg += ", will be restarted"
+	}
+	grace := p.spec.gracePeriod()
+	if spec.TerminationGracePeriod != nil {
+		grace = *spec.TerminationGracePeriod
+	}
+	c.killInstance(inst, grace, msg, true)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// waitOutlived blocks a sidecar's stop signal until every app container and every sidecar after
+// it in spec order has exited (the kubelet's termination order), or until deadline.
+func (p *Pod) waitOutlived(sidecar *Container, deadline time.Time) {
+	ctx, cancel := context.WithDeadline(p.lifeCtx, deadline)
+	defer cancel()
+	after := false
+	var outlived []*Container
+	for _, c := range p.inits {
+		if after && c.sidecar {
+			outlived = append(outlived, c)
+		}
+		after = after || c == sidecar
+	}
+	outlived = append(outlived, p.apps...)
+	_, _ = p.WaitFor(ctx, func(PodStatus) bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, c := range outlived {
+			if c.cur != nil && c.cur.running && c.state.Running != nil {
+				return false
+			}
+		}
+		return true
+	})
+}

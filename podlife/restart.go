@@ -1,0 +1,120 @@
+package podlife
+
+import (
+	"context"
+	"time"
+
+	"github.com/podlife/podlife/internal/restart"
+)
+
+// shouldRestart applies the kubelet's rules to an exited container: a sidecar always restarts;
+// a regular init container restarts on failure unless the pod's policy is Never; an app
+// container per the pod's policy.
+func (c *Container) shouldRestart(code int) bool {
+	switch {
+	case c.sidecar:
+		return true
+	case c.init:
+		return code != 0 && c.pod.spec.RestartPolicy != RestartNever
+	}
+	switch c.pod.spec.RestartPolicy {
+	case RestartNever:
+		return false
+	case RestartOnFailure:
+		return code != 0
+	default:
+		return true
+	}
+}
+
+// onExit decides what follows an instance's exit: a restart under crash-loop back-off, or,
+// when nothing will restart, possibly the end of the pod.
+func (c *Container) onExit(inst *instance, term *StateTerminated) {
+	p := c.pod
+	if p.isStopping() {
+		return
+	}
+	if !c.shouldRestart(term.ExitCode) {
+		p.onContainerExit()
+		return
+	}
+	p.restarts.Add(1)
+	go func() {
+		defer p.restarts.Done()
+		c.restart(p.startCtx, inst, term)
+	}()
+}
+
+// restart waits out the back-off, creates the next instance (before deleting the one that
+// exited, so the pod's shim stays up), and starts it.
+func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerminated) {
+	p := c.pod
+	key := p.uid + "/" + c.spec.Name
+	for {
+		// Next returns how long the container is still in back-off, and 0 (advancing the
+		// back-off) once it may restart.
+		for {
+			delay := p.rt.backoff.Next(key, term.FinishedAt)
+			if delay <= 0 {
+				break
+			}
+			msg := restart.Message(p.rt.backoff.Delay(key), c.spec.Name, p.name)
+			p.mu.Lock()
+			c.lastState = ContainerState{Terminated: term}
+			c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff, Message: msg}}
+			p.mu.Unlock()
+			p.emit(c.spec.Name, EventWarning, ReasonBackOff, restart.EventMessage(c.spec.Name, p.name))
+			p.changed()
+			timer := time.NewTimer(delay)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			}
+		}
+		p.mu.Lock()
+		attempt := c.restartCount + 1
+		p.mu.Unlock()
+		inst, err := c.newInstance(leasedCtx(ctx, p), attempt, newID())
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
+			c.setWaiting(ReasonCreateContainerError, err.Error())
+			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, StartedAt: term.StartedAt, FinishedAt: time.Now()}
+			continue
+		}
+		p.mu.Lock()
+		c.cur = inst
+		c.live = append(c.live, inst)
+		c.restartCount = attempt
+		c.lastState = ContainerState{Terminated: term}
+		c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
+		p.mu.Unlock()
+		p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
+		c.dropInstance(prev)
+		if err := c.startInstance(ctx, inst); err != nil && ctx.Err() == nil {
+			p.log.Info("restart failed", "container", c.spec.Name, "err", err)
+		}
+		return
+	}
+}
+
+// dropInstance deletes an exited instance's containerd objects.
+func (c *Container) dropInstance(inst *instance) {
+	p := c.pod
+	if err := inst.delete(p.lifeCtx); err != nil {
+		p.log.Warn("delete previous instance", "container", c.spec.Name, "err", err)
+		return
+	}
+	p.mu.Lock()
+	for i, l := range c.live {
+		if l == inst {
+			c.live = append(c.live[:i], c.live[i+1:]...)
+			break
+		}
+	}
+	p.mu.Unlock()
+}

@@ -1,0 +1,189 @@
+package podlife_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/probe"
+)
+
+// fastBackoff keeps crash-loop tests short.
+func fastBackoff(c *podlife.Config) {
+	c.Backoff = podlife.Backoff{Initial: 300 * time.Millisecond, Max: 1200 * time.Millisecond, ResetAfter: time.Minute}
+}
+
+func execProbe(cmd string, period time.Duration, failures int) *probe.Spec {
+	return &probe.Spec{Prober: probe.Exec("/bin/sh", "-c", cmd), Period: period, Timeout: 2 * time.Second, FailureThreshold: failures}
+}
+
+func events(p *podlife.Pod, container, reason string) []podlife.Event {
+	var out []podlife.Event
+	for _, e := range p.Events() {
+		if e.Reason == reason && (container == "" || e.Container == container) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// A failing liveness probe kills the container (Killing with the kubelet's message) and it is
+// restarted: restartCount and lastState say so, and Unhealthy events were recorded.
+func TestLivenessRestarts(t *testing.T) {
+	h := newHarness(t, fastBackoff)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "liveness", TerminationGracePeriod: ptr(3 * time.Second),
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage,
+			// Healthy for about a second, then not.
+			Command:       []string{"/bin/sh", "-c", "touch /tmp/healthy; (sleep 1; rm /tmp/healthy) & " + loopForever},
+			LivenessProbe: execProbe("test -f /tmp/healthy", 200*time.Millisecond, 2),
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].RestartCount >= 1 })
+	if err != nil {
+		t.Fatalf("no restart: %v; events %v", err, pod.Events())
+	}
+	cs := st.ContainerStatuses[0]
+	if cs.LastState.Terminated == nil {
+		t.Errorf("lastState %+v, want the killed instance's termination", cs.LastState)
+	}
+	kill := events(pod, "app", podlife.ReasonKilling)
+	if len(kill) == 0 || kill[0].Message != "Container app failed liveness probe, will be restarted" {
+		t.Errorf("Killing events %v", kill)
+	}
+	if u := events(pod, "app", podlife.ReasonUnhealthy); len(u) < 2 || u[0].Message[:len("Liveness probe failed")] != "Liveness probe failed" {
+		t.Errorf("Unhealthy events %v, want one per failing run (threshold 2)", u)
+	}
+	if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].State.Running != nil }); err != nil {
+		t.Errorf("not running again after the restart: %v", err)
+	}
+	// Logs of the earlier attempt are kept beside the current one.
+	c, _ := pod.Container("app")
+	if filepath.Base(c.LogPath()) == "0.log" {
+		t.Errorf("log path %s still the first attempt's", c.LogPath())
+	}
+}
+
+// Readiness flips Ready both ways without restarting anything; ContainersReady and Ready follow.
+func TestReadinessFlips(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "readiness", TerminationGracePeriod: ptr(3 * time.Second),
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+			ReadinessProbe: execProbe("test -f /tmp/ready", 100*time.Millisecond, 1),
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	st := pod.Status()
+	if st.ContainerStatuses[0].Ready || st.Condition(podlife.PodReady).Status != "False" {
+		t.Fatalf("ready before the probe passed: %+v", st)
+	}
+	c, _ := pod.Container("app")
+	for i, step := range []struct {
+		cmd   string
+		ready bool
+	}{{"touch /tmp/ready", true}, {"rm /tmp/ready", false}, {"touch /tmp/ready", true}} {
+		if _, err := c.Exec(ctx, []string{"/bin/sh", "-c", step.cmd}); err != nil {
+			t.Fatal(err)
+		}
+		st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].Ready == step.ready })
+		if err != nil {
+			t.Fatalf("step %d: ready never became %v", i, step.ready)
+		}
+		if got := st.Condition(podlife.ContainersReady).Status; got != map[bool]string{true: "True", false: "False"}[step.ready] {
+			t.Errorf("step %d: ContainersReady %s", i, got)
+		}
+		if st.ContainerStatuses[0].RestartCount != 0 {
+			t.Errorf("readiness restarted the container")
+		}
+	}
+}
+
+// A startup probe gates the others: started stays false, no liveness probe runs, until it passes.
+func TestStartupProbeGates(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "startup", TerminationGracePeriod: ptr(3 * time.Second),
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage,
+			Command:       []string{"/bin/sh", "-c", "(sleep 1; touch /tmp/started) & " + loopForever},
+			StartupProbe:  execProbe("test -f /tmp/started", 100*time.Millisecond, 100),
+			LivenessProbe: execProbe("echo liveness-ran >> /tmp/liveness; test -f /tmp/started", 100*time.Millisecond, 1),
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if st := pod.Status().ContainerStatuses[0]; st.Started || st.Ready {
+		t.Fatalf("started/ready before the startup probe passed: %+v", st)
+	}
+	if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].Started }); err != nil {
+		t.Fatalf("never started: %v", err)
+	}
+	for _, e := range events(pod, "app", podlife.ReasonUnhealthy) {
+		if e.Message[:8] != "Startup " {
+			t.Errorf("a non-startup probe failed before the container started: %v", e)
+		}
+	}
+	if n := len(events(pod, "app", podlife.ReasonUnhealthy)); n == 0 {
+		t.Errorf("no Unhealthy startup events while the file was missing")
+	}
+	if got := pod.Status().ContainerStatuses[0].RestartCount; got != 0 {
+		t.Errorf("restartCount %d", got)
+	}
+}
+
+// Crash-loop back-off: the first restart is immediate, then the configured delays, doubling, as
+// measured between an exit and the next start.
+func TestCrashLoopBackOff(t *testing.T) {
+	h := newHarness(t, fastBackoff)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "crashloop", TerminationGracePeriod: ptr(2 * time.Second),
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", "exit 3"}}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].RestartCount >= 4 })
+	if err != nil {
+		t.Fatalf("restarts: %v", err)
+	}
+	exits, starts := events(pod, "app", podlife.ReasonExited), events(pod, "app", podlife.ReasonStarted)
+	want := []time.Duration{0, 300 * time.Millisecond, 600 * time.Millisecond, 1200 * time.Millisecond}
+	for i, w := range want {
+		if i+1 >= len(starts) || i >= len(exits) {
+			break
+		}
+		gap := starts[i+1].Time.Sub(exits[i].Time)
+		t.Logf("restart %d: %v after the exit (back-off %v)", i+1, gap, w)
+		if gap < w || gap > w+10*time.Second {
+			t.Errorf("restart %d came %v after the exit, want about %v", i+1, gap, w)
+		}
+	}
+	if len(events(pod, "app", podlife.ReasonBackOff)) == 0 {
+		t.Errorf("no BackOff event")
+	}
+	if st.ContainerStatuses[0].LastState.Terminated == nil || st.ContainerStatuses[0].LastState.Terminated.ExitCode != 3 {
+		t.Errorf("lastState %+v, want exit 3", st.ContainerStatuses[0].LastState)
+	}
+	if st.Phase != podlife.PhaseRunning {
+		t.Errorf("phase %s for a crash-looping pod under Always, want Running (as the kubelet)", st.Phase)
+	}
+}
