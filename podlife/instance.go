@@ -40,6 +40,10 @@ type instance struct {
 func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*instance, error) {
 	p := c.pod
 	r := p.rt
+	// Not cancellable: a create cancelled half-way can leave a task, a cgroup or a shim that
+	// containerd made after the client gave up. It is bounded, and a stop waits for it and
+	// then deletes what it made.
+	ctx = context.WithoutCancel(ctx)
 	t0 := time.Now()
 	opts, err := c.specOpts(ctx)
 	if err != nil {

@@ -1,12 +1,14 @@
 package podlife
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -340,6 +342,12 @@ func (p *Pod) startSequence() error {
 		}
 	}()
 	if err := p.runInits(seqCtx); err != nil {
+		for _, c := range p.byName {
+			<-c.prepared
+		}
+		if perr := p.rootPrepError(); perr != nil {
+			return perr
+		}
 		return setupError(seqCtx, err)
 	}
 	names := make([]string, len(p.apps))
@@ -357,16 +365,14 @@ func (p *Pod) startSequence() error {
 		<-c.prepared
 	}
 	<-p.netReady
-	if cause := context.Cause(seqCtx); cause != nil && !errors.Is(cause, context.Canceled) {
-		return cause
-	}
 	if p.netErr != nil {
 		return p.netErr
 	}
-	for _, c := range p.byName {
-		if c.prepErr != nil {
-			return c.prepErr
-		}
+	if err := p.rootPrepError(); err != nil {
+		return err
+	}
+	if cause := context.Cause(seqCtx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
 	}
 	if err != nil && !p.isStopping() {
 		var se *StartError
@@ -377,6 +383,23 @@ func (p *Pod) startSequence() error {
 		}
 	}
 	return nil
+}
+
+// rootPrepError returns the failure that explains the others: in a shared shim, one container's
+// failed create makes containerd shut the shim down, and a sibling's create in flight then fails
+// with "ttrpc: closed", which is only a consequence.
+func (p *Pod) rootPrepError() error {
+	var collateral error
+	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
+		switch err := c.prepErr; {
+		case err == nil || errors.Is(err, context.Canceled):
+		case strings.Contains(err.Error(), "ttrpc: closed"):
+			collateral = cmp.Or(collateral, err)
+		default:
+			return err
+		}
+	}
+	return collateral
 }
 
 // setupError prefers the setup failure that cancelled the sequence over the cancellation itself.

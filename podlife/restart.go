@@ -31,14 +31,20 @@ func (c *Container) shouldRestart(code int) bool {
 // when nothing will restart, possibly the end of the pod.
 func (c *Container) onExit(inst *instance, term *StateTerminated) {
 	p := c.pod
-	if p.isStopping() {
+	if !c.shouldRestart(term.ExitCode) {
+		if !p.isStopping() {
+			p.onContainerExit()
+		}
 		return
 	}
-	if !c.shouldRestart(term.ExitCode) {
-		p.onContainerExit()
+	// Registered under the lock that orders it with the stop's p.restarts.Wait.
+	p.mu.Lock()
+	if p.stopping {
+		p.mu.Unlock()
 		return
 	}
 	p.restarts.Add(1)
+	p.mu.Unlock()
 	go func() {
 		defer p.restarts.Done()
 		c.restart(p.startCtx, inst, term)
