@@ -19,7 +19,7 @@ demo: deps
 
 ## test: lint, unit and integration tests (containerd 2.x), then a smoke subset on Debian's containerd 1.6.
 test: deps containerd2 lint
-	PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee .cache/test.log; test $${PIPESTATUS[0]} -eq 0
+	PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee .cache/test.log; test $${PIPESTATUS[0]} -eq 0
 	$(MAKE) smoke-1.6
 
 smoke-1.6: deps

@@ -96,8 +96,7 @@ func newID() string {
 func (c *Container) setWaiting(reason, msg string) {
 	c.pod.mu.Lock()
 	c.state = ContainerState{Waiting: &StateWaiting{Reason: reason, Message: msg}}
-	c.pod.mu.Unlock()
-	c.pod.changed()
+	c.pod.unlockChanged()
 }
 
 // prepare does everything for the first instance that does not depend on the start order: image,
@@ -202,10 +201,9 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	inst.running, inst.startedAt = true, now
 	c.hookFailed = ""
 	c.state = ContainerState{Running: &StateRunning{StartedAt: now}}
-	p.mu.Unlock()
+	p.unlockChanged()
 	go c.watchExit(inst)
 	p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
-	p.changed()
 	if h := c.spec.PostStart; h != nil {
 		if err := c.runHook(ctx, h); err != nil {
 			return c.postStartFailed(inst, err)
@@ -284,14 +282,13 @@ func (c *Container) watchExit(inst *instance) {
 			c.state = ContainerState{Terminated: term}
 		}
 	}
-	p.mu.Unlock()
+	p.unlockChanged()
 	typ := EventNormal
 	if code != 0 {
 		typ = EventWarning
 	}
 	p.emitAt(at, c.spec.Name, typ, ReasonExited, "Container "+c.spec.Name+" exited with code "+strconv.Itoa(int(code)))
 	close(inst.exited)
-	p.changed()
 	c.onExit(inst, term)
 }
 

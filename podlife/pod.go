@@ -171,6 +171,12 @@ func (p *Pod) emitAt(t time.Time, container string, typ EventType, reason, msg s
 // changed recomputes the phase and wakes every waiter.
 func (p *Pod) changed() {
 	p.mu.Lock()
+	p.unlockChanged()
+}
+
+// unlockChanged recomputes the phase and conditions from the state just changed under p.mu,
+// wakes every waiter, and unlocks: a status read never sees a change without its consequences.
+func (p *Pod) unlockChanged() {
 	inits, apps := p.statusesLocked(p.inits), p.statusesLocked(p.apps)
 	switch {
 	case p.failReason != "" && p.terminated:
@@ -311,9 +317,8 @@ func (p *Pod) startSequence() error {
 		}
 		p.mu.Lock()
 		p.sandboxReady = true
-		p.mu.Unlock()
+		p.unlockChanged()
 		p.emit("", EventNormal, ReasonSandboxReady, "Pod sandbox ready, IP "+p.sandbox.IP().String())
-		p.changed()
 	}()
 	// Every way out waits for every preparation, so no creation races a teardown.
 	defer func() {
@@ -510,8 +515,7 @@ func (p *Pod) enforceDeadline(d time.Duration) {
 	}
 	p.failReason = ReasonDeadlineExceeded
 	p.reason, p.message = ReasonDeadlineExceeded, msg
-	p.mu.Unlock()
+	p.unlockChanged()
 	p.emit("", EventNormal, ReasonDeadlineExceeded, msg)
-	p.changed()
 	p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
 }

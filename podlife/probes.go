@@ -49,16 +49,14 @@ func (c *Container) markStarted(ctx context.Context, inst *instance) {
 	}
 	c.started = true
 	c.ready = c.spec.ReadinessProbe == nil
-	p.mu.Unlock()
-	p.changed()
+	p.unlockChanged()
 	if spec := c.spec.ReadinessProbe; spec != nil {
 		c.runProbe(ctx, inst, probe.Readiness, spec, func(r probe.Result) {
 			p.mu.Lock()
 			if c.cur == inst && c.state.Running != nil {
 				c.ready = c.started && r == probe.Success
 			}
-			p.mu.Unlock()
-			p.changed()
+			p.unlockChanged()
 		})
 	}
 	if spec := c.spec.LivenessProbe; spec != nil {

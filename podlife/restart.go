@@ -68,9 +68,8 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 			p.mu.Lock()
 			c.lastState = ContainerState{Terminated: term}
 			c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff, Message: msg}}
-			p.mu.Unlock()
+			p.unlockChanged()
 			p.emit(c.spec.Name, EventWarning, ReasonBackOff, restart.EventMessage(c.spec.Name, p.name))
-			p.changed()
 			timer := time.NewTimer(delay)
 			select {
 			case <-timer.C:
@@ -98,7 +97,7 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 		c.restartCount = attempt
 		c.lastState = ContainerState{Terminated: term}
 		c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
-		p.mu.Unlock()
+		p.unlockChanged()
 		p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
 		c.dropInstance(prev)
 		if err := c.startInstance(ctx, inst); err != nil && ctx.Err() == nil {

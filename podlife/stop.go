@@ -61,8 +61,7 @@ func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cau
 		if cause != nil {
 			p.reason, p.message = "StartError", cause.Error()
 		}
-		p.mu.Unlock()
-		p.changed()
+		p.unlockChanged()
 		p.cancelStart()
 		// Let the start sequence notice the cancellation: no container starts after this point.
 		<-p.seqDone
@@ -70,8 +69,7 @@ func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cau
 		p.stopErr = p.stopAll(ctx, grace, hooks)
 		p.mu.Lock()
 		p.terminated = true
-		p.mu.Unlock()
-		p.changed()
+		p.unlockChanged()
 		close(p.stopped)
 		p.emit("", EventNormal, ReasonStopped, "Pod stopped")
 	})
