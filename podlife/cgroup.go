@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -49,4 +50,25 @@ func removeCgroup(path string) error {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// oomKilled tells whether the kernel's OOM killer killed a process of the cgroup (read at exit,
+// before the task is deleted): the "oom_kill" counter of memory.events (cgroup v2) or of
+// memory.oom_control (v1).
+func oomKilled(path string) bool {
+	for _, f := range []string{
+		filepath.Join(cgroupRoot, path, "memory.events"),
+		filepath.Join(cgroupRoot, "memory", path, "memory.oom_control"),
+	} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if n, ok := strings.CutPrefix(line, "oom_kill "); ok {
+				return strings.TrimSpace(n) != "0"
+			}
+		}
+	}
+	return false
 }

@@ -270,6 +270,9 @@ func (c *Container) watchExit(inst *instance) {
 	if code > 128 && code < 128+65 {
 		term.Signal = int(code) - 128
 	}
+	if code != 0 && oomKilled(inst.cgroup) {
+		term.Reason = ReasonOOMKilled
+	}
 	if inst.cancel != nil {
 		inst.cancel() // its probes
 	}

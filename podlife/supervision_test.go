@@ -2,6 +2,8 @@ package podlife_test
 
 import (
 	"context"
+
+	"github.com/containerd/containerd/v2/pkg/oci"
 	"path/filepath"
 	"testing"
 	"time"
@@ -185,5 +187,80 @@ func TestCrashLoopBackOff(t *testing.T) {
 	}
 	if st.Phase != podlife.PhaseRunning {
 		t.Errorf("phase %s for a crash-looping pod under Always, want Running (as the kubelet)", st.Phase)
+	}
+}
+
+// A container killed by the OOM killer (its own memory limit) terminates with reason OOMKilled.
+func TestOOMKilled(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "oom", RestartPolicy: podlife.RestartNever, TerminationGracePeriod: ptr(2 * time.Second),
+		Containers: []podlife.ContainerSpec{{
+			Name: "hog", Image: testImage,
+			// tail keeps a line that never ends: it grows until the 16 MiB limit kills it.
+			Command:  []string{"/bin/sh", "-c", "head -c 256m /dev/zero | tail"},
+			SpecOpts: []oci.SpecOpts{oci.WithMemoryLimit(16 << 20), oci.WithMemorySwap(16 << 20)},
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	st, err := pod.Wait(ctx)
+	if err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	if tt := st.ContainerStatuses[0].State.Terminated; tt == nil || tt.Reason != podlife.ReasonOOMKilled || tt.ExitCode == 0 {
+		t.Errorf("terminated %+v, want reason OOMKilled", st.ContainerStatuses[0].State)
+	}
+	if st.Phase != podlife.PhaseFailed {
+		t.Errorf("phase %s, want Failed", st.Phase)
+	}
+}
+
+// httpGet and tcpSocket probes from the host to the pod IP, passing and failing.
+func TestNetworkProbes(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	fast := func(p probe.Prober) *probe.Spec {
+		return &probe.Spec{Prober: p, Period: 100 * time.Millisecond, Timeout: time.Second, FailureThreshold: 1}
+	}
+	web := []string{"/bin/sh", "-c", "mkdir -p /www && echo ok > /www/index.html && trap 'exit 0' TERM; httpd -f -p 8080 -h /www & wait"}
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "netprobes", TerminationGracePeriod: ptr(3 * time.Second),
+		Containers: []podlife.ContainerSpec{
+			{Name: "good", Image: testImage, Command: web,
+				ReadinessProbe: fast(probe.HTTPGet(8080, "/index.html")),
+				// Tolerant: httpd may take a moment to listen.
+				LivenessProbe: &probe.Spec{Prober: probe.TCPSocket(8080), Period: 100 * time.Millisecond, FailureThreshold: 30}},
+			{Name: "http404", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+				ReadinessProbe: fast(probe.HTTPGet(8080, "/missing"))},
+			{Name: "tcpclosed", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+				ReadinessProbe: fast(probe.TCPSocket(9999))},
+		},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].Ready }); err != nil {
+		t.Fatalf("httpGet readiness never passed: %v", err)
+	}
+	// The failing ones: Unhealthy events with the kubelet's messages, never ready.
+	if _, err := pod.WaitFor(ctx, func(podlife.PodStatus) bool {
+		return len(events(pod, "http404", podlife.ReasonUnhealthy)) > 0 && len(events(pod, "tcpclosed", podlife.ReasonUnhealthy)) > 0
+	}); err != nil {
+		t.Fatalf("no Unhealthy events: %v", pod.Events())
+	}
+	if m := events(pod, "http404", podlife.ReasonUnhealthy)[0].Message; m != "Readiness probe failed: HTTP probe failed with statuscode: 404" {
+		t.Errorf("http404 Unhealthy message %q", m)
+	}
+	st := pod.Status()
+	if st.ContainerStatuses[1].Ready || st.ContainerStatuses[2].Ready || st.Condition(podlife.PodReady).Status != "False" {
+		t.Errorf("failing probes but ready: %+v", st)
+	}
+	if !st.ContainerStatuses[0].Ready || st.ContainerStatuses[0].RestartCount != 0 {
+		t.Errorf("the good container: ready %v, %d restarts (its tcpSocket liveness passes)", st.ContainerStatuses[0].Ready, st.ContainerStatuses[0].RestartCount)
 	}
 }
