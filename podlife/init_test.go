@@ -198,3 +198,67 @@ func TestActiveDeadline(t *testing.T) {
 		t.Errorf("no DeadlineExceeded event")
 	}
 }
+
+// Phase and conditions at each step of a pod's life, as the kubelet computes them.
+func TestPhaseAndConditionTransitions(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pod, err := h.rt.Start(ctx, podlife.PodSpec{
+		Name: "transitions", TerminationGracePeriod: ptr(3 * time.Second),
+		InitContainers: []podlife.ContainerSpec{{Name: "init", Image: testImage, Command: []string{"/bin/sh", "-c", "sleep 0.5"}}},
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+			ReadinessProbe: execProbe("test -f /tmp/ready", 100*time.Millisecond, 1)}},
+	})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	type want struct {
+		phase                      podlife.Phase
+		sandbox, init, cready, rdy string
+	}
+	check := func(step string, st podlife.PodStatus, w want) {
+		t.Helper()
+		got := want{st.Phase, st.Condition(podlife.PodReadyToStartContainers).Status, st.Condition(podlife.PodInitialized).Status,
+			st.Condition(podlife.ContainersReady).Status, st.Condition(podlife.PodReady).Status}
+		if got != w {
+			t.Errorf("%s: phase/PodReadyToStartContainers/Initialized/ContainersReady/Ready = %v, want %v", step, got, w)
+		}
+	}
+	// While the init container runs.
+	st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.InitContainerStatuses[0].State.Running != nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("init running", st, want{podlife.PhasePending, "True", "False", "False", "False"})
+	if st.ContainerStatuses[0].State.Waiting == nil || st.ContainerStatuses[0].State.Waiting.Reason != podlife.ReasonPodInitializing {
+		t.Errorf("app while initializing: %+v, want waiting PodInitializing", st.ContainerStatuses[0].State)
+	}
+	// App running, not ready.
+	st, err = pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].State.Running != nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("app running", st, want{podlife.PhaseRunning, "True", "True", "False", "False"})
+	if c := st.Condition(podlife.ContainersReady); c.Reason != "ContainersNotReady" || c.Message != "containers with unready status: [app]" {
+		t.Errorf("ContainersReady %+v", c)
+	}
+	// Ready.
+	c, _ := pod.Container("app")
+	if _, err := c.Exec(ctx, []string{"touch", "/tmp/ready"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pod.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("ready", pod.Status(), want{podlife.PhaseRunning, "True", "True", "True", "True"})
+	// Stopped: the loop exits 0 on SIGTERM.
+	if err := pod.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st = pod.Status()
+	check("stopped", st, want{podlife.PhaseSucceeded, "False", "True", "False", "False"})
+	if r := st.Condition(podlife.PodReady).Reason; r != "PodCompleted" {
+		t.Errorf("Ready reason after success: %q, want PodCompleted", r)
+	}
+}

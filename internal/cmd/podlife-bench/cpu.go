@@ -2,8 +2,10 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -24,4 +26,67 @@ func cpuTime() time.Duration {
 		busy += n
 	}
 	return time.Duration(busy) * time.Second / 100 // USER_HZ
+}
+
+// processCPU is the CPU time (user + system) this process has used so far: the managing
+// process, podlife and its probe workers included, containerd and the shims not.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// treeCPU is the CPU time (user + system) of the processes roots and of all their descendants,
+// those already reaped by one of them included (a reaped child's time moves into its parent's
+// cutime and cstime). With containerd and the shims as roots, it covers runc, the exec'd
+// processes of probes and the containers' own processes.
+func treeCPU(roots []int) time.Duration {
+	type proc struct {
+		ppid int
+		tick int64
+	}
+	procs := map[int]proc{}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		// pid (comm) state ppid ... utime(14) stime cutime cstime: comm may hold spaces.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:])) // f[0] is field 3 (state)
+		if len(f) < 15 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		var tick int64
+		for _, v := range f[11:15] {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			tick += n
+		}
+		procs[pid] = proc{ppid: ppid, tick: tick}
+	}
+	isRoot := map[int]bool{}
+	for _, r := range roots {
+		isRoot[r] = true
+	}
+	var total int64
+	for pid, p := range procs {
+		for a := pid; a > 1; a = procs[a].ppid {
+			if isRoot[a] {
+				total += p.tick
+				break
+			}
+			if _, ok := procs[a]; !ok {
+				break
+			}
+		}
+	}
+	return time.Duration(total) * time.Second / 100 // USER_HZ
 }
