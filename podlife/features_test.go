@@ -180,3 +180,54 @@ func TestHostNetwork(t *testing.T) {
 		t.Errorf("hostname in a hostNetwork pod: %q (%v), want the host's %q", res.Output, err, host)
 	}
 }
+
+// A files volume is readable (mode kept) and read-only; resources reach the cgroup.
+func TestFilesVolumeAndResources(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "files", TerminationGracePeriod: ptr(3 * time.Second),
+		Volumes: []podlife.Volume{{Name: "cfg", Files: &podlife.FilesVolume{Medium: podlife.MediumMemory, Files: []podlife.File{
+			{Path: "app.conf", Data: []byte("level=debug\n")},
+			{Path: "certs/key", Data: []byte("secret"), Mode: 0o400},
+		}}}},
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+			VolumeMounts: []podlife.VolumeMount{{Name: "cfg", MountPath: "/etc/app"}},
+			Resources:    podlife.Resources{MemoryLimit: 64 << 20, CPULimit: 500},
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	c, _ := pod.Container("app")
+	run := func(cmd string) string {
+		res, err := c.Exec(ctx, []string{"/bin/sh", "-c", cmd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(res.Output))
+	}
+	if got := run("cat /etc/app/app.conf; stat -c %a /etc/app/certs/key"); got != "level=debug\n400" {
+		t.Errorf("files: %q", got)
+	}
+	if got := run("touch /etc/app/x 2>&1; echo $?"); !strings.HasSuffix(got, "1") {
+		t.Errorf("files volume writable: %q", got)
+	}
+	read := func(parts ...string) string {
+		b, err := os.ReadFile(filepath.Join(append([]string{"/sys/fs/cgroup"}, parts...)...))
+		if err != nil {
+			t.Fatalf("cgroup file: %v", err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	cg := filepath.Join(h.ns, c.ID())
+	if _, err := os.Stat("/sys/fs/cgroup/memory"); err == nil { // cgroup v1
+		if mem, quota := read("memory", cg, "memory.limit_in_bytes"), read("cpu", cg, "cpu.cfs_quota_us"); mem != "67108864" || quota != "50000" {
+			t.Errorf("cgroup v1 limits: memory %s, cpu quota %s; want 64 MiB and 50 ms per 100 ms", mem, quota)
+		}
+	} else if mem, cpu := read(cg, "memory.max"), read(cg, "cpu.max"); mem != "67108864" || cpu != "50000 100000" {
+		t.Errorf("cgroup v2 limits: memory.max %s, cpu.max %s", mem, cpu)
+	}
+}

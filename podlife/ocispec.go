@@ -52,8 +52,9 @@ func (c *Container) specOpts(ctx context.Context) ([]oci.SpecOpts, error) {
 		if m.SubPath != "" {
 			src = filepath.Join(src, m.SubPath)
 		}
-		mounts = append(mounts, bindMount(src, m.MountPath, m.ReadOnly))
+		mounts = append(mounts, bindMount(src, m.MountPath, m.ReadOnly || p.volumeReadOnly(m.Name)))
 	}
+	opts = append(opts, resourceOpts(c.spec.Resources)...)
 	opts = append(opts, oci.WithMounts(mounts), oci.WithNoNewPrivileges, seccomp.WithDefaultProfile())
 	if g := p.shimGroup(); g != "" {
 		opts = append(opts, oci.WithAnnotations(map[string]string{annotationShimGroup: g}))
@@ -80,4 +81,33 @@ func (p *Pod) volumeSource(name string) string {
 		}
 	}
 	return p.sandbox.volumeDir(name)
+}
+
+// volumeReadOnly tells whether a volume is always mounted read-only (files volumes).
+func (p *Pod) volumeReadOnly(name string) bool {
+	for _, v := range p.spec.Volumes {
+		if v.Name == name {
+			return v.Files != nil
+		}
+	}
+	return false
+}
+
+// resourceOpts maps resources onto cgroup settings as the kubelet does: a CFS quota for the CPU
+// limit (100 ms period), cpu shares for the request (1024 per CPU, at least 2), and memory and
+// memory+swap limits.
+func resourceOpts(r Resources) []oci.SpecOpts {
+	var opts []oci.SpecOpts
+	if r.CPULimit > 0 {
+		const period = 100000
+		quota := max(r.CPULimit*period/1000, 1000)
+		opts = append(opts, oci.WithCPUCFS(quota, period))
+	}
+	if r.CPURequest > 0 {
+		opts = append(opts, oci.WithCPUShares(uint64(max(r.CPURequest*1024/1000, 2))))
+	}
+	if r.MemoryLimit > 0 {
+		opts = append(opts, oci.WithMemoryLimit(uint64(r.MemoryLimit)), oci.WithMemorySwap(r.MemoryLimit))
+	}
+	return opts
 }

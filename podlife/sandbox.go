@@ -171,6 +171,40 @@ func (s *Sandbox) createVolumes() error {
 			if err := checkHostPath(v.HostPath); err != nil {
 				return fmt.Errorf("volume %q: %w", v.Name, err)
 			}
+		case v.Files != nil:
+			if err := s.writeFiles(v.Name, v.Files); err != nil {
+				return fmt.Errorf("volume %q: %w", v.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// writeFiles creates a files volume (on a tmpfs with medium Memory).
+func (s *Sandbox) writeFiles(name string, fv *FilesVolume) error {
+	dir := s.volumeDir(name)
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	if fv.Medium == MediumMemory {
+		if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755"); err != nil {
+			return fmt.Errorf("mount tmpfs: %w", err)
+		}
+	}
+	for _, f := range fv.Files {
+		path := filepath.Join(dir, filepath.Clean(f.Path))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		mode := f.Mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		if err := os.WriteFile(path, f.Data, mode); err != nil {
+			return err
+		}
+		if err := os.Chmod(path, mode); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -217,7 +251,7 @@ func checkHostPath(h *HostPathVolume) error {
 func (s *Sandbox) removeVolumes() error {
 	var errs []error
 	for _, v := range s.pod.spec.Volumes {
-		if v.EmptyDir != nil && v.EmptyDir.Medium == MediumMemory {
+		if v.EmptyDir != nil && v.EmptyDir.Medium == MediumMemory || v.Files != nil && v.Files.Medium == MediumMemory {
 			if err := unix.Unmount(s.volumeDir(v.Name), unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
 				errs = append(errs, fmt.Errorf("volume %q: unmount: %w", v.Name, err))
 			}

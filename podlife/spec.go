@@ -1,6 +1,7 @@
 package podlife
 
 import (
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -94,8 +95,21 @@ type ContainerSpec struct {
 	// DependsOn makes the container wait, under the DependencyOrder() start policy, until other
 	// containers of the pod reach a condition (podlife's extension, like Compose's depends_on).
 	DependsOn []Dependency
+	// Resources limits the container's CPU and memory (cgroups).
+	Resources Resources
 	// SpecOpts are applied last to the container's OCI spec: an escape hatch to containerd's oci package.
 	SpecOpts []oci.SpecOpts
+}
+
+// Resources are a container's CPU and memory limits and requests, in Kubernetes' units: CPU in
+// millicores, memory in bytes. Zero means unset.
+type Resources struct {
+	// CPULimit caps CPU time (a CFS quota): 500 is half a CPU.
+	CPULimit int64
+	// CPURequest weights CPU time against other containers (cpu shares, as the kubelet maps it).
+	CPURequest int64
+	// MemoryLimit is the memory (and swap) the container may use; above it, it is OOM-killed.
+	MemoryLimit int64
 }
 
 // Dependency is a condition on another container of the same pod.
@@ -169,6 +183,26 @@ type Volume struct {
 	EmptyDir *EmptyDirVolume
 	// HostPath is a file or directory of the host.
 	HostPath *HostPathVolume
+	// Files is a directory of files podlife writes when the pod starts (what configMap and
+	// secret volumes become); it is mounted read-only.
+	Files *FilesVolume
+}
+
+// FilesVolume is a read-only directory of given files.
+type FilesVolume struct {
+	// Files are written relative to the volume's root.
+	Files []File
+	// Medium "Memory" keeps them on a tmpfs (as the kubelet does for secrets).
+	Medium StorageMedium
+}
+
+// File is one file of a FilesVolume.
+type File struct {
+	// Path is relative, without "..": "config.yaml", "certs/tls.crt".
+	Path string
+	Data []byte
+	// Mode defaults to 0644.
+	Mode os.FileMode
 }
 
 // EmptyDirVolume is an empty directory that lives as long as the pod.

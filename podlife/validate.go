@@ -138,9 +138,17 @@ func validateVolumes(p *field.Path, vols []Volume) (map[string]bool, field.Error
 					[]HostPathType{HostPathUnset, HostPathDirectoryOrCreate, HostPathDirectory, HostPathFileOrCreate, HostPathFile}))
 			}
 		}
+		if v.Files != nil {
+			n++
+			for j, f := range v.Files.Files {
+				if f.Path == "" || filepath.IsAbs(f.Path) || strings.Contains(f.Path, "..") {
+					errs = append(errs, field.Invalid(vp.Child("files").Index(j).Child("path"), f.Path, "must be a relative path without '..'"))
+				}
+			}
+		}
 		switch {
 		case n == 0:
-			errs = append(errs, field.Required(vp, "must specify a volume type (emptyDir or hostPath)"))
+			errs = append(errs, field.Required(vp, "must specify a volume type (emptyDir, hostPath or files)"))
 		case n > 1:
 			errs = append(errs, field.Forbidden(vp, "may not specify more than 1 volume type"))
 		}
@@ -229,6 +237,14 @@ func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 		}
 		if err := hook.Validate(lh.h); err != nil {
 			errs = append(errs, field.Invalid(p.Child("lifecycle", lh.name), hook.Describe(lh.h), err.Error()))
+		}
+	}
+	for _, r := range []struct {
+		name string
+		v    int64
+	}{{"limits.cpu", c.Resources.CPULimit}, {"requests.cpu", c.Resources.CPURequest}, {"limits.memory", c.Resources.MemoryLimit}} {
+		if r.v < 0 {
+			errs = append(errs, field.Invalid(p.Child("resources").Child(r.name), r.v, "must be greater than or equal to 0"))
 		}
 	}
 	if c.HookTimeout < 0 {

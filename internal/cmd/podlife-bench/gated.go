@@ -144,8 +144,8 @@ func (r *gatedReport) print(w io.Writer) {
 		name string
 		t    gatedTimes
 	}{{"Period 1s", r.Slow}, {fmt.Sprintf("FastPeriod %v", gatedFastPeriod), r.Fast}} {
-		row(v.name+": file → ready", v.t.Detect)
-		row(v.name+": ready → app", v.t.Gate)
-		row(v.name+": file → app", v.t.Total)
+		row(v.name+": file -> ready", v.t.Detect)
+		row(v.name+": ready -> app", v.t.Gate)
+		row(v.name+": file -> app", v.t.Total)
 	}
 }

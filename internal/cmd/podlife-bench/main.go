@@ -1,7 +1,9 @@
 // Command podlife-bench measures podlife's pod start, stop and memory against a floor measured
 // in the same run on the same containerd: the same two containers created and started one after
 // another directly through the containerd client, plus one netns and CNI ADD (and, to stop:
-// kill, wait and delete both, CNI DEL, netns removal).
+// kill, wait and delete both, CNI DEL, netns removal). It then measures what probes cost (many
+// pods with an exec and an httpGet probe each) and how long a start gated on a readiness
+// probe (DependsOn ... Ready) waits.
 //
 //	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
 //
@@ -32,6 +34,10 @@ func main() {
 	n := flag.Int("n", 10, "iterations per measurement")
 	pods := flag.Int("pods", 5, "pods kept running at once for the memory figures")
 	asJSON := flag.Bool("json", false, "print JSON instead of a table")
+	probePods := flag.Int("probe-pods", 50, "pods with probes for the probe cost (0: skip it)")
+	probeWindow := flag.Duration("probe-window", 15*time.Second, "length of each of the probe cost's four windows")
+	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
+	only := flag.String("only", "times,memory,probes,gated", "comma-separated measurements to run")
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -40,7 +46,11 @@ func main() {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	rep, err := run(ctx, *bin, *n, *pods, logger)
+	o := options{n: *n, pods: *pods, probePods: *probePods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
+	for _, m := range strings.Split(*only, ",") {
+		o.only[strings.TrimSpace(m)] = true
+	}
+	rep, err := run(ctx, *bin, o, logger)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "podlife-bench:", err)
 		os.Exit(1)
@@ -67,7 +77,14 @@ type env struct {
 // ns names a containerd namespace of this run (unique, so no earlier run's leftovers collide).
 func (e *env) ns(what string) string { return "plb-" + e.runID + "-" + what }
 
-func run(ctx context.Context, bin string, n, pods int, logger *slog.Logger) (*report, error) {
+// options says what to measure, and how much.
+type options struct {
+	n, pods, probePods, gated int
+	probeWindow               time.Duration
+	only                      map[string]bool // measurements to run: times, memory, probes, gated
+}
+
+func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*report, error) {
 	dir, err := os.MkdirTemp("", "plb-")
 	if err != nil {
 		return nil, err
@@ -87,12 +104,27 @@ func run(ctx context.Context, bin string, n, pods int, logger *slog.Logger) (*re
 		return nil, err
 	}
 	defer e.bridge.Destroy(context.WithoutCancel(ctx))
-	rep := &report{Containerd: version, Iterations: n}
-	if err := e.measureTimes(ctx, n, rep); err != nil {
-		return nil, err
+	rep := &report{Containerd: version}
+	if o.only["times"] {
+		rep.Iterations = o.n
+		if err := e.measureTimes(ctx, o.n, rep); err != nil {
+			return nil, err
+		}
 	}
-	if err := e.measureMemory(ctx, pods, rep); err != nil {
-		return nil, fmt.Errorf("memory: %w", err)
+	if o.only["memory"] {
+		if err := e.measureMemory(ctx, o.pods, rep); err != nil {
+			return nil, fmt.Errorf("memory: %w", err)
+		}
+	}
+	if o.only["probes"] && o.probePods > 0 {
+		if rep.Probes, err = e.measureProbes(ctx, o.probePods, o.probeWindow); err != nil {
+			return nil, fmt.Errorf("probes: %w", err)
+		}
+	}
+	if o.only["gated"] && o.gated > 0 {
+		if rep.Gated, err = e.measureGated(ctx, o.gated); err != nil {
+			return nil, fmt.Errorf("gated start: %w", err)
+		}
 	}
 	return rep, nil
 }

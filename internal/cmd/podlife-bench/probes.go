@@ -99,8 +99,8 @@ type probeReport struct {
 	RSSMiB         float64       `json:"process_rss_before_mib"`
 	RSSWithPodsMiB float64       `json:"process_rss_with_pods_mib"`
 	KiBPerPod      float64       `json:"process_kib_per_pod"`
-	Restarts       int           `json:"restarts"`   // liveness kills during the measurement: expected 0
-	NotReady       int           `json:"not_ready"`  // pods not ready at the end of the windows: expected 0
+	Restarts       int           `json:"restarts"`  // liveness kills during the measurement: expected 0
+	NotReady       int           `json:"not_ready"` // pods not ready at the end of the windows: expected 0
 	RemoveSeconds  float64       `json:"remove_seconds"`
 }
 

@@ -58,10 +58,28 @@ type report struct {
 	ProcessRSSWithPodsMiB float64      `json:"process_rss_with_pods_mib"`
 	ManagerKiBPerPod      float64      `json:"manager_kib_per_pod"`
 	ShimModes             []shimReport `json:"shim_modes"`
+	Probes                *probeReport `json:"probes,omitempty"`
+	Gated                 *gatedReport `json:"gated_start,omitempty"`
 }
 
 func (r *report) print(w io.Writer) {
-	fmt.Fprintf(w, "containerd %s, 2-container busybox pod, bridge network, image present, %d iterations\n\n", r.Containerd, r.Iterations)
+	fmt.Fprintf(w, "containerd %s\n", r.Containerd)
+	if r.Iterations > 0 {
+		r.printTimes(w)
+	}
+	if r.Pods > 0 {
+		r.printMemory(w)
+	}
+	if r.Probes != nil {
+		r.Probes.print(w)
+	}
+	if r.Gated != nil {
+		r.Gated.print(w)
+	}
+}
+
+func (r *report) printTimes(w io.Writer) {
+	fmt.Fprintf(w, "\n2-container busybox pod, bridge network, image present, %d iterations\n\n", r.Iterations)
 	fmt.Fprintf(w, "%-16s %10s %10s %10s %8s\n", "", "median ms", "min ms", "max ms", "ratio")
 	row := func(name string, s stat, ratio float64) {
 		rs := ""
@@ -76,6 +94,9 @@ func (r *report) print(w io.Writer) {
 	row("podlife st. CPU", r.PodlifeStartCPU, 0)
 	row("floor stop", r.FloorStop, 0)
 	row("podlife stop", r.PodlifeStop, r.StopRatio)
+}
+
+func (r *report) printMemory(w io.Writer) {
 	fmt.Fprintf(w, "\nmanaging process RSS: %.1f MiB idle, %.1f MiB with %d pods (%.0f KiB per pod)\n",
 		r.ProcessRSSMiB, r.ProcessRSSWithPodsMiB, r.Pods, r.ManagerKiBPerPod)
 	for _, m := range r.ShimModes {
