@@ -83,7 +83,7 @@ func (r *Runtime) PullImage(ctx context.Context, image string, creds ...Registry
 func (r *Runtime) pull(ctx context.Context, ref string, creds []RegistryCredential) (client.Image, error) {
 	authorizer := docker.NewDockerAuthorizer(docker.WithAuthCreds(func(host string) (string, string, error) {
 		for _, c := range creds {
-			if c.Registry == host || strings.TrimPrefix(c.Registry, "https://") == host {
+			if registryHost(c.Registry) == host {
 				return c.Username, c.Password, nil
 			}
 		}
@@ -149,4 +149,16 @@ func (p *Pod) ensureImage(ctx context.Context, c *ContainerSpec) (client.Image, 
 	p.emit(c.Name, EventNormal, ReasonPulled, fmt.Sprintf("Successfully pulled image %q in %s. Image size: %d bytes.",
 		c.Image, time.Since(start).Round(time.Millisecond), size))
 	return img, nil
+}
+
+// registryHost is the host containerd asks credentials for: "docker.io" (and its aliases, as
+// docker config files write them) is served by registry-1.docker.io.
+func registryHost(registry string) string {
+	r := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(registry, "https://"), "http://"), "/")
+	r, _, _ = strings.Cut(r, "/")
+	switch r {
+	case "docker.io", "index.docker.io":
+		return "registry-1.docker.io"
+	}
+	return r
 }

@@ -1,0 +1,220 @@
+package kube
+
+import (
+	"cmp"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/distribution/reference"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/podlife"
+)
+
+// container converts a container or init container; i is its index in the list.
+func (c *converter) container(ct *corev1.Container, list string, i int) podlife.ContainerSpec {
+	p := c.specPath.Child(list).Index(i)
+	pl := fmt.Sprintf("spec.%s[%d]", list, i)
+	out := podlife.ContainerSpec{
+		Name:            ct.Name,
+		Image:           ct.Image,
+		ImagePullPolicy: pullPolicy(ct.Image, ct.ImagePullPolicy),
+		WorkingDir:      ct.WorkingDir,
+	}
+	env, vars := c.env(ct, p, pl)
+	out.Env = env
+	out.Command = expandAll(ct.Command, mapLookup(vars))
+	out.Args = expandAll(ct.Args, mapLookup(vars))
+	out.Ports = c.ports(ct, p)
+	out.VolumeMounts = c.mounts(ct, p, pl, vars)
+	out.Resources = c.resources(&ct.Resources, p.Child("resources"))
+	out.StartupProbe = c.probe(ct, ct.StartupProbe, p.Child("startupProbe"))
+	out.ReadinessProbe = c.probe(ct, ct.ReadinessProbe, p.Child("readinessProbe"))
+	out.LivenessProbe = c.probe(ct, ct.LivenessProbe, p.Child("livenessProbe"))
+	if lc := ct.Lifecycle; lc != nil {
+		lp := p.Child("lifecycle")
+		out.PostStart = c.handler(ct, lc.PostStart, lp.Child("postStart"))
+		out.PreStop = c.handler(ct, lc.PreStop, lp.Child("preStop"))
+		if lc.StopSignal != nil {
+			out.StopSignal = c.stopSignal(lp.Child("stopSignal"), *lc.StopSignal)
+		}
+	}
+	if ct.RestartPolicy != nil {
+		out.RestartPolicy = podlife.RestartPolicy(*ct.RestartPolicy)
+	}
+	return out
+}
+
+// pullPolicy returns the container's pull policy, or the API's default for its image:
+// Always for a ":latest" or untagged image, IfNotPresent for another tag or a digest.
+func pullPolicy(image string, p corev1.PullPolicy) podlife.PullPolicy {
+	if p != "" {
+		return podlife.PullPolicy(p)
+	}
+	named, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return "" // the image is reported invalid by validation
+	}
+	if tagged, ok := named.(reference.Tagged); ok {
+		if tagged.Tag() == "latest" {
+			return podlife.PullAlways
+		}
+		return podlife.PullIfNotPresent
+	}
+	if _, ok := named.(reference.Digested); ok {
+		return podlife.PullIfNotPresent
+	}
+	return podlife.PullAlways
+}
+
+// ports converts the container's ports; the protocol defaults to TCP, and with hostNetwork
+// the host port to the container port.
+func (c *converter) ports(ct *corev1.Container, p *field.Path) []podlife.ContainerPort {
+	var out []podlife.ContainerPort
+	for j, cp := range ct.Ports {
+		pp := p.Child("ports").Index(j)
+		if c.src.spec.HostNetwork {
+			// The API defaults hostPort to containerPort in the host's network, and wants
+			// them equal.
+			if cp.HostPort == 0 {
+				cp.HostPort = cp.ContainerPort
+			} else if cp.HostPort != cp.ContainerPort {
+				c.is.field(field.Invalid(pp.Child("hostPort"), cp.HostPort, "must match `containerPort` when `hostNetwork` is true"))
+			}
+		}
+		if cp.HostIP != "" {
+			for _, fe := range validation.IsValidIP(pp.Child("hostIP"), cp.HostIP) {
+				c.is.field(fe)
+			}
+		}
+		out = append(out, podlife.ContainerPort{
+			Name:          cp.Name,
+			ContainerPort: c.port16(pp.Child("containerPort"), cp.ContainerPort),
+			HostPort:      c.port16(pp.Child("hostPort"), cp.HostPort),
+			HostIP:        cp.HostIP,
+			Protocol:      podlife.Protocol(cmp.Or(cp.Protocol, corev1.ProtocolTCP)),
+		})
+	}
+	return out
+}
+
+// port16 checks a port number; zero is left for validation to judge.
+func (c *converter) port16(p *field.Path, n int32) uint16 {
+	if n < 0 || n > 65535 {
+		c.is.field(field.Invalid(p, n, "must be between 1 and 65535, inclusive"))
+		return 0
+	}
+	return uint16(n)
+}
+
+// mounts converts the container's volume mounts, expanding subPathExpr with its environment.
+func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, vars map[string]string) []podlife.VolumeMount {
+	var out []podlife.VolumeMount
+	for j, m := range ct.VolumeMounts {
+		mp := p.Child("volumeMounts").Index(j)
+		sub := m.SubPath
+		if m.SubPathExpr != "" {
+			sp := mp.Child("subPathExpr")
+			if m.SubPath != "" {
+				c.is.field(field.Invalid(sp, m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+			} else {
+				sub = c.subPathExpr(sp, m.SubPathExpr, vars)
+				c.mapPath(fmt.Sprintf("%s.volumeMounts[%d].subPath", pl, j), sp)
+			}
+		}
+		out = append(out, podlife.VolumeMount{Name: m.Name, MountPath: m.MountPath, SubPath: sub, ReadOnly: m.ReadOnly})
+	}
+	return out
+}
+
+// subPathExpr expands a subPathExpr as the kubelet does: a variable that is undefined or
+// empty is an error.
+func (c *converter) subPathExpr(p *field.Path, expr string, vars map[string]string) string {
+	missing := map[string]bool{}
+	sub := expand(expr, func(name string) (string, bool) {
+		v := vars[name]
+		if v == "" {
+			missing[name] = true
+		}
+		return v, true
+	})
+	if len(missing) > 0 {
+		names := sortedKeys(missing)
+		c.is.field(field.Invalid(p, expr, "missing value for "+strings.Join(names, ", ")))
+	}
+	return sub
+}
+
+// resources converts limits and requests: CPU in millicores, memory in bytes. A CPU request
+// defaults to the limit, as the API defaults requests to limits.
+func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path) podlife.Resources {
+	var out podlife.Resources
+	limits := map[corev1.ResourceName]int64{}
+	for _, name := range resourceNames(r.Limits) {
+		q, lp := r.Limits[name], p.Child("limits").Key(string(name))
+		switch {
+		case name == corev1.ResourceCPU:
+			if n, ok := c.quantity(lp, &q, true); ok {
+				out.CPULimit, limits[name] = n, n
+			}
+		case name == corev1.ResourceMemory:
+			if n, ok := c.quantity(lp, &q, false); ok {
+				out.MemoryLimit, limits[name] = n, n
+			}
+		case name == corev1.ResourceEphemeralStorage:
+			c.is.warnf(lp, "Not honoured: ephemeral storage is not limited")
+		default:
+			c.is.errorf(lp, "Forbidden: not supported by podlife: %s", resourceNote(name))
+		}
+	}
+	for _, name := range resourceNames(r.Requests) {
+		q, rp := r.Requests[name], p.Child("requests").Key(string(name))
+		var n int64
+		var ok bool
+		switch {
+		case name == corev1.ResourceCPU:
+			if n, ok = c.quantity(rp, &q, true); ok {
+				out.CPURequest = n
+			}
+		case name == corev1.ResourceMemory:
+			n, ok = c.quantity(rp, &q, false) // it only steers scheduling
+		case name == corev1.ResourceEphemeralStorage:
+			// scheduling only
+		default:
+			c.is.errorf(rp, "Forbidden: not supported by podlife: %s", resourceNote(name))
+		}
+		if l, limited := limits[name]; ok && limited && n > l {
+			c.is.field(field.Invalid(rp, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limitString(r, name))))
+		}
+	}
+	if _, ok := r.Requests[corev1.ResourceCPU]; !ok {
+		out.CPURequest = out.CPULimit
+	}
+	return out
+}
+
+func limitString(r *corev1.ResourceRequirements, name corev1.ResourceName) string {
+	q := r.Limits[name]
+	return q.String()
+}
+
+// resourceNote says why a resource is not supported.
+func resourceNote(name corev1.ResourceName) string {
+	if strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) {
+		return "hugepages are not supported"
+	}
+	return fmt.Sprintf("resource %q: podlife allocates no devices or extended resources", name)
+}
+
+// resourceNames returns the names of a resource list, sorted.
+func resourceNames(l corev1.ResourceList) []corev1.ResourceName {
+	names := make([]corev1.ResourceName, 0, len(l))
+	for n := range l {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+	return names
+}

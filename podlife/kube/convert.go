@@ -1,0 +1,204 @@
+package kube
+
+import (
+	"cmp"
+	"maps"
+	"math"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/podlife"
+)
+
+// Options configure Load, LoadFiles and Convert.
+type Options struct {
+	// Strict turns warnings into errors: manifests load only if podlife honours every field
+	// set in them (fields the table documents as ignored excepted).
+	Strict bool
+	// Namespace is the namespace of objects whose metadata names none; default "default".
+	Namespace string
+}
+
+// namespace returns the namespace of an object that names ns (maybe empty).
+func (o Options) namespace(ns string) string { return cmp.Or(ns, o.Namespace, "default") }
+
+// Convert converts a Pod to a podlife pod spec with the API server's defaults (see the package
+// documentation), resolving configMap and secret references against objects. It is the core
+// of Load, for callers that build or decode Pods themselves.
+//
+// The warnings are the fields dropped or not enforced. The error, if any, is a *LoadError
+// listing every field that cannot be honoured or is invalid, by its path from the Pod's root
+// ("spec.containers[0].volumeMounts[1].mountPropagation"); the spec is then the zero value.
+func Convert(pod *corev1.Pod, objects Objects, opts Options) (podlife.PodSpec, []Issue, error) {
+	if pod == nil {
+		return podlife.PodSpec{}, nil, &LoadError{Issues: []Issue{{Document: Document{Index: -1, Kind: kindPod},
+			Path: DocumentPath, Message: "Required value: no pod given", Severity: Error}}}
+	}
+	is := &issues{doc: Document{Index: -1, Kind: kindPod, Name: pod.Name}}
+	spec := convertPod(podFromPod(pod), objects, opts, is)
+	sortIssues(is.list)
+	errs, warns := split(is.list, opts.Strict)
+	if len(errs) > 0 {
+		return podlife.PodSpec{}, warns, &LoadError{Issues: errs, Warnings: warns}
+	}
+	return spec, warns, nil
+}
+
+// converter converts one pod, recording issues by their paths in the document.
+type converter struct {
+	src     *podSource
+	objects Objects
+	is      *issues
+	// metaPath and specPath are where the pod's metadata and spec are in the document.
+	metaPath, specPath *field.Path
+	out                podlife.PodSpec
+	// pathMap maps paths of podlife's validation errors to document paths, where they differ
+	// (an env entry that came from envFrom, a file that came from a configMap item).
+	pathMap map[string]string
+}
+
+// convertPod converts a pod source; the issues it finds go to is.
+func convertPod(src *podSource, objects Objects, opts Options, is *issues) podlife.PodSpec {
+	c := &converter{
+		src: src, objects: objects, is: is,
+		metaPath: childPath(src.root, "metadata"), specPath: childPath(src.root, "spec"),
+		pathMap: map[string]string{},
+	}
+	checkFields(podRuleSet(), src.checked, src.root, is)
+	c.convertMeta(opts)
+	c.convertSpec()
+	c.validate()
+	return c.out
+}
+
+// convertMeta sets the name, namespace and labels.
+func (c *converter) convertMeta(opts Options) {
+	if !c.src.template && c.src.name == "" && c.src.meta.generateName != "" {
+		c.is.field(field.Required(c.src.namePath, "podlife needs a fixed name: metadata.generateName is not supported"))
+	}
+	c.out.Name = c.src.name
+	c.out.Namespace = opts.namespace(c.src.namespace)
+	c.out.Labels = maps.Clone(c.src.meta.labels)
+}
+
+// convertSpec converts the pod's spec.
+func (c *converter) convertSpec() {
+	s, sp := c.src.spec, c.specPath
+	c.restartPolicy()
+	grace := int64(30)
+	if s.TerminationGracePeriodSeconds != nil {
+		grace = *s.TerminationGracePeriodSeconds
+	}
+	if d, ok := c.seconds(sp.Child("terminationGracePeriodSeconds"), grace); ok {
+		c.out.TerminationGracePeriod = &d
+	}
+	c.activeDeadline()
+	c.out.HostNetwork = s.HostNetwork
+	c.out.Hostname = s.Hostname
+	if s.HostnameOverride != nil {
+		if s.HostNetwork {
+			c.is.field(field.Forbidden(sp.Child("hostnameOverride"), "may not be set when hostNetwork is true"))
+		}
+		c.out.Hostname = *s.HostnameOverride
+	}
+	c.dns()
+	for _, a := range s.HostAliases {
+		c.out.HostAliases = append(c.out.HostAliases, podlife.HostAlias{IP: a.IP, Hostnames: a.Hostnames})
+	}
+	if s.OS != nil && s.OS.Name != corev1.Linux {
+		c.is.field(field.NotSupported(sp.Child("os", "name"), s.OS.Name, []corev1.OSName{corev1.Linux}))
+	}
+	c.pullCredentials()
+	c.volumes()
+	for i := range s.InitContainers {
+		c.out.InitContainers = append(c.out.InitContainers, c.container(&s.InitContainers[i], "initContainers", i))
+	}
+	for i := range s.Containers {
+		c.out.Containers = append(c.out.Containers, c.container(&s.Containers[i], "containers", i))
+	}
+}
+
+// restartPolicy sets the pod's restart policy: Always by default; a workload's template
+// must keep Always, and a Job's must say OnFailure or Never, as the API validates them.
+func (c *converter) restartPolicy() {
+	rp := c.src.spec.RestartPolicy
+	p := c.specPath.Child("restartPolicy")
+	switch {
+	case c.src.job && rp == "":
+		c.is.field(field.Required(p, `a Job's pod template must set "OnFailure" or "Never"`))
+	case c.src.job && rp != corev1.RestartPolicyOnFailure && rp != corev1.RestartPolicyNever:
+		c.is.field(field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
+	case c.src.template && !c.src.job && rp != "" && rp != corev1.RestartPolicyAlways:
+		c.is.field(field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyAlways}))
+	}
+	c.out.RestartPolicy = podlife.RestartPolicy(cmp.Or(rp, corev1.RestartPolicyAlways))
+}
+
+// activeDeadline sets the pod's deadline: its own activeDeadlineSeconds, or a Job's if that
+// is shorter.
+func (c *converter) activeDeadline() {
+	set := func(p *field.Path, n *int64) {
+		if n == nil {
+			return
+		}
+		if *n <= 0 {
+			c.is.field(field.Invalid(p, *n, "must be greater than 0"))
+			return
+		}
+		if d, ok := c.seconds(p, *n); ok && (c.out.ActiveDeadline == nil || d < *c.out.ActiveDeadline) {
+			c.out.ActiveDeadline = &d
+		}
+	}
+	set(c.specPath.Child("activeDeadlineSeconds"), c.src.spec.ActiveDeadlineSeconds)
+	set(field.NewPath("spec", "activeDeadlineSeconds"), c.src.deadline)
+}
+
+// dns sets the pod's resolv.conf from dnsPolicy and dnsConfig.
+func (c *converter) dns() {
+	s, sp := c.src.spec, c.specPath
+	switch s.DNSPolicy {
+	case "", corev1.DNSClusterFirst, corev1.DNSClusterFirstWithHostNet, corev1.DNSDefault:
+		if s.DNSConfig != nil && (len(s.DNSConfig.Nameservers) > 0 || len(s.DNSConfig.Searches) > 0 || len(s.DNSConfig.Options) > 0) {
+			c.is.warnf(sp.Child("dnsConfig"), "Not honoured: dnsConfig needs dnsPolicy None: podlife does not merge it into the host's resolv.conf")
+		}
+	case corev1.DNSNone:
+		if s.DNSConfig == nil {
+			c.is.field(field.Required(sp.Child("dnsConfig"), "must provide `dnsConfig` when `dnsPolicy` is None"))
+			return
+		}
+		dns := &podlife.DNSConfig{Nameservers: s.DNSConfig.Nameservers, Searches: s.DNSConfig.Searches}
+		for i, o := range s.DNSConfig.Options {
+			if o.Name == "" {
+				c.is.field(field.Required(sp.Child("dnsConfig", "options").Index(i).Child("name"), ""))
+				continue
+			}
+			opt := o.Name
+			if o.Value != nil {
+				opt += ":" + *o.Value
+			}
+			dns.Options = append(dns.Options, opt)
+		}
+		c.out.DNS = dns
+	default:
+		c.is.field(field.NotSupported(sp.Child("dnsPolicy"), s.DNSPolicy, []corev1.DNSPolicy{
+			corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone}))
+	}
+}
+
+// maxSeconds is the largest number of seconds a time.Duration holds.
+const maxSeconds = math.MaxInt64 / int64(time.Second)
+
+// seconds converts a field in seconds to a duration; a value out of a duration's range is an
+// error.
+func (c *converter) seconds(p *field.Path, n int64) (time.Duration, bool) {
+	if n > maxSeconds || n < -maxSeconds {
+		c.is.field(field.Invalid(p, n, "must be at most 9223372036"))
+		return 0, false
+	}
+	return time.Duration(n) * time.Second, true
+}
+
+// mapPath records that podlife's validation path pl stands for the document path p.
+func (c *converter) mapPath(pl string, p *field.Path) { c.pathMap[pl] = p.String() }

@@ -1,0 +1,45 @@
+// Package kube loads Kubernetes manifests into podlife pod specs: Pods, and the pod templates
+// of Deployments, StatefulSets, DaemonSets, ReplicaSets and Jobs (each run as one pod), with
+// the ConfigMaps and Secrets they use, as Podman's kube play does. Every field set in a
+// manifest that podlife cannot honour is reported by its path; none is silently dropped.
+//
+// # Loading
+//
+// [Load] and [LoadFiles] read YAML or JSON manifests, one or many documents each, decode them
+// with k8s.io/api types as the API server does with strict field validation (unknown and
+// duplicate fields are errors), and convert each pod with [Convert], which callers that build
+// a corev1.Pod themselves can use directly.
+//
+// # Defaults and conversion
+//
+// The API server's defaults are applied and made explicit in the spec: restartPolicy Always,
+// terminationGracePeriodSeconds 30, imagePullPolicy Always for a ":latest" or untagged image
+// and IfNotPresent otherwise, port protocol TCP, probe period 10 s, timeout 1 s, success
+// threshold 1 and failure threshold 3, httpGet path "/" and scheme HTTP, a CPU request equal
+// to the CPU limit when only the limit is set, and an emptyDir for a volume without a source.
+//
+// The container environment is resolved as the kubelet does: envFrom sources, then env
+// entries in order; a literal value has its $(VAR) references expanded with the variables
+// defined before it ("$$" escapes, unknown references stay as written); valueFrom reads
+// ConfigMaps and Secrets given with the pod, or the pod's name, namespace, labels and
+// annotations. command and args are expanded with the whole environment, an exec probe's
+// command with the literal env values only, and subPathExpr with the environment (a missing
+// variable is an error). Named ports of probes and httpGet hooks are resolved against the
+// container's ports. configMap, secret, downwardAPI and projected volumes become
+// podlife.FilesVolume (secrets and projections on a tmpfs).
+//
+// A workload's pod takes the workload's name and namespace and its template's labels; a
+// Job's pod keeps its template's restartPolicy (OnFailure or Never) and its
+// activeDeadlineSeconds. Annotations are informational and ignored, as is everything the API
+// server sets (uid, resourceVersion, managedFields, status...).
+//
+// # Issues
+//
+// A field podlife cannot honour is an [Issue] with its path from the document's root, such as
+// spec.affinity or spec.containers[0].volumeMounts[1].mountPropagation. It is a [Warning]
+// where running without it is safe (scheduling fields, an unenforced storage limit, a TTY),
+// and an [Error] otherwise; [Options].Strict makes every warning an error. Errors are
+// returned together in a [*LoadError], which matches podlife.ErrInvalidSpec with errors.Is.
+// The converted specs pass podlife's own validation, whose errors are reported at the
+// manifest's paths too. docs/kube-fields.md lists every field and what becomes of it.
+package kube

@@ -1,0 +1,273 @@
+package kube
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/podlife"
+)
+
+// environment is a container's resolved environment, in the order variables were first
+// defined, each with the value it was last given and where that came from.
+type environment struct {
+	order []string
+	vars  map[string]string
+	from  map[string]*field.Path
+}
+
+func (e *environment) set(name, value string, from *field.Path) {
+	if _, ok := e.vars[name]; !ok {
+		e.order = append(e.order, name)
+	}
+	e.vars[name] = value
+	e.from[name] = from
+}
+
+// env resolves a container's environment as the kubelet does (makeEnvironmentVariables):
+// envFrom sources first, in order, then env entries in order, later definitions winning.
+// A literal value has its $(VAR) references expanded with the variables defined before it;
+// a value from a reference is taken as is. pl is the container's path in podlife's
+// validation.
+func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) ([]podlife.EnvVar, map[string]string) {
+	e := &environment{vars: map[string]string{}, from: map[string]*field.Path{}}
+	for j := range ct.EnvFrom {
+		c.envFrom(&ct.EnvFrom[j], p.Child("envFrom").Index(j), e)
+	}
+	for j, ev := range ct.Env {
+		ep := p.Child("env").Index(j)
+		switch {
+		case ev.Name == "":
+			c.is.field(field.Required(ep.Child("name"), ""))
+		case ev.ValueFrom == nil:
+			v := ev.Value
+			if v != "" {
+				v = expand(v, mapLookup(e.vars))
+			}
+			e.set(ev.Name, v, ep)
+		case ev.Value != "":
+			c.is.field(field.Invalid(ep.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
+		default:
+			if v, ok := c.valueFrom(ev.ValueFrom, ep.Child("valueFrom")); ok {
+				e.set(ev.Name, v, ep)
+			}
+		}
+	}
+	var list []podlife.EnvVar
+	for i, name := range e.order {
+		list = append(list, podlife.EnvVar{Name: name, Value: e.vars[name]})
+		c.mapPath(fmt.Sprintf("%s.env[%d]", pl, i), e.from[name])
+	}
+	return list, e.vars
+}
+
+// envFrom adds the keys of a ConfigMap or Secret to e.
+func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environment) {
+	var (
+		data     map[string]string
+		optional *bool
+		name     string
+		kind     string
+		np       *field.Path
+	)
+	switch {
+	case ef.ConfigMapRef != nil && ef.SecretRef != nil:
+		c.is.field(field.Invalid(p, "", "may not have more than one field specified at a time"))
+		return
+	case ef.ConfigMapRef != nil:
+		name, optional, kind, np = ef.ConfigMapRef.Name, ef.ConfigMapRef.Optional, "ConfigMap", p.Child("configMapRef", "name")
+		if cm := c.objects.configMap(name); cm != nil {
+			data = cm.Data // the kubelet takes data only, not binaryData
+		}
+	case ef.SecretRef != nil:
+		name, optional, kind, np = ef.SecretRef.Name, ef.SecretRef.Optional, "Secret", p.Child("secretRef", "name")
+		if s := c.objects.secret(name); s != nil {
+			data = map[string]string{}
+			for k, v := range secretData(s) {
+				data[k] = string(v)
+			}
+		}
+	default:
+		c.is.field(field.Invalid(p, "", "must specify one of: `configMapRef` or `secretRef`"))
+		return
+	}
+	switch {
+	case name == "":
+		c.is.field(field.Required(np, ""))
+		return
+	case data == nil && (optional == nil || !*optional):
+		c.is.errorf(np, "Not found: %q: no such %s given with the pod", name, kind)
+		return
+	}
+	var invalid []string
+	for _, k := range sortedKeys(data) {
+		n := ef.Prefix + k
+		if len(validation.IsEnvVarName(n)) > 0 {
+			invalid = append(invalid, n)
+			continue
+		}
+		e.set(n, data[k], p)
+	}
+	if len(invalid) > 0 {
+		c.is.warnf(p, "Not honoured: %s %q: keys %q are not valid environment variable names and are skipped", kind, name, invalid)
+	}
+}
+
+// valueFrom resolves an env valueFrom. It returns false when the variable is not to be set:
+// an error, or an optional reference to something missing.
+func (c *converter) valueFrom(vf *corev1.EnvVarSource, p *field.Path) (string, bool) {
+	n := 0
+	for _, set := range []bool{vf.FieldRef != nil, vf.ResourceFieldRef != nil, vf.ConfigMapKeyRef != nil,
+		vf.SecretKeyRef != nil, vf.FileKeyRef != nil} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		c.is.field(field.Invalid(p, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`"))
+		return "", false
+	case n > 1:
+		c.is.field(field.Invalid(p, "", "may not have more than one field specified at a time"))
+		return "", false
+	}
+	switch {
+	case vf.FieldRef != nil:
+		return c.fieldRef(p.Child("fieldRef"), vf.FieldRef, false)
+	case vf.ConfigMapKeyRef != nil:
+		r, rp := vf.ConfigMapKeyRef, p.Child("configMapKeyRef")
+		var data map[string]string
+		if cm := c.objects.configMap(r.Name); cm != nil {
+			data = cm.Data
+		}
+		return c.keyRef(rp, "ConfigMap", r.Name, r.Key, r.Optional, data != nil, func(k string) (string, bool) {
+			v, ok := data[k]
+			return v, ok
+		})
+	case vf.SecretKeyRef != nil:
+		r, rp := vf.SecretKeyRef, p.Child("secretKeyRef")
+		var data map[string][]byte
+		if s := c.objects.secret(r.Name); s != nil {
+			data = secretData(s)
+		}
+		return c.keyRef(rp, "Secret", r.Name, r.Key, r.Optional, data != nil, func(k string) (string, bool) {
+			v, ok := data[k]
+			return string(v), ok
+		})
+	}
+	return "", false // resourceFieldRef and fileKeyRef: reported by the field rules
+}
+
+// keyRef resolves a configMapKeyRef or secretKeyRef.
+func (c *converter) keyRef(p *field.Path, kind, name, key string, optional *bool, found bool,
+	get func(string) (string, bool)) (string, bool) {
+	opt := optional != nil && *optional
+	switch {
+	case name == "":
+		c.is.field(field.Required(p.Child("name"), ""))
+		return "", false
+	case key == "":
+		c.is.field(field.Required(p.Child("key"), ""))
+		return "", false
+	case !found:
+		if !opt {
+			c.is.errorf(p.Child("name"), "Not found: %q: no such %s given with the pod", name, kind)
+		}
+		return "", false
+	}
+	v, ok := get(key)
+	if !ok && !opt {
+		c.is.errorf(p.Child("key"), "Not found: %q: no such key in %s %q", key, kind, name)
+	}
+	return v, ok
+}
+
+// fieldRef resolves a downward API field of the pod. The pod's name, namespace, labels and
+// annotations are known before it runs; its UID, IPs and node are not (they are rejected).
+// volume selects the fields a downwardAPI volume may use (whole label and annotation maps)
+// over those of env (spec.serviceAccountName).
+func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, volume bool) (string, bool) {
+	if ref.APIVersion != "" && ref.APIVersion != "v1" {
+		c.is.field(field.NotSupported(p.Child("apiVersion"), ref.APIVersion, []string{"v1"}))
+		return "", false
+	}
+	fp := p.Child("fieldPath")
+	path, key, subscripted := splitSubscript(ref.FieldPath)
+	if subscripted {
+		if msgs := validation.IsQualifiedName(strings.ToLower(key)); len(msgs) > 0 {
+			c.is.field(field.Invalid(fp, ref.FieldPath, strings.Join(msgs, "; ")))
+			return "", false
+		}
+		switch path {
+		case "metadata.labels":
+			return c.src.meta.labels[key], true
+		case "metadata.annotations":
+			return c.src.meta.annotations[key], true
+		}
+	} else {
+		switch path {
+		case "metadata.name":
+			return c.out.Name, true
+		case "metadata.namespace":
+			return c.out.Namespace, true
+		case "metadata.labels":
+			if volume {
+				return formatMap(c.src.meta.labels), true
+			}
+		case "metadata.annotations":
+			if volume {
+				return formatMap(c.src.meta.annotations), true
+			}
+		case "spec.serviceAccountName":
+			if !volume {
+				sa := c.src.spec.ServiceAccountName
+				if sa == "" {
+					sa = c.src.spec.DeprecatedServiceAccount
+				}
+				if sa == "" {
+					sa = "default"
+				}
+				return sa, true
+			}
+		case "metadata.uid", "spec.nodeName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs":
+			c.is.errorf(fp, "Unsupported value: %q: not known before the pod runs, and podlife does not inject it", ref.FieldPath)
+			return "", false
+		}
+	}
+	supported := []string{"metadata.name", "metadata.namespace", "metadata.labels['<KEY>']", "metadata.annotations['<KEY>']"}
+	if volume {
+		supported = append(supported, "metadata.labels", "metadata.annotations")
+	} else {
+		supported = append(supported, "spec.serviceAccountName")
+	}
+	c.is.field(field.NotSupported(fp, ref.FieldPath, supported))
+	return "", false
+}
+
+// splitSubscript splits "metadata.labels['key']" into its path and key.
+func splitSubscript(fp string) (path, key string, ok bool) {
+	if !strings.HasSuffix(fp, "']") {
+		return fp, "", false
+	}
+	i := strings.Index(fp, "['")
+	if i < 0 || i+2 > len(fp)-2 {
+		return fp, "", false
+	}
+	return fp[:i], fp[i+2 : len(fp)-2], true
+}
+
+// formatMap formats labels or annotations as the kubelet writes them in a downwardAPI file:
+// sorted key="value" lines.
+func formatMap(m map[string]string) string {
+	var b strings.Builder
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s=%q", k, m[k])
+	}
+	return b.String()
+}

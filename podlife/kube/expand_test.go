@@ -1,0 +1,96 @@
+package kube
+
+import (
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// TestExpand checks $(VAR) expansion against the cases of the kubelet's expansion tests.
+func TestExpand(t *testing.T) {
+	vars := map[string]string{"VAR_A": "A", "VAR_B": "B", "VAR_C": "C", "VAR_REF": "$(VAR_A)", "VAR_EMPTY": ""}
+	tests := []struct{ in, want string }{
+		{"$(VAR_A)", "A"},
+		{"___$(VAR_B)___", "___B___"},
+		{"$(VAR_A)-$(VAR_A)", "A-A"},
+		{"$(VAR_A)-1", "A-1"},
+		{"$(VAR_A)_$(VAR_B)_$(VAR_C)", "A_B_C"},
+		{"$(VAR_A)$(VAR_B)$(VAR_C)", "ABC"},
+		{"$(VAR_REF)", "$(VAR_A)"}, // no recursion
+		{"f000-$$VAR_A", "f000-$VAR_A"},
+		{`foo\$(VAR_C)bar`, `foo\Cbar`},
+		{`foo\\$(VAR_C)bar`, `foo\\Cbar`},
+		{"$$(VAR_B)$(VAR_A)", "$(VAR_B)A"},
+		{"$(VAR_A)$$(VAR_B)", "A$(VAR_B)"},
+		{"$(VAR_A)$$$(VAR_B)", "A$B"},
+		{"$$$$$$(BIG_MONEY)", "$$$(BIG_MONEY)"},
+		{"$(VAR_DNE)", "$(VAR_DNE)"},
+		{"$(VAR_EMPTY)", ""},
+		{"$(VAR_A", "$(VAR_A"},
+		{"$(VAR_A)$(VAR_B", "A$(VAR_B"},
+		{"$VAR_A", "$VAR_A"},
+		{"$(VAR_A)$", "A$"},
+		{"$", "$"},
+		{"$$", "$"},
+		{"$$$", "$$"},
+		{"$()", "$()"},
+		{"$(,)", "$(,)"},
+		{"$(cat /etc/hostname)", "$(cat /etc/hostname)"},
+		{"no vars", "no vars"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := expand(tt.in, mapLookup(vars)); got != tt.want {
+			t.Errorf("expand(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := expandAll(nil, mapLookup(vars)); got != nil {
+		t.Errorf("expandAll(nil) = %q", got)
+	}
+}
+
+func TestParsePath(t *testing.T) {
+	for _, s := range []string{"spec.containers[0].image", "metadata.labels[app]", "a", "spec.x[12][3].y"} {
+		if got := parsePath(s).String(); got != s {
+			t.Errorf("parsePath(%q) = %q", s, got)
+		}
+	}
+}
+
+func TestComparePaths(t *testing.T) {
+	list := []string{"spec.containers[10].name", "spec.containers[2].name", "kind", "spec.containers[2]", "metadata.labels[b]", "metadata.labels[a]"}
+	slices.SortFunc(list, comparePaths)
+	want := []string{"kind", "metadata.labels[a]", "metadata.labels[b]", "spec.containers[2]", "spec.containers[2].name", "spec.containers[10].name"}
+	if !slices.Equal(list, want) {
+		t.Errorf("sorted %q, want %q", list, want)
+	}
+}
+
+func TestDocumentString(t *testing.T) {
+	for _, tt := range []struct {
+		d    Document
+		want string
+	}{
+		{Document{File: "a.yaml", Index: 2, Kind: "Pod", Name: "web"}, "a.yaml#2 Pod/web"},
+		{Document{Manifest: 1}, "manifest 1#0"},
+		{Document{Index: -1, Kind: "Pod", Name: "web"}, "Pod/web"},
+		{Document{Index: 3, Kind: "Service"}, "manifest 0#3 Service"},
+	} {
+		if got := tt.d.String(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.d, got, tt.want)
+		}
+	}
+	i := Issue{Document: Document{Index: -1, Kind: "Pod", Name: "p"}, Path: "spec.affinity", Message: "Not honoured: x", Severity: Warning}
+	if got, want := i.String(), "Pod/p: spec.affinity: Not honoured: x (warning)"; got != want {
+		t.Errorf("issue %q, want %q", got, want)
+	}
+	if Severity(0).String() != "Severity(0)" || Error.String() != "error" {
+		t.Error("Severity.String")
+	}
+	var is issues
+	is.errorf(field.NewPath("spec"), "x")
+	if !is.covered("spec.containers[0]") || is.covered("specs") {
+		t.Error("covered")
+	}
+}

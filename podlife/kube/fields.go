@@ -1,0 +1,371 @@
+package kube
+
+// This file is the table of every field of the Kubernetes objects the loader reads, saying
+// what it does with each. The walker (walk.go) checks every field set in a document against
+// it, so that no set field is silently dropped: a field the table does not know (one added to
+// k8s.io/api after this table was written) is rejected. docs/kube-fields.md is generated from
+// the table (see TestFieldsDoc).
+
+// support says what the loader does with a field.
+type support int
+
+const (
+	// supported: converted to podlife's spec. The converter may still reject some values;
+	// the rule's note says which.
+	supported support = iota + 1
+	// ignored: accepted silently. The field is informational, set by the API server, or
+	// only steers a controller that has nothing to do when one pod is run once.
+	ignored
+	// warned: dropped with a warning, unless its value is one the rule accepts (what podlife
+	// does anyway).
+	warned
+	// rejected: an error, unless its value is one the rule accepts.
+	rejected
+)
+
+// String returns the word the docs use.
+func (s support) String() string {
+	switch s {
+	case supported:
+		return "supported"
+	case ignored:
+		return "ignored"
+	case warned:
+		return "warning"
+	case rejected:
+		return "error"
+	}
+	return "?"
+}
+
+// rule says what happens to the field at path, and to everything under it unless a longer
+// path has a rule of its own. A path may use the placeholders <container> (containers[*] and
+// initContainers[*]), <probe> (livenessProbe, readinessProbe, startupProbe) and <hook>
+// (lifecycle.postStart, lifecycle.preStop).
+type rule struct {
+	path    string
+	support support
+	// accept lists JSON values (strings, bools) that a warned or rejected field may have
+	// without an issue, because podlife behaves that way anyway.
+	accept []any
+	note   string
+}
+
+func sup(path, note string) rule { return rule{path: path, support: supported, note: note} }
+func ign(path, note string) rule { return rule{path: path, support: ignored, note: note} }
+func warn(path, note string, accept ...any) rule {
+	return rule{path: path, support: warned, note: note, accept: accept}
+}
+func rej(path, note string, accept ...any) rule {
+	return rule{path: path, support: rejected, note: note, accept: accept}
+}
+
+// Notes shared by several rules.
+const (
+	noteServer     = "set by the API server"
+	noteScheduling = "scheduling: there is one host"
+	noteNoUser     = "file ownership is not supported"
+	noteStatic     = "fieldPath metadata.name, metadata.namespace, metadata.labels, metadata.annotations (also ['key']); others rejected"
+	noteRollout    = "controller setting: one pod is run once"
+	noteNoSecurity = "podlife does not apply securityContext settings yet"
+)
+
+// objectMetaRules are the metadata rules of a Pod or workload, relative to its root.
+func objectMetaRules(named string) []rule {
+	return []rule{
+		sup("apiVersion", "checked against the kind"),
+		sup("kind", "Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job; ConfigMap and Secret feed the pods"),
+		sup("metadata.name", named),
+		sup("metadata.generateName", "ignored when metadata.name is set; otherwise an error: podlife needs a fixed name"),
+		sup("metadata.namespace", "→ Namespace; default Options.Namespace (\"default\"); ConfigMaps and Secrets are looked up in it"),
+		ign("metadata.annotations", "informational"),
+		ign("metadata.uid", noteServer),
+		ign("metadata.resourceVersion", noteServer),
+		ign("metadata.generation", noteServer),
+		ign("metadata.creationTimestamp", noteServer),
+		ign("metadata.deletionTimestamp", noteServer),
+		ign("metadata.deletionGracePeriodSeconds", noteServer),
+		ign("metadata.selfLink", noteServer),
+		ign("metadata.ownerReferences", noteServer),
+		ign("metadata.finalizers", noteServer),
+		ign("metadata.managedFields", noteServer),
+		ign("status", noteServer),
+	}
+}
+
+// podRules are the rules of a Pod document; a pod template uses them from spec.template.
+func podRules() []rule {
+	rules := objectMetaRules("→ Name (a DNS-1123 label); in a pod template: ignored, the pod takes the workload's name")
+	rules = append(rules,
+		sup("metadata.labels", "→ Labels (a workload's own labels are ignored: the pod has its template's)"),
+
+		sup("spec.restartPolicy", "→ RestartPolicy; default Always (Jobs: OnFailure or Never required)"),
+		sup("spec.terminationGracePeriodSeconds", "→ TerminationGracePeriod; default 30 s"),
+		sup("spec.activeDeadlineSeconds", "→ ActiveDeadline (a Job's activeDeadlineSeconds bounds it too)"),
+		sup("spec.hostNetwork", "→ HostNetwork"),
+		sup("spec.hostname", "→ Hostname"),
+		sup("spec.hostnameOverride", "→ Hostname (takes precedence over hostname)"),
+		warn("spec.subdomain", "there is no cluster DNS"),
+		warn("spec.setHostnameAsFQDN", "there is no cluster DNS", false),
+		sup("spec.hostAliases[*].ip", "→ HostAliases"),
+		sup("spec.hostAliases[*].hostnames", "→ HostAliases"),
+		sup("spec.dnsPolicy", "ClusterFirst, ClusterFirstWithHostNet and Default use the host's resolv.conf (as a kubelet without cluster DNS); None uses dnsConfig"),
+		sup("spec.dnsConfig.nameservers", "→ DNS (dnsPolicy None; otherwise dnsConfig is dropped with a warning)"),
+		sup("spec.dnsConfig.searches", "→ DNS"),
+		sup("spec.dnsConfig.options[*].name", "→ DNS, as name or name:value"),
+		sup("spec.dnsConfig.options[*].value", "→ DNS"),
+		sup("spec.imagePullSecrets[*].name", "→ PullCredentials from a kubernetes.io/dockerconfigjson or kubernetes.io/dockercfg Secret given with the pod; a missing Secret is a warning, as the kubelet pulls without it"),
+		sup("spec.os.name", "linux; windows rejected"),
+		ign("spec.enableServiceLinks", "there are no Services: nothing to inject"),
+		warn("spec.serviceAccount", "deprecated alias of serviceAccountName: there is no API server and no service account token", "default"),
+		warn("spec.serviceAccountName", "there is no API server and no service account token", "default"),
+		warn("spec.automountServiceAccountToken", "no service account token is mounted", false),
+		rej("spec.hostPID", "podlife has no host PID namespace mode", false),
+		rej("spec.hostIPC", "podlife has no host IPC namespace mode", false),
+		rej("spec.shareProcessNamespace", "podlife has no shared PID namespace yet", false),
+		rej("spec.hostUsers", "user namespaces are not supported", true),
+		rej("spec.runtimeClassName", "podlife runs every container with the runtime it is configured with"),
+		rej("spec.readinessGates", "no controller sets custom pod conditions"),
+		rej("spec.resourceClaims", "dynamic resource allocation is not supported"),
+		rej("spec.resources", "pod-level resources are not supported; set them on the containers"),
+		rej("spec.ephemeralContainers", "ephemeral containers are not supported"),
+		warn("spec.nodeName", noteScheduling),
+		warn("spec.nodeSelector", noteScheduling),
+		warn("spec.affinity", noteScheduling),
+		warn("spec.tolerations", noteScheduling),
+		warn("spec.topologySpreadConstraints", noteScheduling),
+		warn("spec.schedulerName", noteScheduling, "default-scheduler"),
+		warn("spec.schedulingGates", noteScheduling),
+		warn("spec.schedulingGroup", noteScheduling),
+		warn("spec.priority", noteScheduling, 0.0),
+		warn("spec.priorityClassName", noteScheduling),
+		warn("spec.preemptionPolicy", noteScheduling, "PreemptLowerPriority"),
+		warn("spec.overhead", "pod overhead is a scheduling and accounting setting"),
+		warn("spec.evictionResponders", "there is no eviction API"),
+
+		rej("spec.securityContext.runAsUser", noteNoSecurity),
+		rej("spec.securityContext.runAsGroup", noteNoSecurity),
+		rej("spec.securityContext.runAsNonRoot", noteNoSecurity, false),
+		rej("spec.securityContext.supplementalGroups", noteNoSecurity),
+		rej("spec.securityContext.supplementalGroupsPolicy", noteNoSecurity, "Merge"),
+		rej("spec.securityContext.fsGroup", noteNoSecurity),
+		ign("spec.securityContext.fsGroupChangePolicy", "only matters with fsGroup"),
+		rej("spec.securityContext.sysctls", noteNoSecurity),
+		rej("spec.securityContext.seccompProfile.type", "podlife always applies the runtime's default seccomp profile", "RuntimeDefault"),
+		rej("spec.securityContext.seccompProfile.localhostProfile", "podlife always applies the runtime's default seccomp profile"),
+		rej("spec.securityContext.appArmorProfile", "podlife does not apply AppArmor profiles"),
+		rej("spec.securityContext.seLinuxOptions", "podlife does not apply SELinux labels"),
+		ign("spec.securityContext.seLinuxChangePolicy", "only matters with SELinux labels"),
+		ign("spec.securityContext.windowsOptions", "Windows only"),
+
+		sup("spec.volumes[*].name", "→ Volumes; a volume without a source is an emptyDir, as the API defaults it"),
+		sup("spec.volumes[*].emptyDir.medium", "\"\" or Memory; HugePages rejected"),
+		sup("spec.volumes[*].emptyDir.sizeLimit", "→ EmptyDir.SizeLimit (bounds a Memory emptyDir; on disk it is not enforced: a warning)"),
+		rej("spec.volumes[*].emptyDir.mode", "emptyDir permissions are not supported"),
+		sup("spec.volumes[*].hostPath.path", "→ HostPath"),
+		sup("spec.volumes[*].hostPath.type", "\"\", DirectoryOrCreate, Directory, FileOrCreate, File; Socket, CharDevice, BlockDevice rejected"),
+		sup("spec.volumes[*].configMap.name", "→ Files, from a ConfigMap given with the pod (missing: an error unless optional)"),
+		sup("spec.volumes[*].configMap.items[*].key", "→ Files"),
+		sup("spec.volumes[*].configMap.items[*].path", "→ Files"),
+		sup("spec.volumes[*].configMap.items[*].mode", "→ File.Mode"),
+		rej("spec.volumes[*].configMap.items[*].user", noteNoUser),
+		sup("spec.volumes[*].configMap.defaultMode", "→ File.Mode; default 0644"),
+		rej("spec.volumes[*].configMap.defaultUser", noteNoUser),
+		sup("spec.volumes[*].configMap.optional", "a missing ConfigMap or key gives an empty volume or no file"),
+		sup("spec.volumes[*].secret.secretName", "→ Files on a tmpfs (Medium Memory), from a Secret given with the pod"),
+		sup("spec.volumes[*].secret.items[*].key", "→ Files"),
+		sup("spec.volumes[*].secret.items[*].path", "→ Files"),
+		sup("spec.volumes[*].secret.items[*].mode", "→ File.Mode"),
+		rej("spec.volumes[*].secret.items[*].user", noteNoUser),
+		sup("spec.volumes[*].secret.defaultMode", "→ File.Mode; default 0644"),
+		rej("spec.volumes[*].secret.defaultUser", noteNoUser),
+		sup("spec.volumes[*].secret.optional", "a missing Secret or key gives an empty volume or no file"),
+		sup("spec.volumes[*].downwardAPI.items[*].path", "→ Files on a tmpfs"),
+		sup("spec.volumes[*].downwardAPI.items[*].fieldRef", noteStatic),
+		rej("spec.volumes[*].downwardAPI.items[*].resourceFieldRef", "resource fields are not supported"),
+		sup("spec.volumes[*].downwardAPI.items[*].mode", "→ File.Mode"),
+		rej("spec.volumes[*].downwardAPI.items[*].user", noteNoUser),
+		sup("spec.volumes[*].downwardAPI.defaultMode", "→ File.Mode; default 0644"),
+		rej("spec.volumes[*].downwardAPI.defaultUser", noteNoUser),
+		sup("spec.volumes[*].projected.defaultMode", "→ File.Mode; default 0644"),
+		rej("spec.volumes[*].projected.defaultUser", noteNoUser),
+		sup("spec.volumes[*].projected.sources[*].configMap.name", "→ Files on a tmpfs, as a configMap volume"),
+		sup("spec.volumes[*].projected.sources[*].configMap.items[*].key", "→ Files"),
+		sup("spec.volumes[*].projected.sources[*].configMap.items[*].path", "→ Files"),
+		sup("spec.volumes[*].projected.sources[*].configMap.items[*].mode", "→ File.Mode"),
+		rej("spec.volumes[*].projected.sources[*].configMap.items[*].user", noteNoUser),
+		sup("spec.volumes[*].projected.sources[*].configMap.optional", "as for a configMap volume"),
+		sup("spec.volumes[*].projected.sources[*].secret.name", "→ Files, as a secret volume"),
+		sup("spec.volumes[*].projected.sources[*].secret.items[*].key", "→ Files"),
+		sup("spec.volumes[*].projected.sources[*].secret.items[*].path", "→ Files"),
+		sup("spec.volumes[*].projected.sources[*].secret.items[*].mode", "→ File.Mode"),
+		rej("spec.volumes[*].projected.sources[*].secret.items[*].user", noteNoUser),
+		sup("spec.volumes[*].projected.sources[*].secret.optional", "as for a secret volume"),
+		sup("spec.volumes[*].projected.sources[*].downwardAPI.items[*].path", "→ Files, as a downwardAPI volume"),
+		sup("spec.volumes[*].projected.sources[*].downwardAPI.items[*].fieldRef", noteStatic),
+		rej("spec.volumes[*].projected.sources[*].downwardAPI.items[*].resourceFieldRef", "resource fields are not supported"),
+		sup("spec.volumes[*].projected.sources[*].downwardAPI.items[*].mode", "→ File.Mode"),
+		rej("spec.volumes[*].projected.sources[*].downwardAPI.items[*].user", noteNoUser),
+		rej("spec.volumes[*].projected.sources[*].serviceAccountToken", "there is no API server to issue tokens"),
+		rej("spec.volumes[*].projected.sources[*].clusterTrustBundle", "there is no API server"),
+		rej("spec.volumes[*].projected.sources[*].podCertificate", "there is no API server"),
+	)
+	for _, v := range []string{"persistentVolumeClaim", "ephemeral", "image", "csi", "nfs", "iscsi", "fc", "rbd",
+		"cephfs", "glusterfs", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "azureFile",
+		"cinder", "flexVolume", "flocker", "vsphereVolume", "quobyte", "photonPersistentDisk", "portworxVolume",
+		"scaleIO", "storageos"} {
+		rules = append(rules, rej("spec.volumes[*]."+v, "volume type not supported (emptyDir, hostPath, configMap, secret, downwardAPI and projected are)"))
+	}
+	return append(rules, containerRules()...)
+}
+
+// containerRules are the rules of containers and init containers.
+func containerRules() []rule {
+	return []rule{
+		sup("<container>.name", "→ Name"),
+		sup("<container>.image", "→ Image"),
+		sup("<container>.imagePullPolicy", "→ ImagePullPolicy; default Always for :latest or no tag, else IfNotPresent"),
+		sup("<container>.command", "→ Command, $(VAR) expanded with the container's environment as the kubelet does"),
+		sup("<container>.args", "→ Args, $(VAR) expanded"),
+		sup("<container>.workingDir", "→ WorkingDir"),
+		sup("<container>.ports[*].name", "→ Ports; names resolve named probe and hook ports"),
+		sup("<container>.ports[*].containerPort", "→ Ports"),
+		sup("<container>.ports[*].hostPort", "→ Ports (published with CNI portmap)"),
+		sup("<container>.ports[*].hostIP", "→ Ports"),
+		sup("<container>.ports[*].protocol", "→ Ports; default TCP"),
+		sup("<container>.env[*].name", "→ Env"),
+		sup("<container>.env[*].value", "→ Env, $(VAR) expanded with the variables defined before it"),
+		sup("<container>.env[*].valueFrom.fieldRef", "fieldPath metadata.name, metadata.namespace, metadata.labels['key'], metadata.annotations['key'], spec.serviceAccountName; status.podIP and others rejected (not known before the pod runs)"),
+		sup("<container>.env[*].valueFrom.configMapKeyRef", "from a ConfigMap given with the pod; optional allows it or the key to be missing"),
+		sup("<container>.env[*].valueFrom.secretKeyRef", "from a Secret given with the pod; optional allows it or the key to be missing"),
+		rej("<container>.env[*].valueFrom.resourceFieldRef", "resource fields are not supported"),
+		rej("<container>.env[*].valueFrom.fileKeyRef", "env files are not supported"),
+		sup("<container>.envFrom[*].configMapRef", "every key of the ConfigMap, after prefix; keys that are not valid variable names are skipped with a warning"),
+		sup("<container>.envFrom[*].secretRef", "every key of the Secret, after prefix"),
+		sup("<container>.envFrom[*].prefix", "prepended to the keys"),
+		sup("<container>.resources.limits", "cpu → CPULimit (millicores), memory → MemoryLimit (bytes); ephemeral-storage: a warning (not enforced); hugepages and extended resources rejected"),
+		sup("<container>.resources.requests", "cpu → CPURequest (defaults to the limit, as the API does); memory and ephemeral-storage only steer scheduling; others rejected"),
+		rej("<container>.resources.claims", "dynamic resource allocation is not supported"),
+		ign("<container>.resizePolicy", "resources are never resized in place"),
+		sup("<container>.restartPolicy", "init containers: Always makes a native sidecar; app containers: rejected"),
+		rej("<container>.restartPolicyRules", "container restart rules are not supported"),
+		sup("<container>.volumeMounts[*].name", "→ VolumeMounts"),
+		sup("<container>.volumeMounts[*].mountPath", "→ VolumeMounts"),
+		sup("<container>.volumeMounts[*].subPath", "→ VolumeMounts"),
+		sup("<container>.volumeMounts[*].subPathExpr", "→ SubPath, $(VAR) expanded with the container's environment (a missing variable is an error, as in the kubelet)"),
+		sup("<container>.volumeMounts[*].readOnly", "→ VolumeMounts"),
+		rej("<container>.volumeMounts[*].mountPropagation", "mounts are private", "None"),
+		rej("<container>.volumeMounts[*].recursiveReadOnly", "read-only mounts are not made recursively read-only", "Disabled", "IfPossible"),
+		rej("<container>.volumeMounts[*].bindMountOptions", "bind mount options are not supported"),
+		rej("<container>.volumeDevices", "block volumes are not supported"),
+		sup("<container>.<probe>.exec.command", "→ probe.Exec; $(VAR) expanded from literal env values only, as the kubelet does"),
+		sup("<container>.<probe>.httpGet.port", "→ probe.HTTPGet; a named port is resolved against the container's ports"),
+		sup("<container>.<probe>.httpGet.path", "→ probe.HTTPGet; default /"),
+		sup("<container>.<probe>.httpGet.host", "→ probe.WithHost"),
+		sup("<container>.<probe>.httpGet.scheme", "→ probe.WithScheme; default HTTP"),
+		sup("<container>.<probe>.httpGet.httpHeaders[*].name", "→ probe.WithHeader"),
+		sup("<container>.<probe>.httpGet.httpHeaders[*].value", "→ probe.WithHeader"),
+		rej("<container>.<probe>.httpGet.protocol", "only HTTP/1.1 probes are supported", "HTTP1"),
+		sup("<container>.<probe>.tcpSocket.port", "→ probe.TCPSocket; a named port is resolved"),
+		sup("<container>.<probe>.tcpSocket.host", "→ probe.WithHost"),
+		sup("<container>.<probe>.grpc.port", "→ probe.GRPC"),
+		sup("<container>.<probe>.grpc.service", "→ probe.GRPC"),
+		rej("<container>.<probe>.grpc.mode", "gRPC probes are plaintext", "Plaintext"),
+		sup("<container>.<probe>.initialDelaySeconds", "→ InitialDelay"),
+		sup("<container>.<probe>.periodSeconds", "→ Period; default 10 s"),
+		sup("<container>.<probe>.timeoutSeconds", "→ Timeout; default 1 s"),
+		sup("<container>.<probe>.successThreshold", "→ SuccessThreshold; default 1"),
+		sup("<container>.<probe>.failureThreshold", "→ FailureThreshold; default 3"),
+		sup("<container>.<probe>.terminationGracePeriodSeconds", "→ TerminationGracePeriod"),
+		sup("<container>.<hook>.exec.command", "→ hook.Exec"),
+		sup("<container>.<hook>.httpGet.port", "→ hook.HTTPGet; a named port is resolved against the container's ports"),
+		sup("<container>.<hook>.httpGet.path", "→ hook.HTTPGet; default /"),
+		sup("<container>.<hook>.httpGet.host", "→ hook.WithHost"),
+		sup("<container>.<hook>.httpGet.scheme", "→ hook.WithScheme; default HTTP"),
+		sup("<container>.<hook>.httpGet.httpHeaders[*].name", "→ hook.WithHeader"),
+		sup("<container>.<hook>.httpGet.httpHeaders[*].value", "→ hook.WithHeader"),
+		rej("<container>.<hook>.httpGet.protocol", "only HTTP/1.1 hooks are supported", "HTTP1"),
+		rej("<container>.<hook>.tcpSocket", "the kubelet fails tcpSocket hooks at run time"),
+		sup("<container>.<hook>.sleep.seconds", "→ hook.Sleep"),
+		sup("<container>.lifecycle.stopSignal", "→ StopSignal; needs spec.os.name, as the API requires"),
+		warn("<container>.terminationMessagePath", "termination messages are not collected", "/dev/termination-log"),
+		warn("<container>.terminationMessagePolicy", "termination messages are not collected", "File"),
+		warn("<container>.stdin", "stdin is not attached", false),
+		warn("<container>.stdinOnce", "stdin is not attached", false),
+		warn("<container>.tty", "no TTY is allocated", false),
+		rej("<container>.securityContext.runAsUser", noteNoSecurity),
+		rej("<container>.securityContext.runAsGroup", noteNoSecurity),
+		rej("<container>.securityContext.runAsNonRoot", noteNoSecurity, false),
+		rej("<container>.securityContext.readOnlyRootFilesystem", noteNoSecurity, false),
+		rej("<container>.securityContext.privileged", noteNoSecurity, false),
+		rej("<container>.securityContext.allowPrivilegeEscalation", "podlife always sets no_new_privs", false),
+		rej("<container>.securityContext.capabilities", noteNoSecurity),
+		rej("<container>.securityContext.procMount", noteNoSecurity, "Default"),
+		rej("<container>.securityContext.seccompProfile.type", "podlife always applies the runtime's default seccomp profile", "RuntimeDefault"),
+		rej("<container>.securityContext.seccompProfile.localhostProfile", "podlife always applies the runtime's default seccomp profile"),
+		rej("<container>.securityContext.appArmorProfile", "podlife does not apply AppArmor profiles"),
+		rej("<container>.securityContext.seLinuxOptions", "podlife does not apply SELinux labels"),
+		ign("<container>.securityContext.windowsOptions", "Windows only"),
+	}
+}
+
+// workloadRules are the rules of the workload kinds whose pod template is run as one pod;
+// spec.template is converted with podRules.
+func workloadRules(kind string) []rule {
+	rules := objectMetaRules("→ the pod's Name")
+	rules = append(rules,
+		ign("metadata.labels", "the pod has its template's labels"),
+		sup("spec.template", "converted as a Pod: the rules above apply under spec.template"),
+		ign("spec.selector", "matches the template's labels; nothing to select"),
+	)
+	switch kind {
+	case kindDeployment:
+		rules = append(rules,
+			sup("spec.replicas", "one pod is run; another count is a warning"),
+			ign("spec.strategy", noteRollout),
+			ign("spec.minReadySeconds", noteRollout),
+			ign("spec.revisionHistoryLimit", noteRollout),
+			ign("spec.progressDeadlineSeconds", noteRollout),
+			ign("spec.paused", noteRollout))
+	case kindStatefulSet:
+		rules = append(rules,
+			sup("spec.replicas", "one pod is run; another count is a warning"),
+			rej("spec.volumeClaimTemplates", "persistent volume claims are not supported"),
+			ign("spec.serviceName", "there is no cluster DNS"),
+			ign("spec.podManagementPolicy", noteRollout),
+			ign("spec.updateStrategy", noteRollout),
+			ign("spec.revisionHistoryLimit", noteRollout),
+			ign("spec.minReadySeconds", noteRollout),
+			ign("spec.persistentVolumeClaimRetentionPolicy", noteRollout),
+			ign("spec.ordinals", noteRollout))
+	case kindDaemonSet:
+		rules = append(rules,
+			ign("spec.updateStrategy", noteRollout),
+			ign("spec.minReadySeconds", noteRollout),
+			ign("spec.revisionHistoryLimit", noteRollout))
+	case kindReplicaSet:
+		rules = append(rules,
+			sup("spec.replicas", "one pod is run; another count is a warning"),
+			ign("spec.minReadySeconds", noteRollout))
+	case kindJob:
+		rules = append(rules,
+			sup("spec.parallelism", "one pod is run; more is a warning"),
+			sup("spec.completions", "one pod is run; more is a warning"),
+			sup("spec.activeDeadlineSeconds", "→ ActiveDeadline (the shorter of the Job's and the pod's)"),
+			warn("spec.backoffLimit", "a failed pod is not replaced (container restarts follow the template's restartPolicy)"),
+			warn("spec.backoffLimitPerIndex", "a failed pod is not replaced"),
+			warn("spec.maxFailedIndexes", "a failed pod is not replaced"),
+			warn("spec.podFailurePolicy", "a failed pod is not replaced"),
+			warn("spec.successPolicy", "the pod's own result is the result"),
+			warn("spec.completionMode", "one pod is run, without a completion index", "NonIndexed"),
+			warn("spec.suspend", "the pod is run anyway", false),
+			ign("spec.ttlSecondsAfterFinished", noteRollout),
+			ign("spec.manualSelector", noteRollout),
+			ign("spec.podReplacementPolicy", noteRollout),
+			ign("spec.managedBy", noteRollout),
+			warn("spec.scheduling.schedulingPolicy", noteScheduling),
+			warn("spec.scheduling.schedulingConstraints", noteScheduling),
+			rej("spec.scheduling.resourceClaims", "dynamic resource allocation is not supported"))
+	}
+	return rules
+}

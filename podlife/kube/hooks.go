@@ -1,0 +1,74 @@
+package kube
+
+import (
+	"strings"
+	"syscall"
+
+	"github.com/moby/sys/signal"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/hook"
+)
+
+// handler converts a postStart or preStop handler: exec (run as written: the kubelet does
+// not expand hook commands), httpGet (named port resolved) or sleep. tcpSocket is rejected
+// by the field rules, as the kubelet fails such hooks at run time.
+func (c *converter) handler(ct *corev1.Container, h *corev1.LifecycleHandler, p *field.Path) hook.Handler {
+	if h == nil || !c.oneHandler(p, h.Exec != nil, h.HTTPGet != nil, h.TCPSocket != nil, h.Sleep != nil) {
+		return nil
+	}
+	switch {
+	case h.Exec != nil:
+		if len(h.Exec.Command) == 0 {
+			c.is.field(field.Required(p.Child("exec", "command"), ""))
+			return nil
+		}
+		return hook.Exec(h.Exec.Command...)
+	case h.HTTPGet != nil:
+		g := h.HTTPGet
+		port, ok := c.resolvePort(ct, g.Port, p.Child("httpGet", "port"))
+		if !ok {
+			return nil
+		}
+		var opts []hook.HTTPOption
+		if g.Scheme != "" {
+			opts = append(opts, hook.WithScheme(string(g.Scheme)))
+		}
+		if g.Host != "" {
+			opts = append(opts, hook.WithHost(g.Host))
+		}
+		for _, hd := range g.HTTPHeaders {
+			opts = append(opts, hook.WithHeader(hd.Name, hd.Value))
+		}
+		return hook.HTTPGet(port, g.Path, opts...)
+	case h.Sleep != nil:
+		sp := p.Child("sleep", "seconds")
+		if h.Sleep.Seconds < 0 {
+			c.is.field(field.Invalid(sp, h.Sleep.Seconds, "must be greater than or equal to 0"))
+			return nil
+		}
+		d, ok := c.seconds(sp, h.Sleep.Seconds)
+		if !ok {
+			return nil
+		}
+		return hook.Sleep(d)
+	}
+	return nil // tcpSocket: reported by the field rules
+}
+
+// stopSignal converts lifecycle.stopSignal, a signal name such as "SIGUSR1"; the API allows
+// it only when spec.os.name is set.
+func (c *converter) stopSignal(p *field.Path, name corev1.Signal) syscall.Signal {
+	if os := c.src.spec.OS; os == nil || os.Name == "" {
+		c.is.field(field.Forbidden(p, "may only be set when spec.os.name is set"))
+		return 0
+	}
+	if s, ok := strings.CutPrefix(string(name), "SIG"); ok && s != "" && !strings.ContainsAny(s[:1], "0123456789") {
+		if sig, err := signal.ParseSignal(s); err == nil {
+			return sig
+		}
+	}
+	c.is.field(field.NotSupported(p, name, []string{"SIGTERM", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "... (a Linux signal name)"}))
+	return 0
+}

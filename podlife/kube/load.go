@@ -1,0 +1,240 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/podlife"
+)
+
+// Result is what Load returns: the pods to run, in document order, and the warnings.
+type Result struct {
+	Pods []Pod
+	// Warnings are the fields dropped or not enforced, each with its document and path.
+	Warnings []Issue
+}
+
+// Pod is a pod spec and the document it came from.
+type Pod struct {
+	Spec podlife.PodSpec
+	// Source is the Pod, or the workload whose template the pod is.
+	Source Document
+}
+
+// Load reads Kubernetes manifests, YAML or JSON, each holding one or more documents ("---"
+// separated YAML, or a stream of JSON objects), and converts every Pod, and the pod template
+// of every Deployment, StatefulSet, DaemonSet, ReplicaSet and Job, to a podlife pod spec.
+// ConfigMaps and Secrets in any of the manifests feed the pods' configMap and secret volumes,
+// env and envFrom, and imagePullSecrets. Services, ServiceAccounts and Namespaces are skipped
+// with a warning; other kinds are errors.
+//
+// Documents are decoded as the API server does with strict field validation (unknown and
+// duplicate fields are errors), the API's defaults are applied, and every field set is
+// checked against the table of supported fields (docs/kube-fields.md): what podlife cannot
+// honour is an error, or a warning where running without it is safe. Each converted spec
+// has passed podlife's validation.
+//
+// The error is a *LoadError listing every error, each with its document and field path; or
+// the error of a reader, or ctx's.
+func Load(ctx context.Context, opts Options, manifests ...io.Reader) (*Result, error) {
+	l := &loader{opts: opts, objects: map[string]*Objects{}}
+	for i, r := range manifests {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("kube: manifest %d: %w", i, err)
+		}
+		l.read(data, Document{Manifest: i})
+	}
+	return l.finish(ctx)
+}
+
+// LoadFiles is Load on the files at paths; issues name the files.
+func LoadFiles(ctx context.Context, opts Options, paths ...string) (*Result, error) {
+	l := &loader{opts: opts, objects: map[string]*Objects{}}
+	for i, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("kube: %w", err)
+		}
+		l.read(data, Document{Manifest: i, File: p})
+	}
+	return l.finish(ctx)
+}
+
+// loader holds what Load has read so far.
+type loader struct {
+	opts   Options
+	issues []Issue
+	// objects are the ConfigMaps and Secrets read, by namespace.
+	objects map[string]*Objects
+	pods    []pending
+}
+
+// pending is a pod to convert once every ConfigMap and Secret is known.
+type pending struct {
+	is  *issues
+	src *podSource
+}
+
+// read decodes the documents of one manifest.
+func (l *loader) read(data []byte, at Document) {
+	for _, rd := range splitManifest(data, at, &l.issues) {
+		is := &issues{doc: rd.doc}
+		if src := l.readDocument(rd, is); src != nil {
+			// Its issues are reported with the conversion's.
+			l.pods = append(l.pods, pending{is: is, src: src})
+			continue
+		}
+		l.issues = append(l.issues, is.list...)
+	}
+}
+
+// readDocument decodes one document and files its object; it returns the pod to convert, if
+// the document holds one.
+func (l *loader) readDocument(rd rawDoc, is *issues) *podSource {
+	data, h := toJSON(rd, is)
+	if data == nil {
+		return nil
+	}
+	is.doc.Kind, is.doc.Name = h.kind, h.name
+	if is.hasErrors() {
+		return nil
+	}
+	info, ok := kindInfos()[h.kind]
+	switch {
+	case h.kind == "":
+		is.field(field.Required(field.NewPath("kind"), ""))
+		return nil
+	case !ok:
+		is.errorf(field.NewPath("kind"), "Unsupported value: %q: podlife runs Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet and Job documents, with ConfigMaps and Secrets", h.kind)
+		return nil
+	case h.apiVersion == "":
+		is.field(field.Required(field.NewPath("apiVersion"), fmt.Sprintf("%q for a %s", info.apiVersion, h.kind)))
+		return nil
+	case h.apiVersion != info.apiVersion:
+		is.field(field.NotSupported(field.NewPath("apiVersion"), h.apiVersion, []string{info.apiVersion}))
+		return nil
+	case info.newObject == nil:
+		is.warnf(field.NewPath("kind"), "Not honoured: podlife runs no %ss", h.kind)
+		return nil
+	}
+	obj := info.newObject()
+	if !decodeStrict(data, obj, is) {
+		return nil
+	}
+	switch o := obj.(type) {
+	case *corev1.ConfigMap:
+		l.addConfigMap(o, is)
+	case *corev1.Secret:
+		l.addSecret(o, is)
+	case *corev1.Pod:
+		return podFromPod(o)
+	default:
+		if src, ok := workloadPod(obj, is); ok {
+			return src
+		}
+	}
+	return nil
+}
+
+// objectsIn returns the objects of a namespace.
+func (l *loader) objectsIn(ns string) *Objects {
+	o := l.objects[ns]
+	if o == nil {
+		o = &Objects{ConfigMaps: map[string]*corev1.ConfigMap{}, Secrets: map[string]*corev1.Secret{}}
+		l.objects[ns] = o
+	}
+	return o
+}
+
+// addConfigMap files a ConfigMap, checking its name and keys as the API does.
+func (l *loader) addConfigMap(cm *corev1.ConfigMap, is *issues) {
+	checkName(cm.Name, is)
+	checkKeys(field.NewPath("data"), cm.Data, is)
+	checkKeys(field.NewPath("binaryData"), cm.BinaryData, is)
+	for _, k := range sortedKeys(cm.Data) {
+		if _, dup := cm.BinaryData[k]; dup {
+			is.field(field.Invalid(field.NewPath("data").Key(k), k, "duplicate of key present in binaryData"))
+		}
+	}
+	if o := l.objectsIn(l.opts.namespace(cm.Namespace)); !l.duplicate(o.ConfigMaps[cm.Name] != nil, is) {
+		o.ConfigMaps[cm.Name] = cm
+	}
+}
+
+// addSecret files a Secret, checking its name and keys as the API does.
+func (l *loader) addSecret(s *corev1.Secret, is *issues) {
+	checkName(s.Name, is)
+	checkKeys(field.NewPath("data"), s.Data, is)
+	checkKeys(field.NewPath("stringData"), s.StringData, is)
+	if o := l.objectsIn(l.opts.namespace(s.Namespace)); !l.duplicate(o.Secrets[s.Name] != nil, is) {
+		o.Secrets[s.Name] = s
+	}
+}
+
+// checkName checks the name of a ConfigMap or Secret: a DNS subdomain.
+func checkName(name string, is *issues) {
+	np := field.NewPath("metadata", "name")
+	if name == "" {
+		is.field(field.Required(np, ""))
+		return
+	}
+	for _, msg := range validation.IsDNS1123Subdomain(name) {
+		is.field(field.Invalid(np, name, msg))
+	}
+}
+
+// checkKeys checks the keys of a ConfigMap's or Secret's data.
+func checkKeys[V any](p *field.Path, data map[string]V, is *issues) {
+	for _, k := range sortedKeys(data) {
+		for _, msg := range validation.IsConfigMapKey(k) {
+			is.field(field.Invalid(p.Key(k), k, msg))
+		}
+	}
+}
+
+// duplicate reports an object whose name is taken.
+func (l *loader) duplicate(taken bool, is *issues) bool {
+	if taken {
+		is.field(field.Duplicate(field.NewPath("metadata", "name"), is.doc.Name))
+	}
+	return taken
+}
+
+// finish converts the pods and returns the result, or a *LoadError.
+func (l *loader) finish(ctx context.Context) (*Result, error) {
+	res := &Result{}
+	names := map[string]bool{}
+	for _, p := range l.pods {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		objects := l.objectsIn(l.opts.namespace(p.src.namespace))
+		spec := convertPod(p.src, *objects, l.opts, p.is)
+		if names[spec.Name] && spec.Name != "" {
+			p.is.field(field.Duplicate(p.src.namePath, spec.Name))
+		}
+		names[spec.Name] = true
+		l.issues = append(l.issues, p.is.list...)
+		res.Pods = append(res.Pods, Pod{Spec: spec, Source: p.is.doc})
+	}
+	sortIssues(l.issues)
+	errs, warns := split(l.issues, l.opts.Strict)
+	res.Warnings = warns
+	if len(errs) > 0 {
+		return nil, &LoadError{Issues: errs, Warnings: warns}
+	}
+	return res, nil
+}

@@ -1,0 +1,144 @@
+package kube
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/probe"
+)
+
+// probe converts a probe, with the API's defaults made explicit: period 10 s, timeout 1 s,
+// success threshold 1, failure threshold 3. Named ports are resolved against the container's
+// ports; an exec command has its $(VAR) references expanded from the literal values of the
+// container's env only, as the kubelet's prober does.
+func (c *converter) probe(ct *corev1.Container, pr *corev1.Probe, p *field.Path) *probe.Spec {
+	if pr == nil {
+		return nil
+	}
+	prober := c.prober(ct, &pr.ProbeHandler, p)
+	if prober == nil {
+		// The handler's errors are reported; a stand-in lets validation check the rest.
+		prober = notConverted
+	}
+	out := &probe.Spec{
+		Prober:           prober,
+		InitialDelay:     time.Duration(pr.InitialDelaySeconds) * time.Second,
+		Period:           time.Duration(cmp.Or(pr.PeriodSeconds, 10)) * time.Second,
+		Timeout:          time.Duration(cmp.Or(pr.TimeoutSeconds, 1)) * time.Second,
+		SuccessThreshold: int(cmp.Or(pr.SuccessThreshold, 1)),
+		FailureThreshold: int(cmp.Or(pr.FailureThreshold, 3)),
+	}
+	if g := pr.TerminationGracePeriodSeconds; g != nil {
+		if d, ok := c.seconds(p.Child("terminationGracePeriodSeconds"), *g); ok {
+			out.TerminationGracePeriod = &d
+		}
+	}
+	return out
+}
+
+// notConverted stands in for a handler whose errors are reported; the spec it is in is
+// never returned.
+var notConverted = probe.ProberFunc(func(context.Context, hook.Target) (probe.Result, string, error) {
+	return probe.Unknown, "", errors.New("kube: handler not converted")
+})
+
+// prober converts a probe's handler; nil if it has none or more than one (reported).
+func (c *converter) prober(ct *corev1.Container, h *corev1.ProbeHandler, p *field.Path) probe.Prober {
+	if !c.oneHandler(p, h.Exec != nil, h.HTTPGet != nil, h.TCPSocket != nil, h.GRPC != nil) {
+		return nil
+	}
+	switch {
+	case h.Exec != nil:
+		if len(h.Exec.Command) == 0 {
+			c.is.field(field.Required(p.Child("exec", "command"), ""))
+			return nil
+		}
+		return probe.Exec(expandAll(h.Exec.Command, mapLookup(staticEnv(ct.Env)))...)
+	case h.HTTPGet != nil:
+		g := h.HTTPGet
+		port, ok := c.resolvePort(ct, g.Port, p.Child("httpGet", "port"))
+		if !ok {
+			return nil
+		}
+		var opts []probe.HTTPOption
+		if g.Scheme != "" {
+			opts = append(opts, probe.WithScheme(string(g.Scheme)))
+		}
+		if g.Host != "" {
+			opts = append(opts, probe.WithHost(g.Host))
+		}
+		for _, hd := range g.HTTPHeaders {
+			opts = append(opts, probe.WithHeader(hd.Name, hd.Value))
+		}
+		return probe.HTTPGet(port, g.Path, opts...)
+	case h.TCPSocket != nil:
+		port, ok := c.resolvePort(ct, h.TCPSocket.Port, p.Child("tcpSocket", "port"))
+		if !ok {
+			return nil
+		}
+		var opts []probe.TCPOption
+		if h.TCPSocket.Host != "" {
+			opts = append(opts, probe.WithHost(h.TCPSocket.Host))
+		}
+		return probe.TCPSocket(port, opts...)
+	default:
+		service := ""
+		if h.GRPC.Service != nil {
+			service = *h.GRPC.Service
+		}
+		return probe.GRPC(int(h.GRPC.Port), service)
+	}
+}
+
+// oneHandler checks that exactly one handler type is set.
+func (c *converter) oneHandler(p *field.Path, set ...bool) bool {
+	n := 0
+	for _, s := range set {
+		if s {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		c.is.field(field.Required(p, "must specify a handler type"))
+	case n > 1:
+		c.is.field(field.Forbidden(p, "may not specify more than 1 handler type"))
+	}
+	return n == 1
+}
+
+// staticEnv maps the container's env names to their literal values ("" for a valueFrom),
+// what the kubelet expands probe commands with.
+func staticEnv(env []corev1.EnvVar) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, e := range env {
+		m[e.Name] = e.Value
+	}
+	return m
+}
+
+// resolvePort resolves a port given as a number, a number in a string, or the name of one of
+// the container's ports, as the kubelet does.
+func (c *converter) resolvePort(ct *corev1.Container, port intstr.IntOrString, p *field.Path) (int, bool) {
+	if port.Type == intstr.Int {
+		return int(port.IntVal), true
+	}
+	if n, err := strconv.Atoi(port.StrVal); err == nil {
+		return n, true
+	}
+	for _, cp := range ct.Ports {
+		if cp.Name == port.StrVal {
+			return int(cp.ContainerPort), true
+		}
+	}
+	c.is.field(field.Invalid(p, port.StrVal, "no port of the container has this name"))
+	return 0, false
+}

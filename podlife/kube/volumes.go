@@ -1,0 +1,293 @@
+package kube
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"reflect"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/podlife"
+)
+
+// defaultFileMode is the API's default mode of configMap, secret, downwardAPI and projected
+// files.
+const defaultFileMode = 0o644
+
+// volumes converts the pod's volumes. Every volume yields one podlife volume, so that indices
+// and names stay those of the document; one that cannot be converted is an empty emptyDir,
+// its issues reported.
+func (c *converter) volumes() {
+	for i := range c.src.spec.Volumes {
+		v := &c.src.spec.Volumes[i]
+		p := c.specPath.Child("volumes").Index(i)
+		vol := c.volume(v, p, fmt.Sprintf("spec.volumes[%d]", i))
+		vol.Name = v.Name
+		if vol.EmptyDir == nil && vol.HostPath == nil && vol.Files == nil {
+			vol.EmptyDir = &podlife.EmptyDirVolume{}
+		}
+		c.out.Volumes = append(c.out.Volumes, vol)
+	}
+}
+
+// volume converts one volume; pl is its path in podlife's validation.
+func (c *converter) volume(v *corev1.Volume, p *field.Path, pl string) podlife.Volume {
+	switch n := countSources(&v.VolumeSource); {
+	case n == 0:
+		// The API defaults a volume without a source to an emptyDir.
+		return podlife.Volume{EmptyDir: &podlife.EmptyDirVolume{}}
+	case n > 1:
+		c.is.field(field.Forbidden(p, "may not specify more than 1 volume type"))
+		return podlife.Volume{}
+	}
+	switch {
+	case v.EmptyDir != nil:
+		return podlife.Volume{EmptyDir: c.emptyDir(v.EmptyDir, p.Child("emptyDir"))}
+	case v.HostPath != nil:
+		return podlife.Volume{HostPath: c.hostPath(v.HostPath, p.Child("hostPath"))}
+	case v.ConfigMap != nil:
+		src, sp := v.ConfigMap, p.Child("configMap")
+		mode := c.fileMode(sp.Child("defaultMode"), src.DefaultMode, defaultFileMode)
+		files := c.configMapFiles(sp, src.Name, src.Items, src.Optional, mode, pl, 0)
+		return podlife.Volume{Files: &podlife.FilesVolume{Files: files}}
+	case v.Secret != nil:
+		src, sp := v.Secret, p.Child("secret")
+		mode := c.fileMode(sp.Child("defaultMode"), src.DefaultMode, defaultFileMode)
+		files := c.secretFiles(sp, "secretName", src.SecretName, src.Items, src.Optional, mode, pl, 0)
+		return podlife.Volume{Files: &podlife.FilesVolume{Files: files, Medium: podlife.MediumMemory}}
+	case v.DownwardAPI != nil:
+		sp := p.Child("downwardAPI")
+		mode := c.fileMode(sp.Child("defaultMode"), v.DownwardAPI.DefaultMode, defaultFileMode)
+		files := c.downwardFiles(sp, v.DownwardAPI.Items, mode, pl, 0)
+		return podlife.Volume{Files: &podlife.FilesVolume{Files: files, Medium: podlife.MediumMemory}}
+	case v.Projected != nil:
+		return podlife.Volume{Files: &podlife.FilesVolume{Files: c.projectedFiles(v.Projected, p.Child("projected"), pl),
+			Medium: podlife.MediumMemory}}
+	}
+	// Another volume type: the field rules have reported it.
+	return podlife.Volume{}
+}
+
+// countSources counts the volume sources set.
+func countSources(vs *corev1.VolumeSource) int {
+	n := 0
+	v := reflect.ValueOf(vs).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Pointer && !f.IsNil() {
+			n++
+		}
+	}
+	return n
+}
+
+// emptyDir converts an emptyDir volume.
+func (c *converter) emptyDir(e *corev1.EmptyDirVolumeSource, p *field.Path) *podlife.EmptyDirVolume {
+	out := &podlife.EmptyDirVolume{}
+	switch e.Medium {
+	case corev1.StorageMediumDefault:
+	case corev1.StorageMediumMemory:
+		out.Medium = podlife.MediumMemory
+	default:
+		c.is.field(field.NotSupported(p.Child("medium"), e.Medium, []corev1.StorageMedium{corev1.StorageMediumDefault, corev1.StorageMediumMemory}))
+	}
+	if e.SizeLimit != nil {
+		n, ok := c.quantity(p.Child("sizeLimit"), e.SizeLimit, false)
+		if ok {
+			out.SizeLimit = n
+			if out.Medium != podlife.MediumMemory && n > 0 {
+				c.is.warnf(p.Child("sizeLimit"), "Not honoured: the size of an emptyDir on disk is not enforced")
+			}
+		}
+	}
+	return out
+}
+
+// hostPath converts a hostPath volume.
+func (c *converter) hostPath(h *corev1.HostPathVolumeSource, p *field.Path) *podlife.HostPathVolume {
+	out := &podlife.HostPathVolume{Path: h.Path}
+	if h.Path == "" {
+		c.is.field(field.Required(p.Child("path"), ""))
+	}
+	if h.Type == nil {
+		return out
+	}
+	supported := []corev1.HostPathType{corev1.HostPathUnset, corev1.HostPathDirectoryOrCreate, corev1.HostPathDirectory,
+		corev1.HostPathFileOrCreate, corev1.HostPathFile}
+	if !slices.Contains(supported, *h.Type) {
+		c.is.field(field.NotSupported(p.Child("type"), *h.Type, supported))
+		return out
+	}
+	out.Type = podlife.HostPathType(*h.Type)
+	return out
+}
+
+// quantity returns a quantity as an integer (rounded up), or its milli-value; a negative or
+// out-of-range value is an error.
+func (c *converter) quantity(p *field.Path, q *resource.Quantity, milli bool) (int64, bool) {
+	limit := float64(1 << 62)
+	if milli {
+		limit /= 1000
+	}
+	if f := q.AsApproximateFloat64(); f < 0 || f > limit {
+		c.is.field(field.Invalid(p, q.String(), "must be between 0 and 2^62"))
+		return 0, false
+	}
+	if milli {
+		return q.MilliValue(), true
+	}
+	return q.Value(), true
+}
+
+// fileMode checks a mode field: the API allows 0 to 0777.
+func (c *converter) fileMode(p *field.Path, m *int32, def os.FileMode) os.FileMode {
+	if m == nil {
+		return def
+	}
+	if *m < 0 || *m > 0o777 {
+		c.is.field(field.Invalid(p, *m, "must be a number between 0 and 0777 (octal), both inclusive"))
+		return def
+	}
+	return os.FileMode(*m)
+}
+
+// keyFiles makes the files of a configMap or secret source from its data: every key, or the
+// items given. pl is the volume's path in podlife's validation; the files are numbered in it
+// from first.
+func (c *converter) keyFiles(p, namePath *field.Path, data map[string][]byte, items []corev1.KeyToPath, optional bool,
+	mode os.FileMode, pl string, first int, what string) []podlife.File {
+	var files []podlife.File
+	if len(items) == 0 {
+		for _, k := range sortedKeys(data) {
+			// A key podlife cannot take as a file name is the referenced object's fault.
+			c.mapPath(fmt.Sprintf("%s.files[%d].path", pl, first+len(files)), namePath)
+			files = append(files, podlife.File{Path: k, Data: data[k], Mode: mode})
+		}
+		return files
+	}
+	for j, it := range items {
+		ip := p.Child("items").Index(j)
+		d, ok := data[it.Key]
+		if !ok {
+			if !optional {
+				c.is.errorf(ip.Child("key"), "Not found: %q: no such key in %s", it.Key, what)
+			}
+			continue
+		}
+		if !c.relativePath(ip.Child("path"), it.Path) {
+			continue
+		}
+		c.mapPath(fmt.Sprintf("%s.files[%d]", pl, first+len(files)), ip)
+		files = append(files, podlife.File{Path: it.Path, Data: d, Mode: c.fileMode(ip.Child("mode"), it.Mode, mode)})
+	}
+	return files
+}
+
+// relativePath checks a file path as the API does: relative, without a ".." element.
+func (c *converter) relativePath(p *field.Path, s string) bool {
+	switch {
+	case s == "":
+		c.is.field(field.Required(p, ""))
+	case path.IsAbs(s):
+		c.is.field(field.Invalid(p, s, "must be a relative path"))
+	case slices.Contains(strings.Split(s, "/"), ".."):
+		c.is.field(field.Invalid(p, s, "must not contain '..'"))
+	default:
+		return true
+	}
+	return false
+}
+
+// configMapFiles makes the files of a configMap source (a volume or a projection).
+func (c *converter) configMapFiles(p *field.Path, name string, items []corev1.KeyToPath, optional *bool,
+	mode os.FileMode, pl string, first int) []podlife.File {
+	opt := optional != nil && *optional
+	if name == "" {
+		c.is.field(field.Required(p.Child("name"), ""))
+		return nil
+	}
+	cm := c.objects.configMap(name)
+	if cm == nil {
+		if !opt {
+			c.is.errorf(p.Child("name"), "Not found: %q: no such ConfigMap given with the pod", name)
+		}
+		return nil
+	}
+	return c.keyFiles(p, p.Child("name"), configMapData(cm), items, opt, mode, pl, first, fmt.Sprintf("ConfigMap %q", name))
+}
+
+// secretFiles makes the files of a secret source; nameField is "secretName" (a volume) or
+// "name" (a projection).
+func (c *converter) secretFiles(p *field.Path, nameField, name string, items []corev1.KeyToPath, optional *bool,
+	mode os.FileMode, pl string, first int) []podlife.File {
+	opt := optional != nil && *optional
+	if name == "" {
+		c.is.field(field.Required(p.Child(nameField), ""))
+		return nil
+	}
+	s := c.objects.secret(name)
+	if s == nil {
+		if !opt {
+			c.is.errorf(p.Child(nameField), "Not found: %q: no such Secret given with the pod", name)
+		}
+		return nil
+	}
+	return c.keyFiles(p, p.Child(nameField), secretData(s), items, opt, mode, pl, first, fmt.Sprintf("Secret %q", name))
+}
+
+// downwardFiles makes the files of a downwardAPI source from the pod's metadata.
+func (c *converter) downwardFiles(p *field.Path, items []corev1.DownwardAPIVolumeFile, mode os.FileMode, pl string, first int) []podlife.File {
+	var files []podlife.File
+	for j, it := range items {
+		ip := p.Child("items").Index(j)
+		if !c.relativePath(ip.Child("path"), it.Path) {
+			continue
+		}
+		if it.FieldRef == nil {
+			if it.ResourceFieldRef == nil {
+				c.is.field(field.Required(ip, "one of fieldRef and resourceFieldRef is required"))
+			}
+			continue // a resourceFieldRef is reported by the field rules
+		}
+		v, ok := c.fieldRef(ip.Child("fieldRef"), it.FieldRef, true)
+		if !ok {
+			continue
+		}
+		c.mapPath(fmt.Sprintf("%s.files[%d]", pl, first+len(files)), ip)
+		files = append(files, podlife.File{Path: it.Path, Data: []byte(v), Mode: c.fileMode(ip.Child("mode"), it.Mode, mode)})
+	}
+	return files
+}
+
+// projectedFiles makes the files of a projected volume: its configMap, secret and
+// downwardAPI sources together, whose paths must not collide.
+func (c *converter) projectedFiles(v *corev1.ProjectedVolumeSource, p *field.Path, pl string) []podlife.File {
+	mode := c.fileMode(p.Child("defaultMode"), v.DefaultMode, defaultFileMode)
+	var files []podlife.File
+	seen := map[string]bool{}
+	for i, s := range v.Sources {
+		sp := p.Child("sources").Index(i)
+		var got []podlife.File
+		switch {
+		case s.ConfigMap != nil:
+			got = c.configMapFiles(sp.Child("configMap"), s.ConfigMap.Name, s.ConfigMap.Items, s.ConfigMap.Optional, mode, pl, len(files))
+		case s.Secret != nil:
+			got = c.secretFiles(sp.Child("secret"), "name", s.Secret.Name, s.Secret.Items, s.Secret.Optional, mode, pl, len(files))
+		case s.DownwardAPI != nil:
+			got = c.downwardFiles(sp.Child("downwardAPI"), s.DownwardAPI.Items, mode, pl, len(files))
+		}
+		for _, f := range got {
+			if seen[f.Path] {
+				c.is.errorf(sp, "Invalid value: %q: conflicting duplicate paths", f.Path)
+				continue
+			}
+			seen[f.Path] = true
+			files = append(files, f)
+		}
+	}
+	return files
+}
