@@ -1,0 +1,35 @@
+package podlife
+
+import "testing"
+
+func TestRegistryHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"docker.io":                    "registry-1.docker.io",
+		"https://index.docker.io/v1/":  "registry-1.docker.io",
+		"127.0.0.1:5000":               "127.0.0.1:5000",
+		"http://registry.example:5000": "registry.example:5000",
+	} {
+		if got := registryHost(in); got != want {
+			t.Errorf("registryHost(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The Kubernetes pull-policy defaults.
+func TestEffectivePullPolicy(t *testing.T) {
+	for image, want := range map[string]PullPolicy{
+		"busybox":                    PullAlways,
+		"busybox:latest":             PullAlways,
+		"busybox:1.36":               PullIfNotPresent,
+		"reg:5000/app@sha256:" + sha: PullIfNotPresent,
+	} {
+		if got := effectivePullPolicy(image, ""); got != want {
+			t.Errorf("%s: %s, want %s", image, got, want)
+		}
+	}
+	if got := effectivePullPolicy("busybox", PullNever); got != PullNever {
+		t.Errorf("explicit policy overridden: %s", got)
+	}
+}
+
+const sha = "0000000000000000000000000000000000000000000000000000000000000000"
