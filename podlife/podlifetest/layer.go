@@ -57,6 +57,9 @@ func busyboxRootfs(busybox string, applets []string) []rootfsEntry {
 		dir("root", 0o700),
 		dir("sys", 0o555),
 		dir("tmp", 0o1777),
+		dir("usr", 0o755),
+		dir("usr/bin", 0o755),
+		dir("usr/share", 0o755),
 		dir("var", 0o755),
 	)
 }

@@ -25,7 +25,7 @@ func cpuTime() time.Duration {
 		n, _ := strconv.ParseInt(v, 10, 64)
 		busy += n
 	}
-	return time.Duration(busy) * time.Second / 100 // USER_HZ
+	return ticks(busy)
 }
 
 // processCPU is the CPU time (user + system) this process has used so far: the managing
@@ -44,33 +44,16 @@ func processCPU() time.Duration {
 // processes of probes and the containers' own processes.
 func treeCPU(roots []int) time.Duration {
 	type proc struct {
-		ppid int
-		tick int64
+		ppid  int
+		ticks int64
 	}
 	procs := map[int]proc{}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, path := range stats {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
 		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
-		// pid (comm) state ppid ... utime(14) stime cutime cstime: comm may hold spaces.
-		i := strings.LastIndexByte(string(b), ')')
-		if i < 0 {
-			continue
+		if ppid, ticks, ok := procStat(pid); ok {
+			procs[pid] = proc{ppid: ppid, ticks: ticks}
 		}
-		f := strings.Fields(string(b[i+1:])) // f[0] is field 3 (state)
-		if len(f) < 15 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		var tick int64
-		for _, v := range f[11:15] {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			tick += n
-		}
-		procs[pid] = proc{ppid: ppid, tick: tick}
 	}
 	isRoot := map[int]bool{}
 	for _, r := range roots {
@@ -80,13 +63,42 @@ func treeCPU(roots []int) time.Duration {
 	for pid, p := range procs {
 		for a := pid; a > 1; a = procs[a].ppid {
 			if isRoot[a] {
-				total += p.tick
-				break
-			}
-			if _, ok := procs[a]; !ok {
+				total += p.ticks
 				break
 			}
 		}
 	}
-	return time.Duration(total) * time.Second / 100 // USER_HZ
+	return ticks(total)
 }
+
+// pidCPU is the CPU time of process pid and of its children already reaped.
+func pidCPU(pid int) time.Duration {
+	_, t, _ := procStat(pid)
+	return ticks(t)
+}
+
+// procStat reads a process's parent and its utime + stime + cutime + cstime, in clock ticks.
+func procStat(pid int) (ppid int, ticks int64, ok bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, 0, false
+	}
+	// pid (comm) state ppid ... utime(14) stime cutime cstime; comm may hold spaces.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3, state
+	if len(f) < 15 {
+		return 0, 0, false
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	for _, v := range f[11:15] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		ticks += n
+	}
+	return ppid, ticks, true
+}
+
+// ticks converts clock ticks (USER_HZ) to a duration.
+func ticks(n int64) time.Duration { return time.Duration(n) * time.Second / 100 }

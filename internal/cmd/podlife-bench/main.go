@@ -35,6 +35,7 @@ func main() {
 	pods := flag.Int("pods", 5, "pods kept running at once for the memory figures")
 	asJSON := flag.Bool("json", false, "print JSON instead of a table")
 	probePods := flag.Int("probe-pods", 50, "pods with probes for the probe cost (0: skip it)")
+	execPods := flag.Int("probe-exec-pods", 10, "of the probe pods, how many really run their exec probe (each costs ~0.1 s of CPU a second)")
 	probeWindow := flag.Duration("probe-window", 15*time.Second, "length of each of the probe cost's four windows")
 	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
 	only := flag.String("only", "times,memory,probes,gated", "comma-separated measurements to run")
@@ -46,9 +47,14 @@ func main() {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	o := options{n: *n, pods: *pods, probePods: *probePods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
+	o := options{n: *n, pods: *pods, probePods: *probePods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
 	for _, m := range strings.Split(*only, ",") {
-		o.only[strings.TrimSpace(m)] = true
+		m = strings.TrimSpace(m)
+		if m != "times" && m != "memory" && m != "probes" && m != "gated" {
+			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated)\n", m)
+			os.Exit(2)
+		}
+		o.only[m] = true
 	}
 	rep, err := run(ctx, *bin, o, logger)
 	if err != nil {
@@ -79,9 +85,9 @@ func (e *env) ns(what string) string { return "plb-" + e.runID + "-" + what }
 
 // options says what to measure, and how much.
 type options struct {
-	n, pods, probePods, gated int
-	probeWindow               time.Duration
-	only                      map[string]bool // measurements to run: times, memory, probes, gated
+	n, pods, probePods, execPods, gated int
+	probeWindow                         time.Duration
+	only                                map[string]bool // measurements to run: times, memory, probes, gated
 }
 
 func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*report, error) {
@@ -117,7 +123,7 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		}
 	}
 	if o.only["probes"] && o.probePods > 0 {
-		if rep.Probes, err = e.measureProbes(ctx, o.probePods, o.probeWindow); err != nil {
+		if rep.Probes, err = e.measureProbes(ctx, o.probePods, o.execPods, o.probeWindow); err != nil {
 			return nil, fmt.Errorf("probes: %w", err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,6 +108,13 @@ func (r *report) printMemory(w io.Writer) {
 // rssMiB is this process's resident set.
 func rssMiB() float64 {
 	return statusKiB("/proc/self/status", "VmRSS:") / 1024
+}
+
+// settledRSSMiB is this process's resident set after a collection that returns free memory to
+// the OS: what it keeps, without the garbage and the free heap an earlier measurement left.
+func settledRSSMiB() float64 {
+	debug.FreeOSMemory()
+	return rssMiB()
 }
 
 func statusKiB(path, key string) float64 {
