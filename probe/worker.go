@@ -94,6 +94,7 @@ type Worker struct {
 	cfg       WorkerConfig
 	clock     clock.Clock
 	hangGrace time.Duration
+	busy      chan struct{} // closed when an abandoned prober returns; only Run's goroutine touches it
 	running   atomic.Bool
 
 	mu     sync.Mutex
@@ -238,6 +239,17 @@ type outcome struct {
 // probe runs the prober once. ok is false if ctx was done before it
 // returned.
 func (w *Worker) probe(ctx context.Context) (o outcome, ok bool) {
+	if w.busy != nil {
+		select {
+		case <-w.busy:
+			w.busy = nil
+		default:
+			// The prober abandoned last time has not returned: one in flight per worker, as
+			// the kubelet (whose worker blocks on it). Starting another would pile them up on
+			// an overloaded host. The container is as unresponsive as before: a failure.
+			return outcome{r: Failure, out: "previous probe still running"}, true
+		}
+	}
 	timeout := w.cfg.Spec.Timeout
 	abandon, cancelAbandon := context.WithTimeout(ctx, timeout+w.hangGrace)
 	defer cancelAbandon()
@@ -245,7 +257,9 @@ func (w *Worker) probe(ctx context.Context) (o outcome, ok bool) {
 	defer cancel()
 
 	done := make(chan outcome, 1) // a hung prober's late send must not block
+	finished := make(chan struct{})
 	go func() {
+		defer close(finished)
 		r, out, err := w.cfg.Spec.Run(pctx, w.cfg.Target)
 		done <- outcome{r, out, err}
 	}()
@@ -260,6 +274,7 @@ func (w *Worker) probe(ctx context.Context) (o outcome, ok bool) {
 		}
 		return o, true
 	case <-abandon.Done():
+		w.busy = finished
 		if ctx.Err() != nil {
 			return outcome{}, false
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -545,5 +546,65 @@ func TestWorkerZeroStartedAt(t *testing.T) {
 	<-done
 	if len(calls) != 1 || !calls[0].Equal(workerEpoch.Add(2*time.Second)) {
 		t.Errorf("probes at %v, want one at +2s", calls)
+	}
+}
+
+// One probe in flight per worker: while an abandoned prober has not returned, later periods
+// record a failure without starting another prober; once it returns, probing resumes.
+func TestWorkerOneProbeInFlight(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int32
+	var mu sync.Mutex
+	var outputs []string
+	clk := clock.NewFake(workerEpoch)
+	w := NewWorker(WorkerConfig{Kind: Readiness, Clock: clk,
+		Spec: Spec{Period: time.Second, Timeout: 10 * time.Millisecond, FailureThreshold: 1, Prober: ProberFunc(func(context.Context, hook.Target) (Result, string, error) {
+			if calls.Add(1) == 1 {
+				<-release // the first one ignores its context
+			}
+			return Success, "", nil
+		})},
+		OnResult: func(_ Result, out string) {
+			mu.Lock()
+			defer mu.Unlock()
+			outputs = append(outputs, out)
+		}})
+	w.hangGrace = 10 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); w.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	bctx, bcancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer bcancel()
+	period := func() {
+		t.Helper()
+		if err := clk.BlockUntil(bctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(time.Second)
+	}
+	period() // the first probe was abandoned; the next period comes
+	period() // and another, while it still hangs
+	if err := clk.BlockUntil(bctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("%d probers started while the first still ran, want 1", n)
+	}
+	mu.Lock()
+	got := slices.Clone(outputs)
+	mu.Unlock()
+	if want := []string{"probe timed out after 10ms", "previous probe still running", "previous probe still running"}; !slices.Equal(got, want) {
+		t.Errorf("outputs %q, want %q", got, want)
+	}
+	close(release)
+	// Once it returned, the next period probes again.
+	deadline := time.Now().Add(waitTimeout)
+	for w.Result() != Success && time.Now().Before(deadline) {
+		clk.Advance(time.Second)
+		_ = clk.BlockUntil(bctx, 1)
+	}
+	if w.Result() != Success || calls.Load() < 2 {
+		t.Errorf("after the hung prober returned: result %v, %d calls; want Success from a new probe", w.Result(), calls.Load())
 	}
 }

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/podlife/podlife/podlife"
+)
+
+const jobManifest = `apiVersion: v1
+kind: Pod
+metadata:
+  name: cli-job
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: job
+    image: podlife.cli/busybox:1
+    command: ["/bin/sh", "-c", "echo done"]
+    lifecycle:
+      preStop:
+        exec:
+          command: ["/bin/true"]
+`
+
+// run -f with -o json: events as JSON lines, the final PodStatus, exit 0 for a succeeded pod.
+// It uses the embedded containerd (the system socket must not exist: this test never touches
+// a daemon it did not start).
+func TestRunJSON(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
+		t.Skip("a system containerd socket exists")
+	}
+	if _, err := exec.LookPath("containerd"); err != nil {
+		t.Skip("no containerd in PATH")
+	}
+	dir, err := os.MkdirTemp("", "plt-cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	manifest := filepath.Join(dir, "pod.yaml")
+	if err := os.WriteFile(manifest, []byte(jobManifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	bridge := fmt.Sprintf("plcli%d", os.Getpid()%100000)
+	defer exec.Command("ip", "link", "del", bridge).Run() //nolint:errcheck
+	code := run([]string{"-f", manifest, "-o", "json", "--busybox", "podlife.cli/busybox:1", "--state-dir", filepath.Join(dir, "state"),
+		"--bridge", bridge, "--subnet", fmt.Sprintf("10.%d.%d.0/24", 40+os.Getpid()%50, os.Getpid()%250)}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	var reasons []string
+	var final podlife.PodStatus
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		var line map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("not JSON: %q", sc.Text())
+		}
+		if string(line["kind"]) == `"PodStatus"` {
+			if err := json.Unmarshal(line["status"], &final); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		var e podlife.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Pod != "cli-job" {
+			t.Fatalf("event %q: %v", sc.Text(), err)
+		}
+		reasons = append(reasons, e.Reason)
+	}
+	if final.Phase != podlife.PhaseSucceeded || final.ContainerStatuses[0].State.Terminated == nil {
+		t.Errorf("final status %+v, want Succeeded with the container terminated", final)
+	}
+	want := []string{podlife.ReasonCreated, podlife.ReasonStarted, podlife.ReasonExited, podlife.ReasonStopped, podlife.ReasonRemoved}
+	i := 0
+	for _, r := range reasons {
+		if i < len(want) && r == want[i] {
+			i++
+		}
+	}
+	if i != len(want) {
+		t.Errorf("events %v, want %v in that order", reasons, want)
+	}
+}
