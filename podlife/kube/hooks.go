@@ -31,17 +31,7 @@ func (c *converter) handler(ct *corev1.Container, h *corev1.LifecycleHandler, p 
 		if !ok {
 			return nil
 		}
-		var opts []hook.HTTPOption
-		if g.Scheme != "" {
-			opts = append(opts, hook.WithScheme(string(g.Scheme)))
-		}
-		if g.Host != "" {
-			opts = append(opts, hook.WithHost(g.Host))
-		}
-		for _, hd := range g.HTTPHeaders {
-			opts = append(opts, hook.WithHeader(hd.Name, hd.Value))
-		}
-		return hook.HTTPGet(port, g.Path, opts...)
+		return hook.HTTPGet(port, g.Path, httpGetOptions(g, hook.WithScheme, hook.WithHost, hook.WithHeader)...)
 	case h.Sleep != nil:
 		sp := p.Child("sleep", "seconds")
 		if h.Sleep.Seconds < 0 {
@@ -71,4 +61,19 @@ func (c *converter) stopSignal(p *field.Path, name corev1.Signal) syscall.Signal
 	}
 	c.is.field(field.NotSupported(p, name, []string{"SIGTERM", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "... (a Linux signal name)"}))
 	return 0
+}
+
+// httpGetOptions maps an httpGet action's scheme, host and headers onto hook's or probe's options.
+func httpGetOptions[O any](g *corev1.HTTPGetAction, scheme, host func(string) O, header func(k, v string) O) []O {
+	var opts []O
+	if g.Scheme != "" {
+		opts = append(opts, scheme(string(g.Scheme)))
+	}
+	if g.Host != "" {
+		opts = append(opts, host(g.Host))
+	}
+	for _, hd := range g.HTTPHeaders {
+		opts = append(opts, header(hd.Name, hd.Value))
+	}
+	return opts
 }

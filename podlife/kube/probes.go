@@ -68,17 +68,8 @@ func (c *converter) prober(ct *corev1.Container, h *corev1.ProbeHandler, p *fiel
 		if !ok {
 			return nil
 		}
-		var opts []probe.HTTPOption
-		if g.Scheme != "" {
-			opts = append(opts, probe.WithScheme(string(g.Scheme)))
-		}
-		if g.Host != "" {
-			opts = append(opts, probe.WithHost(g.Host))
-		}
-		for _, hd := range g.HTTPHeaders {
-			opts = append(opts, probe.WithHeader(hd.Name, hd.Value))
-		}
-		return probe.HTTPGet(port, g.Path, opts...)
+		host := func(h string) probe.HTTPOption { return probe.WithHost(h) }
+		return probe.HTTPGet(port, g.Path, httpGetOptions(g, probe.WithScheme, host, probe.WithHeader)...)
 	case h.TCPSocket != nil:
 		port, ok := c.resolvePort(ct, h.TCPSocket.Port, p.Child("tcpSocket", "port"))
 		if !ok {
