@@ -134,12 +134,13 @@ func (e *env) measureMemory(ctx context.Context, k int, rep *report) error {
 	return nil
 }
 
-// checkShims fails if shims of namespace ns outlive their pods.
+// checkShims fails if shims of namespace ns outlive their pods; then it removes the host
+// directories (runc state, cgroups) that the namespace's containers leave behind.
 func checkShims(ctx context.Context, ns string) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if leaks := podlifetest.ShimLeaks(ctx, ns); len(leaks) > 0 {
 		return fmt.Errorf("leak: %v", leaks)
 	}
-	return nil
+	return podlifetest.RemoveNamespaceDirs(ns)
 }
