@@ -34,7 +34,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 || os.Args[1] != "run" {
-		fmt.Fprintln(os.Stderr, "usage: podlife run -f FILE [-f FILE ...] [--strict] [-o json] [--timeline FILE.svg] [--import ARCHIVE] [--busybox REF] [--state-dir DIR]")
+		fmt.Fprintln(os.Stderr, "usage: podlife run -f FILE [-f FILE ...] [--strict] [-o json] [--logs] [--timeline FILE.svg] [--import ARCHIVE] [--busybox REF] [--state-dir DIR]")
 		os.Exit(2)
 	}
 	os.Exit(run(os.Args[2:], os.Stdout, os.Stderr))
@@ -53,6 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "fail on fields podlife cannot honour instead of warning")
 	output := fs.String("o", "", `output format: "" (text) or "json" (events as JSON lines, final statuses as JSON)`)
 	timeline := fs.String("timeline", "", "write an SVG timeline of the start sequence to this file")
+	logs := fs.Bool("logs", false, `stream the containers' output, each line prefixed with "pod/container | "`)
 	stateDir := fs.String("state-dir", "", "podlife state directory (default /var/lib/podlife)")
 	busybox := fs.String("busybox", "", "build an image from the host's busybox-static and import it under this name (e.g. podlife.local/busybox:1)")
 	bridge := fs.String("bridge", "", "bridge device of the pod network (default podlife0)")
@@ -128,6 +129,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		pods = append(pods, pod)
 	}
+	logCtx, stopLogs := context.WithCancel(context.Background())
+	var logWG *sync.WaitGroup
+	if *logs {
+		logWG = followLogs(logCtx, pods, out.log)
+	}
 	code := supervise(ctx, pods, out)
 	// Stop gracefully (Ctrl-C, or the pods ended), then remove everything.
 	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -148,6 +154,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err := writeTimeline(*timeline, pods[0]); err != nil {
 			fmt.Fprintln(stderr, "podlife run: timeline:", err)
 		}
+	}
+	stopLogs()
+	if logWG != nil {
+		logWG.Wait()
 	}
 	for _, p := range pods {
 		if err := p.Remove(rctx); err != nil {
@@ -211,6 +221,16 @@ func (p *printer) event(e podlife.Event) {
 		return
 	}
 	fmt.Fprintln(p.w, e)
+}
+
+func (p *printer) log(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		_ = json.NewEncoder(p.w).Encode(map[string]string{"kind": "Log", "line": line})
+		return
+	}
+	fmt.Fprintln(p.w, line)
 }
 
 func (p *printer) status(st podlife.PodStatus) {

@@ -55,18 +55,22 @@ func TestRunJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	bridge := fmt.Sprintf("plcli%d", os.Getpid()%100000)
 	defer exec.Command("ip", "link", "del", bridge).Run() //nolint:errcheck
-	code := run([]string{"-f", manifest, "-o", "json", "--busybox", "podlife.cli/busybox:1", "--state-dir", filepath.Join(dir, "state"),
+	code := run([]string{"-f", manifest, "-o", "json", "--logs", "--busybox", "podlife.cli/busybox:1", "--state-dir", filepath.Join(dir, "state"),
 		"--bridge", bridge, "--subnet", fmt.Sprintf("10.%d.%d.0/24", 40+os.Getpid()%50, os.Getpid()%250)}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
-	var reasons []string
+	var reasons, logs []string
 	var final podlife.PodStatus
 	sc := bufio.NewScanner(&stdout)
 	for sc.Scan() {
 		var line map[string]json.RawMessage
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
 			t.Fatalf("not JSON: %q", sc.Text())
+		}
+		if string(line["kind"]) == `"Log"` {
+			logs = append(logs, string(line["line"]))
+			continue
 		}
 		if string(line["kind"]) == `"PodStatus"` {
 			if err := json.Unmarshal(line["status"], &final); err != nil {
@@ -82,6 +86,9 @@ func TestRunJSON(t *testing.T) {
 	}
 	if final.Phase != podlife.PhaseSucceeded || final.ContainerStatuses[0].State.Terminated == nil {
 		t.Errorf("final status %+v, want Succeeded with the container terminated", final)
+	}
+	if len(logs) != 1 || logs[0] != `"cli-job/job | done"` {
+		t.Errorf("streamed logs %q, want the job's one line with its prefix", logs)
 	}
 	want := []string{podlife.ReasonCreated, podlife.ReasonStarted, podlife.ReasonExited, podlife.ReasonStopped, podlife.ReasonRemoved}
 	i := 0
