@@ -134,7 +134,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *logs {
 		logWG = followLogs(logCtx, pods, out.log)
 	}
-	code := supervise(ctx, pods, out)
+	supervise(ctx, pods, out)
+	code := 0
 	// Stop gracefully (Ctrl-C, or the pods ended), then remove everything.
 	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -173,8 +174,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// supervise prints status lines until every pod ended or ctx is done (Ctrl-C).
-func supervise(ctx context.Context, pods []*podlife.Pod, out *printer) int {
+// supervise prints status lines until every pod ended or ctx is done (Ctrl-C). Either way the
+// pods are then stopped gracefully, and the exit code is their outcome.
+func supervise(ctx context.Context, pods []*podlife.Pod, out *printer) {
 	var wg sync.WaitGroup
 	for _, p := range pods {
 		wg.Go(func() {
@@ -185,10 +187,6 @@ func supervise(ctx context.Context, pods []*podlife.Pod, out *printer) int {
 		})
 	}
 	wg.Wait()
-	if ctx.Err() != nil {
-		return 130
-	}
-	return 0
 }
 
 func importArchive(ctx context.Context, rt *podlife.Runtime, path string) error {
