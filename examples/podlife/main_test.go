@@ -30,10 +30,11 @@ spec:
           command: ["/bin/true"]
 `
 
-// run -f with -o json: events as JSON lines, the final PodStatus, exit 0 for a succeeded pod.
-// It uses the embedded containerd (the system socket must not exist: this test never touches
-// a daemon it did not start).
-func TestRunJSON(t *testing.T) {
+// cliTestDir skips unless the CLI can run here with the embedded containerd (root, containerd
+// in PATH, and no system socket: these tests never touch a daemon they did not start), and
+// returns a short temporary directory removed at the end of the test.
+func cliTestDir(t *testing.T) string {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
@@ -47,7 +48,15 @@ func TestRunJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// run -f with -o json: events as JSON lines, the final PodStatus, exit 0 for a succeeded pod.
+// It uses the embedded containerd (the system socket must not exist: this test never touches
+// a daemon it did not start).
+func TestRunJSON(t *testing.T) {
+	dir := cliTestDir(t)
 	manifest := filepath.Join(dir, "pod.yaml")
 	if err := os.WriteFile(manifest, []byte(jobManifest), 0o600); err != nil {
 		t.Fatal(err)

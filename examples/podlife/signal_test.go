@@ -11,27 +11,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/podlife/podlife/podlife"
 )
 
 // Ctrl-C stops the pods gracefully: preStop runs, then the stop signal; the command exits with
 // the pods' outcome.
 func TestRunCtrlCRunsPreStop(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
-	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
-		t.Skip("a system containerd socket exists")
-	}
-	if _, err := exec.LookPath("containerd"); err != nil {
-		t.Skip("no containerd in PATH")
-	}
-	dir, err := os.MkdirTemp("", "plt-cli")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
+	dir := cliTestDir(t)
 	out := filepath.Join(dir, "out")
 	if err := os.Mkdir(out, 0o777); err != nil {
 		t.Fatal(err)
