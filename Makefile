@@ -19,11 +19,20 @@ demo: deps
 
 ## test: lint, unit and integration tests (containerd 2.x), then a smoke subset on Debian's containerd 1.6.
 test: deps containerd2 lint
-	PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee .cache/test.log; test $${PIPESTATUS[0]} -eq 0
+	PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee .cache/test.log; \
+	  $(call failures,.cache/test.log)
 	$(MAKE) smoke-1.6
 
 smoke-1.6: deps
-	PODLIFE_TEST_CONTAINERD=/usr/bin/containerd go test -race -count=1 -timeout 10m -run 'Smoke' ./podlife/
+	PODLIFE_TEST_CONTAINERD=/usr/bin/containerd go test -race -count=1 -timeout 10m -run 'Smoke' ./podlife/ 2>&1 | tee .cache/smoke.log; \
+	  $(call failures,.cache/smoke.log)
+
+# failures: after a `go test ... | tee LOG`, exit with go test's status and, when it failed,
+# repeat the failing tests' own lines at the end, where a truncated CI log still shows them.
+failures = rc=$${PIPESTATUS[0]}; if [ $$rc -ne 0 ]; then \
+	  echo "=== failures (full output above and in $(1)):"; \
+	  grep -E -e '--- FAIL|^panic:|^[[:space:]]+[A-Za-z0-9_]+\.go:[0-9]+: ' $(1) | grep -v 'level=' | head -n 40; \
+	fi; exit $$rc
 
 ## bench: pod start/stop against the containerd floor; BENCH_FLAGS=--json for JSON.
 bench: deps containerd2

@@ -368,14 +368,22 @@ func stampCmd(file, who, what string) string {
 // waitEvent waits for an event of the pod matching reason (and container, if not empty).
 func waitEvent(t *testing.T, ctx context.Context, p *podlife.Pod, container, reason string) podlife.Event {
 	t.Helper()
+	return waitEventMatch(t, ctx, p, fmt.Sprintf("%s event for %q", reason, container), func(e podlife.Event) bool {
+		return e.Reason == reason && (container == "" || e.Container == container)
+	})
+}
+
+// waitEventMatch waits for an event of the pod (the recent ones included) that match accepts.
+func waitEventMatch(t *testing.T, ctx context.Context, p *podlife.Pod, what string, match func(podlife.Event) bool) podlife.Event {
+	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for e := range p.Subscribe(ctx) {
-		if e.Reason == reason && (container == "" || e.Container == container) {
+		if match(e) {
 			return e
 		}
 	}
-	t.Fatalf("no %s event for %q: %v", reason, container, ctx.Err())
+	t.Fatalf("no %s: %v", what, ctx.Err())
 	return podlife.Event{}
 }
 
