@@ -35,7 +35,8 @@ const (
 // or starts a private one when none answers, and wires pods to a default CNI bridge.
 type Config struct {
 	// Address is the containerd socket. Empty means DefaultAddress, and if nothing answers there a
-	// private containerd is started under StateDir (see Embedded).
+	// private containerd under StateDir: the one another process started there if it answers
+	// (it is then left running on Close), else a new one (see Embedded).
 	Address string `json:"address,omitempty"`
 	// Embedded controls the private containerd started when Address is empty and the system
 	// socket does not answer. Set Embedded.Disable to fail instead.

@@ -2,12 +2,17 @@ package podlife
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
 	"sync"
 	"syscall"
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/cio"
+	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/hook"
 )
@@ -53,34 +58,81 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 		inst.procSpec = pspec
 		p.mu.Unlock()
 	}
-	ps := *pspec
+	out := &cappedBuffer{max: 1 << 20}
+	code, err := execProcess(ctx, bg, task, *pspec, argv, ExecIO{Stdout: out, Stderr: out}, p.sandbox.fifoDir())
+	switch {
+	case err == nil:
+		return hook.ExecResult{ExitCode: code, Output: out.Bytes()}, nil
+	case ctx.Err() != nil:
+		return hook.ExecResult{ExitCode: -1, Output: out.Bytes()}, err
+	}
+	return hook.ExecResult{}, fmt.Errorf("exec in container %q: %w", c.spec.Name, err)
+}
+
+// execProcess runs argv in task with the process settings of ps (environment, user, working
+// directory, capabilities), connected to streams, and returns its exit code. If ctx ends first,
+// the process is killed and the code is -1. bg carries the containerd calls, which must not be
+// cancelled half-way.
+func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, argv []string, streams ExecIO, fifoDir cio.Opt) (int, error) {
 	ps.Args = argv
 	ps.Terminal = false
-	out := &cappedBuffer{max: 1 << 20}
-	proc, err := task.Exec(bg, "exec-"+newID()[:12], &ps, cio.NewCreator(cio.WithStreams(nil, out, out), p.sandbox.fifoDir()))
+	var drained chan struct{}
+	if streams.Stdin != nil {
+		drained = make(chan struct{})
+		streams.Stdin = &drainReader{r: streams.Stdin, drained: drained}
+	}
+	proc, err := task.Exec(bg, "exec-"+newID()[:12], &ps, cio.NewCreator(cio.WithStreams(streams.Stdin, streams.Stdout, streams.Stderr), fifoDir))
 	if err != nil {
-		return hook.ExecResult{}, fmt.Errorf("exec in container %q: %w", c.spec.Name, err)
+		return -1, err
 	}
 	defer proc.Delete(bg, client.WithProcessKill) //nolint:errcheck
 	statusC, err := proc.Wait(bg)
 	if err != nil {
-		return hook.ExecResult{}, err
+		return -1, err
 	}
 	if err := proc.Start(bg); err != nil {
-		return hook.ExecResult{}, fmt.Errorf("exec in container %q: %w", c.spec.Name, err)
+		return -1, err
+	}
+	if drained != nil {
+		// The shim holds the stdin FIFO open (for a reattach): the process reads the end of its
+		// input only once the shim is told to close it.
+		finished := make(chan struct{})
+		defer close(finished)
+		go func() {
+			select {
+			case <-drained:
+				_ = proc.CloseIO(bg, client.WithStdinCloser)
+			case <-finished:
+			}
+		}()
 	}
 	select {
 	case st := <-statusC:
 		code, _, err := st.Result()
 		if err != nil {
-			return hook.ExecResult{}, err
+			return -1, err
 		}
 		proc.IO().Wait()
-		return hook.ExecResult{ExitCode: int(code), Output: out.Bytes()}, nil
+		return int(code), nil
 	case <-ctx.Done():
 		_ = proc.Kill(bg, syscall.SIGKILL)
-		return hook.ExecResult{ExitCode: -1, Output: out.Bytes()}, ctx.Err()
+		return -1, ctx.Err()
 	}
+}
+
+// drainReader closes drained once its reader is at its end (or failed).
+type drainReader struct {
+	r       io.Reader
+	once    sync.Once
+	drained chan struct{}
+}
+
+func (d *drainReader) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil {
+		d.once.Do(func() { close(d.drained) })
+	}
+	return n, err
 }
 
 // cappedBuffer is a concurrency-safe buffer that keeps the first max bytes.
@@ -107,4 +159,64 @@ func (b *cappedBuffer) Bytes() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]byte(nil), b.buf...)
+}
+
+// ExecIO connects a process run by Runtime.Exec to the caller. A nil Stdin gives the process no
+// input; a nil Stdout or Stderr discards that output.
+type ExecIO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// Exec runs argv in a running container of any pod in the state directory, whichever process
+// manages it (kubectl exec): with the container's environment, user and working directory, and
+// stdio connected to streams. It returns the process's exit code; if ctx ends first the process
+// is killed. It fails with an error wrapping ErrNotFound if the pod or a running container of
+// that name is not found.
+func (r *Runtime) Exec(ctx context.Context, pod, container string, argv []string, streams ExecIO) (int, error) {
+	if len(argv) == 0 {
+		return -1, errors.New("exec: no command")
+	}
+	dir := filepath.Join(r.cfg.StateDir, "pods", pod)
+	var rec podRecord
+	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return -1, fmt.Errorf("pod %q: %w", pod, ErrNotFound)
+		}
+		return -1, fmt.Errorf("pod %q: %w", pod, err)
+	}
+	bg := context.WithoutCancel(r.ctx(ctx))
+	ctrs, err := r.client.Containers(bg, fmt.Sprintf("labels.%q==%s,labels.%q==%s", LabelPodUID, rec.UID, LabelContainer, container))
+	if err != nil {
+		return -1, fmt.Errorf("pod %q: %w", pod, err)
+	}
+	for _, ctr := range ctrs {
+		task, err := ctr.Task(bg, nil)
+		if err != nil {
+			continue
+		}
+		if st, err := task.Status(bg); err != nil || st.Status != client.Running {
+			continue
+		}
+		spec, err := ctr.Spec(bg)
+		if err != nil {
+			return -1, fmt.Errorf("exec in %s/%s: %w", pod, container, err)
+		}
+		// The shim opens both output FIFOs as soon as any stream is connected: an empty path
+		// fails the exec ("opening file \"\" failed").
+		stdout, stderr := streams.Stdout, streams.Stderr
+		if stdout == nil {
+			stdout = io.Discard
+		}
+		if stderr == nil {
+			stderr = io.Discard
+		}
+		code, err := execProcess(ctx, bg, task, *spec.Process, argv,
+			ExecIO{Stdin: streams.Stdin, Stdout: stdout, Stderr: stderr}, cio.WithFIFODir(filepath.Join(dir, "fifo")))
+		if err != nil && ctx.Err() == nil {
+			err = fmt.Errorf("exec in %s/%s: %w", pod, container, err)
+		}
+		return code, err
+	}
+	return -1, fmt.Errorf("pod %q: no running container %q: %w", pod, container, ErrNotFound)
 }

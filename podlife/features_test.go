@@ -37,18 +37,24 @@ func TestSmokeContainerFeatures(t *testing.T) {
 		Containers: []podlife.ContainerSpec{{
 			Name: "app", Image: testImage, WorkingDir: "/tmp",
 			Command: []string{"/bin/sh", "-c"},
-			Args: []string{`echo "greeting=$GREETING pwd=$(pwd)" > /host/env; grep ' /mem ' /proc/mounts > /host/mounts; ` +
-				`echo to-stdout; echo to-stderr >&2; ` +
-				`trap 'echo got-usr1 > /host/signal; exit 0' USR1; while :; do sleep 0.1; done`},
-			Env:          []podlife.EnvVar{{Name: "GREETING", Value: "hello world"}},
-			StopSignal:   syscall.SIGUSR1,
-			VolumeMounts: []podlife.VolumeMount{{Name: "host", MountPath: "/host"}, {Name: "mem", MountPath: "/mem"}},
+			// PID 1 ignores a signal it has no handler for: the trap comes first, and the
+			// pod is stopped only once the container said it is ready (after the trap).
+			Args: []string{`trap 'echo got-usr1 > /host/signal; exit 0' USR1; ` +
+				`echo "greeting=$GREETING pwd=$(pwd)" > /host/env; grep ' /mem ' /proc/mounts > /host/mounts; ` +
+				`echo to-stdout; echo to-stderr >&2; touch /tmp/ready; while :; do sleep 0.1; done`},
+			ReadinessProbe: execProbe("test -f /tmp/ready", 100*time.Millisecond, 1),
+			Env:            []podlife.EnvVar{{Name: "GREETING", Value: "hello world"}},
+			StopSignal:     syscall.SIGUSR1,
+			VolumeMounts:   []podlife.VolumeMount{{Name: "host", MountPath: "/host"}, {Name: "mem", MountPath: "/mem"}},
 		}},
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	c, _ := pod.Container("app")
+	if err := pod.WaitReady(ctx); err != nil {
+		t.Fatalf("WaitReady: %v", err)
+	}
 	if err := pod.Stop(ctx); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}

@@ -51,6 +51,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	}
 	labels := p.labels(c)
 	labels[LabelAttempt] = strconv.Itoa(attempt)
+	labels[LabelStopSignal] = strconv.Itoa(int(c.stopSignal))
 	t1 := time.Now()
 	ctr, err := r.client.NewContainer(ctx, id,
 		client.WithImageName(c.image.Name()),

@@ -18,6 +18,9 @@ const (
 	LabelContainer = "podlife.io/container"
 	LabelKind      = "podlife.io/kind" // "init" or "app"
 	LabelAttempt   = "podlife.io/attempt"
+	// LabelStopSignal is the container's stop signal (a number), for a process that stops the
+	// pod after its manager died.
+	LabelStopSignal = "podlife.io/stop-signal"
 	// annotationShimGroup (an OCI spec annotation) makes containerd's runc shim serve all
 	// containers with the same value in one process.
 	annotationShimGroup = "io.containerd.runc.v2.group"

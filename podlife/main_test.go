@@ -140,6 +140,7 @@ type harness struct {
 	stateDir string
 	bridge   cni.BridgeConfig
 	logs     *lockedWriter
+	cfg      podlife.Config // the configuration h.rt was made with
 	// keepImages are images the test may leave (the imported test image, pulled images).
 	keepImages []string
 	// sockets were in containerd's global shim socket dir before the test.
@@ -193,6 +194,7 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	h.cfg = cfg
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rt, err := podlife.New(ctx, cfg)
@@ -209,6 +211,24 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 		t.Fatalf("imported %v, want [%s]", names, testImage)
 	}
 	return h
+}
+
+// another returns a second Runtime on the harness's configuration (same containerd, namespace,
+// state dir and network), as another process sharing the state directory would have: in this
+// process it has the same PID. It is closed before the harness's cleanup runs (t.Cleanup is
+// LIFO); its pods are not removed by the cleanup, the test must remove them.
+func (h *harness) another(t *testing.T) *podlife.Runtime {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := h.cfg
+	cfg.Logger = cfg.Logger.With("runtime", "another")
+	rt, err := podlife.New(ctx, cfg)
+	if err != nil {
+		t.Fatalf("podlife.New (another runtime): %v", err)
+	}
+	t.Cleanup(func() { _ = rt.Close() }) // ErrClosed if the test closed it
+	return rt
 }
 
 // cleanup removes every pod, then fails the test on anything left behind.

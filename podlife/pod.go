@@ -52,6 +52,9 @@ type Pod struct {
 	removed    chan struct{}
 	removeErr  error
 
+	persistQuit chan struct{} // closed by Remove: stop writing status.json
+	persisted   chan struct{} // closed when persistStatus returned
+
 	mu           sync.Mutex
 	stopping     bool
 	terminated   bool // every process gone after a stop: the phase is final
@@ -96,6 +99,7 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 		byName:   map[string]*Container{},
 		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
 		stopped: make(chan struct{}), removed: make(chan struct{}),
+		persistQuit: make(chan struct{}), persisted: make(chan struct{}),
 		phase: PhasePending, notify: make(chan struct{}), startTime: time.Now(),
 		condTimes: map[ConditionType]condTime{},
 	}
@@ -271,6 +275,10 @@ func (p *Pod) isStopping() bool {
 // run is the pod's start sequence: sandbox, then network attach and container preparation in
 // parallel, then init containers, then the start policy.
 func (p *Pod) run() {
+	if err := p.writeRecord(); err != nil {
+		p.log.Warn("pod record not written: other processes will not find the pod", "err", err)
+	}
+	go p.persistStatus(p.persistQuit)
 	if d := p.spec.ActiveDeadline; d != nil {
 		go p.enforceDeadline(*d)
 	}
@@ -465,7 +473,10 @@ func (p *Pod) waitNetwork(ctx context.Context) error {
 	}
 }
 
-func (p *Pod) leaseID() string { return "podlife-" + p.uid }
+func (p *Pod) leaseID() string { return leaseID(p.uid) }
+
+// leaseID is the containerd lease holding a pod's snapshots and images while it exists.
+func leaseID(podUID string) string { return "podlife-" + podUID }
 
 // leasedCtx makes containerd keep what is created under ctx as the pod's (until Remove).
 func leasedCtx(ctx context.Context, p *Pod) context.Context {

@@ -34,6 +34,8 @@ type Runtime struct {
 	events  *bus
 	clock   clock.Clock
 	backoff *restart.Tracker
+	control *control
+	closing chan struct{} // closed by Close
 
 	mu     sync.Mutex
 	pods   map[string]*Pod
@@ -50,7 +52,8 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}
-	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*Pod{}, events: newBus(nil), clock: clock.Real{}}
+	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*Pod{}, events: newBus(nil), clock: clock.Real{}, closing: make(chan struct{})}
+	r.control = newControl(r)
 	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
 	r.events.ring = nil // the runtime bus only fans out; pods keep their own history
 	if err := r.connect(ctx); err != nil {
@@ -83,14 +86,21 @@ func (r *Runtime) connect(ctx context.Context) error {
 	if explicit || r.cfg.Embedded.Disable {
 		return fmt.Errorf("podlife: containerd at %s: %w", addr, err)
 	}
+	// A private containerd another process started on this state dir (a CLI's background
+	// supervisor): use it, and leave it running on Close.
+	dir := filepath.Join(r.cfg.StateDir, "containerd")
+	if c, err := dial(ctx, daemon.Address(dir), r.cfg.Namespace); err == nil {
+		r.client, r.address = c, daemon.Address(dir)
+		return nil
+	}
 	bin := r.cfg.Embedded.Binary
 	if bin == "" {
 		if bin, err = exec.LookPath("containerd"); err != nil {
 			return fmt.Errorf("podlife: no containerd answers at %s and no containerd binary is installed to start one: %w", addr, err)
 		}
 	}
-	r.log.Info("starting a private containerd", "binary", bin, "dir", filepath.Join(r.cfg.StateDir, "containerd"))
-	d, err := daemon.Start(ctx, daemon.Config{Binary: bin, Dir: filepath.Join(r.cfg.StateDir, "containerd"), Logger: r.log})
+	r.log.Info("starting a private containerd", "binary", bin, "dir", dir)
+	d, err := daemon.Start(ctx, daemon.Config{Binary: bin, Dir: dir, Logger: r.log})
 	if err != nil {
 		return fmt.Errorf("podlife: starting a private containerd: %w", err)
 	}
@@ -122,6 +132,10 @@ func dial(ctx context.Context, addr, ns string) (*client.Client, error) {
 
 // Client returns the containerd client the runtime uses (for inspection; do not close it).
 func (r *Runtime) Client() *client.Client { return r.client }
+
+// PrivateDaemon reports whether the runtime started a private containerd, which Close stops:
+// pods of other processes using the same state dir would lose it then.
+func (r *Runtime) PrivateDaemon() bool { return r.daemon != nil }
 
 // Namespace returns the containerd namespace of podlife's objects.
 func (r *Runtime) Namespace() string { return r.cfg.Namespace }
@@ -175,6 +189,7 @@ func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 		return nil, err
 	}
 	r.pods[spec.Name] = p
+	r.control.listen()
 	go p.run()
 	return p, nil
 }
@@ -234,6 +249,8 @@ func (r *Runtime) Close() error {
 	}
 	r.closed = true
 	r.mu.Unlock()
+	close(r.closing)
+	r.control.close()
 	var errs []error
 	if r.client != nil {
 		errs = append(errs, r.client.Close())

@@ -3,7 +3,6 @@ package podlife
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -263,15 +262,7 @@ func (s *Sandbox) removeVolumes() error {
 func (s *Sandbox) record(rec sandboxRecord) error {
 	rec.UID = s.pod.uid
 	rec.NetNS = s.NetNSPath()
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(s.dir, "sandbox.json.tmp")
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(s.dir, "sandbox.json"))
+	return writeFileJSON(filepath.Join(s.dir, "sandbox.json"), rec)
 }
 
 // cniID is the container ID the pod's network attachment is known by.

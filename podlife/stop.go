@@ -120,6 +120,8 @@ func (p *Pod) Remove(ctx context.Context) error {
 		}
 		wg.Wait()
 		errs = append(errs, p.deleteLease(p.lifeCtx), p.sandbox.removeVolumes())
+		close(p.persistQuit)
+		<-p.persisted
 		if err := errors.Join(errs...); err == nil {
 			errs = append(errs, os.RemoveAll(p.sandbox.dir))
 		}

@@ -3,9 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
+	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/podlife/podlife/podlife"
@@ -13,8 +18,8 @@ import (
 
 // followLogs prints every container's output as "pod/container | line" until ctx is done, then
 // drains what was written. It follows the CRI log file of each attempt, moving to the next
-// attempt's file after a restart. (Log files are written by the managing process; a follower in
-// the same process polls them like tail -F.)
+// attempt's file after a restart. (Log files are written by the managing process; a follower
+// polls them like tail -F.)
 func followLogs(ctx context.Context, pods []*podlife.Pod, print func(string)) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	for _, p := range pods {
@@ -24,7 +29,7 @@ func followLogs(ctx context.Context, pods []*podlife.Pod, print func(string)) *s
 				continue
 			}
 			prefix := p.Name() + "/" + name + " | "
-			wg.Go(func() { followContainer(ctx, c, func(s string) { print(prefix + s) }) })
+			wg.Go(func() { followFiles(ctx, c.LogPath, func(s string) { print(prefix + s) }) })
 		}
 	}
 	return &wg
@@ -41,7 +46,9 @@ func containerNames(p *podlife.Pod) []string {
 	return names
 }
 
-func followContainer(ctx context.Context, c *podlife.Container, print func(string)) {
+// followFiles prints the lines of the log file current names, moving to the next file when
+// current changes (a restart's new attempt), until ctx is done; then it drains what was written.
+func followFiles(ctx context.Context, current func() string, print func(string)) {
 	var path string
 	var f *os.File
 	var pending []byte // the start of a line still being written
@@ -54,7 +61,7 @@ func followContainer(ctx context.Context, c *podlife.Container, print func(strin
 	defer tick.Stop()
 	for {
 		done := ctx.Err() != nil
-		if cur := c.LogPath(); cur != "" && cur != path {
+		if cur := current(); cur != "" && cur != path {
 			if f != nil {
 				pending = drain(f, pending, print)
 				f.Close()
@@ -94,4 +101,100 @@ func drain(f *os.File, pending []byte, print func(string)) []byte {
 		}
 		pending = pending[i+1:]
 	}
+}
+
+// logsCmd prints a container's log (kubectl logs) from any process: the current attempt's, or
+// the previous one's with --previous; -f follows it across restarts until the pod ends or is
+// removed, or Ctrl-C.
+func logsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("logs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	follow := fs.Bool("f", false, "follow the log")
+	previous := fs.Bool("previous", false, "print the log of the container's previous attempt")
+	c := addCommon(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		fmt.Fprintln(stderr, "usage: podlife logs [-f] [--previous] POD [CONTAINER]")
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	rt, err := c.runtime(ctx, stderr)
+	if err != nil {
+		return fail(stderr, "logs", err)
+	}
+	defer rt.Close()
+	pod := fs.Arg(0)
+	rec, err := rt.LookupPod(ctx, pod)
+	if err != nil {
+		return fail(stderr, "logs", err)
+	}
+	container, err := pickContainer(rec, fs.Arg(1))
+	if err != nil {
+		return fail(stderr, "logs", err)
+	}
+	print := func(s string) { fmt.Fprintln(stdout, s) }
+	files := rec.LogFiles(container)
+	switch {
+	case *previous:
+		if len(files) < 2 {
+			return fail(stderr, "logs", fmt.Errorf("previous terminated container %q in pod %q not found", container, pod))
+		}
+		printFile(files[len(files)-2], print)
+	case !*follow:
+		if len(files) > 0 {
+			printFile(files[len(files)-1], print)
+		}
+	default:
+		fctx, cancel := context.WithCancel(ctx)
+		go func() {
+			defer cancel()
+			for fctx.Err() == nil {
+				rec, err := rt.LookupPod(fctx, pod)
+				if err != nil || rec.Status.Phase == podlife.PhaseSucceeded || rec.Status.Phase == podlife.PhaseFailed {
+					return
+				}
+				select {
+				case <-fctx.Done():
+				case <-time.After(500 * time.Millisecond):
+				}
+			}
+		}()
+		followFiles(fctx, func() string {
+			if fs := rec.LogFiles(container); len(fs) > 0 {
+				return fs[len(fs)-1]
+			}
+			return ""
+		}, print)
+	}
+	return 0
+}
+
+// pickContainer returns the container named, or the pod's only container if name is empty.
+func pickContainer(rec podlife.PodRecord, name string) (string, error) {
+	var names []string
+	for _, cs := range append(rec.Status.InitContainerStatuses, rec.Status.ContainerStatuses...) {
+		names = append(names, cs.Name)
+	}
+	if name == "" {
+		if len(names) == 1 {
+			return names[0], nil
+		}
+		return "", fmt.Errorf("a container name must be specified for pod %s, choose one of: %v: %w", rec.Name, names, errUsage)
+	}
+	if !slices.Contains(names, name) {
+		return "", fmt.Errorf("container %s is not valid for pod %s (choose one of: %v): %w", name, rec.Name, names, podlife.ErrNotFound)
+	}
+	return name, nil
+}
+
+func printFile(path string, print func(string)) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	drain(f, nil, print)
 }

@@ -1,17 +1,27 @@
-// Command podlife runs Kubernetes Pod manifests on this host with podlife, in the foreground,
-// like `docker compose up`:
+// Command podlife runs Kubernetes Pod manifests on this host with podlife, and manages them
+// from any process, like a small kubectl without a cluster:
 //
-//	go run ./examples/podlife run -f pod.yaml [-f configmap.yaml] [-o json] [--timeline start.svg]
+//	podlife run -f pod.yaml [-f configmap.yaml] [--detach] [-o json] [--logs] [--timeline start.svg]
+//	podlife ps [-o json]
+//	podlife logs [-f] [--previous] POD [CONTAINER]
+//	podlife exec [-i] POD CONTAINER -- CMD [ARG...]
+//	podlife stop [--grace-period SECONDS] POD...
+//	podlife rm [--grace-period SECONDS] POD...
+//	podlife image import FILE...
+//	podlife image ls
 //
-// It prints the pod's events and a kubectl-like READY/STATUS/RESTARTS/AGE line whenever it
-// changes, stops the pods gracefully (preStop, grace period) on Ctrl-C or SIGTERM, and exits 0
-// if every pod succeeded, 1 otherwise. It needs root; it uses the system containerd if one
-// answers, else starts a private one. Every manifest field podlife cannot honour is reported
-// (--strict makes warnings errors).
+// run works in the foreground like `docker compose up`: it prints the pods' events and a
+// kubectl-like READY/STATUS/RESTARTS/AGE line whenever it changes, stops the pods gracefully
+// (preStop, grace period) on Ctrl-C or SIGTERM, and exits 0 if every pod succeeded, 1 otherwise.
+// With --detach the pods are supervised by a background podlife process, and the other
+// commands, run from any process, find them again in the state directory and containerd.
+//
+// It needs root. It uses the system containerd if one answers, else a private one under the
+// state directory. Every manifest field podlife cannot honour is reported (--strict makes
+// warnings errors).
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,253 +31,135 @@ import (
 	"log/slog"
 	"net/netip"
 	"os"
-	"os/signal"
-	"strings"
-	"sync"
-	"syscall"
-	"time"
+	"path/filepath"
 
 	"github.com/podlife/podlife/podlife"
-	"github.com/podlife/podlife/podlife/kube"
-	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
+const usage = `usage:
+  podlife run -f FILE [-f FILE ...] [--detach] [--strict] [-o json] [--logs] [--timeline FILE.svg]
+              [--import ARCHIVE] [--busybox REF] [--restart-backoff DURATION]
+  podlife ps [-o json]
+  podlife logs [-f] [--previous] POD [CONTAINER]
+  podlife exec [-i] POD CONTAINER -- CMD [ARG...]
+  podlife stop [--grace-period SECONDS] POD...
+  podlife rm [--grace-period SECONDS] POD...
+  podlife image import FILE...
+  podlife image ls
+Every command takes --state-dir DIR, --bridge NAME, --subnet CIDR and -v.`
+
 func main() {
-	if len(os.Args) < 2 || os.Args[1] != "run" {
-		fmt.Fprintln(os.Stderr, "usage: podlife run -f FILE [-f FILE ...] [--strict] [-o json] [--logs] [--timeline FILE.svg] [--import ARCHIVE] [--busybox REF] [--state-dir DIR]")
-		os.Exit(2)
-	}
-	os.Exit(run(os.Args[2:], os.Stdout, os.Stderr))
+	os.Exit(cli(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-type files []string
-
-func (f *files) String() string     { return strings.Join(*f, ",") }
-func (f *files) Set(s string) error { *f = append(*f, s); return nil }
-
-func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	var manifests, imports files
-	fs.Var(&manifests, "f", "manifest file (YAML or JSON; repeatable)")
-	fs.Var(&imports, "import", "image archive to import first (repeatable; offline hosts)")
-	strict := fs.Bool("strict", false, "fail on fields podlife cannot honour instead of warning")
-	output := fs.String("o", "", `output format: "" (text) or "json" (events as JSON lines, final statuses as JSON)`)
-	timeline := fs.String("timeline", "", "write an SVG timeline of the start sequence to this file")
-	logs := fs.Bool("logs", false, `stream the containers' output, each line prefixed with "pod/container | "`)
-	stateDir := fs.String("state-dir", "", "podlife state directory (default /var/lib/podlife)")
-	busybox := fs.String("busybox", "", "build an image from the host's busybox-static and import it under this name (e.g. podlife.local/busybox:1)")
-	bridge := fs.String("bridge", "", "bridge device of the pod network (default podlife0)")
-	subnet := fs.String("subnet", "", "pod subnet (default 10.88.0.0/16)")
-	verbose := fs.Bool("v", false, "log podlife's debug output to stderr")
-	if err := fs.Parse(args); err != nil {
+// cli runs one command and returns the process's exit code.
+func cli(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
 		return 2
 	}
-	if len(manifests) == 0 {
-		fmt.Fprintln(stderr, "podlife run: -f FILE is required")
-		return 2
+	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "run":
+		return run(args, stdout, stderr)
+	case "ps":
+		return ps(ctx, args, stdout, stderr)
+	case "logs":
+		return logsCmd(ctx, args, stdout, stderr)
+	case "exec":
+		return execCmd(ctx, args, stdin, stdout, stderr)
+	case "stop", "rm":
+		return stopCmd(ctx, cmd, args, stdout, stderr)
+	case "image":
+		return imageCmd(ctx, args, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, usage)
+		return 0
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	fmt.Fprintf(stderr, "podlife: unknown command %q\n%s\n", cmd, usage)
+	return 2
+}
 
-	res, err := kube.LoadFiles(ctx, kube.Options{Strict: *strict}, manifests...)
+// common are the flags every command takes: where the state is and how pods are networked.
+type common struct {
+	stateDir, bridge, subnet string
+	verbose                  bool
+}
+
+func addCommon(fs *flag.FlagSet) *common {
+	c := &common{}
+	fs.StringVar(&c.stateDir, "state-dir", "", "podlife state directory (default /var/lib/podlife)")
+	fs.StringVar(&c.bridge, "bridge", "", "bridge device of the pod network (default podlife0, or what `run` used)")
+	fs.StringVar(&c.subnet, "subnet", "", "pod subnet (default 10.88.0.0/16, or what `run` used)")
+	fs.BoolVar(&c.verbose, "v", false, "log podlife's debug output to stderr")
+	return c
+}
+
+// networkFile keeps the network flags `run` used, so that the other commands (which may have to
+// release a pod's network) use the same network without repeating them.
+func (c *common) networkFile() string { return c.stateFile("cli-network.json") }
+
+// stateFile is a file of the CLI's own in the state dir.
+func (c *common) stateFile(name string) string {
+	dir := c.stateDir
+	if dir == "" {
+		dir = podlife.DefaultStateDir
+	}
+	_ = os.MkdirAll(dir, 0o700)
+	return filepath.Join(dir, name)
+}
+
+type networkFlags struct {
+	Bridge string `json:"bridge,omitempty"`
+	Subnet string `json:"subnet,omitempty"`
+}
+
+func (c *common) saveNetwork() error {
+	b, err := json.Marshal(networkFlags{Bridge: c.bridge, Subnet: c.subnet})
 	if err != nil {
-		fmt.Fprintln(stderr, "podlife run:", err)
-		return 1
+		return err
 	}
-	for _, w := range res.Warnings {
-		fmt.Fprintln(stderr, "warning:", w)
+	if err := os.MkdirAll(filepath.Dir(c.networkFile()), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(c.networkFile(), b, 0o600)
+}
+
+// runtime connects to containerd (the system one, or the private one under the state dir).
+func (c *common) runtime(ctx context.Context, stderr io.Writer, opts ...func(*podlife.Config)) (*podlife.Runtime, error) {
+	if c.bridge == "" && c.subnet == "" {
+		var saved networkFlags
+		if b, err := os.ReadFile(c.networkFile()); err == nil {
+			if err := json.Unmarshal(b, &saved); err == nil {
+				c.bridge, c.subnet = saved.Bridge, saved.Subnet
+			}
+		}
 	}
 	logger := slog.New(slog.DiscardHandler)
-	if *verbose {
+	if c.verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	cfg := podlife.Config{StateDir: *stateDir, Logger: logger}
-	cfg.Bridge.Bridge = *bridge
-	if *subnet != "" {
-		if cfg.Bridge.Subnet, err = netip.ParsePrefix(*subnet); err != nil {
-			fmt.Fprintln(stderr, "podlife run: --subnet:", err)
-			return 2
+	cfg := podlife.Config{StateDir: c.stateDir, Logger: logger}
+	cfg.Bridge.Bridge = c.bridge
+	if c.subnet != "" {
+		var err error
+		if cfg.Bridge.Subnet, err = netip.ParsePrefix(c.subnet); err != nil {
+			return nil, fmt.Errorf("--subnet: %w: %w", err, errUsage)
 		}
 	}
-	rt, err := podlife.New(ctx, cfg)
-	if err != nil {
-		fmt.Fprintln(stderr, "podlife run:", err)
-		return 1
+	for _, o := range opts {
+		o(&cfg)
 	}
-	defer rt.Close()
-	if *busybox != "" {
-		var buf bytes.Buffer
-		if err := podlifetest.BusyboxArchive(&buf, *busybox); err != nil {
-			fmt.Fprintln(stderr, "podlife run: busybox image:", err)
-			return 1
-		}
-		if _, err := rt.ImportImage(ctx, &buf); err != nil {
-			fmt.Fprintln(stderr, "podlife run:", err)
-			return 1
-		}
-	}
-	for _, path := range imports {
-		if err := importArchive(ctx, rt, path); err != nil {
-			fmt.Fprintln(stderr, "podlife run:", err)
-			return 1
-		}
-	}
-	out := &printer{w: stdout, json: *output == "json"}
-	evCtx, stopEvents := context.WithCancel(context.Background())
-	var evWG sync.WaitGroup
-	evWG.Go(func() {
-		for e := range rt.Subscribe(evCtx) {
-			out.event(e)
-		}
-	})
-	var pods []*podlife.Pod
-	for _, p := range res.Pods {
-		pod, err := rt.Run(ctx, p.Spec)
-		if err != nil {
-			fmt.Fprintln(stderr, "podlife run:", err)
-			break
-		}
-		pods = append(pods, pod)
-	}
-	logCtx, stopLogs := context.WithCancel(context.Background())
-	var logWG *sync.WaitGroup
-	if *logs {
-		logWG = followLogs(logCtx, pods, out.log)
-	}
-	supervise(ctx, pods, out)
-	code := 0
-	// Stop gracefully (Ctrl-C, or the pods ended), then remove everything.
-	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	for _, p := range pods {
-		if err := p.Stop(rctx); err != nil {
-			fmt.Fprintln(stderr, "podlife run: stop:", err)
-		}
-	}
-	statuses := make([]podlife.PodStatus, len(pods))
-	for i, p := range pods {
-		statuses[i] = p.Status()
-		if statuses[i].Phase != podlife.PhaseSucceeded {
-			code = 1
-		}
-	}
-	if *timeline != "" && len(pods) > 0 {
-		if err := writeTimeline(*timeline, pods[0]); err != nil {
-			fmt.Fprintln(stderr, "podlife run: timeline:", err)
-		}
-	}
-	stopLogs()
-	if logWG != nil {
-		logWG.Wait()
-	}
-	for _, p := range pods {
-		if err := p.Remove(rctx); err != nil {
-			fmt.Fprintln(stderr, "podlife run: remove:", err)
-		}
-	}
-	stopEvents()
-	evWG.Wait()
-	out.final(statuses)
-	if len(pods) < len(res.Pods) {
-		return 1
-	}
-	return code
+	return podlife.New(ctx, cfg)
 }
 
-// supervise prints status lines until every pod ended or ctx is done (Ctrl-C). Either way the
-// pods are then stopped gracefully, and the exit code is their outcome.
-func supervise(ctx context.Context, pods []*podlife.Pod, out *printer) {
-	var wg sync.WaitGroup
-	for _, p := range pods {
-		wg.Go(func() {
-			_, _ = p.WaitFor(ctx, func(st podlife.PodStatus) bool {
-				out.status(st)
-				return st.Phase == podlife.PhaseSucceeded || st.Phase == podlife.PhaseFailed
-			})
-		})
+// fail prints err as the command's error and returns exit code 1 (2 for usage errors).
+func fail(stderr io.Writer, cmd string, err error) int {
+	fmt.Fprintf(stderr, "podlife %s: %v\n", cmd, err)
+	if errors.Is(err, errUsage) {
+		return 2
 	}
-	wg.Wait()
+	return 1
 }
 
-func importArchive(ctx context.Context, rt *podlife.Runtime, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	names, err := rt.ImportImage(ctx, f)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "imported %s\n", strings.Join(names, ", "))
-	return nil
-}
-
-// printer writes events and status lines, as text or JSON lines.
-type printer struct {
-	mu   sync.Mutex
-	w    io.Writer
-	json bool
-	last map[string]string
-}
-
-func (p *printer) event(e podlife.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.json {
-		_ = json.NewEncoder(p.w).Encode(e)
-		return
-	}
-	fmt.Fprintln(p.w, e)
-}
-
-func (p *printer) log(line string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.json {
-		_ = json.NewEncoder(p.w).Encode(map[string]string{"kind": "Log", "line": line})
-		return
-	}
-	fmt.Fprintln(p.w, line)
-}
-
-func (p *printer) status(st podlife.PodStatus) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.json {
-		return
-	}
-	ready, total := st.ReadyCount()
-	restarts := 0
-	for _, c := range append(st.InitContainerStatuses, st.ContainerStatuses...) {
-		restarts += c.RestartCount
-	}
-	line := fmt.Sprintf("%-24s %-6s %-20s %-9d", st.Name, fmt.Sprintf("%d/%d", ready, total), st.Display(), restarts)
-	if p.last == nil {
-		p.last = map[string]string{}
-	}
-	if p.last[st.Name] == line {
-		return
-	}
-	if len(p.last) == 0 {
-		fmt.Fprintf(p.w, "%-24s %-6s %-20s %-9s %s\n", "NAME", "READY", "STATUS", "RESTARTS", "AGE")
-	}
-	p.last[st.Name] = line
-	fmt.Fprintf(p.w, "%s %s\n", line, time.Since(st.StartTime).Truncate(time.Second))
-}
-
-func (p *printer) final(sts []podlife.PodStatus) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.json {
-		for _, st := range sts {
-			fmt.Fprintf(p.w, "pod %s: %s\n", st.Name, st.Phase)
-		}
-		return
-	}
-	for _, st := range sts {
-		if err := json.NewEncoder(p.w).Encode(map[string]any{"kind": "PodStatus", "status": st}); err != nil {
-			fmt.Fprintln(os.Stderr, errors.Unwrap(err))
-		}
-	}
-}
+var errUsage = errors.New("usage")

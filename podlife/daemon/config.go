@@ -42,6 +42,10 @@ type Config struct {
 	Env []string
 }
 
+// Address returns the gRPC socket a daemon started with Config.Dir dir serves, so that other
+// processes can find a daemon started by one of them.
+func Address(dir string) string { return newPaths(dir).socket }
+
 // paths are the files a daemon uses under Config.Dir.
 type paths struct {
 	dir, root, state, config, socket, ttrpc string

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/podlife/podlife/podlife"
+)
+
+// podList is `ps -o json`: a Kubernetes v1 List of Pods with metadata and status, in the API's
+// shape, so that what consumes `kubectl get pods -o json` can read it.
+type podList struct {
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	Items      []podJSON `json:"items"`
+}
+
+type podJSON struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Metadata   podMeta           `json:"metadata"`
+	Status     podlife.PodStatus `json:"status"`
+}
+
+type podMeta struct {
+	Name              string            `json:"name"`
+	Namespace         string            `json:"namespace"`
+	UID               string            `json:"uid"`
+	CreationTimestamp time.Time         `json:"creationTimestamp"`
+	Annotations       map[string]string `json:"annotations,omitempty"`
+}
+
+// ps lists every pod in the state dir, whichever process manages it.
+func ps(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ps", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	output := fs.String("o", "", `output format: "" (a table) or "json" (a Kubernetes List of Pods)`)
+	c := addCommon(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	rt, err := c.runtime(ctx, stderr)
+	if err != nil {
+		return fail(stderr, "ps", err)
+	}
+	defer rt.Close()
+	recs, err := rt.ListPods(ctx)
+	if err != nil {
+		return fail(stderr, "ps", err)
+	}
+	if *output == "json" {
+		list := podList{APIVersion: "v1", Kind: "List", Items: []podJSON{}}
+		for _, r := range recs {
+			meta := podMeta{Name: r.Name, Namespace: r.Namespace, UID: r.UID, CreationTimestamp: r.Created}
+			meta.Annotations = map[string]string{"podlife.io/manager-pid": fmt.Sprint(r.Manager)}
+			list.Items = append(list.Items, podJSON{APIVersion: "v1", Kind: "Pod", Metadata: meta, Status: r.Status})
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(list); err != nil {
+			return fail(stderr, "ps", err)
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "%-24s %-6s %-20s %-9s %-8s %s\n", "NAME", "READY", "STATUS", "RESTARTS", "AGE", "MANAGER")
+	for _, r := range recs {
+		st := r.Status
+		ready, total := st.ReadyCount()
+		manager := fmt.Sprint(r.Manager)
+		if !r.Managed() {
+			manager = "none"
+		}
+		fmt.Fprintf(stdout, "%-24s %-6s %-20s %-9d %-8s %s\n", r.Name, fmt.Sprintf("%d/%d", ready, total), st.Display(),
+			restarts(st), time.Since(r.Created).Truncate(time.Second), manager)
+	}
+	return 0
+}
+
+func restarts(st podlife.PodStatus) int {
+	n := 0
+	for _, c := range append(st.InitContainerStatuses, st.ContainerStatuses...) {
+		n += c.RestartCount
+	}
+	return n
+}

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/kube"
+	"github.com/podlife/podlife/podlife/podlifetest"
+)
+
+type files []string
+
+func (f *files) String() string     { return strings.Join(*f, ",") }
+func (f *files) Set(s string) error { *f = append(*f, s); return nil }
+
+// supervisorEnv marks the background process of `run --detach`; fd 3 is then a pipe on which
+// it tells its parent whether the pods started.
+const supervisorEnv = "PODLIFE_CLI_SUPERVISOR"
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var manifests, imports files
+	fs.Var(&manifests, "f", "manifest file (YAML or JSON; repeatable)")
+	fs.Var(&imports, "import", "image archive to import first (repeatable; offline hosts)")
+	strict := fs.Bool("strict", false, "fail on fields podlife cannot honour instead of warning")
+	output := fs.String("o", "", `output format: "" (text) or "json" (events as JSON lines, final statuses as JSON)`)
+	timeline := fs.String("timeline", "", "write an SVG timeline of the start sequence to this file")
+	logs := fs.Bool("logs", false, `stream the containers' output, each line prefixed with "pod/container | "`)
+	busybox := fs.String("busybox", "", "build an image from the host's busybox-static and import it under this name (e.g. podlife.local/busybox:1)")
+	detach := fs.Bool("detach", false, "start the pods, leave them supervised by a background podlife process, and return")
+	backoff := fs.Duration("restart-backoff", 0, "initial crash-loop back-off (default the kubelet's 10s)")
+	c := addCommon(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if len(manifests) == 0 {
+		fmt.Fprintln(stderr, "podlife run: -f FILE is required")
+		return 2
+	}
+	if *detach {
+		return startSupervisor(args, c, stdout, stderr)
+	}
+	var report *os.File // the supervisor's pipe to its parent
+	if os.Getenv(supervisorEnv) != "" {
+		report = os.NewFile(3, "report")
+	}
+	reportf := func(format string, a ...any) {
+		if report != nil {
+			fmt.Fprintf(report, format, a...)
+			report.Close()
+			report = nil
+		}
+	}
+	defer reportf("error: the supervisor ended before the pods started\n")
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := kube.LoadFiles(ctx, kube.Options{Strict: *strict}, manifests...)
+	if err != nil {
+		reportf("error: %v\n", err)
+		return fail(stderr, "run", err)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	rt, err := c.runtime(ctx, stderr, func(cfg *podlife.Config) {
+		if *backoff > 0 {
+			cfg.Backoff.Initial = *backoff
+		}
+	})
+	if err != nil {
+		reportf("error: %v\n", err)
+		return fail(stderr, "run", err)
+	}
+	defer rt.Close()
+	if err := c.saveNetwork(); err != nil {
+		fmt.Fprintln(stderr, "podlife run: warning:", err)
+	}
+	if *busybox != "" {
+		var buf bytes.Buffer
+		if err := podlifetest.BusyboxArchive(&buf, *busybox); err != nil {
+			reportf("error: busybox image: %v\n", err)
+			return fail(stderr, "run", fmt.Errorf("busybox image: %w", err))
+		}
+		if _, err := rt.ImportImage(ctx, &buf); err != nil {
+			reportf("error: %v\n", err)
+			return fail(stderr, "run", err)
+		}
+	}
+	for _, path := range imports {
+		if err := importArchive(ctx, rt, path, stderr); err != nil {
+			reportf("error: %v\n", err)
+			return fail(stderr, "run", err)
+		}
+	}
+	out := &printer{w: stdout, json: *output == "json"}
+	evCtx, stopEvents := context.WithCancel(context.Background())
+	var evWG sync.WaitGroup
+	removed := make(chan struct{}, 64)
+	evWG.Go(func() {
+		for e := range rt.Subscribe(evCtx) {
+			out.event(e)
+			if e.Reason == podlife.ReasonRemoved {
+				select {
+				case removed <- struct{}{}:
+				default:
+				}
+			}
+		}
+	})
+	var pods []*podlife.Pod
+	var runErr error
+	for _, p := range res.Pods {
+		pod, err := rt.Run(ctx, p.Spec)
+		if err != nil {
+			runErr = err
+			fmt.Fprintln(stderr, "podlife run:", err)
+			break
+		}
+		pods = append(pods, pod)
+	}
+	if runErr != nil {
+		reportf("error: %v\n", runErr)
+	} else {
+		names := make([]string, len(pods))
+		for i, p := range pods {
+			names[i] = p.Name()
+		}
+		reportf("ok %s\n", strings.Join(names, " "))
+	}
+	logCtx, stopLogs := context.WithCancel(context.Background())
+	var logWG *sync.WaitGroup
+	if *logs {
+		logWG = followLogs(logCtx, pods, out.log)
+	}
+	if os.Getenv(supervisorEnv) != "" && runErr == nil {
+		// Detached: the pods stay, ended or not, until `podlife rm` removes them (or SIGTERM).
+		superviseDetached(ctx, rt, removed, out)
+	} else {
+		supervise(ctx, pods, out)
+	}
+	code := 0
+	// Stop gracefully (Ctrl-C, or the pods ended), then remove everything.
+	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	pods = rt.Pods()
+	for _, p := range pods {
+		if err := p.Stop(rctx); err != nil {
+			fmt.Fprintln(stderr, "podlife run: stop:", err)
+		}
+	}
+	statuses := make([]podlife.PodStatus, len(pods))
+	for i, p := range pods {
+		statuses[i] = p.Status()
+		if statuses[i].Phase != podlife.PhaseSucceeded {
+			code = 1
+		}
+	}
+	if *timeline != "" && len(pods) > 0 {
+		if err := writeTimeline(*timeline, pods[0]); err != nil {
+			fmt.Fprintln(stderr, "podlife run: timeline:", err)
+		}
+	}
+	stopLogs()
+	if logWG != nil {
+		logWG.Wait()
+	}
+	for _, p := range pods {
+		if err := p.Remove(rctx); err != nil {
+			fmt.Fprintln(stderr, "podlife run: remove:", err)
+		}
+	}
+	stopEvents()
+	evWG.Wait()
+	out.final(statuses)
+	if runErr != nil {
+		return 1
+	}
+	return code
+}
+
+// supervise prints status lines until every pod ended or ctx is done (Ctrl-C). Either way the
+// pods are then stopped gracefully, and the exit code is their outcome.
+func supervise(ctx context.Context, pods []*podlife.Pod, out *printer) {
+	var wg sync.WaitGroup
+	for _, p := range pods {
+		wg.Go(func() {
+			_, _ = p.WaitFor(ctx, func(st podlife.PodStatus) bool {
+				out.status(st)
+				return st.Phase == podlife.PhaseSucceeded || st.Phase == podlife.PhaseFailed
+			})
+		})
+	}
+	wg.Wait()
+}
+
+// superviseDetached keeps the background supervisor alive until ctx is done (SIGTERM) or its
+// pods were removed (`podlife rm` from another process). A supervisor that started the private
+// containerd also waits for the pods other processes run on it, checking every few seconds.
+func superviseDetached(ctx context.Context, rt *podlife.Runtime, removed <-chan struct{}, out *printer) {
+	for len(rt.Pods()) > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-removed:
+		}
+	}
+	for rt.PrivateDaemon() {
+		pods, err := rt.ListPods(ctx)
+		if err != nil || len(pods) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// startSupervisor runs `run` again as a background process (its own session, output to a log
+// file in the state dir) and returns once it says whether the pods started.
+func startSupervisor(args []string, c *common, stdout, stderr io.Writer) int {
+	self, err := os.Executable()
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	var child []string
+	for _, a := range args {
+		if a != "--detach" && a != "-detach" && a != "--detach=true" && a != "-detach=true" {
+			child = append(child, a)
+		}
+	}
+	logPath := c.stateFile(fmt.Sprintf("run-%d.log", time.Now().UnixNano()))
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	defer logFile.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	defer pr.Close()
+	proc, err := os.StartProcess(self, append([]string{self, "run"}, child...), &os.ProcAttr{
+		Env:   append(os.Environ(), supervisorEnv+"=1"),
+		Files: []*os.File{nil, logFile, logFile, pw},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	pw.Close()
+	if err != nil {
+		return fail(stderr, "run", err)
+	}
+	line, _ := bufio.NewReader(pr).ReadString('\n')
+	line = strings.TrimSpace(line)
+	if names, ok := strings.CutPrefix(line, "ok "); ok {
+		fmt.Fprintf(stderr, "supervised by pid %d; its log: %s\n", proc.Pid, logPath)
+		_ = proc.Release()
+		for _, n := range strings.Fields(names) {
+			fmt.Fprintf(stdout, "pod/%s started\n", n)
+		}
+		return 0
+	}
+	_, _ = proc.Wait()
+	msg := strings.TrimPrefix(line, "error: ")
+	if msg == "" {
+		msg = "the supervisor exited"
+	}
+	b, _ := os.ReadFile(logPath)
+	return fail(stderr, "run", fmt.Errorf("%s\n%s", msg, lastLines(b, 20)))
+}
+
+func lastLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func importArchive(ctx context.Context, rt *podlife.Runtime, path string, stderr io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	names, err := rt.ImportImage(ctx, f)
+	if err != nil {
+		return fmt.Errorf("import %s: %w", path, err)
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("import %s: %w", path, errors.New("no image in the archive"))
+	}
+	fmt.Fprintf(stderr, "imported %s\n", strings.Join(names, ", "))
+	return nil
+}

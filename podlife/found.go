@@ -1,0 +1,400 @@
+package podlife
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/core/leases"
+	"github.com/containerd/errdefs"
+	"golang.org/x/sys/unix"
+
+	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/sandboxns"
+)
+
+// PodRecord is what the state directory and containerd say of a pod, whichever process manages
+// it: this Runtime, another process using the same state directory (a CLI's background
+// supervisor, an agent), or none, if its manager died.
+type PodRecord struct {
+	Name      string    `json:"name"`
+	Namespace string    `json:"namespace"`
+	UID       string    `json:"uid"`
+	Created   time.Time `json:"created"`
+	// Dir is the pod's directory (logs are under Dir/logs/<container>/<attempt>.log).
+	Dir string `json:"dir"`
+	// Manager is the PID of the process managing the pod, 0 if it is gone. A pod with no
+	// manager is not supervised: nothing restarts or probes its containers.
+	Manager int `json:"manager"`
+	// Status is the manager's latest status. Without a manager, running containers are checked
+	// against containerd: those whose task ended are shown terminated, and nothing is ready.
+	Status PodStatus `json:"status"`
+}
+
+// Managed reports whether a live process manages the pod.
+func (r PodRecord) Managed() bool { return r.Manager != 0 }
+
+// LogFiles returns the container's log files (CRI format, see ParseLogLine), oldest attempt
+// first: the last one is the current attempt's, the one before it the previous attempt's
+// (kubectl logs --previous).
+func (r PodRecord) LogFiles(container string) []string {
+	dir := filepath.Join(r.Dir, "logs", container)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	type file struct {
+		attempt int
+		path    string
+	}
+	var files []file
+	for _, e := range entries {
+		n, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".log"))
+		if err != nil || !strings.HasSuffix(e.Name(), ".log") {
+			continue
+		}
+		files = append(files, file{n, filepath.Join(dir, e.Name())})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].attempt < files[j].attempt })
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.path
+	}
+	return out
+}
+
+// ListPods returns every pod in the state directory, sorted by name: this Runtime's pods and
+// those of other processes (see PodRecord). Pods of this Runtime show their live status.
+func (r *Runtime) ListPods(ctx context.Context) ([]PodRecord, error) {
+	entries, err := os.ReadDir(filepath.Join(r.cfg.StateDir, "pods"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("podlife: list pods: %w", err)
+	}
+	var out []PodRecord
+	for _, e := range entries {
+		rec, err := r.LookupPod(ctx, e.Name())
+		if errors.Is(err, ErrNotFound) {
+			continue // being created or removed
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// LookupPod returns the record of the named pod, whichever process manages it, or an error
+// wrapping ErrNotFound.
+func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error) {
+	dir := filepath.Join(r.cfg.StateDir, "pods", name)
+	var rec podRecord
+	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return PodRecord{}, fmt.Errorf("pod %q: %w", name, ErrNotFound)
+		}
+		return PodRecord{}, fmt.Errorf("pod %q: %w", name, err)
+	}
+	out := PodRecord{Name: rec.Name, Namespace: rec.Namespace, UID: rec.UID, Created: rec.Created, Dir: dir}
+	if p, err := r.Pod(name); err == nil && p.uid == rec.UID {
+		out.Manager, out.Status = os.Getpid(), p.Status()
+		return out, nil
+	}
+	if err := readFileJSON(filepath.Join(dir, statusFile), &out.Status); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return PodRecord{}, fmt.Errorf("pod %q: status: %w", name, err)
+	}
+	out.Status.Name = name
+	if answers(rec.Control) {
+		out.Manager = rec.OwnerPID
+		return out, nil
+	}
+	r.reconcile(ctx, &rec, &out.Status, nil)
+	return out, nil
+}
+
+// reconcile corrects the last status an unmanaged pod's manager wrote with what containerd
+// knows now: a container whose task ended is terminated; nothing is ready. exits has the exit
+// statuses of tasks just deleted (by container ID), which containerd no longer knows.
+func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, exits map[string]client.ExitStatus) {
+	ctx = r.ctx(ctx)
+	if st.Reason == "" {
+		st.Reason = "Unmanaged"
+		st.Message = fmt.Sprintf("the process that managed the pod (pid %d) is gone: nothing supervises it", rec.OwnerPID)
+	}
+	fix := func(cs []ContainerStatus) {
+		for i := range cs {
+			c := &cs[i]
+			c.Ready = false
+			if c.State.Running == nil {
+				continue
+			}
+			started := c.State.Running.StartedAt
+			id := strings.TrimPrefix(c.ContainerID, "containerd://")
+			term := &StateTerminated{ExitCode: -1, Reason: "Unknown", StartedAt: started}
+			if s, ok := exits[id]; ok {
+				term = terminatedAt(int(s.ExitCode()), started, s.ExitTime())
+			} else if ctr, err := r.client.LoadContainer(ctx, id); err == nil {
+				if task, err := ctr.Task(ctx, nil); err == nil {
+					if s, err := task.Status(ctx); err == nil {
+						if s.Status == client.Running || s.Status == client.Paused {
+							continue
+						}
+						term = terminatedAt(int(s.ExitStatus), started, s.ExitTime)
+					}
+				}
+			}
+			c.State = ContainerState{Terminated: term}
+		}
+	}
+	fix(st.InitContainerStatuses)
+	fix(st.ContainerStatuses)
+	st.Phase = computePhase(RestartNever, false, st.InitContainerStatuses, st.ContainerStatuses)
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == PodReady || st.Conditions[i].Type == ContainersReady {
+			st.Conditions[i].Status = "False"
+		}
+	}
+}
+
+// terminatedAt is the terminated state of a process that exited with code, as watchExit records it.
+func terminatedAt(code int, started, finished time.Time) *StateTerminated {
+	t := &StateTerminated{ExitCode: code, Reason: ReasonCompleted, StartedAt: started, FinishedAt: finished}
+	if code != 0 {
+		t.Reason = ReasonError
+	}
+	if code > 128 && code < 128+65 {
+		t.Signal = code - 128
+	}
+	return t
+}
+
+// StopPod stops the named pod, whichever process manages it. A pod of this Runtime is stopped
+// with Pod.Stop; a pod another process manages is stopped by that process, asked through its
+// control socket, the same way (preStop hooks, grace period); a pod with no manager left is
+// stopped here: its containers get their stop signal, then SIGKILL after the grace period
+// (preStop hooks, which lived in the manager, cannot run), and its network is released.
+func (r *Runtime) StopPod(ctx context.Context, name string, opts ...StopOption) error {
+	if p, err := r.Pod(name); err == nil {
+		return p.Stop(ctx, opts...)
+	}
+	return r.foreign(ctx, name, "stop", opts)
+}
+
+// RemovePod stops the named pod if it runs, then deletes everything of it (see Pod.Remove),
+// whichever process manages it (see StopPod). Removing a pod whose manager died is how its
+// leftovers are cleaned up: containers, tasks, snapshots, lease, network attachment, pinned
+// namespaces, mounts and state directory.
+func (r *Runtime) RemovePod(ctx context.Context, name string, opts ...StopOption) error {
+	if p, err := r.Pod(name); err == nil {
+		if len(opts) > 0 {
+			if err := p.Stop(ctx, opts...); err != nil {
+				return err
+			}
+		}
+		return p.Remove(ctx)
+	}
+	return r.foreign(ctx, name, "remove", opts)
+}
+
+func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOption) error {
+	var o stopOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	dir := filepath.Join(r.cfg.StateDir, "pods", name)
+	var rec podRecord
+	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("pod %q: %w", name, ErrNotFound)
+		}
+		return fmt.Errorf("pod %q: %w", name, err)
+	}
+	err := ask(ctx, rec.Control, controlRequest{Op: op, Pod: name, Grace: o.grace})
+	if !errors.Is(err, errNoManager) {
+		return err
+	}
+	r.log.Info("pod has no manager; acting on it directly", "pod", name, "op", op, "manager", rec.OwnerPID)
+	grace := rec.Grace
+	if o.grace != nil {
+		grace = *o.grace
+	}
+	u := unmanaged{r: r, rec: rec, dir: dir}
+	if err := u.stop(ctx, grace); err != nil || op == "stop" {
+		return err
+	}
+	return u.remove(ctx)
+}
+
+// unmanaged acts on a pod whose manager is gone, from its record and containerd's labels.
+type unmanaged struct {
+	r   *Runtime
+	rec podRecord
+	dir string
+}
+
+func (u unmanaged) containers(ctx context.Context) ([]client.Container, error) {
+	return u.r.client.Containers(u.r.ctx(ctx), fmt.Sprintf("labels.%q==%s", LabelPodUID, u.rec.UID))
+}
+
+// stop signals every running task, SIGKILLs what is left after grace, deletes the tasks and
+// releases the network and the pinned namespaces.
+func (u unmanaged) stop(ctx context.Context, grace time.Duration) error {
+	ctx = u.r.ctx(ctx)
+	ctrs, err := u.containers(ctx)
+	if err != nil {
+		return fmt.Errorf("pod %q: %w", u.rec.Name, err)
+	}
+	var mu sync.Mutex
+	var errs []error
+	exits := map[string]client.ExitStatus{}
+	var wg sync.WaitGroup
+	for _, ctr := range ctrs {
+		wg.Go(func() {
+			st, err := stopTask(ctx, ctr, grace)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			} else if st != nil {
+				exits[ctr.ID()] = *st
+			}
+		})
+	}
+	wg.Wait()
+	var sb sandboxRecord
+	if err := readFileJSON(filepath.Join(u.dir, "sandbox.json"), &sb); err == nil && sb.Network != "" {
+		if err := u.r.network.Remove(ctx, "podlife-"+u.rec.UID, sb.NetNS, cni.WithPortMappings(u.rec.Ports...)); err != nil {
+			errs = append(errs, fmt.Errorf("network detach: %w", err))
+		} else {
+			sb.Network = ""
+			errs = append(errs, writeFileJSON(filepath.Join(u.dir, "sandbox.json"), sb))
+		}
+	}
+	errs = append(errs, sandboxns.Remove(filepath.Join(u.dir, "ns")))
+	// What the pod looks like now, for ListPods.
+	var st PodStatus
+	if err := readFileJSON(filepath.Join(u.dir, statusFile), &st); err == nil {
+		u.r.reconcile(ctx, &u.rec, &st, exits)
+		errs = append(errs, writeFileJSON(filepath.Join(u.dir, statusFile), st))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("pod %q: stop: %w", u.rec.Name, err)
+	}
+	return nil
+}
+
+// stopTask stops ctr's task the kubelet's way (stop signal, SIGKILL after grace) and deletes it.
+// It returns the task's exit status, nil if there was no task.
+func stopTask(ctx context.Context, ctr client.Container, grace time.Duration) (*client.ExitStatus, error) {
+	task, err := ctr.Task(ctx, nil)
+	if errdefs.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	exited, err := task.Wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var st client.ExitStatus
+	known := true
+	switch s, err := task.Status(ctx); {
+	case err != nil:
+		known = false // the delete below kills it
+	case s.Status == client.Stopped:
+		st = <-exited // at once
+	default:
+		sig := syscall.SIGTERM
+		if labels, err := ctr.Labels(ctx); err == nil {
+			if n, err := strconv.Atoi(labels[LabelStopSignal]); err == nil && n > 0 {
+				sig = syscall.Signal(n)
+			}
+		}
+		if err := task.Kill(ctx, sig); err != nil && !errdefs.IsNotFound(err) {
+			return nil, err
+		}
+		timer := time.NewTimer(max(grace, minGracePeriod))
+		select {
+		case st = <-exited:
+		case <-timer.C:
+			if err := task.Kill(ctx, syscall.SIGKILL, client.WithKillAll); err != nil && !errdefs.IsNotFound(err) {
+				return nil, err
+			}
+			st = <-exited
+		}
+		timer.Stop()
+	}
+	if _, err := task.Delete(ctx, client.WithProcessKill); err != nil && !errdefs.IsNotFound(err) {
+		// The pod's tasks share a shim, which may shut down (its last task gone) before it
+		// answers a delete it has done ("ttrpc: closed"): containerd tells (see deleteTask).
+		if _, terr := ctr.Task(ctx, nil); !errdefs.IsNotFound(terr) {
+			return nil, err
+		}
+	}
+	if !known || st.Error() != nil {
+		return nil, nil // deleted, exit status unknown
+	}
+	return &st, nil
+}
+
+// remove deletes the stopped pod's containers with their snapshots, its lease, the mounts left
+// in its directory, and the directory.
+func (u unmanaged) remove(ctx context.Context) error {
+	ctx = u.r.ctx(ctx)
+	ctrs, err := u.containers(ctx)
+	if err != nil {
+		return fmt.Errorf("pod %q: %w", u.rec.Name, err)
+	}
+	var errs []error
+	for _, ctr := range ctrs {
+		if err := ctr.Delete(ctx, client.WithSnapshotCleanup); err != nil && !errdefs.IsNotFound(err) {
+			errs = append(errs, err)
+		}
+		errs = append(errs, removeCgroup(filepath.Join("/", u.r.cfg.Namespace, ctr.ID())))
+	}
+	if err := u.r.client.LeasesService().Delete(ctx, leases.Lease{ID: leaseID(u.rec.UID)}); err != nil && !errdefs.IsNotFound(err) {
+		errs = append(errs, err)
+	}
+	errs = append(errs, unmountUnder(u.dir))
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("pod %q: remove: %w", u.rec.Name, err)
+	}
+	if err := os.RemoveAll(u.dir); err != nil {
+		return fmt.Errorf("pod %q: remove: %w", u.rec.Name, err)
+	}
+	return nil
+}
+
+// unmountUnder lazily unmounts every mount point under dir (tmpfs volumes), deepest first.
+func unmountUnder(dir string) error {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	var points []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && (f[4] == dir || strings.HasPrefix(f[4], dir+"/")) {
+			points = append(points, f[4])
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(points)))
+	var errs []error
+	for _, p := range points {
+		if err := unix.Unmount(p, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", p, err))
+		}
+	}
+	return errors.Join(errs...)
+}

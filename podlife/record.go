@@ -1,0 +1,99 @@
+package podlife
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/podlife/podlife/cni"
+)
+
+// Files in a pod's directory that let another process find the pod again.
+const (
+	recordFile = "pod.json"    // podRecord: who manages the pod, what removing it takes
+	statusFile = "status.json" // the pod's PodStatus, rewritten on every change by its manager
+)
+
+// podRecord is pod.json: written once when the pod starts, read by other processes (ListPods,
+// StopPod, RemovePod) and by a process cleaning up after a manager that died.
+type podRecord struct {
+	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace"`
+	UID         string            `json:"uid"`
+	Created     time.Time         `json:"created"`
+	OwnerPID    int               `json:"ownerPID"`
+	Control     string            `json:"control,omitempty"` // the manager's control socket
+	Grace       time.Duration     `json:"grace"`
+	HostNetwork bool              `json:"hostNetwork,omitempty"`
+	Ports       []cni.PortMapping `json:"ports,omitempty"`
+}
+
+func (p *Pod) writeRecord() error {
+	return writeFileJSON(filepath.Join(p.sandbox.dir, recordFile), podRecord{
+		Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
+		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: p.spec.gracePeriod(),
+		HostNetwork: p.spec.HostNetwork, Ports: p.spec.portMappings(),
+	})
+}
+
+// persistStatus rewrites status.json whenever the status changes, until quit is closed. Changes
+// that come faster than the writes are coalesced: the file always ends with the latest status.
+func (p *Pod) persistStatus(quit <-chan struct{}) {
+	defer close(p.persisted)
+	path := filepath.Join(p.sandbox.dir, statusFile)
+	var last []byte
+	write := func() {
+		b, err := json.Marshal(p.Status())
+		if err == nil && !bytes.Equal(b, last) {
+			if err := writeFileAtomic(path, b); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				p.log.Debug("persist status", "err", err)
+			}
+			last = b
+		}
+	}
+	for {
+		p.mu.Lock()
+		ch := p.notify
+		p.mu.Unlock()
+		write()
+		select {
+		case <-ch:
+		case <-quit:
+			return
+		case <-p.rt.closing:
+			// A change may have come with the close (select picks at random): the file is what
+			// other processes know of the pod from now on, so it ends with the latest status.
+			write()
+			return
+		}
+	}
+}
+
+func writeFileJSON(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, b)
+}
+
+// writeFileAtomic replaces path with b: readers see the old content or the new, never a part.
+func writeFileAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func readFileJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
