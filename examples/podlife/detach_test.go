@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/podlife/podlife/podlife/podlifetest"
+)
+
+const detachedManifest = `apiVersion: v1
+kind: Pod
+metadata:
+  name: cli-detached
+spec:
+  terminationGracePeriodSeconds: 5
+  volumes:
+  - name: data
+    emptyDir: {}
+  - name: out
+    hostPath: {path: %s, type: Directory}
+  containers:
+  - name: web
+    image: podlife.cli/busybox:1
+    # Crashes on its first attempt, runs on the second: logs --previous has the crash.
+    command: ["/bin/sh", "-c", "trap 'exit 0' TERM; echo attempt; if [ ! -f /data/once ]; then touch /data/once; echo crash; exit 1; fi; while :; do sleep 0.1; done"]
+    volumeMounts: [{name: data, mountPath: /data}]
+  - name: side
+    image: podlife.cli/busybox:1
+    command: ["/bin/sh", "-c", "trap 'echo term >> /out/log; exit 0' TERM; echo side up; while :; do sleep 0.1; done"]
+    volumeMounts: [{name: out, mountPath: /out}]
+    lifecycle:
+      preStop:
+        exec:
+          command: ["/bin/sh", "-c", "echo prestop >> /out/log"]
+`
+
+// cliProc runs the CLI binary as separate processes, as a user would.
+type cliProc struct {
+	t      *testing.T
+	bin    string
+	common []string
+}
+
+func (c cliProc) run(args ...string) (stdout, stderr string, code int) {
+	c.t.Helper()
+	cmd := exec.Command(c.bin, insertFlags(args, c.common)...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	code = cmd.ProcessState.ExitCode()
+	if err != nil && code < 0 {
+		c.t.Fatalf("podlife %v: %v", args, err)
+	}
+	return o.String(), e.String(), code
+}
+
+// insertFlags puts the common flags right after the command word(s): flags end at the first
+// positional argument.
+func insertFlags(args, common []string) []string {
+	n := 1
+	if args[0] == "image" {
+		n = 2
+	}
+	return append(append(append([]string{}, args[:n]...), common...), args[n:]...)
+}
+
+func (c cliProc) ps() podList {
+	c.t.Helper()
+	out, errOut, code := c.run("ps", "-o", "json")
+	if code != 0 {
+		c.t.Fatalf("ps: exit %d: %s", code, errOut)
+	}
+	var l podList
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		c.t.Fatalf("ps -o json: %v\n%s", err, out)
+	}
+	return l
+}
+
+// waitPS polls `ps -o json` (another process's pods have no event stream to wait on) until
+// cond holds, for at most a minute.
+func (c cliProc) waitPS(what string, cond func(podList) bool) podList {
+	c.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		l := c.ps()
+		if cond(l) {
+			return l
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("ps never showed %s: %+v", what, l)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// run --detach, then ps, logs, logs --previous, exec, stop and rm, each from its own process;
+// the background supervisor exits once its pod is removed and nothing is left behind.
+func TestDetachedPodAcrossProcesses(t *testing.T) {
+	dir := cliTestDir(t)
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "pod.yaml")
+	if err := os.WriteFile(manifest, []byte(fmt.Sprintf(detachedManifest, out)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "podlife")
+	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	state := filepath.Join(dir, "state")
+	bridge := fmt.Sprintf("pldet%d", os.Getpid()%100000)
+	subnet := fmt.Sprintf("10.%d.%d.0/24", 140+os.Getpid()%50, os.Getpid()%250)
+	c := cliProc{t: t, bin: bin, common: []string{"--state-dir", state}}
+
+	stdout, stderr, code := c.run("run", "--detach", "-f", manifest, "--busybox", "podlife.cli/busybox:1",
+		"--bridge", bridge, "--subnet", subnet, "--restart-backoff", "300ms")
+	if code != 0 || !strings.Contains(stdout, "pod/cli-detached started") {
+		t.Fatalf("run --detach: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	m := regexp.MustCompile(`supervised by pid (\d+)`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no supervisor pid in %q", stderr)
+	}
+	supervisor, _ := strconv.Atoi(m[1])
+	t.Cleanup(func() {
+		// A failed test still removes its pod, and ends the supervisor it started.
+		c.run("rm", "--grace-period", "0", "cli-detached")
+		if alive(supervisor) {
+			_ = syscall.Kill(supervisor, syscall.SIGTERM)
+			waitGone(t, supervisor)
+		}
+		_ = exec.Command("ip", "link", "del", bridge).Run()
+	})
+
+	// ps from another process: running, the crash restarted once, managed by the supervisor.
+	l := c.waitPS("both containers running after web's restart", func(l podList) bool {
+		if len(l.Items) != 1 {
+			return false
+		}
+		st := l.Items[0].Status
+		return len(st.ContainerStatuses) == 2 && st.ContainerStatuses[0].RestartCount >= 1 &&
+			st.ContainerStatuses[0].State.Running != nil && st.ContainerStatuses[1].State.Running != nil
+	})
+	pod := l.Items[0]
+	if pod.Metadata.Name != "cli-detached" || pod.Status.Phase != "Running" || !pod.Status.PodIP.IsValid() {
+		t.Errorf("ps item %+v, want cli-detached Running with a pod IP", pod)
+	}
+	if got := pod.Metadata.Annotations["podlife.io/manager-pid"]; got != strconv.Itoa(supervisor) {
+		t.Errorf("manager pid %s, want the supervisor's %d", got, supervisor)
+	}
+	if ls := pod.Status.ContainerStatuses[0].LastState.Terminated; ls == nil || ls.ExitCode != 1 {
+		t.Errorf("web lastState %+v, want terminated with exit 1", pod.Status.ContainerStatuses[0].LastState)
+	}
+	if table, _, _ := c.run("ps"); !strings.Contains(table, "cli-detached") || !strings.Contains(table, strconv.Itoa(supervisor)) {
+		t.Errorf("ps table:\n%s", table)
+	}
+
+	// logs and logs --previous.
+	if got, e, code := c.run("logs", "cli-detached", "web"); code != 0 || got != "attempt\n" {
+		t.Errorf("logs web: exit %d, %q (stderr %q), want the running attempt's one line", code, got, e)
+	}
+	if got, e, code := c.run("logs", "--previous", "cli-detached", "web"); code != 0 || got != "attempt\ncrash\n" {
+		t.Errorf("logs --previous web: exit %d, %q (stderr %q), want the crashed attempt's lines", code, got, e)
+	}
+	if _, e, code := c.run("logs", "cli-detached"); code != 2 || !strings.Contains(e, "choose one of: [web side]") {
+		t.Errorf("logs without a container of a 2-container pod: exit %d, %q", code, e)
+	}
+
+	// exec: the output and the exit code of the command.
+	if got, e, code := c.run("exec", "cli-detached", "side", "--", "/bin/sh", "-c", "echo from-exec; echo to-err >&2; exit 3"); code != 3 || got != "from-exec\n" || e != "to-err\n" {
+		t.Errorf("exec: exit %d, stdout %q, stderr %q; want 3, from-exec, to-err", code, got, e)
+	}
+	if _, e, code := c.run("exec", "cli-detached", "nosuch", "--", "true"); code != 1 || !strings.Contains(e, "not found") {
+		t.Errorf("exec in a missing container: exit %d, %q", code, e)
+	}
+
+	// stop: the supervisor stops the pod its way (preStop, then the stop signal); it stays listed.
+	if got, e, code := c.run("stop", "cli-detached"); code != 0 || got != "pod/cli-detached stopped\n" {
+		t.Fatalf("stop: exit %d, %q, %q", code, got, e)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "log")); strings.Join(strings.Fields(string(b)), " ") != "prestop term" {
+		t.Errorf("side's log %q, want preStop then the stop signal", b)
+	}
+	l = c.ps()
+	if len(l.Items) != 1 {
+		t.Fatalf("ps after stop: %+v", l)
+	}
+	for _, cs := range l.Items[0].Status.ContainerStatuses {
+		if cs.State.Terminated == nil || cs.State.Terminated.ExitCode != 0 || cs.Ready {
+			t.Errorf("after stop %s: %+v, want terminated with exit 0", cs.Name, cs.State)
+		}
+	}
+	if !alive(supervisor) {
+		t.Errorf("the supervisor exited after stop; it must keep the pod until rm")
+	}
+
+	// rm: the pod is gone, and the supervisor, which has nothing left, exits.
+	if got, e, code := c.run("rm", "cli-detached"); code != 0 || got != "pod/cli-detached removed\n" {
+		t.Fatalf("rm: exit %d, %q, %q", code, got, e)
+	}
+	waitGone(t, supervisor)
+	if l := c.ps(); len(l.Items) != 0 {
+		t.Errorf("ps after rm: %+v", l)
+	}
+	if _, e, code := c.run("rm", "cli-detached"); code != 1 || !strings.Contains(e, "not found") {
+		t.Errorf("rm of a removed pod: exit %d, %q", code, e)
+	}
+	// Nothing left: no process using the state dir (supervisor, containerd, shims), no mounts,
+	// veths, iptables rules or IPAM leases.
+	if procs := processesUsing(state); len(procs) > 0 {
+		t.Errorf("processes left using %s: %v", state, procs)
+	}
+	leaks, err := podlifetest.HostLeaks(state, bridge, "podlife", filepath.Join(state, "cni", "ipam"))
+	if err != nil || len(leaks) > 0 {
+		t.Errorf("host leaks: %v %v", leaks, err)
+	}
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	// A zombie (state Z) has exited.
+	return err == nil && !strings.Contains(string(b), ") Z ")
+}
+
+// waitGone waits (bounded) for a process to exit.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); alive(pid); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d did not exit", pid)
+		}
+	}
+}
+
+// processesUsing lists the processes whose command line mentions dir.
+func processesUsing(dir string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(dir)) {
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
