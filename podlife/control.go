@@ -10,8 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -42,11 +42,9 @@ type controlReply struct {
 	NotFound bool   `json:"notFound,omitempty"`
 }
 
-// controlSeq numbers the Runtimes of this process.
-var controlSeq atomic.Uint64
-
 func newControl(r *Runtime) *control {
-	name := strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(controlSeq.Add(1), 10) + ".sock"
+	// The PID says who serves it; the random part keeps Runtimes of one process apart.
+	name := strconv.Itoa(os.Getpid()) + "-" + newID()[:8] + ".sock"
 	sock := filepath.Join(r.cfg.StateDir, "control", name)
 	if len(sock) > 107 {
 		sock = "" // too long for a unix socket address: other processes cannot reach our pods
@@ -69,7 +67,7 @@ func (c *control) listen() {
 			c.sock = ""
 			return
 		}
-		_ = os.Remove(c.sock) // a stale socket of an earlier process with our PID
+		removeStaleSockets(filepath.Dir(c.sock))
 		ln, err := net.Listen("unix", c.sock)
 		if err != nil {
 			c.log.Warn("control socket", "err", err)
@@ -93,6 +91,8 @@ func (c *control) serve() {
 
 func (c *control) handle(conn net.Conn) {
 	defer conn.Close()
+	// A client sends its request at once; one that does not must not hold Close up.
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	var req controlRequest
 	if err := json.NewDecoder(conn).Decode(&req); err != nil {
 		return
@@ -183,4 +183,17 @@ func answers(sock string) bool {
 	}
 	conn.Close()
 	return true
+}
+
+// removeStaleSockets removes the sockets of processes that ended without closing their Runtime.
+func removeStaleSockets(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if path := filepath.Join(dir, e.Name()); strings.HasSuffix(e.Name(), ".sock") && !answers(path) {
+			_ = os.Remove(path)
+		}
+	}
 }

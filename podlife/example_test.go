@@ -56,6 +56,29 @@ func ExamplePod_Stop() {
 	fmt.Println(st.Phase, st.ContainerStatuses[0].State.Terminated.ExitCode)
 }
 
+// Pods started by other processes on the same state directory (a CLI's supervisor, an agent
+// before it restarted) are found again; a pod whose manager died is removed completely.
+func ExampleRuntime_ListPods() {
+	ctx := context.Background()
+	rt, err := podlife.New(ctx, podlife.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+	recs, err := rt.ListPods(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, rec := range recs {
+		fmt.Println(rec.Name, rec.Status.Phase, rec.Manager)
+		if !rec.Managed() {
+			if err := rt.RemovePod(ctx, rec.Name); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+}
+
 // Validation names every bad field the way Kubernetes users read it.
 func ExamplePodSpec_Validate() {
 	spec := podlife.PodSpec{Name: "demo", Containers: []podlife.ContainerSpec{

@@ -223,6 +223,11 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 	if !errors.Is(err, errNoManager) {
 		return err
 	}
+	if rec.Control == "" && processAlive(rec.OwnerPID) {
+		// A manager without a control socket may still run: acting behind its back would race
+		// its restarts.
+		return fmt.Errorf("pod %q: its manager (pid %d) has no control socket; stop it there", name, rec.OwnerPID)
+	}
 	r.log.Info("pod has no manager; acting on it directly", "pod", name, "op", op, "manager", rec.OwnerPID)
 	grace := rec.Grace
 	if o.grace != nil {
@@ -397,4 +402,13 @@ func unmountUnder(dir string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// processAlive reports whether a process with that PID exists (and is not a zombie).
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return err == nil && !strings.Contains(string(b), ") Z ")
 }
