@@ -123,10 +123,11 @@ func TestDetachedPodAcrossProcesses(t *testing.T) {
 	state := filepath.Join(dir, "state")
 	bridge := fmt.Sprintf("pldet%d", os.Getpid()%100000)
 	subnet := fmt.Sprintf("10.%d.%d.0/24", 140+os.Getpid()%50, os.Getpid()%250)
+	network := fmt.Sprintf("pldet-%d", os.Getpid())
 	c := cliProc{t: t, bin: bin, common: []string{"--state-dir", state}}
 
 	stdout, stderr, code := c.run("run", "--detach", "-f", manifest, "--busybox", "podlife.cli/busybox:1",
-		"--bridge", bridge, "--subnet", subnet, "--restart-backoff", "300ms")
+		"--network", network, "--bridge", bridge, "--subnet", subnet, "--restart-backoff", "300ms")
 	if code != 0 || !strings.Contains(stdout, "pod/cli-detached started") {
 		t.Fatalf("run --detach: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -223,7 +224,7 @@ func TestDetachedPodAcrossProcesses(t *testing.T) {
 	if procs := processesUsing(state); len(procs) > 0 {
 		t.Errorf("processes left using %s: %v", state, procs)
 	}
-	leaks, err := podlifetest.HostLeaks(state, bridge, "podlife", filepath.Join(state, "cni", "ipam"))
+	leaks, err := podlifetest.HostLeaks(state, bridge, network, filepath.Join(state, "cni", "ipam"))
 	if err != nil || len(leaks) > 0 {
 		t.Errorf("host leaks: %v %v", leaks, err)
 	}

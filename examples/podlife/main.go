@@ -46,7 +46,7 @@ const usage = `usage:
   podlife rm [--grace-period SECONDS] POD...
   podlife image import FILE...
   podlife image ls
-Every command takes --state-dir DIR, --bridge NAME, --subnet CIDR and -v.`
+Every command takes --state-dir DIR, --network NAME, --bridge NAME, --subnet CIDR and -v.`
 
 func main() {
 	os.Exit(cli(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -82,13 +82,14 @@ func cli(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // common are the flags every command takes: where the state is and how pods are networked.
 type common struct {
-	stateDir, bridge, subnet string
-	verbose                  bool
+	stateDir, network, bridge, subnet string
+	verbose                           bool
 }
 
 func addCommon(fs *flag.FlagSet) *common {
 	c := &common{}
 	fs.StringVar(&c.stateDir, "state-dir", "", "podlife state directory (default /var/lib/podlife)")
+	fs.StringVar(&c.network, "network", "", "CNI network name (default podlife, or what `run` used)")
 	fs.StringVar(&c.bridge, "bridge", "", "bridge device of the pod network (default podlife0, or what `run` used)")
 	fs.StringVar(&c.subnet, "subnet", "", "pod subnet (default 10.88.0.0/16, or what `run` used)")
 	fs.BoolVar(&c.verbose, "v", false, "log podlife's debug output to stderr")
@@ -110,12 +111,13 @@ func (c *common) stateFile(name string) string {
 }
 
 type networkFlags struct {
-	Bridge string `json:"bridge,omitempty"`
+	Network string `json:"network,omitempty"`
+	Bridge  string `json:"bridge,omitempty"`
 	Subnet string `json:"subnet,omitempty"`
 }
 
 func (c *common) saveNetwork() error {
-	b, err := json.Marshal(networkFlags{Bridge: c.bridge, Subnet: c.subnet})
+	b, err := json.Marshal(networkFlags{Network: c.network, Bridge: c.bridge, Subnet: c.subnet})
 	if err != nil {
 		return err
 	}
@@ -127,11 +129,11 @@ func (c *common) saveNetwork() error {
 
 // runtime connects to containerd (the system one, or the private one under the state dir).
 func (c *common) runtime(ctx context.Context, stderr io.Writer, opts ...func(*podlife.Config)) (*podlife.Runtime, error) {
-	if c.bridge == "" && c.subnet == "" {
+	if c.network == "" && c.bridge == "" && c.subnet == "" {
 		var saved networkFlags
 		if b, err := os.ReadFile(c.networkFile()); err == nil {
 			if err := json.Unmarshal(b, &saved); err == nil {
-				c.bridge, c.subnet = saved.Bridge, saved.Subnet
+				c.network, c.bridge, c.subnet = saved.Network, saved.Bridge, saved.Subnet
 			}
 		}
 	}
@@ -140,7 +142,7 @@ func (c *common) runtime(ctx context.Context, stderr io.Writer, opts ...func(*po
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	cfg := podlife.Config{StateDir: c.stateDir, Logger: logger}
-	cfg.Bridge.Bridge = c.bridge
+	cfg.Bridge.Name, cfg.Bridge.Bridge = c.network, c.bridge
 	if c.subnet != "" {
 		var err error
 		if cfg.Bridge.Subnet, err = netip.ParsePrefix(c.subnet); err != nil {
