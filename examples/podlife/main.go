@@ -113,7 +113,7 @@ func (c *common) stateFile(name string) string {
 type networkFlags struct {
 	Network string `json:"network,omitempty"`
 	Bridge  string `json:"bridge,omitempty"`
-	Subnet string `json:"subnet,omitempty"`
+	Subnet  string `json:"subnet,omitempty"`
 }
 
 func (c *common) saveNetwork() error {
