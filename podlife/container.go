@@ -263,13 +263,7 @@ func (c *Container) watchExit(inst *instance) {
 		code = client.UnknownExitStatus
 	}
 	p.mu.Lock()
-	term := &StateTerminated{ExitCode: int(code), StartedAt: inst.startedAt, FinishedAt: at, Reason: ReasonCompleted}
-	if code != 0 {
-		term.Reason = ReasonError
-	}
-	if code > 128 && code < 128+65 {
-		term.Signal = int(code) - 128
-	}
+	term := terminatedAt(int(code), inst.startedAt, at)
 	if code != 0 && oomKilled(inst.cgroup) {
 		term.Reason = ReasonOOMKilled
 	}
