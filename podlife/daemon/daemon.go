@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -52,7 +53,8 @@ type Daemon struct {
 	stopOnce sync.Once
 }
 
-// Start writes Dir/config.toml, starts containerd and waits until it
+// Start writes Dir/config.toml, starts containerd as a child process (see
+// [Ensure] for one that outlives the caller) and waits until it
 // serves its API. If ctx has no deadline, [DefaultStartTimeout] applies. If
 // the daemon exits or does not come up in time, Start stops it and returns
 // an error that quotes its last output lines.
@@ -68,6 +70,19 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 		ctx, cancel = context.WithTimeout(ctx, DefaultStartTimeout)
 		defer cancel()
 	}
+	if err := os.MkdirAll(p.dir, 0o711); err != nil {
+		return nil, fmt.Errorf("daemon: create dir: %w", err)
+	}
+	// The start lock keeps Start and Ensure from starting two daemons on
+	// one directory.
+	unlock, err := lockDir(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if pid := runningPID(p); pid != 0 {
+		return nil, fmt.Errorf("daemon: a containerd (pid %d) already runs for %s", pid, p.dir)
+	}
 	if err := prepareDir(p); err != nil {
 		return nil, err
 	}
@@ -76,6 +91,9 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	d, err := launch(cfg, p)
 	if err != nil {
 		return nil, err
+	}
+	if err := os.WriteFile(p.pid, []byte(strconv.Itoa(d.PID())+"\n"), 0o644); err != nil {
+		d.logger.Warn("write containerd pid file", "err", err)
 	}
 	if err := d.waitReady(ctx); err != nil {
 		// Stop on a fresh context: ctx may be what just expired.

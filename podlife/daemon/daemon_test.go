@@ -29,6 +29,9 @@ func containerds(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if env := os.Getenv("PODLIFE_TEST_CONTAINERD"); env != "" && env != "/usr/bin/containerd" {
+		built = env
+	}
 	bins := map[string]string{}
 	for name, path := range map[string]string{"v2": built, "v1.6": "/usr/bin/containerd"} {
 		if _, err := exec.LookPath(path); err == nil {

@@ -1,18 +1,25 @@
-// Package daemon runs a private containerd as a child process.
+// Package daemon runs a private containerd, either as a child of the
+// calling process or as a detached daemon that belongs to its directory.
 //
-// It is what podlife uses when no system containerd answers, and what tests
-// use to get a containerd of their own. [Start] writes a minimal
-// config.toml under [Config.Dir], starts the binary and returns once the
-// daemon serves its gRPC API; [Daemon.Stop] ends it again.
+// [Start] runs containerd as a child, for tests and programs that own
+// their daemon: it returns once the daemon serves its gRPC API, and
+// [Daemon.Stop] ends it again. The child runs in a process group of its own
+// and, on Linux, gets SIGTERM from the kernel if the process that started it
+// dies without stopping it, so that a crashed test does not leave it behind.
 //
-// The generated configuration is accepted by containerd 1.6 and 2.x
-// alike: it is a version 2 file (2.x migrates it in memory) that disables
-// the plugins a private daemon does not need, including CRI and the
-// snapshotters that probe the host.
+// [Ensure] is what podlife uses when no system containerd answers: the first
+// process that needs the daemon of a directory starts it detached (a session
+// of its own, no parent-death signal, its output in Dir/containerd.log),
+// under an flock on Dir/start.lock so that only one process starts it; every
+// other process finds it by its socket, Dir/containerd.sock. No process stops
+// it when it exits. [Lookup] reports the daemon of a directory and
+// [Shutdown] stops it. If it dies, the next Ensure starts it again on the
+// same root and state.
 //
-// The daemon runs in a process group of its own and, on Linux, gets SIGTERM
-// from the kernel if the process that started it dies without stopping it,
-// so that a crashed test or program does not leave it behind.
+// Both write a minimal config.toml under [Config.Dir]. It is accepted by
+// containerd 1.6 and 2.x alike: it is a version 2 file (2.x migrates it in
+// memory) that disables the plugins a private daemon does not need,
+// including CRI and the snapshotters that probe the host.
 //
 // Only the containerd process itself is managed. Shims
 // (containerd-shim-runc-v2) are separate processes that outlive the daemon
