@@ -34,12 +34,11 @@ const (
 // Config configures a Runtime. The zero value is usable: it connects to the system containerd,
 // or starts a private one when none answers, and wires pods to a default CNI bridge.
 type Config struct {
-	// Address is the containerd socket. Empty means DefaultAddress, and if nothing answers there a
-	// private containerd under StateDir: the one another process started there if it answers
-	// (it is then left running on Close), else a new one (see Embedded).
+	// Address is the containerd socket. Empty means DefaultAddress, and if nothing answers there
+	// the private containerd of StateDir, started if none runs (see EmbeddedConfig).
 	Address string `json:"address,omitempty"`
-	// Embedded controls the private containerd started when Address is empty and the system
-	// socket does not answer. Set Embedded.Disable to fail instead.
+	// Embedded controls the private containerd used when Address is empty and the system socket
+	// does not answer. Set Embedded.Disable to fail instead.
 	Embedded EmbeddedConfig `json:"embedded,omitzero"`
 	// Namespace is the containerd namespace podlife keeps its objects in; default "podlife".
 	Namespace string `json:"namespace,omitempty"`
@@ -66,11 +65,27 @@ type Config struct {
 	Logger *slog.Logger `json:"-"`
 }
 
-// EmbeddedConfig configures the private containerd of the embedded default.
+// EmbeddedConfig configures the private containerd of the embedded default: the containerd
+// that podlife runs for a state directory when no system containerd answers.
+//
+// It belongs to the state directory, not to a process. Its files are under
+// StateDir/containerd: root and state (images, snapshots, containers), the config.toml podlife
+// writes, the socket containerd.sock (how every process finds it again), containerd.pid, and its
+// output in containerd.log (moved to containerd.log.1 past 16 MiB at a start). The first New that
+// needs it starts it detached (a session of its own, no parent-death signal), under an flock on
+// StateDir/containerd/start.lock so that of several processes starting at once exactly one
+// starts it; the others wait, then use it. Every Runtime of that state dir, in any process, uses
+// it; none stops it, on Close or on exit, so pods of other processes never lose it.
+//
+// If it dies, a Runtime that uses it starts it again on the same root and state when it
+// reconnects (and any New does): the shims of running containers survive and containerd
+// reloads them. StopPrivateContainerd (the CLI's `podlife daemon stop`) stops it once no pod is
+// left in the state dir.
 type EmbeddedConfig struct {
-	// Disable fails New when no containerd answers, instead of starting one.
+	// Disable fails New when no containerd answers, instead of using or starting the private one.
 	Disable bool `json:"disable,omitempty"`
-	// Binary is the containerd binary; empty looks "containerd" up in PATH.
+	// Binary is the containerd binary used to start it; empty looks "containerd" up in PATH. A
+	// running private containerd is used whatever binary started it.
 	Binary string `json:"binary,omitempty"`
 }
 

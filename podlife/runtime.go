@@ -22,13 +22,13 @@ import (
 )
 
 // Runtime runs pods on one containerd. It is safe for concurrent use. Close it when done: pods
-// keep running (their containers belong to containerd), and a private containerd started by New
-// is stopped.
+// keep running (their containers belong to containerd), and so does the private containerd of
+// the state dir, if New started or found one (see EmbeddedConfig).
 type Runtime struct {
 	cfg     Config
 	client  *client.Client
 	address string // the containerd socket in use
-	daemon  *daemon.Daemon
+	private bool   // address is the private containerd of the state dir
 	network cni.Network
 	log     *slog.Logger
 	events  *bus
@@ -71,7 +71,8 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
-// connect dials containerd: the configured address, or the system socket, or a private daemon.
+// connect dials containerd: the configured address, or the system socket, or the private
+// containerd of the state dir, which it starts if none runs (see EmbeddedConfig).
 func (r *Runtime) connect(ctx context.Context) error {
 	addr := r.cfg.Address
 	explicit := addr != ""
@@ -86,31 +87,35 @@ func (r *Runtime) connect(ctx context.Context) error {
 	if explicit || r.cfg.Embedded.Disable {
 		return fmt.Errorf("podlife: containerd at %s: %w", addr, err)
 	}
-	// A private containerd another process started on this state dir (a CLI's background
-	// supervisor): use it, and leave it running on Close.
-	dir := filepath.Join(r.cfg.StateDir, "containerd")
-	if c, err := dial(ctx, daemon.Address(dir), r.cfg.Namespace); err == nil {
-		r.client, r.address = c, daemon.Address(dir)
-		return nil
+	info, err := r.ensurePrivate(ctx)
+	if errors.Is(err, exec.ErrNotFound) {
+		return fmt.Errorf("podlife: no containerd answers at %s and no containerd binary is installed to start one: %w", addr, err)
 	}
-	bin := r.cfg.Embedded.Binary
-	if bin == "" {
-		if bin, err = exec.LookPath("containerd"); err != nil {
-			return fmt.Errorf("podlife: no containerd answers at %s and no containerd binary is installed to start one: %w", addr, err)
-		}
-	}
-	r.log.Info("starting a private containerd", "binary", bin, "dir", dir)
-	d, err := daemon.Start(ctx, daemon.Config{Binary: bin, Dir: dir, Logger: r.log})
 	if err != nil {
-		return fmt.Errorf("podlife: starting a private containerd: %w", err)
+		return err
 	}
-	c, err = dial(ctx, d.Address(), r.cfg.Namespace)
+	c, err = dial(ctx, info.Address, r.cfg.Namespace)
 	if err != nil {
-		_ = d.Stop(context.Background())
-		return fmt.Errorf("podlife: private containerd: %w", err)
+		return fmt.Errorf("podlife: private containerd at %s (its log: %s): %w", info.Address, info.LogFile, err)
 	}
-	r.client, r.daemon, r.address = c, d, d.Address()
+	r.client, r.address, r.private = c, info.Address, true
 	return nil
+}
+
+// privateDir is the directory of the state dir's private containerd.
+func privateDir(stateDir string) string { return filepath.Join(stateDir, "containerd") }
+
+// ensurePrivate makes sure the private containerd of the state dir serves, starting it (detached,
+// under its start lock) if it does not; see daemon.Ensure.
+func (r *Runtime) ensurePrivate(ctx context.Context) (daemon.Info, error) {
+	info, err := daemon.Ensure(ctx, daemon.Config{Binary: r.cfg.Embedded.Binary, Dir: privateDir(r.cfg.StateDir), Logger: r.log})
+	if err != nil {
+		return daemon.Info{}, fmt.Errorf("podlife: private containerd: %w", err)
+	}
+	if info.Started {
+		r.log.Info("started the private containerd", "address", info.Address, "pid", info.PID, "log", info.LogFile)
+	}
+	return info, nil
 }
 
 func dial(ctx context.Context, addr, ns string) (*client.Client, error) {
@@ -133,9 +138,10 @@ func dial(ctx context.Context, addr, ns string) (*client.Client, error) {
 // Client returns the containerd client the runtime uses (for inspection; do not close it).
 func (r *Runtime) Client() *client.Client { return r.client }
 
-// PrivateDaemon reports whether the runtime started a private containerd, which Close stops:
-// pods of other processes using the same state dir would lose it then.
-func (r *Runtime) PrivateDaemon() bool { return r.daemon != nil }
+// PrivateDaemon reports whether the runtime uses the private containerd of its state dir (see
+// EmbeddedConfig), whichever process started it. Close leaves it running; StopPrivateContainerd
+// stops it.
+func (r *Runtime) PrivateDaemon() bool { return r.private }
 
 // Namespace returns the containerd namespace of podlife's objects.
 func (r *Runtime) Namespace() string { return r.cfg.Namespace }
@@ -239,8 +245,9 @@ func (r *Runtime) forget(p *Pod) {
 }
 
 // Close detaches from containerd. Running pods are left running (but no longer supervised and
-// their logs no longer copied); a private containerd started by New is stopped, which leaves its
-// containers running under their shims. A second Close returns an error wrapping ErrClosed.
+// their logs no longer copied); the private containerd of the state dir, if the runtime uses it,
+// keeps running for them and for other processes (StopPrivateContainerd stops it). A second Close
+// returns an error wrapping ErrClosed.
 func (r *Runtime) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -255,10 +262,7 @@ func (r *Runtime) Close() error {
 	if r.client != nil {
 		errs = append(errs, r.client.Close())
 	}
-	if r.daemon != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		errs = append(errs, r.daemon.Stop(ctx))
-		cancel()
-	}
+	// The private containerd, if any, belongs to the state dir, not to this Runtime: it stays
+	// (see StopPrivateContainerd).
 	return errors.Join(errs...)
 }

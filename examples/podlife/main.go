@@ -9,6 +9,7 @@
 //	podlife rm [--grace-period SECONDS] POD...
 //	podlife image import FILE...
 //	podlife image ls
+//	podlife daemon status|stop
 //
 // run works in the foreground like `docker compose up`: it prints the pods' events and a
 // kubectl-like READY/STATUS/RESTARTS/AGE line whenever it changes, stops the pods gracefully
@@ -16,8 +17,10 @@
 // With --detach the pods are supervised by a background podlife process, and the other
 // commands, run from any process, find them again in the state directory and containerd.
 //
-// It needs root. It uses the system containerd if one answers, else a private one under the
-// state directory. Every manifest field podlife cannot honour is reported (--strict makes
+// It needs root. It uses the system containerd if one answers, else the private one of the
+// state directory, which the first command that needs it starts and which outlives every
+// command: `podlife daemon status` shows it (PID, socket, log file), `podlife daemon stop` stops
+// it once no pod is left. Every manifest field podlife cannot honour is reported (--strict makes
 // warnings errors).
 package main
 
@@ -46,6 +49,7 @@ const usage = `usage:
   podlife rm [--grace-period SECONDS] POD...
   podlife image import FILE...
   podlife image ls
+  podlife daemon status|stop [--timeout DURATION]
 Every command takes --state-dir DIR, --network NAME, --bridge NAME, --subnet CIDR and -v.`
 
 func main() {
@@ -72,6 +76,8 @@ func cli(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return stopCmd(ctx, cmd, args, stdout, stderr)
 	case "image":
 		return imageCmd(ctx, args, stdout, stderr)
+	case "daemon":
+		return daemonCmd(ctx, args, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return 0

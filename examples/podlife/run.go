@@ -208,25 +208,14 @@ func supervise(ctx context.Context, pods []*podlife.Pod, out *printer) {
 }
 
 // superviseDetached keeps the background supervisor alive until ctx is done (SIGTERM) or its
-// pods were removed (`podlife rm` from another process). A supervisor that started the private
-// containerd also waits for the pods other processes run on it, checking every few seconds.
+// pods were removed (`podlife rm` from another process). The private containerd, if it is the
+// one in use, outlives the supervisor: it belongs to the state dir (`podlife daemon stop`).
 func superviseDetached(ctx context.Context, rt *podlife.Runtime, removed <-chan struct{}, out *printer) {
 	for len(rt.Pods()) > 0 {
 		select {
 		case <-ctx.Done():
 			return
 		case <-removed:
-		}
-	}
-	for rt.PrivateDaemon() {
-		pods, err := rt.ListPods(ctx)
-		if err != nil || len(pods) == 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(2 * time.Second):
 		}
 	}
 }
