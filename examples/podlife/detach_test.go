@@ -68,7 +68,7 @@ func (c cliProc) run(args ...string) (stdout, stderr string, code int) {
 // positional argument.
 func insertFlags(args, common []string) []string {
 	n := 1
-	if args[0] == "image" {
+	if (args[0] == "image" || args[0] == "daemon") && len(args) > 1 {
 		n = 2
 	}
 	return append(append(append([]string{}, args[:n]...), common...), args[n:]...)
