@@ -180,6 +180,9 @@ func TestConcurrentCommandsSharePrivateContainerd(t *testing.T) {
 	if got := containerdsOf(state); len(got) != 1 {
 		t.Fatalf("containerd processes of the state dir: %v, want exactly one", got)
 	}
+	if pipes := pipesOf(daemonPID); len(pipes) > 0 {
+		t.Errorf("containerd %d holds pipes of the command that started it: %v", daemonPID, pipes)
+	}
 
 	// 2. A detached pod; its supervisor uses the same containerd.
 	runDetached := func(file string, extra ...string) {

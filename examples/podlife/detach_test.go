@@ -137,12 +137,14 @@ func TestDetachedPodAcrossProcesses(t *testing.T) {
 	}
 	supervisor, _ := strconv.Atoi(m[1])
 	t.Cleanup(func() {
-		// A failed test still removes its pod, and ends the supervisor it started.
+		// A failed test still removes its pod, ends the supervisor it started and stops the
+		// private containerd.
 		c.run("rm", "--grace-period", "0", "cli-detached")
 		if alive(supervisor) {
 			_ = syscall.Kill(supervisor, syscall.SIGTERM)
 			waitGone(t, supervisor)
 		}
+		c.exec("daemon", "stop")
 		_ = exec.Command("ip", "link", "del", bridge).Run()
 	})
 
@@ -219,6 +221,18 @@ func TestDetachedPodAcrossProcesses(t *testing.T) {
 	if _, e, code := c.run("rm", "cli-detached"); code != 1 || !strings.Contains(e, "not found") {
 		t.Errorf("rm of a removed pod: exit %d, %q", code, e)
 	}
+	// The private containerd, started by the supervisor, outlived it, holding none of its pipes;
+	// daemon stop stops it.
+	daemonPID := c.daemonPID()
+	if daemonPID == 0 {
+		t.Fatal("the private containerd did not outlive the supervisor")
+	}
+	if pipes := pipesOf(daemonPID); len(pipes) > 0 {
+		t.Errorf("containerd %d holds pipes of the processes that started it: %v", daemonPID, pipes)
+	}
+	if r := c.exec("daemon", "stop"); r.code != 0 || alive(daemonPID) {
+		t.Errorf("daemon stop: %v", r)
+	}
 	// Nothing left: no process using the state dir (supervisor, containerd, shims), no mounts,
 	// veths, iptables rules or IPAM leases.
 	if procs := processesUsing(state); len(procs) > 0 {
@@ -244,6 +258,19 @@ func waitGone(t *testing.T, pid int) {
 			t.Fatalf("process %d did not exit", pid)
 		}
 	}
+}
+
+// pipesOf lists the pipes among the open files of process pid.
+func pipesOf(pid int) []string {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil && strings.HasPrefix(l, "pipe:") {
+			out = append(out, e.Name()+" -> "+l)
+		}
+	}
+	return out
 }
 
 // processesUsing lists the processes whose command line mentions dir.

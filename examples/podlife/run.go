@@ -55,6 +55,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var report *os.File // the supervisor's pipe to its parent
 	if os.Getenv(supervisorEnv) != "" {
+		// Close-on-exec: a private containerd this process may start must not inherit the pipe,
+		// or it would hold it open for the parent after this process ended.
+		syscall.CloseOnExec(3)
 		report = os.NewFile(3, "report")
 	}
 	reportf := func(format string, a ...any) {

@@ -60,7 +60,8 @@ type Info struct {
 //     gets no parent-death signal: it outlives the process that started it;
 //   - its output goes to Config.LogFile, by default Dir/containerd.log
 //     (moved to containerd.log.1 first when it exceeds 16 MiB), and its PID
-//     to Dir/containerd.pid;
+//     to Dir/containerd.pid; it inherits no other file (Ensure marks those
+//     the process inherited without close-on-exec as close-on-exec first);
 //   - the start happens under an exclusive flock on Dir/start.lock, so that
 //     of several processes (or goroutines) calling Ensure at once exactly one
 //     starts it and the others wait for the lock, then find it serving.
@@ -146,6 +147,7 @@ func startDetached(ctx context.Context, cfg Config, p paths) (Info, error) {
 	cmd.Env = environ(cfg)
 	cmd.Stdout, cmd.Stderr = lf, lf // the daemon writes its log itself: nothing here has to copy it
 	cmd.SysProcAttr = detachedSysProcAttr()
+	keepFDsFromDaemon()
 	begin := time.Now()
 	err = cmd.Start()
 	_ = lf.Close()

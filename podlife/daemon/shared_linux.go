@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -98,4 +100,25 @@ func exitedFD(fd int, timeout time.Duration) bool {
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	n, err := unix.Poll(fds, int(timeout/time.Millisecond))
 	return err == nil && n > 0
+}
+
+// keepFDsFromDaemon marks the file descriptors this process inherited without close-on-exec
+// (everything Go opens itself has it) as close-on-exec, so that a detached daemon started next
+// keeps none of them: a pipe it held would keep whatever reads the starter's output waiting
+// for end-of-file as long as the daemon runs. Only later children of this process notice the
+// change, and they receive their files explicitly (exec.Cmd, os.ProcAttr.Files).
+func keepFDsFromDaemon() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			syscall.CloseOnExec(fd)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,18 +43,32 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// ensureInChild runs Ensure in a new process that exits right after.
+// ensureInChild runs Ensure in a new process that exits right after. The child also inherits
+// a pipe as fd 3, as a process may from its parent (a shell, a CI runner): a daemon it starts
+// must not keep it, or whoever reads that pipe waits as long as the daemon runs.
 func ensureInChild(dir, bin string) (daemon.Info, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return daemon.Info{}, err
 	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return daemon.Info{}, err
+	}
+	defer r.Close()
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), ensureDirEnv+"="+dir, ensureBinEnv+"="+bin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
+	cmd.ExtraFiles = []*os.File{w}
+	err = cmd.Run()
+	_ = w.Close()
+	if err != nil {
 		return daemon.Info{}, fmt.Errorf("%w: %s", err, errOut.String())
+	}
+	_ = r.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := r.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		return daemon.Info{}, fmt.Errorf("the inherited pipe is still open after the child exited (held by the daemon?): %v", err)
 	}
 	var info daemon.Info
 	if err := json.Unmarshal(out.Bytes(), &info); err != nil {

@@ -20,3 +20,6 @@ func peerPID(string) (int, error) { return 0, errors.ErrUnsupported }
 
 // terminate is not implemented off Linux.
 func terminate(context.Context, int, string) error { return errors.ErrUnsupported }
+
+// keepFDsFromDaemon does nothing off Linux.
+func keepFDsFromDaemon() {}
