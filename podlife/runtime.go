@@ -87,19 +87,26 @@ func (r *Runtime) connect(ctx context.Context) error {
 	if explicit || r.cfg.Embedded.Disable {
 		return fmt.Errorf("podlife: containerd at %s: %w", addr, err)
 	}
-	info, err := r.ensurePrivate(ctx)
-	if errors.Is(err, exec.ErrNotFound) {
-		return fmt.Errorf("podlife: no containerd answers at %s and no containerd binary is installed to start one: %w", addr, err)
+	// Twice: a private containerd found serving may stop (daemon stop, a crash) before the
+	// dial; the second Ensure then waits for the stop to finish and starts it again.
+	for attempt := 0; ; attempt++ {
+		info, err := r.ensurePrivate(ctx)
+		if errors.Is(err, exec.ErrNotFound) {
+			return fmt.Errorf("podlife: no containerd answers at %s and no containerd binary is installed to start one: %w", addr, err)
+		}
+		if err != nil {
+			return err
+		}
+		c, err = dial(ctx, info.Address, r.cfg.Namespace)
+		if err == nil {
+			r.client, r.address, r.private = c, info.Address, true
+			return nil
+		}
+		if attempt == 1 || ctx.Err() != nil {
+			return fmt.Errorf("podlife: private containerd at %s (its log: %s): %w", info.Address, info.LogFile, err)
+		}
+		r.log.Warn("the private containerd does not answer; ensuring it again", "address", info.Address, "err", err)
 	}
-	if err != nil {
-		return err
-	}
-	c, err = dial(ctx, info.Address, r.cfg.Namespace)
-	if err != nil {
-		return fmt.Errorf("podlife: private containerd at %s (its log: %s): %w", info.Address, info.LogFile, err)
-	}
-	r.client, r.address, r.private = c, info.Address, true
-	return nil
 }
 
 // privateDir is the directory of the state dir's private containerd.
