@@ -256,8 +256,12 @@ func TestSmokeContainerdRestartKeepsPod(t *testing.T) {
 	if procStart(pid) != start {
 		t.Fatalf("the container's process %d is gone while containerd is away", pid)
 	}
-	if st := pod.Status(); st.Phase != podlife.PhaseRunning || st.ContainerStatuses[0].State.Running == nil {
-		t.Errorf("while containerd is away: phase %s, state %+v; want Running", st.Phase, st.ContainerStatuses[0].State)
+	if st := pod.Status(); st.Phase != podlife.PhaseRunning || st.ContainerStatuses[0].State.Running == nil || !st.ContainerStatuses[0].Ready {
+		t.Errorf("while containerd is away: phase %s, container %+v; want Running and ready", st.Phase, st.ContainerStatuses[0])
+	}
+	t0 := time.Now()
+	if _, err := app.Exec(ctx, []string{"true"}); !errors.Is(err, podlife.ErrUnavailable) || time.Since(t0) > time.Second {
+		t.Errorf("Exec while containerd is away: %v after %v, want an error wrapping ErrUnavailable at once", err, time.Since(t0))
 	}
 	restarted := own.start()
 	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdRecovered)
