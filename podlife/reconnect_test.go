@@ -318,11 +318,18 @@ func TestSmokeContainerdRestartKeepsPod(t *testing.T) {
 	}
 }
 
-// TestSmokeContainerdRestartExitMeanwhile: containers that exit with code 7 while containerd is away
-// are reported with their real exit code and time once it is back, and the restart policy
-// applies: OnFailure restarts (restartCount 1), Never leaves the pod Failed.
+// TestSmokeContainerdRestartExitMeanwhile: containers that exit with code 7 while containerd is
+// away are reported with their real exit code and time (their shims tell), and the restart policy
+// applies once containerd is back: OnFailure restarts (restartCount 1), Never leaves the pod
+// Failed. With one shim per pod and one per container (the shim's socket differs).
 func TestSmokeContainerdRestartExitMeanwhile(t *testing.T) {
-	own, h := newOwnContainerd(t, fastBackoff)
+	for _, mode := range []podlife.ShimMode{podlife.ShimPerPod, podlife.ShimPerContainer} {
+		t.Run(string(mode), func(t *testing.T) { testExitMeanwhile(t, mode) })
+	}
+}
+
+func testExitMeanwhile(t *testing.T, mode podlife.ShimMode) {
+	own, h := newOwnContainerd(t, fastBackoff, func(c *podlife.Config) { c.Shims = mode })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	marks := t.TempDir()
@@ -358,7 +365,8 @@ func TestSmokeContainerdRestartExitMeanwhile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for policy, pid := range pids {
-		for procStart(pid) != "" {
+		// Until reaped (the shim stamps the exit time when it reaps).
+		for _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil; _, err = os.Stat(fmt.Sprintf("/proc/%d", pid)) {
 			if ctx.Err() != nil {
 				t.Fatalf("%s: process %d did not exit", policy, pid)
 			}
