@@ -18,6 +18,7 @@ import (
 	"github.com/containerd/ttrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 )
 
@@ -61,13 +62,27 @@ func isConnErr(err error) bool {
 }
 
 // lostConn reports whether err is a lost connection to containerd that matters (ctx still live,
-// runtime not closed); if so it starts the reconnection, once per outage.
+// runtime not closed); if so it starts the reconnection, once per outage. An Unavailable error
+// while containerd answers a health check is containerd's own answer, not a lost connection
+// (treating it as one would loop: reconnect at once, fail again).
 func (r *Runtime) lostConn(ctx context.Context, err error) bool {
 	if !isConnErr(err) || ctx.Err() != nil || r.isClosed() {
 		return false
 	}
+	if !r.disconnected() && r.answers() {
+		return false
+	}
 	r.connLost(err)
 	return true
+}
+
+// answers reports whether containerd answers a health check as serving, without waiting for a
+// connection that is down (a fail-fast call).
+func (r *Runtime) answers() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	resp, err := r.client.HealthService().Check(ctx, &grpc_health_v1.HealthCheckRequest{})
+	return err == nil && resp.GetStatus() == grpc_health_v1.HealthCheckResponse_SERVING
 }
 
 // connLost marks the runtime disconnected, tells every pod it supervises and starts the
