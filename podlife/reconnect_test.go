@@ -462,3 +462,48 @@ func TestSmokeContainerdAwayStopWaits(t *testing.T) {
 		t.Fatalf("Remove: %v", err)
 	}
 }
+
+// TestContainerdRestartShimGone: when the shim died too while containerd was away, nobody knows
+// the exit: once containerd is back (it cleans up after the dead shim), the container is reported
+// terminated with exit code 255, reason ContainerStatusUnknown, and the restart policy applies.
+func TestContainerdRestartShimGone(t *testing.T) {
+	own, h := newOwnContainerd(t, fastBackoff)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "shimgone", RestartPolicy: podlife.RestartOnFailure, TerminationGracePeriod: ptr(5 * time.Second),
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	shims := podlifetest.ShimPIDs(h.ns)
+	if len(shims) != 1 {
+		t.Fatalf("shims of the test's namespace: %v, want 1", shims)
+	}
+	own.kill()
+	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	if err := syscall.Kill(shims[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for len(podlifetest.ShimPIDs(h.ns)) > 0 && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	own.start()
+	ex := waitEvent(t, ctx, pod, "app", podlife.ReasonExited)
+	if !strings.HasSuffix(ex.Message, "exited with code 255") {
+		t.Errorf("exit %q, want code 255 (unknown)", ex.Message)
+	}
+	st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
+		return s.ContainerStatuses[0].RestartCount == 1 && s.ContainerStatuses[0].State.Running != nil
+	})
+	if err != nil {
+		t.Fatalf("not restarted: %v; status %+v", err, st)
+	}
+	if lt := st.ContainerStatuses[0].LastState.Terminated; lt == nil || lt.ExitCode != 255 || lt.Reason != podlife.ReasonContainerStatusUnknow {
+		t.Errorf("lastState %+v, want exit code 255, reason %s", lt, podlife.ReasonContainerStatusUnknow)
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+}
