@@ -251,20 +251,21 @@ func (c *Container) target() hook.Target {
 // watchExit records an instance's exit and decides what follows.
 func (c *Container) watchExit(inst *instance) {
 	p := c.pod
-	st := <-inst.exitCh
-	code, at, err := st.Result()
-	if err != nil {
-		if p.rt.isClosed() {
-			// The runtime detached: the process may well still run. Record nothing.
-			return
-		}
-		p.log.Warn("lost track of a container's process", "container", c.spec.Name, "err", err)
-		at = time.Now()
-		code = client.UnknownExitStatus
+	code, at, err := c.awaitExit(inst)
+	lost := errors.Is(err, errTaskLost)
+	if err != nil && !lost {
+		// The runtime detached: the process may well still run. Record nothing.
+		return
+	}
+	if lost {
+		p.log.Warn("a container's task was gone when containerd answered again", "container", c.spec.Name, "id", inst.id)
 	}
 	p.mu.Lock()
 	term := terminatedAt(int(code), inst.startedAt, at)
-	if code != 0 && oomKilled(inst.cgroup) {
+	switch {
+	case lost:
+		term.Reason, term.Message = ReasonContainerStatusUnknow, "The container's task was gone when containerd answered again: its exit status is unknown"
+	case code != 0 && oomKilled(inst.cgroup):
 		term.Reason = ReasonOOMKilled
 	}
 	if inst.cancel != nil {
@@ -341,7 +342,7 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 		p.waitOutlived(c, deadline)
 	}
 	remaining := max(time.Until(deadline), minGracePeriod)
-	if err := task.Kill(ctx, c.stopSignal); err != nil && !errdefs.IsNotFound(err) {
+	if err := p.rt.retry(ctx, func() error { return task.Kill(ctx, c.stopSignal) }); err != nil && !errdefs.IsNotFound(err) {
 		p.log.Debug("stop signal", "container", c.spec.Name, "err", err)
 	}
 	timer := time.NewTimer(remaining)
@@ -351,10 +352,13 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 		return
 	case <-timer.C:
 	}
-	if err := task.Kill(ctx, syscall.SIGKILL, client.WithKillAll); err != nil && !errdefs.IsNotFound(err) {
+	if err := p.rt.retry(ctx, func() error { return task.Kill(ctx, syscall.SIGKILL, client.WithKillAll) }); err != nil && !errdefs.IsNotFound(err) {
 		p.log.Debug("SIGKILL", "container", c.spec.Name, "err", err)
 	}
-	<-inst.exited
+	select {
+	case <-inst.exited:
+	case <-p.rt.closing: // detached: the exit watcher is gone
+	}
 }
 
 // minGracePeriod is the kubelet's minimum time between the stop signal and SIGKILL.

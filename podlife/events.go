@@ -40,6 +40,11 @@ const (
 	ReasonStopped             = "Stopped"                // podlife: every container stopped, network released
 	ReasonRemoved             = "Removed"                // podlife: everything of the pod deleted
 	ReasonEventsDropped       = "EventsDropped"          // podlife: a slow subscriber missed events
+	// podlife: containerd stopped answering; the containers are left as they are while the
+	// runtime reconnects (Warning).
+	ReasonContainerdUnavailable = "ContainerdUnavailable"
+	// podlife: containerd answers again; the containers are followed again.
+	ReasonContainerdRecovered = "ContainerdRecovered"
 )
 
 // Event is something that happened to a pod or one of its containers. Time is when it happened,

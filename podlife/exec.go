@@ -44,6 +44,10 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 	if task == nil {
 		return hook.ExecResult{}, fmt.Errorf("container %q: not running: %w", c.spec.Name, ErrNotFound)
 	}
+	if p.rt.disconnected() {
+		// Fail at once (a probe's period then counts for nothing) rather than wait out its timeout.
+		return hook.ExecResult{}, fmt.Errorf("exec in container %q: containerd does not answer: %w", c.spec.Name, ErrUnavailable)
+	}
 	bg := context.WithoutCancel(p.rt.ctx(ctx))
 	p.mu.Lock()
 	pspec := inst.procSpec
@@ -51,6 +55,9 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 	if pspec == nil {
 		spec, err := inst.ctr.Spec(bg)
 		if err != nil {
+			if p.rt.lostConn(ctx, err) {
+				err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+			}
 			return hook.ExecResult{}, err
 		}
 		pspec = spec.Process
@@ -65,6 +72,8 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 		return hook.ExecResult{ExitCode: code, Output: out.Bytes()}, nil
 	case ctx.Err() != nil:
 		return hook.ExecResult{ExitCode: -1, Output: out.Bytes()}, err
+	case p.rt.lostConn(ctx, err):
+		return hook.ExecResult{}, fmt.Errorf("exec in container %q: %w: %w", c.spec.Name, ErrUnavailable, err)
 	}
 	return hook.ExecResult{}, fmt.Errorf("exec in container %q: %w", c.spec.Name, err)
 }

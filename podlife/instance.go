@@ -17,6 +17,7 @@ import (
 // instance is one attempt of a container: its containerd container and task, its log file and
 // its process. A restart creates a new instance; the old one is deleted once the new one exists.
 type instance struct {
+	rt      *Runtime
 	attempt int
 	id      string
 	ctr     client.Container
@@ -63,7 +64,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	if err != nil {
 		return nil, fmt.Errorf("create container: %w", err)
 	}
-	inst := &instance{attempt: attempt, id: id, ctr: ctr, exited: make(chan struct{}), cgroup: p.cgroupPath(id)}
+	inst := &instance{rt: r, attempt: attempt, id: id, ctr: ctr, exited: make(chan struct{}), cgroup: p.cgroupPath(id)}
 	t2 := time.Now()
 	inst.log, inst.logPath, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt)
 	if err != nil {
@@ -97,7 +98,10 @@ func (i *instance) deleteTask(ctx context.Context) error {
 	if i.task == nil {
 		return nil
 	}
-	_, err := i.task.Delete(ctx, client.WithProcessKill)
+	err := i.rt.retry(ctx, func() error {
+		_, err := i.task.Delete(ctx, client.WithProcessKill)
+		return err
+	})
 	if err != nil && !errdefs.IsNotFound(err) {
 		// Deleting tasks of one shim in parallel, the shim may shut down (its last task gone)
 		// before it answers another delete it has done ("ttrpc: closed"). containerd tells.
@@ -126,7 +130,7 @@ func (i *instance) deleteContainer(ctx context.Context) error {
 	if i.ctr == nil {
 		return nil
 	}
-	err := i.ctr.Delete(ctx, client.WithSnapshotCleanup)
+	err := i.rt.retry(ctx, func() error { return i.ctr.Delete(ctx, client.WithSnapshotCleanup) })
 	i.ctr = nil
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete container %s: %w", i.id, err)

@@ -490,7 +490,7 @@ func (p *Pod) createLease(ctx context.Context) error {
 }
 
 func (p *Pod) deleteLease(ctx context.Context) error {
-	err := p.rt.client.LeasesService().Delete(ctx, leases.Lease{ID: p.leaseID()})
+	err := p.rt.retry(ctx, func() error { return p.rt.client.LeasesService().Delete(ctx, leases.Lease{ID: p.leaseID()}) })
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete lease: %w", err)
 	}

@@ -2,6 +2,7 @@ package podlife
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -84,6 +85,11 @@ func (c *Container) runProbe(ctx context.Context, inst *instance, kind probe.Kin
 			}
 		},
 		OnError: func(err error) {
+			if errors.Is(err, ErrUnavailable) {
+				// containerd is away: the period counts for nothing, and it is no news.
+				p.log.Debug("probe skipped: containerd unavailable", "container", c.spec.Name, "probe", kind.String())
+				return
+			}
 			p.emit(c.spec.Name, EventWarning, ReasonUnhealthy, fmt.Sprintf("%s probe errored and resulted in unknown state: %v", name, err))
 		},
 		OnChange: onChange,

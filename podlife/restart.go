@@ -82,6 +82,13 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 		attempt := c.restartCount + 1
 		p.mu.Unlock()
 		inst, err := c.newInstance(leasedCtx(ctx, p), attempt, newID())
+		for err != nil && p.rt.lostConn(ctx, err) {
+			// containerd is away: no create error, the restart waits for it.
+			if p.rt.waitConnected(ctx) != nil {
+				return
+			}
+			inst, err = c.newInstance(leasedCtx(ctx, p), attempt, newID())
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return

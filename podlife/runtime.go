@@ -36,6 +36,7 @@ type Runtime struct {
 	backoff *restart.Tracker
 	control *control
 	closing chan struct{} // closed by Close
+	conn    connWatch     // the connection to containerd (see reconnect.go)
 
 	mu     sync.Mutex
 	pods   map[string]*Pod
@@ -188,6 +189,9 @@ func (r *Runtime) Run(ctx context.Context, spec PodSpec) (*Pod, error) {
 func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
+	}
+	if r.disconnected() {
+		return nil, fmt.Errorf("pod %q: containerd does not answer (reconnecting): %w", spec.Name, ErrUnavailable)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -49,7 +49,7 @@ func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
 	case <-p.stopped:
 		return p.stopErr
 	case <-ctx.Done():
-		return ctx.Err()
+		return p.rt.waitErr(ctx)
 	}
 }
 
@@ -119,6 +119,7 @@ func (p *Pod) Remove(ctx context.Context) error {
 			})
 		}
 		wg.Wait()
+		p.removeStaleShimSocket()
 		errs = append(errs, p.deleteLease(p.lifeCtx), p.sandbox.removeVolumes())
 		close(p.persistQuit)
 		<-p.persisted
@@ -134,6 +135,6 @@ func (p *Pod) Remove(ctx context.Context) error {
 	case <-p.removed:
 		return p.removeErr
 	case <-ctx.Done():
-		return ctx.Err()
+		return p.rt.waitErr(ctx)
 	}
 }

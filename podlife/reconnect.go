@@ -1,0 +1,422 @@
+package podlife
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	taskv2 "github.com/containerd/containerd/api/runtime/task/v2"
+	taskv3 "github.com/containerd/containerd/api/runtime/task/v3"
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/errdefs"
+	"github.com/containerd/ttrpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+)
+
+// When containerd goes away (it crashed, was killed or restarts), the containers keep running
+// under their shims: only podlife's view of them is interrupted. The Runtime then records no exit
+// it did not see, kills nothing and deletes nothing. It marks itself disconnected, tells every pod
+// (ContainerdUnavailable), and reconnects with back-off (revive, then the client's own gRPC
+// connection, which redials). Meanwhile each exit watcher asks its container's shim directly, so
+// that an exit is reported with its real status and time. Once containerd answers again
+// (ContainerdRecovered), every exit watcher loads its task again and waits on it again; the
+// restart policy applies as usual. Calls that need containerd while it is away (a stop, a
+// removal, a restart) wait for it; exec probes are skipped (their periods count for nothing);
+// Start fails with an error wrapping ErrUnavailable.
+
+// ErrUnavailable: containerd does not answer. The Runtime reconnects by itself; errors of calls
+// made meanwhile wrap it.
+var ErrUnavailable = errdefs.ErrUnavailable
+
+// Back-off between attempts to reach containerd again.
+const (
+	reconnectInitial = 100 * time.Millisecond
+	reconnectMax     = 5 * time.Second
+)
+
+// connWatch is the state of the connection to containerd. The zero value is connected.
+type connWatch struct {
+	mu       sync.Mutex
+	down     bool
+	up       chan struct{} // closed when containerd answers again; a new one per outage
+	since    time.Time     // when the outage was noticed
+	affected []*Pod        // pods told of the outage, to be told of the recovery
+}
+
+// isConnErr reports whether err says that containerd could not be reached (as opposed to an
+// answer of containerd).
+func isConnErr(err error) bool {
+	if err == nil {
+		return false
+	}
+	return errdefs.IsUnavailable(err) || status.Code(err) == codes.Unavailable
+}
+
+// lostConn reports whether err is a lost connection to containerd that matters (ctx still live,
+// runtime not closed); if so it starts the reconnection, once per outage. An Unavailable error
+// while containerd answers a health check is containerd's own answer, not a lost connection
+// (treating it as one would loop: reconnect at once, fail again).
+func (r *Runtime) lostConn(ctx context.Context, err error) bool {
+	if !isConnErr(err) || ctx.Err() != nil || r.isClosed() {
+		return false
+	}
+	if !r.disconnected() && r.answers() {
+		return false
+	}
+	r.connLost(err)
+	return true
+}
+
+// answers reports whether containerd answers a health check as serving, without waiting for a
+// connection that is down (a fail-fast call).
+func (r *Runtime) answers() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	resp, err := r.client.HealthService().Check(ctx, &grpc_health_v1.HealthCheckRequest{})
+	return err == nil && resp.GetStatus() == grpc_health_v1.HealthCheckResponse_SERVING
+}
+
+// connLost marks the runtime disconnected, tells every pod it supervises and starts the
+// reconnection loop. Further calls during the same outage do nothing.
+func (r *Runtime) connLost(cause error) {
+	var pods []*Pod
+	for _, p := range r.Pods() {
+		select {
+		case <-p.stopped:
+		default:
+			pods = append(pods, p)
+		}
+	}
+	w := &r.conn
+	w.mu.Lock()
+	if w.down {
+		w.mu.Unlock()
+		return
+	}
+	w.down, w.up, w.since, w.affected = true, make(chan struct{}), time.Now(), pods
+	w.mu.Unlock()
+	r.log.Warn("containerd does not answer; reconnecting", "address", r.address, "err", cause)
+	msg := fmt.Sprintf("containerd at %s does not answer (%v): reconnecting; the containers are left as they are", r.address, cause)
+	for _, p := range pods {
+		p.emit("", EventWarning, ReasonContainerdUnavailable, msg)
+	}
+	go r.reconnect()
+}
+
+// reconnect tries to reach containerd again, with back-off, until it answers or the runtime is
+// closed.
+func (r *Runtime) reconnect() {
+	delay := reconnectInitial
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	for attempt := 1; ; attempt++ {
+		select {
+		case <-r.closing:
+			return
+		case <-timer.C:
+		}
+		err := r.tryConnect()
+		if err == nil {
+			r.connRestored(attempt)
+			return
+		}
+		r.log.Debug("containerd still unavailable", "attempt", attempt, "err", err)
+		delay = min(2*delay, reconnectMax)
+		timer.Reset(delay)
+	}
+}
+
+// tryConnect makes sure a containerd answers at the runtime's address (revive) and that the
+// client's connection serves again. The client is kept: its gRPC connection redials by itself;
+// it is only told to skip the rest of its own back-off.
+func (r *Runtime) tryConnect() error {
+	ctx, cancel := context.WithTimeout(context.Background(), reconnectMax)
+	defer cancel()
+	go func() {
+		select {
+		case <-r.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if err := r.revive(ctx); err != nil {
+		return err
+	}
+	if cc, ok := r.client.Conn().(*grpc.ClientConn); ok {
+		cc.ResetConnectBackoff()
+	}
+	sctx, scancel := context.WithTimeout(ctx, 2*time.Second)
+	defer scancel()
+	ok, err := r.client.IsServing(sctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("containerd is not serving")
+	}
+	return nil
+}
+
+// connRestored tells the pods told of the outage that containerd is back, then wakes every call
+// waiting for it (exit watchers take up their tasks again).
+func (r *Runtime) connRestored(attempts int) {
+	w := &r.conn
+	w.mu.Lock()
+	pods, since := w.affected, w.since
+	w.mu.Unlock()
+	took := time.Since(since).Round(time.Millisecond)
+	r.log.Info("containerd answers again", "address", r.address, "after", took, "attempts", attempts)
+	msg := fmt.Sprintf("containerd at %s answers again after %v: following the containers again", r.address, took)
+	for _, p := range pods {
+		select {
+		case <-p.removed:
+		default:
+			p.emit("", EventNormal, ReasonContainerdRecovered, msg)
+		}
+	}
+	w.mu.Lock()
+	w.down, w.affected = false, nil
+	close(w.up)
+	w.mu.Unlock()
+}
+
+// disconnected reports whether the runtime is waiting for containerd to answer again.
+func (r *Runtime) disconnected() bool {
+	r.conn.mu.Lock()
+	defer r.conn.mu.Unlock()
+	return r.conn.down
+}
+
+// connUp returns a channel closed once containerd is reachable (already closed if it is).
+func (r *Runtime) connUp() <-chan struct{} {
+	r.conn.mu.Lock()
+	defer r.conn.mu.Unlock()
+	if r.conn.down {
+		return r.conn.up
+	}
+	up := make(chan struct{})
+	close(up)
+	return up
+}
+
+// waitConnected returns at once if containerd is reachable, else when it answers again. It fails
+// if ctx ends first (the error wraps ErrUnavailable and ctx's error) or the runtime is closed.
+func (r *Runtime) waitConnected(ctx context.Context) error {
+	select {
+	case <-r.connUp():
+		return nil
+	case <-r.closing:
+		return ErrClosed
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for containerd: %w: %w", ErrUnavailable, ctx.Err())
+	}
+}
+
+// retry runs call until it succeeds or fails for another reason than a lost connection to
+// containerd; after such a loss it waits for containerd to answer again (bounded by ctx) and
+// runs call again. Only use it for calls that are safe to repeat.
+func (r *Runtime) retry(ctx context.Context, call func() error) error {
+	for {
+		err := call()
+		if !r.lostConn(ctx, err) {
+			return err
+		}
+		if werr := r.waitConnected(ctx); werr != nil {
+			return fmt.Errorf("%w (last error: %v)", werr, err)
+		}
+	}
+}
+
+// waitErr is the error of a wait cut short by ctx: ctx's error, which also wraps ErrUnavailable
+// if containerd is away (what the wait was waiting for did not happen because of it).
+func (r *Runtime) waitErr(ctx context.Context) error {
+	if r.disconnected() {
+		return fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
+	}
+	return ctx.Err()
+}
+
+// errTaskLost: containerd answered again without the instance's task and its shim had not
+// reported the exit, so the exit status is unknown.
+var errTaskLost = errors.New("the container's task is gone")
+
+// shimExit is what the shim said when asked directly for an exit.
+type shimExit struct {
+	code uint32
+	at   time.Time
+	err  error
+}
+
+// awaitExit returns the exit status and time of an instance's process, following it across
+// losses of the connection to containerd. While containerd is away, the shim, which keeps
+// running and knows the process, is asked directly: an exit meanwhile is reported with its real
+// status and time (containerd 2.x drops, when it starts again, the task of a shim whose process
+// has exited, so asking it afterwards would be too late). Once containerd answers again, the
+// task is loaded and waited on again. It fails with errTaskLost if the task is gone and the shim
+// did not tell, and with ErrClosed if the runtime was closed.
+func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
+	p := c.pod
+	r := p.rt
+	ctx := p.lifeCtx
+	task, ch := inst.task, inst.exitCh
+	delay := reconnectInitial
+	failed := func(err error) <-chan client.ExitStatus {
+		f := make(chan client.ExitStatus, 1)
+		f <- *client.NewExitStatus(client.UnknownExitStatus, time.Time{}, err)
+		return f
+	}
+	for {
+		st := <-ch
+		code, at, err := st.Result()
+		if err == nil {
+			return code, at, nil
+		}
+		if r.isClosed() {
+			return 0, time.Time{}, ErrClosed
+		}
+		if !r.lostConn(ctx, err) {
+			// containerd answered, with an error: wait on the task again a little later.
+			p.log.Warn("waiting on a container's task failed; waiting again", "container", c.spec.Name, "err", err)
+			select {
+			case <-time.After(delay):
+			case <-r.closing:
+				return 0, time.Time{}, ErrClosed
+			}
+			delay = min(2*delay, reconnectMax)
+		}
+		var fromShim chan shimExit
+		sctx, cancel := context.WithCancel(ctx)
+		if r.disconnected() {
+			fromShim = make(chan shimExit, 1)
+			go func() {
+				code, at, err := c.shimWait(sctx, inst)
+				fromShim <- shimExit{code, at, err}
+			}()
+		}
+		select {
+		case e := <-fromShim:
+			if e.err == nil {
+				cancel()
+				p.log.Info("the shim reported the exit while containerd is away", "container", c.spec.Name, "code", e.code)
+				return e.code, e.at, nil
+			}
+			p.log.Debug("asking the shim for the exit failed", "container", c.spec.Name, "err", e.err)
+			fromShim = nil
+			select {
+			case <-r.connUp():
+			case <-r.closing:
+				cancel()
+				return 0, time.Time{}, ErrClosed
+			}
+		case <-r.connUp():
+		case <-r.closing:
+			cancel()
+			return 0, time.Time{}, ErrClosed
+		}
+		var s client.Status
+		err = r.retry(ctx, func() (err error) {
+			s, err = task.Status(ctx)
+			return err
+		})
+		switch {
+		case errdefs.IsNotFound(err):
+			// The shim may have answered in the meantime (containerd shut it down after
+			// dropping the task, which ends the call otherwise).
+			if fromShim != nil {
+				select {
+				case e := <-fromShim:
+					if e.err == nil {
+						cancel()
+						return e.code, e.at, nil
+					}
+				case <-time.After(2 * time.Second):
+				}
+			}
+			cancel()
+			return client.UnknownExitStatus, time.Now(), errTaskLost
+		case err != nil:
+			cancel()
+			if r.isClosed() {
+				return 0, time.Time{}, ErrClosed
+			}
+			ch = failed(err)
+			continue
+		}
+		cancel()
+		p.log.Info("following a container again", "container", c.spec.Name, "id", inst.id, "status", s.Status)
+		if ch, err = task.Wait(ctx); err != nil {
+			ch = failed(err)
+		}
+	}
+}
+
+// shimWait asks the instance's shim directly, over its ttrpc socket, for the exit of the
+// instance's process (for use while containerd is away). It tries the task API v3 (shims of
+// containerd 2.x), then v2 (1.6, 1.7).
+func (c *Container) shimWait(ctx context.Context, inst *instance) (uint32, time.Time, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", c.pod.instanceShimSocket(inst))
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	tc := ttrpc.NewClient(conn)
+	defer tc.Close()
+	r3, err := taskv3.NewTTRPCTaskClient(tc).Wait(ctx, &taskv3.WaitRequest{ID: inst.id})
+	if err == nil {
+		return r3.GetExitStatus(), r3.GetExitedAt().AsTime(), nil
+	}
+	if status.Code(err) != codes.Unimplemented {
+		return 0, time.Time{}, fmt.Errorf("shim wait: %w", err)
+	}
+	r2, err := taskv2.NewTTRPCTaskClient(tc).Wait(ctx, &taskv2.WaitRequest{ID: inst.id})
+	if err != nil {
+		return 0, time.Time{}, fmt.Errorf("shim wait (task API v2): %w", err)
+	}
+	return r2.GetExitStatus(), r2.GetExitedAt().AsTime(), nil
+}
+
+// instanceShimSocket is the socket of the shim that runs inst: the pod's shim group's, or with
+// one shim per container, the one derived from the instance's own ID (the formula of
+// containerd's shim manager, see shimSocket).
+func (p *Pod) instanceShimSocket(inst *instance) string {
+	group := p.shimGroup()
+	if group == "" {
+		group = inst.id
+	}
+	d := sha256.Sum256([]byte(filepath.Join(p.rt.address, p.rt.cfg.Namespace, group)))
+	return fmt.Sprintf("/run/containerd/s/%x", d)
+}
+
+// removeStaleShimSocket removes the socket of the pod's shim group if nothing answers on it once
+// every task is deleted. The runc shim removes, when it exits, the socket derived from the task
+// that started it: when the group's first shim died (containerd, starting again, shuts down a
+// shim whose process exited while it was away), the next one is started by another task, and
+// the group's socket would stay behind.
+func (p *Pod) removeStaleShimSocket() {
+	if p.shimGroup() == "" {
+		return
+	}
+	sock := p.shimSocket()
+	if _, err := os.Stat(sock); err != nil {
+		return
+	}
+	// The last shim may take a moment to close its socket after its last task is deleted.
+	for deadline := time.Now().Add(time.Second); canConnect(sock); {
+		if time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		p.log.Warn("stale shim socket left", "socket", sock, "err", err)
+	}
+}
