@@ -507,3 +507,124 @@ func TestContainerdRestartShimGone(t *testing.T) {
 		t.Fatalf("Remove: %v", err)
 	}
 }
+
+// TestPrivateContainerdRevived: the state dir's private containerd (no address configured, none
+// at the system socket) is SIGKILLed under a live Runtime with a pod running. podlife starts it
+// again by itself on the same root and state (no test hand in it): a new containerd process
+// serves the same socket, the container keeps its process and restart count, no exit is
+// reported, the Unavailable and Recovered events come, and Stop and Remove work afterwards.
+func TestPrivateContainerdRevived(t *testing.T) {
+	if env.skip != "" {
+		t.Skip(env.skip)
+	}
+	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
+		t.Skip("a containerd socket exists at " + podlife.DefaultAddress + ": not touching a daemon this test did not start")
+	}
+	bin := testContainerdBinary(t)
+	h := newHarness(t, func(c *podlife.Config) {
+		c.Address = ""
+		c.Embedded = podlife.EmbeddedConfig{Binary: bin}
+	})
+	ctrdDir := filepath.Join(h.stateDir, "containerd")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// Deferred calls run before the harness's cleanup (which would remove the state dir under the
+	// daemon): check what is left in this containerd, then stop it whatever happened.
+	defer func() {
+		for _, p := range h.rt.Pods() {
+			if err := p.Remove(ctx); err != nil {
+				t.Errorf("remove %s: %v", p.Name(), err)
+			}
+		}
+		if info, err := daemon.Lookup(ctrdDir); err == nil {
+			if c, err := client.New(info.Address); err == nil {
+				leaks, err := podlifetest.ContainerdLeaks(namespaces.WithNamespace(ctx, h.ns), c, h.ns, testImage)
+				if err != nil {
+					t.Errorf("leak check: %v", err)
+				}
+				for _, l := range leaks {
+					t.Errorf("leak in the private containerd: %s", l)
+				}
+				c.Close()
+			}
+		}
+		if err := daemon.Shutdown(context.WithoutCancel(ctx), ctrdDir, nil); err != nil {
+			t.Errorf("stop the private containerd: %v", err)
+		}
+	}()
+	if !h.rt.PrivateDaemon() {
+		t.Fatal("the Runtime does not use the private containerd")
+	}
+	before, err := daemon.Lookup(ctrdDir)
+	if err != nil {
+		t.Fatalf("Lookup: %v", err)
+	}
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "revived", TerminationGracePeriod: ptr(10 * time.Second),
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", "touch /tmp/ready; " + loopForever},
+			ReadinessProbe: execProbe("test -f /tmp/ready", 100*time.Millisecond, 1),
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if err := pod.WaitReady(ctx); err != nil {
+		t.Fatalf("WaitReady: %v", err)
+	}
+	app, _ := pod.Container("app")
+	c, err := client.New(before.Address, client.WithDefaultNamespace(h.ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := func() (client.Task, error) {
+		ctr, err := c.LoadContainer(ctx, app.ID())
+		if err != nil {
+			return nil, err
+		}
+		return ctr.Task(ctx, nil)
+	}()
+	c.Close()
+	if err != nil {
+		t.Fatalf("task of %s: %v", app.ID(), err)
+	}
+	pid := task.Pid()
+	start := procStart(pid)
+	evs := collect(ctx, pod)
+
+	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill the private containerd: %v", err)
+	}
+	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdRecovered)
+	after, err := daemon.Lookup(ctrdDir)
+	if err != nil || after.PID == before.PID || after.Address != before.Address {
+		t.Fatalf("after the recovery: Lookup = %+v, %v; want a new containerd (not pid %d) at %s", after, err, before.PID, before.Address)
+	}
+	if procStart(pid) != start {
+		t.Fatalf("the container's process %d did not survive the containerd restart", pid)
+	}
+	if err := pod.WaitReady(ctx); err != nil {
+		t.Fatalf("not ready after the recovery: %v", err)
+	}
+	if res, err := app.Exec(ctx, []string{"echo", "back"}); err != nil || strings.TrimSpace(string(res.Output)) != "back" {
+		t.Errorf("exec after the recovery: %+v, %v", res, err)
+	}
+	if cs := pod.Status().ContainerStatuses[0]; cs.RestartCount != 0 || cs.State.Running == nil {
+		t.Errorf("container %+v: want the same instance running, no restart", cs)
+	}
+	for _, reason := range []string{podlife.ReasonExited, podlife.ReasonKilling, podlife.ReasonBackOff} {
+		if e := evs.with(reason); len(e) > 0 {
+			t.Errorf("%s events: %v", reason, e)
+		}
+	}
+	if err := pod.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if procStart(pid) != "" {
+		t.Errorf("process %d still runs after Stop", pid)
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+}
