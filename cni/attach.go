@@ -59,8 +59,8 @@ func (a *attacher) Setup(ctx context.Context, id, netnsPath string, opts ...Atta
 	if err != nil {
 		return nil, fail(err)
 	}
-	if !isNetNS(netnsPath) {
-		return nil, fail(fmt.Errorf("%q is not a network namespace", netnsPath))
+	if err := checkNetNS(netnsPath); err != nil {
+		return nil, fail(err)
 	}
 	rt := runtimeConf(id, netnsPath, o)
 
@@ -102,7 +102,7 @@ func (a *attacher) Remove(ctx context.Context, id, netnsPath string, opts ...Att
 	}
 	// Plugins fail DEL on a path that exists but is no longer a netns (an
 	// unmounted pin), and they all accept an empty CNI_NETNS.
-	if !isNetNS(netnsPath) {
+	if checkNetNS(netnsPath) != nil {
 		netnsPath = ""
 	}
 	rt := runtimeConf(id, netnsPath, o)

@@ -49,4 +49,10 @@
 // turns on net.ipv4.ip_forward (isGateway) and never turns it off, and
 // portmap's chains CNI-HOSTPORT-DNAT, -SETMARK and -MASQ, shared by all CNI
 // networks on the host, stay in the nat table once created.
+//
+// # Platforms
+//
+// Pods are attached on Linux only. The package compiles elsewhere, so that
+// code importing it builds there, but Setup and Destroy fail with errors
+// wrapping [errors.ErrUnsupported].
 package cni

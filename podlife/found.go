@@ -17,7 +17,6 @@ import (
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/core/leases"
 	"github.com/containerd/errdefs"
-	"golang.org/x/sys/unix"
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/sandboxns"
@@ -397,7 +396,7 @@ func unmountUnder(dir string) error {
 	sort.Sort(sort.Reverse(sort.StringSlice(points)))
 	var errs []error
 	for _, p := range points {
-		if err := unix.Unmount(p, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+		if err := unmountLazy(p); err != nil {
 			errs = append(errs, fmt.Errorf("unmount %s: %w", p, err))
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/containerd/containerd/v2/pkg/cio"
-	"golang.org/x/sys/unix"
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/sandboxns"
@@ -162,7 +161,7 @@ func (s *Sandbox) createVolumes() error {
 				if v.EmptyDir.SizeLimit > 0 {
 					data += fmt.Sprintf(",size=%d", v.EmptyDir.SizeLimit)
 				}
-				if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, data); err != nil {
+				if err := mountTmpfs(dir, data); err != nil {
 					return fmt.Errorf("volume %q: mount tmpfs: %w", v.Name, err)
 				}
 			}
@@ -186,7 +185,7 @@ func (s *Sandbox) writeFiles(name string, fv *FilesVolume) error {
 		return err
 	}
 	if fv.Medium == MediumMemory {
-		if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755"); err != nil {
+		if err := mountTmpfs(dir, "mode=0755"); err != nil {
 			return fmt.Errorf("mount tmpfs: %w", err)
 		}
 	}
@@ -251,7 +250,7 @@ func (s *Sandbox) removeVolumes() error {
 	var errs []error
 	for _, v := range s.pod.spec.Volumes {
 		if v.EmptyDir != nil && v.EmptyDir.Medium == MediumMemory || v.Files != nil && v.Files.Medium == MediumMemory {
-			if err := unix.Unmount(s.volumeDir(v.Name), unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+			if err := unmountLazy(s.volumeDir(v.Name)); err != nil {
 				errs = append(errs, fmt.Errorf("volume %q: unmount: %w", v.Name, err))
 			}
 		}

@@ -1,11 +1,5 @@
 package sandboxns
 
-import (
-	"fmt"
-
-	"golang.org/x/sys/unix"
-)
-
 // Kind names a namespace type that can be pinned. Its value is also the
 // file name under the pin directory and the entry name under /proc/*/ns.
 type Kind string
@@ -20,38 +14,4 @@ const (
 // allKinds lists every Kind this package knows, in a fixed order.
 func allKinds() []Kind {
 	return []Kind{Net, IPC, UTS}
-}
-
-// cloneFlag returns the unshare(2) flag that creates a namespace of kind k.
-func cloneFlag(k Kind) (int, error) {
-	switch k {
-	case Net:
-		return unix.CLONE_NEWNET, nil
-	case IPC:
-		return unix.CLONE_NEWIPC, nil
-	case UTS:
-		return unix.CLONE_NEWUTS, nil
-	default:
-		return 0, fmt.Errorf("sandboxns: unknown namespace kind %q", k)
-	}
-}
-
-// cloneFlags validates kinds (at least one, all known, no duplicates) and
-// returns the combined unshare(2) flags for them.
-func cloneFlags(kinds []Kind) (int, error) {
-	if len(kinds) == 0 {
-		return 0, fmt.Errorf("sandboxns: no namespace kinds requested")
-	}
-	var flags int
-	for _, k := range kinds {
-		f, err := cloneFlag(k)
-		if err != nil {
-			return 0, err
-		}
-		if flags&f != 0 {
-			return 0, fmt.Errorf("sandboxns: namespace kind %q requested twice", k)
-		}
-		flags |= f
-	}
-	return flags, nil
 }
