@@ -264,7 +264,7 @@ func (c *Container) watchExit(inst *instance) {
 	term := terminatedAt(int(code), inst.startedAt, at)
 	switch {
 	case lost:
-		term.Reason, term.Message = ReasonContainerStatusUnknow, "The container's task was gone when containerd answered again: its exit status is unknown"
+		term.Reason, term.Message = ReasonContainerStatusUnknown, "The container's task was gone when containerd answered again: its exit status is unknown"
 	case code != 0 && oomKilled(inst.cgroup):
 		term.Reason = ReasonOOMKilled
 	}

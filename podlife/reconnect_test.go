@@ -500,8 +500,8 @@ func TestContainerdRestartShimGone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("not restarted: %v; status %+v", err, st)
 	}
-	if lt := st.ContainerStatuses[0].LastState.Terminated; lt == nil || lt.ExitCode != 255 || lt.Reason != podlife.ReasonContainerStatusUnknow {
-		t.Errorf("lastState %+v, want exit code 255, reason %s", lt, podlife.ReasonContainerStatusUnknow)
+	if lt := st.ContainerStatuses[0].LastState.Terminated; lt == nil || lt.ExitCode != 255 || lt.Reason != podlife.ReasonContainerStatusUnknown {
+		t.Errorf("lastState %+v, want exit code 255, reason %s", lt, podlife.ReasonContainerStatusUnknown)
 	}
 	if err := pod.Remove(ctx); err != nil {
 		t.Fatalf("Remove: %v", err)

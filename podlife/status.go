@@ -28,7 +28,7 @@ const (
 	ReasonCompleted             = "Completed"
 	ReasonError                 = "Error"
 	ReasonOOMKilled             = "OOMKilled"
-	ReasonContainerStatusUnknow = "ContainerStatusUnknown"
+	ReasonContainerStatusUnknown = "ContainerStatusUnknown"
 	ReasonCrashLoopBackOff      = "CrashLoopBackOff"
 )
 
