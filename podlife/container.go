@@ -105,9 +105,6 @@ func (c *Container) prepare(ctx context.Context) {
 	defer close(c.prepared)
 	p := c.pod
 	img, err := p.ensureImage(ctx, c.spec)
-	if err == nil {
-		err = c.setImage(ctx, img)
-	}
 	if err != nil && ctx.Err() != nil {
 		c.prepErr = ctx.Err() // cancelled by a stop or a failed sibling: not this container's failure
 		return
@@ -121,10 +118,24 @@ func (c *Container) prepare(ctx context.Context) {
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPull, Err: err}
 		return
 	}
-	inst, err := c.newInstance(ctx, 0, c.plannedID)
-	if err != nil {
+	if err := c.setImage(ctx, img); err != nil {
 		if ctx.Err() != nil {
 			c.prepErr = ctx.Err()
+			return
+		}
+		// The image is there but its config cannot be used (containerd's CRI fails the create).
+		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
+		c.setWaiting(ReasonCreateContainerError, err.Error())
+		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
+		return
+	}
+	inst, err := c.newInstance(ctx, 0, c.plannedID)
+	if err != nil {
+		if errors.Is(err, errShimAborted) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			// The pod's shim will not come, or the wait for it was cancelled: another
+			// container's failure or a stop. Any other error is this container's own (the
+			// create itself is not cancellable).
+			c.prepErr = err
 			return
 		}
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())

@@ -42,7 +42,9 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	r := p.rt
 	// Not cancellable: a create cancelled half-way can leave a task, a cgroup or a shim that
 	// containerd made after the client gave up. It is bounded, and a stop waits for it and
-	// then deletes what it made.
+	// then deletes what it made. Only the wait for the pod's shim (withShim) ends with the
+	// caller's ctx.
+	waitCtx := ctx
 	ctx = context.WithoutCancel(ctx)
 	t0 := time.Now()
 	opts, err := c.specOpts(ctx)
@@ -72,13 +74,17 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	}
 	stdout, stderr := inst.log.stream("stdout"), inst.log.stream("stderr")
 	inst.streams = []io.Closer{stdout, stderr}
-	err = p.withShim(ctx, c, func() error {
+	err = p.withShim(waitCtx, c, func() error {
 		var err error
 		inst.task, err = ctr.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr), p.sandbox.fifoDir()))
 		return err
 	})
 	if err != nil {
 		inst.delete(context.WithoutCancel(ctx))
+		// A failed runc create can leave the container's (empty) cgroup behind.
+		if cerr := removeCgroup(inst.cgroup); cerr != nil {
+			p.log.Warn("failed create left its cgroup", "container", c.spec.Name, "err", cerr)
+		}
 		return nil, fmt.Errorf("create task: %w", err)
 	}
 	t3 := time.Now()

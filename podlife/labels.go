@@ -3,6 +3,7 @@ package podlife
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -61,7 +62,11 @@ func (p *Pod) shimGroup() string {
 // shim would be left running with nothing to serve. Once the shim answers (the state in which
 // containerd reuses a group's shim, as the CRI plugin does for every container after the
 // sandbox), NewTasks run in parallel. If the socket is never seen, the others go when the
-// owner's NewTask has returned.
+// owner's NewTask has succeeded.
+//
+// A waiter never waits for a shim that will not come: it returns ctx's error when ctx ends (a
+// stop, or a sibling's setup failure), and errShimAborted when the owner's preparation ended
+// without starting the shim (its pull, image config or create failed).
 func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error {
 	if p.shimGroup() == "" {
 		return fn()
@@ -69,6 +74,14 @@ func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error
 	if c != p.shimOwner {
 		select {
 		case <-p.shimReady:
+		case <-p.shimOwner.prepared:
+			// The owner is done preparing: either the shim is up (both channels may be ready
+			// at once) or it will never be started.
+			select {
+			case <-p.shimReady:
+			default:
+				return fmt.Errorf("container %q: %w", p.shimOwner.spec.Name, errShimAborted)
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -83,7 +96,9 @@ func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error
 	for {
 		select {
 		case err := <-done:
-			p.shimReadyOnce.Do(func() { close(p.shimReady) })
+			if err == nil {
+				p.shimReadyOnce.Do(func() { close(p.shimReady) })
+			}
 			return err
 		case <-tick.C:
 			if canConnect(sock) {
@@ -93,6 +108,10 @@ func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error
 		}
 	}
 }
+
+// errShimAborted fails a create that waited for the pod's shim when the container that was to
+// start it failed first. It is a consequence, not a cause: the owner's error explains it.
+var errShimAborted = errors.New("the pod's shim was not started: its first container failed")
 
 // shimSocket is where containerd's runc shim manager puts the socket of the pod's shim group:
 // /run/containerd/s/<sha256 of "<containerd address>/<namespace>/<group>"> (containerd 1.6 to 2.x).

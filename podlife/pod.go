@@ -335,18 +335,19 @@ func (p *Pod) startSequence() error {
 		}
 		<-p.netReady
 	}()
-	lctx := leasedCtx(ctx, p)
+	// Any setup failure stops the sequence and every preparation still under way (a create
+	// waiting for the pod's shim included): the pod is then removed whole.
+	seqCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	lctx := leasedCtx(seqCtx, p)
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		go func() {
 			c.prepare(lctx)
-			if c.prepErr != nil && lctx.Err() == nil {
+			if c.prepErr != nil && lctx.Err() == nil && !errors.Is(c.prepErr, errShimAborted) {
 				setupFailed <- c.prepErr
 			}
 		}()
 	}
-	// Any setup failure stops the sequence: the pod is then removed whole.
-	seqCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	go func() {
 		select {
 		case err := <-setupFailed:
@@ -405,7 +406,7 @@ func (p *Pod) rootPrepError() error {
 	var collateral error
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		switch err := c.prepErr; {
-		case err == nil || errors.Is(err, context.Canceled):
+		case err == nil || errors.Is(err, context.Canceled) || errors.Is(err, errShimAborted):
 		case strings.Contains(err.Error(), "ttrpc: closed"):
 			collateral = cmp.Or(collateral, err)
 		default:
