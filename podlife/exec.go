@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/cio"
@@ -85,7 +86,22 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 	if err != nil {
 		return -1, err
 	}
-	defer proc.Delete(bg, client.WithProcessKill) //nolint:errcheck
+	// The deletion kills the process if it still runs. It runs in the background, bounded: the
+	// shim's delete waits (up to 10 s in containerd 2.x) for the process's output to drain,
+	// which a background process the command left holding its stdout never lets happen.
+	defer func() {
+		go func() {
+			dctx, cancel := context.WithTimeout(bg, execDeleteTimeout)
+			defer cancel()
+			if _, err := proc.Delete(dctx, client.WithProcessKill); err != nil {
+				// The deletion failed before it released the output copy: release it here.
+				if pio := proc.IO(); pio != nil {
+					pio.Cancel()
+					_ = pio.Close()
+				}
+			}
+		}()
+	}()
 	statusC, err := proc.Wait(bg)
 	if err != nil {
 		return -1, err
@@ -112,11 +128,39 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 		if err != nil {
 			return -1, err
 		}
-		proc.IO().Wait()
+		waitIO(ctx, proc.IO(), execDrainTimeout)
 		return int(code), nil
 	case <-ctx.Done():
 		_ = proc.Kill(bg, syscall.SIGKILL)
 		return -1, ctx.Err()
+	}
+}
+
+// How long an exec's output may take to drain once its process exited (a command such as
+// `sh -c 'daemon &'` leaves a process holding the output open for ever), and how long the
+// exec's deletion may take.
+const (
+	execDrainTimeout  = time.Second
+	execDeleteTimeout = 30 * time.Second
+)
+
+// waitIO waits until the process's output has been copied, at most d or until ctx ends. The
+// copy goroutines end when the process's deletion cancels its IO.
+func waitIO(ctx context.Context, pio cio.IO, d time.Duration) {
+	if pio == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		pio.Wait()
+		close(done)
+	}()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+	case <-ctx.Done():
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
 )
 
@@ -180,4 +182,370 @@ func cgroupsLeft(ns string) []string {
 		return out
 	}
 	return out
+}
+
+// abandonedEvent returns the Warning event saying the pod's kind hook ("PreStop" or
+// "PostStart") of container was abandoned.
+func abandonedEvent(p *podlife.Pod, container, kind string) (podlife.Event, bool) {
+	for _, e := range p.Events() {
+		if e.Container == container && e.Type == podlife.EventWarning && e.Reason == "Failed"+kind+"Hook" &&
+			strings.Contains(e.Message, kind+"Hook") && strings.Contains(e.Message, "abandoned") {
+			return e, true
+		}
+	}
+	return podlife.Event{}, false
+}
+
+// stopWithin stops the pod and fails the test unless Stop returned nil within grace + 15 s;
+// it returns how long Stop took.
+func stopWithin(t *testing.T, p *podlife.Pod, grace time.Duration) time.Duration {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), grace+time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	err := p.Stop(ctx)
+	took := time.Since(t0)
+	if err != nil {
+		t.Fatalf("Stop after %v: %v", took, err)
+	}
+	if took > grace+15*time.Second {
+		t.Errorf("Stop took %v, want at most the grace period %v plus 15 s", took, grace)
+	}
+	return took
+}
+
+// terminatedAll fails the test unless no container of the pod runs and no task is left.
+func terminatedAll(t *testing.T, h *harness, p *podlife.Pod) {
+	t.Helper()
+	ctx := namespaces.WithNamespace(context.Background(), h.ns)
+	for _, cs := range p.Status().ContainerStatuses {
+		if cs.State.Running != nil {
+			t.Errorf("%s after Stop: %+v, want not running", cs.Name, cs.State)
+		}
+		c, err := p.Container(cs.Name)
+		if err != nil || c.ID() == "" {
+			continue
+		}
+		if ctr, err := env.client.LoadContainer(ctx, c.ID()); err == nil {
+			if _, err := ctr.Task(ctx, nil); err == nil {
+				t.Errorf("%s after Stop: its task still exists", cs.Name)
+			}
+		}
+	}
+}
+
+// A Go preStop hook that ignores its context is abandoned when the grace period is over: the
+// stop signal goes out then (the container handles SIGTERM and exits 0, no SIGKILL needed), a
+// Warning event says so, and Stop returns.
+func TestStopAbandonsGoPreStop(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) }) // the abandoned hook's goroutine ends with the test
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const grace = 2 * time.Second
+	entered := make(chan struct{}, 1)
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "gostop", TerminationGracePeriod: ptr(grace),
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 0.1; done"},
+			PreStop: hook.HandlerFunc(func(context.Context, hook.Target) error {
+				entered <- struct{}{}
+				<-release // ignores its context
+				return nil
+			}),
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	took := stopWithin(t, pod, grace)
+	select {
+	case <-entered:
+	default:
+		t.Fatalf("the preStop hook never ran")
+	}
+	if took < grace {
+		t.Errorf("Stop took %v, less than the grace period %v the preStop hook holds", took, grace)
+	}
+	// The stop signal went out when the grace period ran out: SIGKILL would come 2 s later.
+	if took > grace+minGraceSlack {
+		t.Errorf("Stop took %v: the stop signal was late (grace %v)", took, grace)
+	}
+	if tt := pod.Status().ContainerStatuses[0].State.Terminated; tt == nil || tt.ExitCode != 0 {
+		t.Errorf("app: %+v, want exit 0 from its SIGTERM trap (the stop signal, not SIGKILL)", pod.Status().ContainerStatuses[0].State)
+	}
+	if _, ok := abandonedEvent(pod, "app", "PreStop"); !ok {
+		t.Errorf("no Warning event saying the preStop hook was abandoned: %v", pod.Events())
+	}
+	terminatedAll(t, h, pod)
+}
+
+// minGraceSlack: the stop signal goes out at the grace period, SIGKILL 2 s later; a stop that
+// took longer than grace + this waited for SIGKILL (or worse).
+const minGraceSlack = 1800 * time.Millisecond
+
+// A Go postStart hook that ignores its context does not hold a stop: it is abandoned once the
+// stop cancels the start, and Stop returns.
+func TestStopAbandonsGoPostStart(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const grace = 2 * time.Second
+	entered := make(chan struct{})
+	pod, err := h.rt.Start(ctx, podlife.PodSpec{
+		Name: "gostart", TerminationGracePeriod: ptr(grace),
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+			PostStart: hook.HandlerFunc(func(context.Context, hook.Target) error {
+				close(entered)
+				<-release
+				return nil
+			}),
+		}, {Name: "next", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
+	})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	select {
+	case <-entered:
+	case <-ctx.Done():
+		t.Fatalf("the postStart hook never ran")
+	}
+	stopWithin(t, pod, grace)
+	if err := pod.WaitStarted(ctx); err != nil {
+		t.Errorf("WaitStarted after Stop: %v", err)
+	}
+	if _, ok := abandonedEvent(pod, "app", "PostStart"); !ok {
+		t.Errorf("no Warning event saying the postStart hook was abandoned: %v", pod.Events())
+	}
+	if st := pod.Status().ContainerStatuses[1].State; st.Waiting == nil {
+		t.Errorf("next: %+v, want never started", st)
+	}
+	terminatedAll(t, h, pod)
+}
+
+// Exec hooks whose command leaves a background process holding its output (`sleep 1000 &`)
+// return once the command exited (the output wait is bounded): Run returns, and so does Stop.
+func TestExecHookBackgroundProcess(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const grace = 5 * time.Second
+	t0 := time.Now()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "bgexec", TerminationGracePeriod: ptr(grace),
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+			PostStart: hook.Exec("/bin/sh", "-c", "sleep 1000 &"),
+			PreStop:   hook.Exec("/bin/sh", "-c", "sleep 1000 & echo stopping"),
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if took := time.Since(t0); took > 30*time.Second {
+		t.Errorf("Run took %v with a postStart that leaves a background process", took)
+	}
+	waitEvent(t, ctx, pod, "app", podlife.ReasonPostStartCompleted)
+	took := stopWithin(t, pod, grace)
+	t.Logf("Stop took %v", took)
+	terminatedAll(t, h, pod)
+	for _, e := range pod.Events() {
+		if e.Reason == podlife.ReasonFailedPreStopHook || e.Reason == podlife.ReasonFailedPostStartHook {
+			t.Errorf("hook failed: %v (the commands exit 0)", e)
+		}
+	}
+}
+
+// A hook that stops its own pod does not deadlock: a postStart's Stop joins the stop (the hook
+// is abandoned, the stop goes on and the hook's Stop returns when it is done); a preStop's
+// Stop, bounded by the hook's context, returns an error when the grace period ends.
+func TestHookStopsItsPod(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const grace = 2 * time.Second
+	postStop, preStop := make(chan error, 1), make(chan error, 1)
+	self := func(t hook.Target) *podlife.Pod {
+		p, err := h.rt.Pod(t.Pod)
+		if err != nil {
+			panic(err)
+		}
+		return p
+	}
+	t0 := time.Now()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "selfstop", TerminationGracePeriod: ptr(grace),
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+			PostStart: hook.HandlerFunc(func(_ context.Context, t hook.Target) error {
+				postStop <- self(t).Stop(context.Background())
+				return nil
+			}),
+			PreStop: hook.HandlerFunc(func(hctx context.Context, t hook.Target) error {
+				preStop <- self(t).Stop(hctx)
+				return nil
+			}),
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if took := time.Since(t0); took > grace+15*time.Second {
+		t.Errorf("Run took %v", took)
+	}
+	select {
+	case err := <-postStop:
+		if err != nil {
+			t.Errorf("the postStart hook's Stop: %v, want nil (it joined the stop)", err)
+		}
+	case <-time.After(grace + 15*time.Second):
+		t.Fatalf("the postStart hook's Stop did not return")
+	}
+	select {
+	case err := <-preStop:
+		if err == nil {
+			t.Errorf("the preStop hook's Stop returned nil before the stop it is part of ended")
+		}
+	case <-time.After(grace + 15*time.Second):
+		t.Fatalf("the preStop hook's Stop did not return")
+	}
+	stopWithin(t, pod, grace) // the stop is over: returns at once
+	terminatedAll(t, h, pod)
+	waitEvent(t, ctx, pod, "", podlife.ReasonStopped)
+}
+
+// podlifeGoroutines returns the stacks of the goroutines running podlife code.
+func podlifeGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "podlife/podlife") {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Close returns promptly and ends every goroutine the Runtime started for a pod with probes, a
+// container in crash-loop back-off and an activeDeadline; the pod keeps running, its handle
+// then fails with ErrClosed without blocking, and another Runtime stops and removes it.
+func TestCloseEndsGoroutines(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const name = "detached"
+	t.Cleanup(func() { // if the test stops half-way, before the harness's leak check
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := h.rt.RemovePod(ctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			t.Errorf("cleanup: RemovePod: %v", err)
+		}
+	})
+	before := podlifeGoroutines()
+	cfg := h.cfg
+	cfg.Logger = cfg.Logger.With("runtime", "closed")
+	cfg.Backoff = podlife.Backoff{Initial: time.Minute, Max: time.Minute, ResetAfter: time.Hour}
+	rt, err := podlife.New(ctx, cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			_ = rt.Close()
+		}
+	}()
+	pod, err := rt.Run(ctx, podlife.PodSpec{
+		Name: name, TerminationGracePeriod: ptr(2 * time.Second), ActiveDeadline: ptr(time.Hour),
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever},
+			ReadinessProbe: execProbe("true", 100*time.Millisecond, 1),
+			LivenessProbe:  execProbe("true", 100*time.Millisecond, 3),
+		}, {
+			Name: "crash", Image: testImage, Command: []string{"/bin/sh", "-c", "exit 3"},
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	// The first restart is immediate; the next waits out the (one minute) back-off.
+	waitEvent(t, ctx, pod, "crash", podlife.ReasonBackOff)
+	if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].Ready }); err != nil {
+		t.Fatalf("app never ready: %v", err)
+	}
+	app, _ := pod.Container("app")
+	appID := app.ID()
+
+	t0 := time.Now()
+	if err := rt.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	closed = true
+	if took := time.Since(t0); took > 10*time.Second {
+		t.Errorf("Close took %v", took)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	var left []string
+	for {
+		left = podlifeGoroutines()
+		if len(left) <= len(before) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(left) > len(before) {
+		t.Errorf("%d goroutines running podlife code after Close, %d before New:\n\n%s", len(left), len(before), strings.Join(left, "\n\n"))
+	}
+
+	// The old handle does not block on the containers its exit watchers gave up on.
+	sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
+	err = pod.Stop(sctx)
+	scancel()
+	if !errors.Is(err, podlife.ErrClosed) {
+		t.Errorf("Stop through the closed Runtime: %v, want ErrClosed", err)
+	}
+
+	// The pod is still running, under no manager.
+	nctx := namespaces.WithNamespace(ctx, h.ns)
+	ctr, err := env.client.LoadContainer(nctx, appID)
+	if err != nil {
+		t.Fatalf("app's container after Close: %v", err)
+	}
+	task, err := ctr.Task(nctx, nil)
+	if err != nil {
+		t.Fatalf("app's task after Close: %v", err)
+	}
+	if st, err := task.Status(nctx); err != nil || st.Status != "running" {
+		t.Errorf("app after Close: %+v, %v, want running", st, err)
+	}
+	rec, err := h.rt.LookupPod(ctx, name)
+	if err != nil || rec.Managed() {
+		t.Fatalf("LookupPod after Close: %+v, %v, want the pod, unmanaged", rec, err)
+	}
+	if err := h.rt.StopPod(ctx, name); err != nil {
+		t.Fatalf("StopPod from another Runtime: %v", err)
+	}
+	if _, err := task.Status(nctx); err == nil {
+		if st, _ := task.Status(nctx); st.Status == "running" {
+			t.Errorf("app still running after StopPod")
+		}
+	}
+	if err := h.rt.RemovePod(ctx, name); err != nil {
+		t.Fatalf("RemovePod from another Runtime: %v", err)
+	}
+	if _, err := h.rt.LookupPod(ctx, name); !errors.Is(err, podlife.ErrNotFound) {
+		t.Errorf("LookupPod after RemovePod: %v, want ErrNotFound", err)
+	}
 }

@@ -289,6 +289,13 @@ func (p *Pod) run() {
 		p.log.Debug("start sequence ended", "err", err)
 		err = nil
 	}
+	if err != nil && p.rt.isClosed() {
+		// The runtime detached while the pod started: what exists of it stays for another
+		// Runtime (RemovePod).
+		p.log.Info("runtime closed while the pod started", "err", err)
+		p.startErr = fmt.Errorf("pod %q: %w (start: %w)", p.name, ErrClosed, err)
+		err = nil
+	}
 	if err != nil {
 		p.log.Info("pod failed to start; removing it", "err", err)
 		p.startErr = err
@@ -517,6 +524,8 @@ func (p *Pod) enforceDeadline(d time.Duration) {
 	select {
 	case <-timer.C:
 	case <-p.stopped:
+		return
+	case <-p.rt.closing:
 		return
 	}
 	const msg = "Pod was active on the node longer than the specified deadline"

@@ -3,6 +3,7 @@ package podlife
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -34,11 +35,18 @@ func WithoutHooks() StopOption {
 // logs and volumes stay until Remove.
 //
 // ctx cancels the wait, not the stop. Stop may be called any number of times; every call waits
-// for the same stop.
+// for the same stop, a call from one of the pod's own hooks included (the stop abandons the
+// hook when its time is up). Once the Runtime is closed, Stop fails with ErrClosed: use another
+// Runtime's StopPod.
 func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
 	var o stopOptions
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if p.rt.isClosed() {
+		// Detached: this Runtime no longer sees the pod's processes. Another Runtime on the
+		// state dir stops it (StopPod).
+		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
 	grace := p.spec.gracePeriod()
 	if o.grace != nil {
@@ -104,6 +112,9 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 // Remove stops the pod if it is not stopped yet (with its grace period), then deletes its
 // containers, snapshots, volumes, logs and state directory. After Remove the name can be reused.
 func (p *Pod) Remove(ctx context.Context) error {
+	if p.rt.isClosed() {
+		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
+	}
 	go p.removeOnce.Do(func() {
 		p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
 		var errs []error
