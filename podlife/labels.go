@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -118,6 +119,37 @@ var errShimAborted = errors.New("the pod's shim was not started: its first conta
 func (p *Pod) shimSocket() string {
 	d := sha256.Sum256([]byte(filepath.Join(p.rt.address, p.rt.cfg.Namespace, p.shimGroup())))
 	return fmt.Sprintf("/run/containerd/s/%x", d)
+}
+
+// removeStaleShimSocket removes the pod's shim socket once every task is deleted, if no shim
+// answers on it. It is left when a shim was started for the group by a container other than
+// the owner, which happens when the owner's create fails after the shim answered (the owner's
+// failure shuts that shim down, and a sibling's create in flight starts another).
+func (p *Pod) removeStaleShimSocket() {
+	if p.shimGroup() == "" {
+		return
+	}
+	sock := p.shimSocket()
+	// A shim whose last task was just deleted may take a moment to exit.
+	t0 := time.Now()
+	for deadline := t0.Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Lstat(sock); err != nil {
+			p.log.Debug("shim socket gone", "waited", time.Since(t0))
+			return // the usual case: the shim removed it
+		}
+		if !canConnect(sock) {
+			break
+		}
+		if time.Now().After(deadline) {
+			p.log.Debug("shim socket still served", "socket", sock)
+			return
+		}
+	}
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		p.log.Warn("stale shim socket", "socket", sock, "err", err)
+		return
+	}
+	p.log.Debug("removed a stale shim socket", "socket", sock)
 }
 
 func canConnect(sock string) bool {

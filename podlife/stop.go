@@ -104,6 +104,7 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 		})
 	}
 	wg.Wait()
+	p.removeStaleShimSocket()
 	errs = append(errs, detachErr)
 	errs = append(errs, p.sandbox.release())
 	return errors.Join(errs...)
