@@ -131,17 +131,15 @@ func (p *Pod) removeStaleShimSocket() {
 	}
 	sock := p.shimSocket()
 	// A shim whose last task was just deleted may take a moment to exit.
-	t0 := time.Now()
-	for deadline := t0.Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Lstat(sock); err != nil {
-			p.log.Debug("shim socket gone", "waited", time.Since(t0))
 			return // the usual case: the shim removed it
 		}
 		if !canConnect(sock) {
 			break
 		}
 		if time.Now().After(deadline) {
-			p.log.Debug("shim socket still served", "socket", sock)
+			p.log.Debug("shim socket still served after the pod's tasks were deleted", "socket", sock)
 			return
 		}
 	}

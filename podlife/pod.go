@@ -511,7 +511,7 @@ func (p *Pod) onContainerExit() {
 	p.mu.Lock()
 	terminal := p.phase == PhaseSucceeded || p.phase == PhaseFailed
 	p.mu.Unlock()
-	if terminal {
+	if terminal && !p.rt.isClosed() {
 		go p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
 	}
 }
