@@ -88,7 +88,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		return nil, fmt.Errorf("create task: %w", err)
 	}
 	t3 := time.Now()
-	if inst.exitCh, err = inst.task.Wait(p.lifeCtx); err != nil {
+	if inst.exitCh, err = inst.task.Wait(p.watchCtx); err != nil {
 		inst.delete(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("wait task: %w", err)
 	}

@@ -33,6 +33,8 @@ type Pod struct {
 	lifeCtx     context.Context    // containerd calls that must outlive callers (namespaced, never cancelled)
 	startCtx    context.Context    // cancelled when a stop begins
 	cancelStart context.CancelFunc // cancels startCtx
+	watchCtx    context.Context    // exit watchers' task waits: cancelled by Runtime.Close only
+	stopWatch   context.CancelFunc // cancels watchCtx
 
 	netReady chan struct{} // closed once the network attach finished (netErr says how)
 	netErr   error
@@ -105,6 +107,7 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 	}
 	p.lifeCtx = r.ctx(context.Background())
 	p.startCtx, p.cancelStart = context.WithCancel(p.lifeCtx)
+	p.watchCtx, p.stopWatch = context.WithCancel(p.lifeCtx)
 	p.sandbox = &Sandbox{pod: p, dir: dir, hostname: spec.Hostname}
 	add := func(cs []ContainerSpec, init bool) []*Container {
 		out := make([]*Container, len(cs))

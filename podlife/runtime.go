@@ -261,6 +261,7 @@ func (r *Runtime) Close() error {
 	// start in progress; deadline timers and status writers watch r.closing), not the pods.
 	for _, p := range pods {
 		p.cancelStart()
+		p.stopWatch() // exit watchers return without recording an exit
 	}
 	r.control.close()
 	// Each pod's status.json ends with its last status, for the next Runtime on the state dir.
