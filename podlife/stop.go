@@ -43,6 +43,11 @@ func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	select {
+	case <-p.stopped:
+		return p.stopErr
+	default:
+	}
 	if p.rt.isClosed() {
 		// Detached: this Runtime no longer sees the pod's processes. Another Runtime on the
 		// state dir stops it (StopPod).
@@ -112,7 +117,14 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 
 // Remove stops the pod if it is not stopped yet (with its grace period), then deletes its
 // containers, snapshots, volumes, logs and state directory. After Remove the name can be reused.
+// Once the Runtime is closed, Remove of a pod not removed yet fails with ErrClosed: use another
+// Runtime's RemovePod.
 func (p *Pod) Remove(ctx context.Context) error {
+	select {
+	case <-p.removed:
+		return p.removeErr
+	default:
+	}
 	if p.rt.isClosed() {
 		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
