@@ -549,3 +549,37 @@ func TestCloseEndsGoroutines(t *testing.T) {
 		t.Errorf("LookupPod after RemovePod: %v, want ErrNotFound", err)
 	}
 }
+
+// A stop at any moment of the start (image checks, creates waiting for the pod's shim, starts,
+// postStart hooks) returns within the grace period and the start's wait returns too.
+func TestStopDuringStartNeverHangs(t *testing.T) {
+	h := newHarness(t)
+	const grace = 2 * time.Second
+	for i, delay := range []time.Duration{0, 10 * time.Millisecond, 30 * time.Millisecond, 60 * time.Millisecond, 120 * time.Millisecond, 250 * time.Millisecond} {
+		t.Run(delay.String(), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			spec := podlife.PodSpec{Name: fmt.Sprintf("stopearly-%d", i), TerminationGracePeriod: ptr(grace),
+				InitContainers: []podlife.ContainerSpec{{Name: "init", Image: testImage, Command: []string{"/bin/sh", "-c", "true"}}}}
+			for j := range 3 {
+				spec.Containers = append(spec.Containers, podlife.ContainerSpec{Name: fmt.Sprintf("c%d", j), Image: testImage,
+					Command: []string{"/bin/sh", "-c", loopForever}, PostStart: hook.Exec("/bin/sh", "-c", "sleep 0.1")})
+			}
+			pod, err := h.rt.Start(ctx, spec)
+			if err != nil {
+				t.Fatalf("Start: %v", err)
+			}
+			time.Sleep(delay)
+			stopWithin(t, pod, grace)
+			wctx, wcancel := context.WithTimeout(ctx, 15*time.Second)
+			defer wcancel()
+			if err := pod.WaitStarted(wctx); err != nil && errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("WaitStarted after Stop: %v", err)
+			}
+			terminatedAll(t, h, pod)
+			if err := pod.Remove(ctx); err != nil {
+				t.Errorf("Remove: %v", err)
+			}
+		})
+	}
+}
