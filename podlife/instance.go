@@ -2,8 +2,11 @@ package podlife
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -81,8 +84,9 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	})
 	if err != nil {
 		inst.delete(context.WithoutCancel(ctx))
-		// A failed runc create can leave the container's (empty) cgroup behind.
-		if cerr := removeCgroup(inst.cgroup); cerr != nil {
+		// A failed runc create can leave the container's (empty) cgroup behind, in some
+		// hierarchies and not others.
+		if cerr := sweepCgroup(inst.cgroup); cerr != nil {
 			p.log.Warn("failed create left its cgroup", "container", c.spec.Name, "err", cerr)
 		}
 		return nil, fmt.Errorf("create task: %w", err)
@@ -152,4 +156,32 @@ func (i *instance) markNeverRan() {
 	default:
 		close(i.exited)
 	}
+}
+
+// sweepCgroup removes a container's cgroup in every hierarchy where it exists (rmdir: empty
+// cgroups only), retrying while the last process leaves it. Unlike removeCgroup it does not
+// take the pids hierarchy as a sign for the others: a failed runc create can leave the cgroup
+// in some controllers only.
+func sweepCgroup(path string) error {
+	dirs := []string{filepath.Join(cgroupRoot, path)}
+	if hs, err := os.ReadDir(cgroupRoot); err == nil {
+		for _, h := range hs {
+			if h.IsDir() {
+				dirs = append(dirs, filepath.Join(cgroupRoot, h.Name(), path))
+			}
+		}
+	}
+	var errs []error
+	for _, d := range dirs {
+		var err error
+		for try := 0; try < 20; try++ {
+			if err = os.Remove(d); err == nil || errors.Is(err, fs.ErrNotExist) {
+				err = nil
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }

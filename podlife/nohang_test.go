@@ -164,11 +164,19 @@ func TestEarlyFailureNeverHangs(t *testing.T) {
 	}
 }
 
-// cgroupsLeft lists the container cgroups left in the namespace's cgroup (cgroup v1 pids
-// hierarchy, or the v2 unified one), with the processes still in each.
+// cgroupsLeft lists the container cgroups left in the namespace's cgroup, in any hierarchy
+// (cgroup v1 controllers, or v2's unified tree), with the processes still in each.
 func cgroupsLeft(ns string) []string {
+	roots := []string{"/sys/fs/cgroup"}
+	if hs, err := os.ReadDir("/sys/fs/cgroup"); err == nil {
+		for _, h := range hs {
+			if h.IsDir() {
+				roots = append(roots, filepath.Join("/sys/fs/cgroup", h.Name()))
+			}
+		}
+	}
 	var out []string
-	for _, root := range []string{"/sys/fs/cgroup/pids", "/sys/fs/cgroup"} {
+	for _, root := range roots {
 		entries, err := os.ReadDir(filepath.Join(root, ns))
 		if err != nil {
 			continue
@@ -179,7 +187,6 @@ func cgroupsLeft(ns string) []string {
 				out = append(out, fmt.Sprintf("%s (procs %q)", filepath.Join(root, ns, e.Name()), strings.TrimSpace(string(procs))))
 			}
 		}
-		return out
 	}
 	return out
 }
