@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -105,9 +106,6 @@ func (c *Container) prepare(ctx context.Context) {
 	defer close(c.prepared)
 	p := c.pod
 	img, err := p.ensureImage(ctx, c.spec)
-	if err == nil {
-		err = c.setImage(ctx, img)
-	}
 	if err != nil && ctx.Err() != nil {
 		c.prepErr = ctx.Err() // cancelled by a stop or a failed sibling: not this container's failure
 		return
@@ -121,10 +119,24 @@ func (c *Container) prepare(ctx context.Context) {
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPull, Err: err}
 		return
 	}
-	inst, err := c.newInstance(ctx, 0, c.plannedID)
-	if err != nil {
+	if err := c.setImage(ctx, img); err != nil {
 		if ctx.Err() != nil {
 			c.prepErr = ctx.Err()
+			return
+		}
+		// The image is there but its config cannot be used (containerd's CRI fails the create).
+		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
+		c.setWaiting(ReasonCreateContainerError, err.Error())
+		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
+		return
+	}
+	inst, err := c.newInstance(ctx, 0, c.plannedID)
+	if err != nil {
+		if errors.Is(err, errShimAborted) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			// The pod's shim will not come, or the wait for it was cancelled: another
+			// container's failure or a stop. Any other error is this container's own (the
+			// create itself is not cancellable).
+			c.prepErr = err
 			return
 		}
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
@@ -205,7 +217,7 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	go c.watchExit(inst)
 	p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
 	if h := c.spec.PostStart; h != nil {
-		if err := c.runHook(ctx, h); err != nil {
+		if err := c.runHook(ctx, h, "PostStart"); err != nil {
 			return c.postStartFailed(inst, err)
 		}
 		p.emit(c.spec.Name, EventNormal, ReasonPostStartCompleted, "PostStartHook completed")
@@ -231,15 +243,51 @@ func (c *Container) postStartFailed(inst *instance, hookErr error) error {
 	return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
 }
 
-// runHook runs a lifecycle handler against this container, bounded by HookTimeout if set.
-func (c *Container) runHook(ctx context.Context, h hook.Handler) error {
+// runHook runs a lifecycle handler (kind "PostStart" or "PreStop") against this container,
+// bounded by HookTimeout if set. It never waits for the handler much past the end of ctx: a
+// handler that has not returned hookSettle after ctx ended (Go code that ignores its context) is
+// abandoned, its goroutine left to finish on its own, and a Warning event says so.
+func (c *Container) runHook(ctx context.Context, h hook.Handler, kind string) error {
 	if t := c.spec.HookTimeout; t > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t)
 		defer cancel()
 	}
-	return h.Run(ctx, c.target())
+	done := make(chan error, 1) // the handler's goroutine never blocks on it
+	go func() { done <- h.Run(ctx, c.target()) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	settle := time.NewTimer(hookSettle)
+	defer settle.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-settle.C:
+	}
+	p := c.pod
+	why := "the pod is stopping"
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && kind == "PreStop":
+		why = "the grace period is over"
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		why = "its hookTimeout is over"
+	}
+	desc, _, _ := strings.Cut(hook.Describe(h), " ")
+	reason := ReasonFailedPostStartHook
+	if kind == "PreStop" {
+		reason = ReasonFailedPreStopHook
+	}
+	p.emit(c.spec.Name, EventWarning, reason,
+		fmt.Sprintf("%sHook (%s) abandoned: it did not return when %s", kind, desc, why))
+	p.log.Warn("lifecycle hook abandoned: it ignores its context", "container", c.spec.Name, "hook", kind, "handler", hook.Describe(h))
+	return fmt.Errorf("%s hook abandoned (it did not return when %s): %w", kind, why, ctx.Err())
 }
+
+// hookSettle is how long a hook whose context ended may take to return before it is abandoned.
+const hookSettle = 200 * time.Millisecond
 
 // target is what hooks and probes act on.
 func (c *Container) target() hook.Target {
@@ -331,7 +379,7 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 	deadline := time.Now().Add(grace)
 	if h := c.spec.PreStop; h != nil && withHooks && grace > 0 {
 		hctx, cancel := context.WithDeadline(ctx, deadline)
-		err := c.runHook(hctx, h)
+		err := c.runHook(hctx, h, "PreStop")
 		cancel()
 		if err != nil {
 			p.emit(c.spec.Name, EventWarning, ReasonFailedPreStopHook, "PreStopHook failed")
@@ -351,15 +399,25 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 	case <-inst.exited:
 		return
 	case <-timer.C:
+	case <-p.rt.closing:
+		return // detached: the pod is left as it is
 	}
 	if err := p.rt.retry(ctx, func() error { return task.Kill(ctx, syscall.SIGKILL, client.WithKillAll) }); err != nil && !errdefs.IsNotFound(err) {
 		p.log.Debug("SIGKILL", "container", c.spec.Name, "err", err)
 	}
+	// Bounded: if containerd cannot tell the exit (it is away, or the runtime was closed and
+	// its exit watcher returned), the task's deletion kills what is left.
+	timer.Reset(killWaitTimeout)
 	select {
 	case <-inst.exited:
-	case <-p.rt.closing: // detached: the exit watcher is gone
+	case <-timer.C:
+		p.log.Warn("no exit seen after SIGKILL", "container", c.spec.Name, "waited", killWaitTimeout)
+	case <-p.rt.closing:
 	}
 }
+
+// killWaitTimeout bounds the wait for a container's exit after SIGKILL.
+const killWaitTimeout = 10 * time.Second
 
 // minGracePeriod is the kubelet's minimum time between the stop signal and SIGKILL.
 const minGracePeriod = 2 * time.Second

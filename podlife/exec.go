@@ -8,7 +8,9 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/cio"
@@ -90,11 +92,33 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 		drained = make(chan struct{})
 		streams.Stdin = &drainReader{r: streams.Stdin, drained: drained}
 	}
+	act := &ioActivity{}
+	if streams.Stdout != nil {
+		streams.Stdout = &activityWriter{w: streams.Stdout, a: act}
+	}
+	if streams.Stderr != nil {
+		streams.Stderr = &activityWriter{w: streams.Stderr, a: act}
+	}
 	proc, err := task.Exec(bg, "exec-"+newID()[:12], &ps, cio.NewCreator(cio.WithStreams(streams.Stdin, streams.Stdout, streams.Stderr), fifoDir))
 	if err != nil {
 		return -1, err
 	}
-	defer proc.Delete(bg, client.WithProcessKill) //nolint:errcheck
+	// The deletion kills the process if it still runs. It runs in the background, bounded: the
+	// shim's delete waits (up to 10 s in containerd 2.x) for the process's output to drain,
+	// which a background process the command left holding its stdout never lets happen.
+	defer func() {
+		go func() {
+			dctx, cancel := context.WithTimeout(bg, execDeleteTimeout)
+			defer cancel()
+			if _, err := proc.Delete(dctx, client.WithProcessKill); err != nil {
+				// The deletion failed before it released the output copy: release it here.
+				if pio := proc.IO(); pio != nil {
+					pio.Cancel()
+					_ = pio.Close()
+				}
+			}
+		}()
+	}()
 	statusC, err := proc.Wait(bg)
 	if err != nil {
 		return -1, err
@@ -121,12 +145,80 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 		if err != nil {
 			return -1, err
 		}
-		proc.IO().Wait()
+		waitIO(ctx, proc.IO(), act, execDrainTimeout)
 		return int(code), nil
 	case <-ctx.Done():
 		_ = proc.Kill(bg, syscall.SIGKILL)
 		return -1, ctx.Err()
 	}
+}
+
+// How long an exec's output may stay idle once its process exited before the exec returns
+// without waiting for the rest (a command such as `sh -c 'daemon &'` leaves a process holding
+// the output open for ever), and how long the exec's deletion may take.
+const (
+	execDrainTimeout  = time.Second
+	execDeleteTimeout = 30 * time.Second
+)
+
+// waitIO waits until the process's output has been copied, or until no output was written for
+// idle (a write in progress counts as activity), or until ctx ends. The copy goroutines end
+// when the process's deletion cancels its IO.
+func waitIO(ctx context.Context, pio cio.IO, act *ioActivity, idle time.Duration) {
+	if pio == nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		pio.Wait()
+		close(done)
+	}()
+	act.touch()
+	tick := time.NewTicker(idle / 10)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if act.idleFor() >= idle {
+				return
+			}
+		}
+	}
+}
+
+// ioActivity tells how long an exec's output has been idle.
+type ioActivity struct {
+	last    atomic.Int64 // unix nanoseconds of the last write's start or end
+	writing atomic.Int32 // writes in progress
+}
+
+func (a *ioActivity) touch() { a.last.Store(time.Now().UnixNano()) }
+
+func (a *ioActivity) idleFor() time.Duration {
+	if a.writing.Load() > 0 {
+		return 0
+	}
+	return time.Since(time.Unix(0, a.last.Load()))
+}
+
+// activityWriter records its writes in an ioActivity.
+type activityWriter struct {
+	w io.Writer
+	a *ioActivity
+}
+
+func (w *activityWriter) Write(p []byte) (int, error) {
+	w.a.writing.Add(1)
+	w.a.touch()
+	defer func() {
+		w.a.touch()
+		w.a.writing.Add(-1)
+	}()
+	return w.w.Write(p)
 }
 
 // drainReader closes drained once its reader is at its end (or failed).

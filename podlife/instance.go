@@ -2,8 +2,11 @@ package podlife
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -43,7 +46,9 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	r := p.rt
 	// Not cancellable: a create cancelled half-way can leave a task, a cgroup or a shim that
 	// containerd made after the client gave up. It is bounded, and a stop waits for it and
-	// then deletes what it made.
+	// then deletes what it made. Only the wait for the pod's shim (withShim) ends with the
+	// caller's ctx.
+	waitCtx := ctx
 	ctx = context.WithoutCancel(ctx)
 	t0 := time.Now()
 	opts, err := c.specOpts(ctx)
@@ -73,17 +78,22 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	}
 	stdout, stderr := inst.log.stream("stdout"), inst.log.stream("stderr")
 	inst.streams = []io.Closer{stdout, stderr}
-	err = p.withShim(ctx, c, func() error {
+	err = p.withShim(waitCtx, c, func() error {
 		var err error
 		inst.task, err = ctr.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr), p.sandbox.fifoDir()))
 		return err
 	})
 	if err != nil {
 		inst.delete(context.WithoutCancel(ctx))
+		// A failed runc create can leave the container's (empty) cgroup behind, in some
+		// hierarchies and not others.
+		if cerr := sweepCgroup(inst.cgroup); cerr != nil {
+			p.log.Warn("failed create left its cgroup", "container", c.spec.Name, "err", cerr)
+		}
 		return nil, fmt.Errorf("create task: %w", err)
 	}
 	t3 := time.Now()
-	if inst.exitCh, err = inst.task.Wait(p.lifeCtx); err != nil {
+	if inst.exitCh, err = inst.task.Wait(p.watchCtx); err != nil {
 		inst.delete(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("wait task: %w", err)
 	}
@@ -150,4 +160,32 @@ func (i *instance) markNeverRan() {
 	default:
 		close(i.exited)
 	}
+}
+
+// sweepCgroup removes a container's cgroup in every hierarchy where it exists (rmdir: empty
+// cgroups only), retrying while the last process leaves it. Unlike removeCgroup it does not
+// take the pids hierarchy as a sign for the others: a failed runc create can leave the cgroup
+// in some controllers only.
+func sweepCgroup(path string) error {
+	dirs := []string{filepath.Join(cgroupRoot, path)}
+	if hs, err := os.ReadDir(cgroupRoot); err == nil {
+		for _, h := range hs {
+			if h.IsDir() {
+				dirs = append(dirs, filepath.Join(cgroupRoot, h.Name(), path))
+			}
+		}
+	}
+	var errs []error
+	for _, d := range dirs {
+		var err error
+		for try := 0; try < 20; try++ {
+			if err = os.Remove(d); err == nil || errors.Is(err, fs.ErrNotExist) {
+				err = nil
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }

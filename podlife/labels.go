@@ -3,8 +3,10 @@ package podlife
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -61,7 +63,11 @@ func (p *Pod) shimGroup() string {
 // shim would be left running with nothing to serve. Once the shim answers (the state in which
 // containerd reuses a group's shim, as the CRI plugin does for every container after the
 // sandbox), NewTasks run in parallel. If the socket is never seen, the others go when the
-// owner's NewTask has returned.
+// owner's NewTask has succeeded.
+//
+// A waiter never waits for a shim that will not come: it returns ctx's error when ctx ends (a
+// stop, or a sibling's setup failure), and errShimAborted when the owner's preparation ended
+// without starting the shim (its pull, image config or create failed).
 func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error {
 	if p.shimGroup() == "" {
 		return fn()
@@ -69,6 +75,14 @@ func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error
 	if c != p.shimOwner {
 		select {
 		case <-p.shimReady:
+		case <-p.shimOwner.prepared:
+			// The owner is done preparing: either the shim is up (both channels may be ready
+			// at once) or it will never be started.
+			select {
+			case <-p.shimReady:
+			default:
+				return fmt.Errorf("container %q: %w", p.shimOwner.spec.Name, errShimAborted)
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -83,7 +97,9 @@ func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error
 	for {
 		select {
 		case err := <-done:
-			p.shimReadyOnce.Do(func() { close(p.shimReady) })
+			if err == nil {
+				p.shimReadyOnce.Do(func() { close(p.shimReady) })
+			}
 			return err
 		case <-tick.C:
 			if canConnect(sock) {
@@ -94,11 +110,50 @@ func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error
 	}
 }
 
-// shimSocket is where containerd's runc shim manager puts the socket of the pod's shim group:
-// /run/containerd/s/<sha256 of "<containerd address>/<namespace>/<group>"> (containerd 1.6 to 2.x).
-func (p *Pod) shimSocket() string {
-	d := sha256.Sum256([]byte(filepath.Join(p.rt.address, p.rt.cfg.Namespace, p.shimGroup())))
+// errShimAborted fails a create that waited for the pod's shim when the container that was to
+// start it failed first. It is a consequence, not a cause: the owner's error explains it.
+var errShimAborted = errors.New("the pod's shim was not started: its first container failed")
+
+// shimSocket is the socket of the pod's shim group (see shimSocketOf).
+func (p *Pod) shimSocket() string { return p.shimSocketOf(p.shimGroup()) }
+
+// shimSocketOf is where containerd's runc shim manager puts the socket of a shim group (or of a
+// task's own shim): /run/containerd/s/<sha256 of "<containerd address>/<namespace>/<group>">
+// (containerd 1.6 to 2.x).
+func (p *Pod) shimSocketOf(group string) string {
+	d := sha256.Sum256([]byte(filepath.Join(p.rt.address, p.rt.cfg.Namespace, group)))
 	return fmt.Sprintf("/run/containerd/s/%x", d)
+}
+
+// removeStaleShimSocket removes the pod's shim socket once every task is deleted, if no shim
+// answers on it. It is left when a shim was started for the group by a container other than
+// the owner: when the owner's create fails after the shim answered (the owner's failure shuts
+// that shim down, and a sibling's create in flight starts another), or when the group's first
+// shim died (containerd, starting again, shuts down a shim whose process exited while it was
+// away) and the next one was started by another task.
+func (p *Pod) removeStaleShimSocket() {
+	if p.shimGroup() == "" {
+		return
+	}
+	sock := p.shimSocket()
+	// A shim whose last task was just deleted may take a moment to exit.
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Lstat(sock); err != nil {
+			return // the usual case: the shim removed it
+		}
+		if !canConnect(sock) {
+			break
+		}
+		if time.Now().After(deadline) {
+			p.log.Debug("shim socket still served after the pod's tasks were deleted", "socket", sock)
+			return
+		}
+	}
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		p.log.Warn("stale shim socket", "socket", sock, "err", err)
+		return
+	}
+	p.log.Debug("removed a stale shim socket", "socket", sock)
 }
 
 func canConnect(sock string) bool {

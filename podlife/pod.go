@@ -33,6 +33,8 @@ type Pod struct {
 	lifeCtx     context.Context    // containerd calls that must outlive callers (namespaced, never cancelled)
 	startCtx    context.Context    // cancelled when a stop begins
 	cancelStart context.CancelFunc // cancels startCtx
+	watchCtx    context.Context    // exit watchers' task waits: cancelled by Runtime.Close only
+	stopWatch   context.CancelFunc // cancels watchCtx
 
 	netReady chan struct{} // closed once the network attach finished (netErr says how)
 	netErr   error
@@ -105,6 +107,7 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 	}
 	p.lifeCtx = r.ctx(context.Background())
 	p.startCtx, p.cancelStart = context.WithCancel(p.lifeCtx)
+	p.watchCtx, p.stopWatch = context.WithCancel(p.lifeCtx)
 	p.sandbox = &Sandbox{pod: p, dir: dir, hostname: spec.Hostname}
 	add := func(cs []ContainerSpec, init bool) []*Container {
 		out := make([]*Container, len(cs))
@@ -289,6 +292,13 @@ func (p *Pod) run() {
 		p.log.Debug("start sequence ended", "err", err)
 		err = nil
 	}
+	if err != nil && p.rt.isClosed() {
+		// The runtime detached while the pod started: what exists of it stays for another
+		// Runtime (RemovePod).
+		p.log.Info("runtime closed while the pod started", "err", err)
+		p.startErr = fmt.Errorf("pod %q: %w (start: %w)", p.name, ErrClosed, err)
+		err = nil
+	}
 	if err != nil {
 		p.log.Info("pod failed to start; removing it", "err", err)
 		p.startErr = err
@@ -335,18 +345,19 @@ func (p *Pod) startSequence() error {
 		}
 		<-p.netReady
 	}()
-	lctx := leasedCtx(ctx, p)
+	// Any setup failure stops the sequence and every preparation still under way (a create
+	// waiting for the pod's shim included): the pod is then removed whole.
+	seqCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	lctx := leasedCtx(seqCtx, p)
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		go func() {
 			c.prepare(lctx)
-			if c.prepErr != nil && lctx.Err() == nil {
+			if c.prepErr != nil && lctx.Err() == nil && !errors.Is(c.prepErr, errShimAborted) {
 				setupFailed <- c.prepErr
 			}
 		}()
 	}
-	// Any setup failure stops the sequence: the pod is then removed whole.
-	seqCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	go func() {
 		select {
 		case err := <-setupFailed:
@@ -405,7 +416,7 @@ func (p *Pod) rootPrepError() error {
 	var collateral error
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		switch err := c.prepErr; {
-		case err == nil || errors.Is(err, context.Canceled):
+		case err == nil || errors.Is(err, context.Canceled) || errors.Is(err, errShimAborted):
 		case strings.Contains(err.Error(), "ttrpc: closed"):
 			collateral = cmp.Or(collateral, err)
 		default:
@@ -503,7 +514,7 @@ func (p *Pod) onContainerExit() {
 	p.mu.Lock()
 	terminal := p.phase == PhaseSucceeded || p.phase == PhaseFailed
 	p.mu.Unlock()
-	if terminal {
+	if terminal && !p.rt.isClosed() {
 		go p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
 	}
 }
@@ -516,6 +527,8 @@ func (p *Pod) enforceDeadline(d time.Duration) {
 	select {
 	case <-timer.C:
 	case <-p.stopped:
+		return
+	case <-p.rt.closing:
 		return
 	}
 	const msg = "Pod was active on the node longer than the specified deadline"

@@ -2,12 +2,9 @@ package podlife
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -266,7 +263,7 @@ type shimExit struct {
 func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 	p := c.pod
 	r := p.rt
-	ctx := p.lifeCtx
+	ctx := p.watchCtx // Close ends the wait
 	task, ch := inst.task, inst.exitCh
 	delay := reconnectInitial
 	failed := func(err error) <-chan client.ExitStatus {
@@ -392,31 +389,5 @@ func (p *Pod) instanceShimSocket(inst *instance) string {
 	if group == "" {
 		group = inst.id
 	}
-	d := sha256.Sum256([]byte(filepath.Join(p.rt.address, p.rt.cfg.Namespace, group)))
-	return fmt.Sprintf("/run/containerd/s/%x", d)
-}
-
-// removeStaleShimSocket removes the socket of the pod's shim group if nothing answers on it once
-// every task is deleted. The runc shim removes, when it exits, the socket derived from the task
-// that started it: when the group's first shim died (containerd, starting again, shuts down a
-// shim whose process exited while it was away), the next one is started by another task, and
-// the group's socket would stay behind.
-func (p *Pod) removeStaleShimSocket() {
-	if p.shimGroup() == "" {
-		return
-	}
-	sock := p.shimSocket()
-	if _, err := os.Stat(sock); err != nil {
-		return
-	}
-	// The last shim may take a moment to close its socket after its last task is deleted.
-	for deadline := time.Now().Add(time.Second); canConnect(sock); {
-		if time.Now().After(deadline) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
-		p.log.Warn("stale shim socket left", "socket", sock, "err", err)
-	}
+	return p.shimSocketOf(group)
 }

@@ -255,10 +255,14 @@ func (r *Runtime) forget(p *Pod) {
 	}
 }
 
-// Close detaches from containerd. Running pods are left running (but no longer supervised and
-// their logs no longer copied); the private containerd of the state dir, if the runtime uses it,
-// keeps running for them and for other processes (StopPrivateContainerd stops it). A second Close
-// returns an error wrapping ErrClosed.
+// Close detaches from containerd and stops every goroutine the runtime started (probes,
+// restart back-offs, deadline timers, status writers, exit watchers, the reconnection loop); it
+// does not wait for abandoned hooks. Running pods are left running (but no longer supervised and
+// their logs no longer copied), and another Runtime on the same state dir can act on them
+// (LookupPod, StopPod, RemovePod); their Pod handles of this Runtime then fail with ErrClosed.
+// The private containerd of the state dir, if the runtime uses it, keeps running for them and
+// for other processes (StopPrivateContainerd stops it). A second Close returns an error wrapping
+// ErrClosed.
 func (r *Runtime) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -266,9 +270,28 @@ func (r *Runtime) Close() error {
 		return ErrClosed
 	}
 	r.closed = true
+	pods := make([]*Pod, 0, len(r.pods))
+	for _, p := range r.pods {
+		pods = append(pods, p)
+	}
 	r.mu.Unlock()
 	close(r.closing)
+	// Stop what the runtime started for its pods (probe workers, restart back-offs, hooks of a
+	// start in progress; deadline timers and status writers watch r.closing), not the pods.
+	for _, p := range pods {
+		p.cancelStart()
+		p.stopWatch() // exit watchers return without recording an exit
+	}
 	r.control.close()
+	// Each pod's status.json ends with its last status, for the next Runtime on the state dir.
+	persisted := time.NewTimer(5 * time.Second)
+	defer persisted.Stop()
+	for _, p := range pods {
+		select {
+		case <-p.persisted:
+		case <-persisted.C:
+		}
+	}
 	var errs []error
 	if r.client != nil {
 		errs = append(errs, r.client.Close())

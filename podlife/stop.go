@@ -3,6 +3,7 @@ package podlife
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -34,11 +35,23 @@ func WithoutHooks() StopOption {
 // logs and volumes stay until Remove.
 //
 // ctx cancels the wait, not the stop. Stop may be called any number of times; every call waits
-// for the same stop.
+// for the same stop, a call from one of the pod's own hooks included (the stop abandons the
+// hook when its time is up). Once the Runtime is closed, Stop fails with ErrClosed: use another
+// Runtime's StopPod.
 func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
 	var o stopOptions
 	for _, opt := range opts {
 		opt(&o)
+	}
+	select {
+	case <-p.stopped:
+		return p.stopErr
+	default:
+	}
+	if p.rt.isClosed() {
+		// Detached: this Runtime no longer sees the pod's processes. Another Runtime on the
+		// state dir stops it (StopPod).
+		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
 	grace := p.spec.gracePeriod()
 	if o.grace != nil {
@@ -96,6 +109,7 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 		})
 	}
 	wg.Wait()
+	p.removeStaleShimSocket()
 	errs = append(errs, detachErr)
 	errs = append(errs, p.sandbox.release())
 	return errors.Join(errs...)
@@ -103,7 +117,17 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 
 // Remove stops the pod if it is not stopped yet (with its grace period), then deletes its
 // containers, snapshots, volumes, logs and state directory. After Remove the name can be reused.
+// Once the Runtime is closed, Remove of a pod not removed yet fails with ErrClosed: use another
+// Runtime's RemovePod.
 func (p *Pod) Remove(ctx context.Context) error {
+	select {
+	case <-p.removed:
+		return p.removeErr
+	default:
+	}
+	if p.rt.isClosed() {
+		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
+	}
 	go p.removeOnce.Do(func() {
 		p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
 		var errs []error
