@@ -260,7 +260,7 @@ func TestSmokeContainerdRestartKeepsPod(t *testing.T) {
 		t.Errorf("while containerd is away: phase %s, container %+v; want Running and ready", st.Phase, st.ContainerStatuses[0])
 	}
 	t0 := time.Now()
-	if _, err := app.Exec(ctx, []string{"true"}); !errors.Is(err, podlife.ErrUnavailable) || time.Since(t0) > time.Second {
+	if _, err := app.Exec(ctx, []string{"true"}); !errors.Is(err, podlife.ErrUnavailable) || time.Since(t0) > 5*time.Second {
 		t.Errorf("Exec while containerd is away: %v after %v, want an error wrapping ErrUnavailable at once", err, time.Since(t0))
 	}
 	restarted := own.start()
@@ -374,8 +374,9 @@ func testExitMeanwhile(t *testing.T, mode podlife.ShimMode) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	// The shim stamps the exit a moment after it reaps the process (1.6: up to a few ms later).
-	exitedBy := time.Now().Add(100 * time.Millisecond)
+	// The shim stamps the exit a moment after it reaps the process (1.6: up to a few ms later; a
+	// loaded machine can delay its goroutine: 500 ms of slack, far less than a restart of containerd).
+	exitedBy := time.Now().Add(500 * time.Millisecond)
 	// The shims know the exits: they are reported with the real code and time while containerd
 	// is still away, and no restart happens before it is back.
 	for policy, p := range pods {
