@@ -8,35 +8,31 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// podKey carries the pod to its start policy, for WaitContainer.
-type podKey struct{}
-
 // DependencyOrder starts every container as soon as the containers it depends on
 // (ContainerSpec.DependsOn) have reached their condition: Started, Ready or Completed. Containers
 // without dependencies start at once, in parallel. This is Compose's depends_on inside one pod,
 // which the kubelet does not offer; cycles and unknown names are rejected by validation.
 func DependencyOrder() StartPolicy {
-	return StartPolicyFunc(func(ctx context.Context, containers []string, start StartFunc) error {
-		p, ok := ctx.Value(podKey{}).(*Pod)
-		if !ok {
-			return errors.New("podlife: DependencyOrder needs the context podlife gives a start policy")
+	return StartPolicyFunc(func(ctx context.Context, s Starter) error {
+		containers := s.Containers()
+		// skipped[name] is closed once this policy will not start name (a dependency of it
+		// failed): what depends on name then fails too instead of waiting for ever.
+		skipped := make(map[string]chan struct{}, len(containers))
+		for _, name := range containers {
+			skipped[name] = make(chan struct{})
 		}
 		var g errgroup.Group
 		errs := make([]error, len(containers))
 		for i, name := range containers {
-			c, err := p.Container(name)
-			if err != nil {
-				errs[i] = err
-				continue
-			}
 			g.Go(func() error {
-				for _, d := range c.spec.DependsOn {
-					if err := WaitContainer(ctx, d.Container, d.Condition); err != nil {
+				for _, d := range s.DependsOn(name) {
+					if err := waitDependency(ctx, s, d, skipped[d.Container]); err != nil {
 						errs[i] = fmt.Errorf("container %q: dependency: %w", name, err)
+						close(skipped[name])
 						return nil
 					}
 				}
-				errs[i] = start(ctx, name)
+				errs[i] = s.Start(ctx, name)
 				return nil
 			})
 		}
@@ -45,18 +41,52 @@ func DependencyOrder() StartPolicy {
 	})
 }
 
+// waitDependency waits for d through s, or fails with ErrDependencyFailed once the policy gave
+// up on starting d's container (skipped closed; nil for a container the policy does not start).
+func waitDependency(ctx context.Context, s Starter, d Dependency, skipped <-chan struct{}) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	gaveUp := fmt.Errorf("container %q will not start: %w", d.Container, ErrDependencyFailed)
+	if skipped != nil {
+		go func() {
+			select {
+			case <-skipped:
+				cancel(gaveUp)
+			case <-ctx.Done():
+			}
+		}()
+	}
+	err := s.Wait(ctx, d.Container, d.Condition)
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrDependencyFailed) {
+		return cause
+	}
+	return err
+}
+
 // ErrDependencyFailed: a container a start waits for ended and will not reach the condition.
 var ErrDependencyFailed = errors.New("dependency will not be met")
 
-// WaitContainer blocks until the named container of the pod being started reaches cond
-// (ContainerStarted if empty). It is for start policies: ctx must be (or derive from) the one
-// podlife passed to StartPolicy.Start. It fails with ErrDependencyFailed if the container
-// ended and will not restart.
-func WaitContainer(ctx context.Context, name string, cond DependencyCondition) error {
-	p, ok := ctx.Value(podKey{}).(*Pod)
+// podStarter is the Starter podlife gives a pod's start policy.
+type podStarter struct {
+	p     *Pod
+	names []string
+	start func(ctx context.Context, name string) error
+}
+
+func (s *podStarter) Containers() []string { return append([]string(nil), s.names...) }
+
+func (s *podStarter) Start(ctx context.Context, name string) error { return s.start(ctx, name) }
+
+func (s *podStarter) DependsOn(name string) []Dependency {
+	c, ok := s.p.byName[name]
 	if !ok {
-		return errors.New("podlife: WaitContainer needs the context podlife gives a start policy")
+		return nil
 	}
+	return append([]Dependency(nil), c.spec.DependsOn...)
+}
+
+func (s *podStarter) Wait(ctx context.Context, name string, cond DependencyCondition) error {
+	p := s.p
 	c, err := p.Container(name)
 	if err != nil {
 		return err

@@ -91,9 +91,10 @@ func ExamplePodSpec_Validate() {
 
 // A start policy of your own: start containers in reverse spec order, one at a time.
 func ExampleStartPolicyFunc() {
-	reverse := podlife.StartPolicyFunc(func(ctx context.Context, names []string, start podlife.StartFunc) error {
+	reverse := podlife.StartPolicyFunc(func(ctx context.Context, s podlife.Starter) error {
+		names := s.Containers()
 		for i := len(names) - 1; i >= 0; i-- {
-			if err := start(ctx, names[i]); err != nil {
+			if err := s.Start(ctx, names[i]); err != nil {
 				return err
 			}
 		}

@@ -378,13 +378,13 @@ func (p *Pod) startSequence() error {
 	for i, c := range p.apps {
 		names[i] = c.spec.Name
 	}
-	err := p.spec.StartPolicy.Start(context.WithValue(seqCtx, podKey{}, p), names, func(ctx context.Context, name string) error {
+	err := p.spec.StartPolicy.Start(seqCtx, &podStarter{p: p, names: names, start: func(ctx context.Context, name string) error {
 		c, ok := p.byName[name]
 		if !ok || c.init {
 			return fmt.Errorf("start policy asked for unknown container %q", name)
 		}
 		return c.start(ctx)
-	})
+	}})
 	for _, c := range p.byName {
 		<-c.prepared
 	}
