@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -71,11 +72,34 @@ type podStarter struct {
 	p     *Pod
 	names []string
 	start func(ctx context.Context, name string) error
+
+	mu     sync.Mutex
+	failed map[string]bool // containers whose start failed before their process ran
 }
 
 func (s *podStarter) Containers() []string { return append([]string(nil), s.names...) }
 
-func (s *podStarter) Start(ctx context.Context, name string) error { return s.start(ctx, name) }
+func (s *podStarter) Start(ctx context.Context, name string) error {
+	err := s.start(ctx, name)
+	var se *StartError
+	if errors.As(err, &se) && se.Step != StepPostStart {
+		// Its process never ran: what waits for it must not wait for ever.
+		s.mu.Lock()
+		if s.failed == nil {
+			s.failed = map[string]bool{}
+		}
+		s.failed[name] = true
+		s.mu.Unlock()
+		s.p.changed()
+	}
+	return err
+}
+
+func (s *podStarter) startFailed(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed[name]
+}
 
 func (s *podStarter) DependsOn(name string) []Dependency {
 	c, ok := s.p.byName[name]
@@ -110,7 +134,7 @@ func (s *podStarter) Wait(ctx context.Context, name string, cond DependencyCondi
 				return true
 			}
 		}
-		failed = t != nil && !c.shouldRestart(t.ExitCode)
+		failed = t != nil && !c.shouldRestart(t.ExitCode) || s.startFailed(name)
 		return failed
 	})
 	if err != nil {
