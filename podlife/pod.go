@@ -495,13 +495,11 @@ func leasedCtx(ctx context.Context, p *Pod) context.Context {
 }
 
 func (p *Pod) createLease(ctx context.Context) error {
-	_, err := p.rt.client.LeasesService().Create(ctx, leases.WithID(p.leaseID()),
-		leases.WithLabels(map[string]string{LabelPod: p.name, LabelPodUID: p.uid}))
-	return err
+	return p.rt.tasks.createLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, LabelPodUID: p.uid})
 }
 
 func (p *Pod) deleteLease(ctx context.Context) error {
-	err := p.rt.retry(ctx, func() error { return p.rt.client.LeasesService().Delete(ctx, leases.Lease{ID: p.leaseID()}) })
+	err := p.rt.retry(ctx, func() error { return p.rt.tasks.deleteLease(ctx, p.leaseID()) })
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete lease: %w", err)
 	}
