@@ -475,3 +475,149 @@ func TestFakeCloseEndsGoroutines(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// A container that fails before it runs (its image missing under Never, its create, its start),
+// in any position and under either start policy: Run returns a StartError naming it and the
+// step, promptly, and everything made for the pod is undone (every container created is
+// deleted, every process started has exited, the network is released, the pod forgotten).
+func TestFakeEarlyFailures(t *testing.T) {
+	boom := errors.New("boom")
+	for _, fail := range []struct {
+		step Step
+		set  func(f *fakeTasks, name string, c *ContainerSpec)
+	}{
+		{StepPull, func(f *fakeTasks, _ string, c *ContainerSpec) {
+			c.Image, c.ImagePullPolicy = "podlife.test/missing:1", PullNever
+			f.absent["podlife.test/missing:1"] = true
+		}},
+		{StepCreate, func(f *fakeTasks, name string, _ *ContainerSpec) { f.createErr[name] = boom }},
+		{StepStart, func(f *fakeTasks, name string, _ *ContainerSpec) { f.startErr[name] = boom }},
+	} {
+		for _, sp := range []struct {
+			name   string
+			policy StartPolicy
+		}{{"Sequential", Sequential()}, {"Parallel", Parallel(0)}} {
+			for pos := range 3 {
+				pname, policy := sp.name, sp.policy
+				t.Run(fmt.Sprintf("%s/%s/%d", fail.step, pname, pos), func(t *testing.T) {
+					ctx := testCtx(t)
+					r, f, _ := newFakeRuntime(t)
+					spec := PodSpec{Name: "early", StartPolicy: policy, Containers: []ContainerSpec{
+						{Name: "c0", Image: fakeImage}, {Name: "c1", Image: fakeImage}, {Name: "c2", Image: fakeImage}}}
+					name := fmt.Sprintf("c%d", pos)
+					fail.set(f, name, &spec.Containers[pos])
+					t0 := time.Now()
+					_, err := r.Run(ctx, spec)
+					if took := time.Since(t0); took > 10*time.Second {
+						t.Errorf("Run took %v", took)
+					}
+					var se *StartError
+					if !errors.As(err, &se) || se.Container != name || se.Step != fail.step {
+						t.Fatalf("Run = %v, want a StartError of %s at %s", err, name, fail.step)
+					}
+					calls := f.history()
+					for _, c := range calls {
+						if n, ok := strings.CutPrefix(c, "create "); ok && !strings.HasSuffix(n, " failed") && !slices.Contains(calls, "delete "+n) {
+							t.Errorf("container %s created, never deleted; calls: %q", n, calls)
+						}
+						if n, ok := strings.CutPrefix(c, "start "); ok && !strings.HasSuffix(n, " failed") && !slices.ContainsFunc(calls, func(e string) bool {
+							return strings.HasPrefix(e, "exited "+n+" ")
+						}) {
+							t.Errorf("process of %s started, never exited; calls: %q", n, calls)
+						}
+					}
+					if slices.Contains(calls, "network setup") && !slices.Contains(calls, "network remove") {
+						t.Errorf("network never released; calls: %q", calls)
+					}
+					if ps := r.Pods(); len(ps) != 0 {
+						t.Errorf("pods left: %v", ps)
+					}
+				})
+			}
+		}
+	}
+}
+
+// Init containers run one at a time, each to a successful exit, before the app containers
+// start; a failed one is restarted unless the pod's policy is Never, where the pod fails and
+// its app containers never start.
+func TestFakeInitContainers(t *testing.T) {
+	for _, policy := range []RestartPolicy{RestartOnFailure, RestartNever} {
+		t.Run(string(policy), func(t *testing.T) {
+			ctx := testCtx(t)
+			r, f, _ := newFakeRuntime(t)
+			p, err := r.Start(ctx, PodSpec{Name: "inits", RestartPolicy: policy,
+				InitContainers: []ContainerSpec{{Name: "i1", Image: fakeImage}, {Name: "i2", Image: fakeImage}},
+				Containers:     []ContainerSpec{{Name: "a", Image: fakeImage}}})
+			if err != nil {
+				t.Fatalf("Start: %v", err)
+			}
+			f.waitCall(t, "start i1")
+			f.exit(t, "i1", 0)
+			f.waitCall(t, "start i2")
+			f.exit(t, "i2", 1)
+			if policy == RestartNever {
+				st, err := p.WaitFor(ctx, func(s PodStatus) bool { return s.Phase == PhaseFailed })
+				if err != nil {
+					t.Fatalf("pod never Failed: %v", err)
+				}
+				if err := p.WaitStarted(ctx); err != nil {
+					t.Errorf("WaitStarted = %v, want nil (the pod stays, Failed)", err)
+				}
+				f.waitCall(t, "network remove")
+				if f.index("start a") >= 0 || f.index("create i2#1") >= 0 {
+					t.Errorf("app started or init restarted under Never; calls: %q", f.history())
+				}
+				if a := containerStatus(st, "a"); a.State.Running != nil || a.State.Terminated != nil {
+					t.Errorf("app state %+v, want never run", a.State)
+				}
+				return
+			}
+			f.waitCall(t, "start i2#1")
+			if f.index("start a") >= 0 {
+				t.Fatalf("app started before its init containers succeeded; calls: %q", f.history())
+			}
+			f.exit(t, "i2", 0)
+			if err := p.WaitStarted(ctx); err != nil {
+				t.Fatalf("WaitStarted: %v", err)
+			}
+			calls := f.history()
+			before(t, calls, "exited i1 0", "start i2")
+			before(t, calls, "exited i2#1 0", "start a")
+			if i2 := containerStatus(p.Status(), "i2"); i2.RestartCount != 1 || i2.State.Terminated == nil || i2.State.Terminated.ExitCode != 0 {
+				t.Errorf("i2 status %+v, want terminated 0 after 1 restart", i2)
+			}
+		})
+	}
+}
+
+// An exec hook runs in the container through the task (exec), with the container's process
+// spec; a non-zero exit fails it like any postStart failure.
+func TestFakeExecHook(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, _ := newFakeRuntime(t)
+	f.execFn = func(name string, argv []string) (int, error) {
+		if argv[0] == "false" {
+			return 1, nil
+		}
+		return 0, nil
+	}
+	p, err := r.Run(ctx, PodSpec{Name: "exechook", RestartPolicy: RestartNever, Containers: []ContainerSpec{
+		{Name: "ok", Image: fakeImage, PostStart: hook.Exec("true", "x")},
+		{Name: "bad", Image: fakeImage, PostStart: hook.Exec("false")},
+	}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	f.waitCall(t, "exited bad 143")
+	calls := f.history()
+	before(t, calls, "start ok", "exec ok true x")
+	before(t, calls, "exec ok true x", "start bad")
+	before(t, calls, "exec bad false", "kill bad TERM")
+	if f.index("kill ok TERM") >= 0 {
+		t.Errorf("ok killed; calls: %q", calls)
+	}
+	if !hasEvent(p, "ok", EventNormal, ReasonPostStartCompleted, "") || !hasEvent(p, "bad", EventWarning, ReasonFailedPostStartHook, "") {
+		t.Errorf("events %v: want ok's hook completed, bad's failed", p.Events())
+	}
+}

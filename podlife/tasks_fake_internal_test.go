@@ -125,7 +125,7 @@ func (f *fakeTasks) exit(t *testing.T, name string, code int) {
 }
 
 func (f *fakeTasks) createLease(context.Context, string, map[string]string) error { return nil }
-func (f *fakeTasks) deleteLease(context.Context, string) error                   { return nil }
+func (f *fakeTasks) deleteLease(context.Context, string) error                    { return nil }
 
 func (f *fakeTasks) localImage(_ context.Context, ref string) (podImage, bool, error) {
 	if f.absent[ref] {
