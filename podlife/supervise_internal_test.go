@@ -442,7 +442,7 @@ func TestFakeCloseEndsGoroutines(t *testing.T) {
 	f.exit(t, "crash", 1)
 	f.waitCall(t, "start crash#1")
 	f.exit(t, "crash", 1)
-	if err := clk.BlockUntil(ctx, 1); err != nil { // in back-off
+	if err := clk.BlockUntil(ctx, 2); err != nil { // the deadline, and crash in back-off
 		t.Fatal(err)
 	}
 	n := len(f.history())
@@ -619,5 +619,42 @@ func TestFakeExecHook(t *testing.T) {
 	}
 	if !hasEvent(p, "ok", EventNormal, ReasonPostStartCompleted, "") || !hasEvent(p, "bad", EventWarning, ReasonFailedPostStartHook, "") {
 		t.Errorf("events %v: want ok's hook completed, bad's failed", p.Events())
+	}
+}
+
+// activeDeadline on the fake clock: once it is over, a DeadlineExceeded event, the containers
+// stopped gracefully (preStop first), no restart, and the pod Failed with that reason.
+func TestFakeActiveDeadline(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, clk := newFakeRuntime(t)
+	p, err := r.Run(ctx, PodSpec{Name: "deadline", ActiveDeadline: ptrTo(time.Minute), Containers: []ContainerSpec{
+		{Name: "a", Image: fakeImage, PreStop: noteHook(f, "preStop", "a")},
+	}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if err := clk.BlockUntil(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Minute - time.Second)
+	if p.Status().Phase != PhaseRunning || clk.Timers() != 1 {
+		t.Fatalf("deadline over early: %+v", p.Status())
+	}
+	clk.Advance(time.Second)
+	st, err := p.Wait(ctx)
+	if err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	if st.Phase != PhaseFailed || st.Reason != ReasonDeadlineExceeded {
+		t.Errorf("phase %s reason %q, want Failed DeadlineExceeded", st.Phase, st.Reason)
+	}
+	if !hasEvent(p, "", EventNormal, ReasonDeadlineExceeded, "longer than the specified deadline") {
+		t.Errorf("no DeadlineExceeded event: %v", p.Events())
+	}
+	f.waitCall(t, "network remove")
+	calls := f.history()
+	before(t, calls, "preStop a", "kill a TERM")
+	if f.index("create a#1") >= 0 {
+		t.Errorf("restarted after the deadline; calls: %q", calls)
 	}
 }
