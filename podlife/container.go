@@ -312,7 +312,7 @@ func (c *Container) watchExit(inst *instance) {
 	switch {
 	case lost:
 		term.Reason, term.Message = ReasonContainerStatusUnknown, "The container's task was gone when containerd answered again: its exit status is unknown"
-	case code != 0 && inst.ctr != nil && inst.ctr.oomKilled():
+	case code != 0 && inst.cg.oomKilled():
 		term.Reason = ReasonOOMKilled
 	}
 	if inst.cancel != nil {

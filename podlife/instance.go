@@ -23,6 +23,7 @@ type instance struct {
 	attempt int
 	id      string
 	ctr     ctrHandle  // nil once deleted
+	cg      ctrHandle  // ctr, kept after its deletion for its cgroup (immutable)
 	task    taskHandle // nil until created, and once deleted
 	exitCh  <-chan client.ExitStatus
 	log     *criLog
@@ -61,7 +62,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	if err != nil {
 		return nil, fmt.Errorf("create container: %w", err)
 	}
-	inst := &instance{rt: r, attempt: attempt, id: id, ctr: ctr, exited: make(chan struct{})}
+	inst := &instance{rt: r, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
 	t2 := time.Now()
 	inst.log, inst.logPath, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt)
 	if err != nil {
@@ -122,10 +123,7 @@ func (i *instance) deleteTask(ctx context.Context) error {
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete task %s: %w", i.id, err)
 	}
-	if i.ctr == nil {
-		return nil
-	}
-	if err := i.ctr.removeCgroup(); err != nil {
+	if err := i.cg.removeCgroup(); err != nil {
 		return fmt.Errorf("container %s: cgroup left behind: %w", i.id, err)
 	}
 	return nil
