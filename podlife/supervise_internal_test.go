@@ -658,3 +658,45 @@ func TestFakeActiveDeadline(t *testing.T) {
 		t.Errorf("restarted after the deadline; calls: %q", calls)
 	}
 }
+
+// One shim per pod: the other containers' task creates wait until the first container's has
+// started the pod's shim: until its create returned, or as soon as the shim answers.
+func TestFakeShimGate(t *testing.T) {
+	for _, early := range []bool{false, true} {
+		t.Run(fmt.Sprintf("shim answers early=%v", early), func(t *testing.T) {
+			ctx := testCtx(t)
+			r, f, _ := newFakeRuntime(t)
+			gate := make(chan struct{})
+			f.taskGate["a"], f.shimEarly["a"] = gate, early
+			p, err := r.Start(ctx, PodSpec{Name: "shim", Containers: []ContainerSpec{
+				{Name: "a", Image: fakeImage}, {Name: "b", Image: fakeImage}, {Name: "c", Image: fakeImage}}})
+			if err != nil {
+				t.Fatalf("Start: %v", err)
+			}
+			f.waitCall(t, "task a")
+			f.waitCall(t, "create b")
+			f.waitCall(t, "create c")
+			if early {
+				f.waitCall(t, "task b")
+				f.waitCall(t, "task c")
+			} else {
+				time.Sleep(100 * time.Millisecond) // a task create out of turn would show
+				if f.index("task b") >= 0 || f.index("task c") >= 0 {
+					t.Errorf("a sibling's task created before the pod's shim; calls: %q", f.history())
+				}
+			}
+			close(gate)
+			if err := p.WaitStarted(ctx); err != nil {
+				t.Fatalf("WaitStarted: %v", err)
+			}
+			calls := f.history()
+			for _, n := range []string{"b", "c"} {
+				if early {
+					before(t, calls, "task "+n, "task a returns")
+				} else {
+					before(t, calls, "task a returns", "task "+n)
+				}
+			}
+		})
+	}
+}

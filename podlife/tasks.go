@@ -3,6 +3,7 @@ package podlife
 import (
 	"context"
 	"io"
+	"log/slog"
 	"syscall"
 
 	"github.com/containerd/containerd/v2/client"
@@ -42,6 +43,12 @@ type taskRuntime interface {
 	pinNamespaces(dir string, kinds []sandboxns.Kind, hostname string) (map[sandboxns.Kind]string, error)
 	// unpinNamespaces removes them (see sandboxns.Remove).
 	unpinNamespaces(dir string) error
+	// shimAnswers reports whether the shim of a shim group (one per pod, see withShim) answers
+	// on its socket.
+	shimAnswers(group string) bool
+	// removeStaleShim removes the socket of a shim group whose tasks are all deleted if no
+	// shim serves it any more (see Pod.removeStaleShimSocket).
+	removeStaleShim(group string, log *slog.Logger)
 }
 
 // podImage is an image a container runs.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"syscall"
 
 	"github.com/containerd/containerd/v2/client"
@@ -88,6 +89,14 @@ func (ctrdTasks) pinNamespaces(dir string, kinds []sandboxns.Kind, hostname stri
 }
 
 func (ctrdTasks) unpinNamespaces(dir string) error { return sandboxns.Remove(dir) }
+
+func (t ctrdTasks) shimAnswers(group string) bool {
+	return canConnect(shimSocketPath(t.r.address, t.r.cfg.Namespace, group))
+}
+
+func (t ctrdTasks) removeStaleShim(group string, log *slog.Logger) {
+	removeStaleShimSocket(shimSocketPath(t.r.address, t.r.cfg.Namespace, group), log)
+}
 
 // ctrdContainer is a containerd container and its cgroup path (containerd's default layout,
 // cgroupfs driver).

@@ -32,6 +32,7 @@ import (
 // order, the calls that matter to the supervision rules, one string each:
 //
 //	create NAME        a container created (attempt 0; NAME#N for attempt N)
+//	task NAME          its task being created (runc create; "task NAME returns" if held)
 //	start NAME         its process started
 //	kill NAME SIG      a signal sent (SIG "TERM", "KILL", "KILL all" for every process)
 //	exited NAME CODE   its process exited
@@ -50,10 +51,13 @@ type fakeTasks struct {
 	changed chan struct{} // closed and replaced on every new call
 
 	// Behaviour, set before the pod starts (by container name).
-	createErr  map[string]error // newContainer fails
-	startErr   map[string]error // start fails
-	ignoreTerm map[string]bool  // SIGTERM does not end the process (SIGKILL does)
-	absent     map[string]bool  // image refs not present locally
+	createErr  map[string]error         // newContainer fails
+	startErr   map[string]error         // start fails
+	ignoreTerm map[string]bool          // SIGTERM does not end the process (SIGKILL does)
+	absent     map[string]bool          // image refs not present locally
+	taskGate   map[string]chan struct{} // its task create waits until the channel is closed
+	shimEarly  map[string]bool          // its task create starts a shim that answers at once
+	shimUp     map[string]bool          // shim groups (owner container IDs) whose shim answers
 	execFn     func(name string, argv []string) (int, error)
 }
 
@@ -64,7 +68,8 @@ var (
 
 func newFakeTasks(clk clock.Clock) *fakeTasks {
 	return &fakeTasks{clk: clk, changed: make(chan struct{}),
-		createErr: map[string]error{}, startErr: map[string]error{}, ignoreTerm: map[string]bool{}, absent: map[string]bool{}}
+		createErr: map[string]error{}, startErr: map[string]error{}, ignoreTerm: map[string]bool{}, absent: map[string]bool{},
+		taskGate: map[string]chan struct{}{}, shimEarly: map[string]bool{}, shimUp: map[string]bool{}}
 }
 
 // note records a call.
@@ -171,6 +176,14 @@ func (f *fakeTasks) pinNamespaces(dir string, kinds []sandboxns.Kind, _ string) 
 
 func (f *fakeTasks) unpinNamespaces(string) error { return nil }
 
+func (f *fakeTasks) shimAnswers(group string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.shimUp[group]
+}
+
+func (f *fakeTasks) removeStaleShim(string, *slog.Logger) {}
+
 // Setup is cni.Network's: a fixed address.
 func (f *fakeTasks) Setup(context.Context, string, string, ...cni.AttachOption) (*cni.Result, error) {
 	f.note("network setup")
@@ -224,9 +237,21 @@ func (p *fakeProc) finish(code int) {
 type fakeCtr struct{ p *fakeProc }
 
 func (c *fakeCtr) newTask(context.Context, io.Writer, io.Writer, string) (taskHandle, error) {
-	c.p.f.mu.Lock()
+	f := c.p.f
+	f.note("task %s", c.p.label)
+	f.mu.Lock()
+	if f.shimEarly[c.p.name] {
+		f.shimUp[c.p.id] = true
+	}
+	gate := f.taskGate[c.p.name]
+	f.mu.Unlock()
+	if gate != nil {
+		<-gate
+		f.note("task %s returns", c.p.label)
+	}
+	f.mu.Lock()
 	c.p.hasTask = true
-	c.p.f.mu.Unlock()
+	f.mu.Unlock()
 	return &fakeTask{p: c.p}, nil
 }
 
