@@ -364,6 +364,7 @@ var fakeEpoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // restart back-off's), with its own state dir. The test's cleanup removes its pods and closes it.
 func newFakeRuntime(t *testing.T) (*Runtime, *fakeTasks, *clock.Fake) {
 	t.Helper()
+	// Not t.TempDir: its long path would leave the control socket without an address.
 	dir, err := os.MkdirTemp("", "plf-")
 	if err != nil {
 		t.Fatal(err)
