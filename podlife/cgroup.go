@@ -13,8 +13,8 @@ import (
 const cgroupRoot = "/sys/fs/cgroup"
 
 // cgroupPath is the container's cgroup under containerd's default layout (cgroupfs driver).
-func (p *Pod) cgroupPath(id string) string {
-	return filepath.Join("/", p.rt.cfg.Namespace, id)
+func cgroupPath(namespace, id string) string {
+	return filepath.Join("/", namespace, id)
 }
 
 // removeCgroup removes a deleted container's cgroup if runc left it behind: under load, runc's

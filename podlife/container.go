@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/errdefs"
 	"github.com/moby/sys/signal"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -31,7 +30,7 @@ type Container struct {
 	// Set once by prepare, before prepared is closed.
 	prepared    chan struct{}
 	prepErr     error
-	image       client.Image
+	image       podImage
 	imageConfig ocispec.Image
 	stopSignal  syscall.Signal
 
@@ -152,8 +151,8 @@ func (c *Container) prepare(ctx context.Context) {
 }
 
 // setImage records the image and what the container takes from its config.
-func (c *Container) setImage(ctx context.Context, img client.Image) error {
-	cfg, err := img.Spec(ctx)
+func (c *Container) setImage(ctx context.Context, img podImage) error {
+	cfg, err := c.pod.rt.tasks.imageConfig(ctx, img)
 	if err != nil {
 		return fmt.Errorf("read image config: %w", err)
 	}
@@ -170,7 +169,7 @@ func (c *Container) setImage(ctx context.Context, img client.Image) error {
 	}
 	c.image, c.imageConfig, c.stopSignal = img, cfg, stop
 	c.pod.mu.Lock()
-	c.imageID = img.Target().Digest.String()
+	c.imageID = img.id
 	c.pod.mu.Unlock()
 	return nil
 }
@@ -202,7 +201,7 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := inst.task.Start(context.WithoutCancel(ctx)); err != nil {
+	if err := inst.task.start(context.WithoutCancel(ctx)); err != nil {
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
 		c.setWaiting(ReasonRunContainerError, err.Error())
 		inst.markNeverRan()
@@ -313,7 +312,7 @@ func (c *Container) watchExit(inst *instance) {
 	switch {
 	case lost:
 		term.Reason, term.Message = ReasonContainerStatusUnknown, "The container's task was gone when containerd answered again: its exit status is unknown"
-	case code != 0 && oomKilled(inst.cgroup):
+	case code != 0 && inst.cg.oomKilled():
 		term.Reason = ReasonOOMKilled
 	}
 	if inst.cancel != nil {
@@ -390,7 +389,7 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 		p.waitOutlived(c, deadline)
 	}
 	remaining := max(time.Until(deadline), minGracePeriod)
-	if err := p.rt.retry(ctx, func() error { return task.Kill(ctx, c.stopSignal) }); err != nil && !errdefs.IsNotFound(err) {
+	if err := p.rt.retry(ctx, func() error { return task.kill(ctx, c.stopSignal, false) }); err != nil && !errdefs.IsNotFound(err) {
 		p.log.Debug("stop signal", "container", c.spec.Name, "err", err)
 	}
 	timer := time.NewTimer(remaining)
@@ -402,7 +401,7 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 	case <-p.rt.closing:
 		return // detached: the pod is left as it is
 	}
-	if err := p.rt.retry(ctx, func() error { return task.Kill(ctx, syscall.SIGKILL, client.WithKillAll) }); err != nil && !errdefs.IsNotFound(err) {
+	if err := p.rt.retry(ctx, func() error { return task.kill(ctx, syscall.SIGKILL, true) }); err != nil && !errdefs.IsNotFound(err) {
 		p.log.Debug("SIGKILL", "container", c.spec.Name, "err", err)
 	}
 	// Bounded: if containerd cannot tell the exit (it is away, or the runtime was closed and

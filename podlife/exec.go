@@ -20,7 +20,7 @@ import (
 )
 
 // current returns the container's current instance and its task (nil if none).
-func (c *Container) current() (*instance, client.Task) {
+func (c *Container) current() (*instance, taskHandle) {
 	c.pod.mu.Lock()
 	defer c.pod.mu.Unlock()
 	if c.cur == nil {
@@ -35,7 +35,7 @@ func (c *Container) Signal(ctx context.Context, sig syscall.Signal) error {
 	if task == nil {
 		return fmt.Errorf("container %q: no process: %w", c.spec.Name, ErrNotFound)
 	}
-	return task.Kill(c.pod.rt.ctx(ctx), sig)
+	return task.kill(c.pod.rt.ctx(ctx), sig, false)
 }
 
 // Exec runs argv inside the container and returns its exit code and combined output (up to 1 MiB).
@@ -55,20 +55,20 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 	pspec := inst.procSpec
 	p.mu.Unlock()
 	if pspec == nil {
-		spec, err := inst.ctr.Spec(bg)
+		ps, err := inst.ctr.processSpec(bg)
 		if err != nil {
 			if p.rt.lostConn(ctx, err) {
 				err = fmt.Errorf("%w: %w", ErrUnavailable, err)
 			}
 			return hook.ExecResult{}, err
 		}
-		pspec = spec.Process
+		pspec = ps
 		p.mu.Lock()
 		inst.procSpec = pspec
 		p.mu.Unlock()
 	}
 	out := &cappedBuffer{max: 1 << 20}
-	code, err := execProcess(ctx, bg, task, *pspec, argv, ExecIO{Stdout: out, Stderr: out}, p.sandbox.fifoDir())
+	code, err := task.exec(ctx, bg, *pspec, argv, ExecIO{Stdout: out, Stderr: out}, p.sandbox.fifoDir())
 	switch {
 	case err == nil:
 		return hook.ExecResult{ExitCode: code, Output: out.Bytes()}, nil

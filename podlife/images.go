@@ -10,7 +10,6 @@ import (
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/core/images/archive"
 	"github.com/containerd/containerd/v2/core/remotes/docker"
-	"github.com/containerd/errdefs"
 	"github.com/distribution/reference"
 )
 
@@ -112,42 +111,36 @@ func (r *Runtime) pull(ctx context.Context, ref string, creds []RegistryCredenti
 
 // ensureImage applies the container's pull policy and returns the image, emitting the kubelet's
 // Pulling/Pulled/Failed/ErrImageNeverPull events.
-func (p *Pod) ensureImage(ctx context.Context, c *ContainerSpec) (client.Image, error) {
-	r := p.rt
+func (p *Pod) ensureImage(ctx context.Context, c *ContainerSpec) (podImage, error) {
+	tasks := p.rt.tasks
 	ref, err := normalizeRef(c.Image)
 	if err != nil {
-		return nil, err
+		return podImage{}, err
 	}
 	policy := effectivePullPolicy(c.Image, c.ImagePullPolicy)
 	if policy != PullAlways {
-		img, err := r.client.GetImage(ctx, ref)
+		img, found, err := tasks.localImage(ctx, ref)
 		switch {
-		case err == nil:
-			if ok, _ := img.IsUnpacked(ctx, r.cfg.Snapshotter); !ok {
-				if err := img.Unpack(ctx, r.cfg.Snapshotter); err != nil {
-					return nil, fmt.Errorf("unpack %s: %w", ref, err)
-				}
-			}
+		case err != nil:
+			return podImage{}, err
+		case found:
 			p.emit(c.Name, EventNormal, ReasonPulled, fmt.Sprintf("Container image %q already present on machine", c.Image))
 			return img, nil
-		case !errdefs.IsNotFound(err):
-			return nil, err
 		case policy == PullNever:
 			p.emit(c.Name, EventWarning, ReasonErrImageNeverPull,
 				fmt.Sprintf("Container image %q is not present with pull policy of Never", c.Image))
-			return nil, fmt.Errorf("image %q: %w", c.Image, ErrImageNeverPull)
+			return podImage{}, fmt.Errorf("image %q: %w", c.Image, ErrImageNeverPull)
 		}
 	}
 	p.emit(c.Name, EventNormal, ReasonPulling, fmt.Sprintf("Pulling image %q", c.Image))
 	start := time.Now()
-	img, err := r.pull(ctx, ref, p.spec.PullCredentials)
+	img, err := tasks.pullImage(ctx, ref, p.spec.PullCredentials)
 	if err != nil {
 		p.emit(c.Name, EventWarning, ReasonFailed, fmt.Sprintf("Failed to pull image %q: %v", c.Image, err))
-		return nil, err
+		return podImage{}, err
 	}
-	size, _ := img.Size(ctx)
 	p.emit(c.Name, EventNormal, ReasonPulled, fmt.Sprintf("Successfully pulled image %q in %s. Image size: %d bytes.",
-		c.Image, time.Since(start).Round(time.Millisecond), size))
+		c.Image, time.Since(start).Round(time.Millisecond), img.size))
 	return img, nil
 }
 

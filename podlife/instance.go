@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/containerd/containerd/v2/client"
-	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/containerd/errdefs"
 	"github.com/opencontainers/runtime-spec/specs-go"
 )
@@ -23,14 +22,14 @@ type instance struct {
 	rt      *Runtime
 	attempt int
 	id      string
-	ctr     client.Container
-	task    client.Task
+	ctr     ctrHandle  // nil once deleted
+	cg      ctrHandle  // ctr, kept after its deletion for its cgroup (immutable)
+	task    taskHandle // nil until created, and once deleted
 	exitCh  <-chan client.ExitStatus
 	log     *criLog
 	logPath string
 	streams []io.Closer
 	exited  chan struct{} // closed when the process has exited (or will never run)
-	cgroup  string        // its cgroup path (containerd's default layout)
 
 	// Guarded by pod.mu.
 	running   bool // the process was started
@@ -59,17 +58,11 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	labels[LabelAttempt] = strconv.Itoa(attempt)
 	labels[LabelStopSignal] = strconv.Itoa(int(c.stopSignal))
 	t1 := time.Now()
-	ctr, err := r.client.NewContainer(ctx, id,
-		client.WithImageName(c.image.Name()),
-		client.WithSnapshotter(r.cfg.Snapshotter),
-		client.WithNewSnapshot(id, c.image),
-		client.WithRuntime(r.cfg.RuntimeName, nil),
-		client.WithNewSpec(opts...),
-		client.WithContainerLabels(labels))
+	ctr, err := r.tasks.newContainer(ctx, id, c.image, labels, opts)
 	if err != nil {
 		return nil, fmt.Errorf("create container: %w", err)
 	}
-	inst := &instance{rt: r, attempt: attempt, id: id, ctr: ctr, exited: make(chan struct{}), cgroup: p.cgroupPath(id)}
+	inst := &instance{rt: r, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
 	t2 := time.Now()
 	inst.log, inst.logPath, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt)
 	if err != nil {
@@ -79,21 +72,23 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	stdout, stderr := inst.log.stream("stdout"), inst.log.stream("stderr")
 	inst.streams = []io.Closer{stdout, stderr}
 	err = p.withShim(waitCtx, c, func() error {
-		var err error
-		inst.task, err = ctr.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr), p.sandbox.fifoDir()))
+		task, err := ctr.newTask(ctx, stdout, stderr, p.sandbox.fifoDir())
+		if err == nil {
+			inst.task = task
+		}
 		return err
 	})
 	if err != nil {
 		inst.delete(context.WithoutCancel(ctx))
 		// A failed runc create can leave the container's (empty) cgroup behind, in some
 		// hierarchies and not others.
-		if cerr := sweepCgroup(inst.cgroup); cerr != nil {
+		if cerr := ctr.sweepCgroup(); cerr != nil {
 			p.log.Warn("failed create left its cgroup", "container", c.spec.Name, "err", cerr)
 		}
 		return nil, fmt.Errorf("create task: %w", err)
 	}
 	t3 := time.Now()
-	if inst.exitCh, err = inst.task.Wait(p.watchCtx); err != nil {
+	if inst.exitCh, err = inst.task.wait(p.watchCtx); err != nil {
 		inst.delete(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("wait task: %w", err)
 	}
@@ -109,13 +104,12 @@ func (i *instance) deleteTask(ctx context.Context) error {
 		return nil
 	}
 	err := i.rt.retry(ctx, func() error {
-		_, err := i.task.Delete(ctx, client.WithProcessKill)
-		return err
+		return i.task.delete(ctx)
 	})
 	if err != nil && !errdefs.IsNotFound(err) {
 		// Deleting tasks of one shim in parallel, the shim may shut down (its last task gone)
 		// before it answers another delete it has done ("ttrpc: closed"). containerd tells.
-		if _, terr := i.ctr.Task(ctx, nil); errdefs.IsNotFound(terr) {
+		if i.ctr != nil && i.ctr.taskGone(ctx) {
 			err = nil
 		}
 	}
@@ -129,7 +123,7 @@ func (i *instance) deleteTask(ctx context.Context) error {
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete task %s: %w", i.id, err)
 	}
-	if err := removeCgroup(i.cgroup); err != nil {
+	if err := i.cg.removeCgroup(); err != nil {
 		return fmt.Errorf("container %s: cgroup left behind: %w", i.id, err)
 	}
 	return nil
@@ -140,7 +134,7 @@ func (i *instance) deleteContainer(ctx context.Context) error {
 	if i.ctr == nil {
 		return nil
 	}
-	err := i.rt.retry(ctx, func() error { return i.ctr.Delete(ctx, client.WithSnapshotCleanup) })
+	err := i.rt.retry(ctx, func() error { return i.ctr.delete(ctx) })
 	i.ctr = nil
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete container %s: %w", i.id, err)

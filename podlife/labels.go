@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -90,8 +91,8 @@ func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error
 	}
 	done := make(chan error, 1)
 	go func() { done <- fn() }()
-	sock := p.shimSocket()
-	p.log.Debug("starting the pod's shim", "container", c.spec.Name, "socket", sock)
+	group := p.shimGroup()
+	p.log.Debug("starting the pod's shim", "container", c.spec.Name, "socket", p.shimSocket())
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -102,7 +103,7 @@ func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error
 			}
 			return err
 		case <-tick.C:
-			if canConnect(sock) {
+			if p.rt.tasks.shimAnswers(group) {
 				p.shimReadyOnce.Do(func() { close(p.shimReady) })
 				return <-done
 			}
@@ -121,7 +122,12 @@ func (p *Pod) shimSocket() string { return p.shimSocketOf(p.shimGroup()) }
 // task's own shim): /run/containerd/s/<sha256 of "<containerd address>/<namespace>/<group>">
 // (containerd 1.6 to 2.x).
 func (p *Pod) shimSocketOf(group string) string {
-	d := sha256.Sum256([]byte(filepath.Join(p.rt.address, p.rt.cfg.Namespace, group)))
+	return shimSocketPath(p.rt.address, p.rt.cfg.Namespace, group)
+}
+
+// shimSocketPath is the socket of a shim group of the containerd at address (see shimSocketOf).
+func shimSocketPath(address, namespace, group string) string {
+	d := sha256.Sum256([]byte(filepath.Join(address, namespace, group)))
 	return fmt.Sprintf("/run/containerd/s/%x", d)
 }
 
@@ -132,10 +138,14 @@ func (p *Pod) shimSocketOf(group string) string {
 // shim died (containerd, starting again, shuts down a shim whose process exited while it was
 // away) and the next one was started by another task.
 func (p *Pod) removeStaleShimSocket() {
-	if p.shimGroup() == "" {
-		return
+	if g := p.shimGroup(); g != "" {
+		p.rt.tasks.removeStaleShim(g, p.log)
 	}
-	sock := p.shimSocket()
+}
+
+// removeStaleShimSocket removes sock, once the shim that served it is gone (see
+// Pod.removeStaleShimSocket).
+func removeStaleShimSocket(sock string, log *slog.Logger) {
 	// A shim whose last task was just deleted may take a moment to exit.
 	for deadline := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Lstat(sock); err != nil {
@@ -145,15 +155,15 @@ func (p *Pod) removeStaleShimSocket() {
 			break
 		}
 		if time.Now().After(deadline) {
-			p.log.Debug("shim socket still served after the pod's tasks were deleted", "socket", sock)
+			log.Debug("shim socket still served after the pod's tasks were deleted", "socket", sock)
 			return
 		}
 	}
 	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
-		p.log.Warn("stale shim socket", "socket", sock, "err", err)
+		log.Warn("stale shim socket", "socket", sock, "err", err)
 		return
 	}
-	p.log.Debug("removed a stale shim socket", "socket", sock)
+	log.Debug("removed a stale shim socket", "socket", sock)
 }
 
 func canConnect(sock string) bool {

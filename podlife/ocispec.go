@@ -15,8 +15,8 @@ import (
 func (c *Container) specOpts(ctx context.Context) ([]oci.SpecOpts, error) {
 	p := c.pod
 	s := p.sandbox
-	img, cfg := c.image, c.imageConfig
-	opts := []oci.SpecOpts{oci.WithImageConfig(img)}
+	cfg := c.imageConfig
+	var opts []oci.SpecOpts // on top of the image's config (see taskRuntime.newContainer)
 	switch {
 	case len(c.spec.Command) > 0:
 		opts = append(opts, oci.WithProcessArgs(append(append([]string{}, c.spec.Command...), c.spec.Args...)...))

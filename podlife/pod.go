@@ -102,7 +102,7 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
 		stopped: make(chan struct{}), removed: make(chan struct{}),
 		persistQuit: make(chan struct{}), persisted: make(chan struct{}),
-		phase: PhasePending, notify: make(chan struct{}), startTime: time.Now(),
+		phase: PhasePending, notify: make(chan struct{}), startTime: r.clock.Now(),
 		condTimes: map[ConditionType]condTime{},
 	}
 	p.lifeCtx = r.ctx(context.Background())
@@ -495,13 +495,11 @@ func leasedCtx(ctx context.Context, p *Pod) context.Context {
 }
 
 func (p *Pod) createLease(ctx context.Context) error {
-	_, err := p.rt.client.LeasesService().Create(ctx, leases.WithID(p.leaseID()),
-		leases.WithLabels(map[string]string{LabelPod: p.name, LabelPodUID: p.uid}))
-	return err
+	return p.rt.tasks.createLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, LabelPodUID: p.uid})
 }
 
 func (p *Pod) deleteLease(ctx context.Context) error {
-	err := p.rt.retry(ctx, func() error { return p.rt.client.LeasesService().Delete(ctx, leases.Lease{ID: p.leaseID()}) })
+	err := p.rt.retry(ctx, func() error { return p.rt.tasks.deleteLease(ctx, p.leaseID()) })
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete lease: %w", err)
 	}
@@ -522,10 +520,10 @@ func (p *Pod) onContainerExit() {
 // enforceDeadline fails the pod once it has been active longer than its activeDeadline: event
 // DeadlineExceeded, phase Failed with that reason, a graceful stop with preStop hooks, no restarts.
 func (p *Pod) enforceDeadline(d time.Duration) {
-	timer := time.NewTimer(time.Until(p.startTime.Add(d)))
+	timer := p.rt.clock.NewTimer(p.startTime.Add(d).Sub(p.rt.clock.Now()))
 	defer timer.Stop()
 	select {
-	case <-timer.C:
+	case <-timer.C():
 	case <-p.stopped:
 		return
 	case <-p.rt.closing:

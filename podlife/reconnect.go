@@ -321,7 +321,7 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 		}
 		var s client.Status
 		err = r.retry(ctx, func() (err error) {
-			s, err = task.Status(ctx)
+			s, err = task.status(ctx)
 			return err
 		})
 		switch {
@@ -350,7 +350,7 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 		}
 		cancel()
 		p.log.Info("following a container again", "container", c.spec.Name, "id", inst.id, "status", s.Status)
-		if ch, err = task.Wait(ctx); err != nil {
+		if ch, err = task.wait(ctx); err != nil {
 			ch = failed(err)
 		}
 	}

@@ -2,7 +2,6 @@ package podlife
 
 import (
 	"context"
-	"time"
 
 	"github.com/podlife/podlife/internal/restart"
 )
@@ -70,9 +69,9 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 			c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff, Message: msg}}
 			p.unlockChanged()
 			p.emit(c.spec.Name, EventWarning, ReasonBackOff, restart.EventMessage(c.spec.Name, p.name))
-			timer := time.NewTimer(delay)
+			timer := p.rt.clock.NewTimer(delay)
 			select {
-			case <-timer.C:
+			case <-timer.C():
 			case <-ctx.Done():
 				timer.Stop()
 				return
@@ -95,7 +94,7 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 			}
 			p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
 			c.setWaiting(ReasonCreateContainerError, err.Error())
-			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, StartedAt: term.StartedAt, FinishedAt: time.Now()}
+			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, StartedAt: term.StartedAt, FinishedAt: p.rt.clock.Now()}
 			continue
 		}
 		p.mu.Lock()

@@ -27,8 +27,9 @@ import (
 type Runtime struct {
 	cfg     Config
 	client  *client.Client
-	address string // the containerd socket in use
-	private bool   // address is the private containerd of the state dir
+	tasks   taskRuntime // containerd (and the host) under the pods' supervision (see tasks.go)
+	address string      // the containerd socket in use
+	private bool        // address is the private containerd of the state dir
 	network cni.Network
 	log     *slog.Logger
 	events  *bus
@@ -53,13 +54,11 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}
-	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*Pod{}, events: newBus(nil), clock: clock.Real{}, closing: make(chan struct{})}
-	r.control = newControl(r)
-	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
-	r.events.ring = nil // the runtime bus only fans out; pods keep their own history
+	r := newRuntime(cfg, clock.Real{})
 	if err := r.connect(ctx); err != nil {
 		return nil, err
 	}
+	r.tasks = ctrdTasks{r: r}
 	r.network = cfg.Network
 	if r.network == nil {
 		b, err := cni.NewBridge(cfg.Bridge)
@@ -70,6 +69,16 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		r.network = b
 	}
 	return r, nil
+}
+
+// newRuntime returns a Runtime on cfg (with its defaults applied) that is not connected to
+// anything yet: New connects it, and sets its tasks and network.
+func newRuntime(cfg Config, clk clock.Clock) *Runtime {
+	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*Pod{}, events: newBus(nil), clock: clk, closing: make(chan struct{})}
+	r.control = newControl(r)
+	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
+	r.events.ring = nil // the runtime bus only fans out; pods keep their own history
+	return r
 }
 
 // connect dials containerd: the configured address, or the system socket, or the private

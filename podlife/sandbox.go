@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/containerd/containerd/v2/pkg/cio"
-
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/sandboxns"
 )
@@ -57,7 +55,7 @@ func (s *Sandbox) etc(name string) string { return filepath.Join(s.dir, "etc", n
 
 // fifoDir keeps the pod's stdio FIFOs in the pod dir rather than containerd's global
 // /run/containerd/fifo, so that nothing of the pod is left elsewhere if the managing process dies.
-func (s *Sandbox) fifoDir() cio.Opt { return cio.WithFIFODir(filepath.Join(s.dir, "fifo")) }
+func (s *Sandbox) fifoDir() string { return filepath.Join(s.dir, "fifo") }
 
 // create pins namespaces, writes the /etc files and prepares volumes. It does not touch the
 // network (attach does).
@@ -73,7 +71,7 @@ func (s *Sandbox) create() error {
 		kinds = []sandboxns.Kind{sandboxns.IPC}
 		s.hostname, _ = os.Hostname()
 	}
-	paths, err := sandboxns.Create(filepath.Join(s.dir, "ns"), kinds, s.hostname)
+	paths, err := s.pod.rt.tasks.pinNamespaces(filepath.Join(s.dir, "ns"), kinds, s.hostname)
 	if err != nil {
 		return fmt.Errorf("pin namespaces: %w", err)
 	}
@@ -311,5 +309,5 @@ func (s *Sandbox) detach(ctx context.Context, nw cni.Network) error {
 
 // release unpins the namespaces.
 func (s *Sandbox) release() error {
-	return sandboxns.Remove(filepath.Join(s.dir, "ns"))
+	return s.pod.rt.tasks.unpinNamespaces(filepath.Join(s.dir, "ns"))
 }

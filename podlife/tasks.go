@@ -1,0 +1,99 @@
+package podlife
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"syscall"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/pkg/oci"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/podlife/podlife/internal/sandboxns"
+)
+
+// The seam under the pod supervisor: everything a pod needs from containerd and from the host's
+// kernel (leases, images, containers and their tasks, exec, cgroups, pinned namespaces) goes
+// through taskRuntime and the handles it returns. The supervision rules (start order, hooks,
+// restarts, the stop sequence, Close) live above it and never call containerd themselves, so
+// they can be tested on a fake (tasks_fake_internal_test.go) without root. ctrdTasks
+// (tasks_containerd.go) is the implementation on containerd. The network is already behind
+// cni.Network.
+//
+// Errors are containerd's (errdefs classes, gRPC codes): the supervisor's retry on a lost
+// connection and its NotFound checks work on them unchanged.
+type taskRuntime interface {
+	// createLease creates the lease that holds a pod's snapshots and images.
+	createLease(ctx context.Context, id string, labels map[string]string) error
+	// deleteLease deletes it; an error wrapping errdefs.ErrNotFound if it does not exist.
+	deleteLease(ctx context.Context, id string) error
+	// localImage returns the image ref (a full containerd name) if it is present, unpacked for
+	// the runtime's snapshotter; found is false (and err nil) if it is not present.
+	localImage(ctx context.Context, ref string) (img podImage, found bool, err error)
+	// pullImage pulls and unpacks ref with the given credentials.
+	pullImage(ctx context.Context, ref string, creds []RegistryCredential) (podImage, error)
+	// imageConfig reads an image's config.
+	imageConfig(ctx context.Context, img podImage) (ocispec.Image, error)
+	// newContainer creates a container (its snapshot and OCI spec: the image's config, then
+	// opts) with labels. No task exists yet.
+	newContainer(ctx context.Context, id string, img podImage, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error)
+	// pinNamespaces creates and pins the pod's namespaces under dir (see sandboxns.Create).
+	pinNamespaces(dir string, kinds []sandboxns.Kind, hostname string) (map[sandboxns.Kind]string, error)
+	// unpinNamespaces removes them (see sandboxns.Remove).
+	unpinNamespaces(dir string) error
+	// shimAnswers reports whether the shim of a shim group (one per pod, see withShim) answers
+	// on its socket.
+	shimAnswers(group string) bool
+	// removeStaleShim removes the socket of a shim group whose tasks are all deleted if no
+	// shim serves it any more (see Pod.removeStaleShimSocket).
+	removeStaleShim(group string, log *slog.Logger)
+}
+
+// podImage is an image a container runs.
+type podImage struct {
+	name string // containerd's image name
+	id   string // the digest of its target
+	size int64  // its size, when pulled (0 if unknown)
+	ctrd client.Image
+}
+
+// ctrHandle is one containerd container (one instance of a pod's container).
+type ctrHandle interface {
+	// newTask creates its task (runc create): the process exists, not started, its output
+	// copied to stdout and stderr through FIFOs in fifoDir.
+	newTask(ctx context.Context, stdout, stderr io.Writer, fifoDir string) (taskHandle, error)
+	// taskGone reports whether the container is known to have no task any more.
+	taskGone(ctx context.Context) bool
+	// processSpec returns the process part of its OCI spec.
+	processSpec(ctx context.Context) (*specs.Process, error)
+	// delete deletes the container and its snapshot.
+	delete(ctx context.Context) error
+	// oomKilled reports whether the kernel's OOM killer killed a process of its cgroup (read at
+	// exit, before the task is deleted).
+	oomKilled() bool
+	// removeCgroup removes its cgroup if runc left it behind after the task's deletion.
+	removeCgroup() error
+	// sweepCgroup removes its cgroup in every hierarchy after a failed task create.
+	sweepCgroup() error
+}
+
+// taskHandle is a container's task: its main process.
+type taskHandle interface {
+	// wait returns a channel that gets the process's exit; ctx ending sends an ExitStatus with
+	// ctx's error (the process may still run).
+	wait(ctx context.Context) (<-chan client.ExitStatus, error)
+	// start starts the process.
+	start(ctx context.Context) error
+	// kill sends sig to the main process, or with all to every process of the container.
+	kill(ctx context.Context, sig syscall.Signal, all bool) error
+	// status returns the task's status.
+	status(ctx context.Context) (client.Status, error)
+	// delete deletes the task, killing its process if it still runs.
+	delete(ctx context.Context) error
+	// exec runs argv as an extra process of the task with the process spec ps (its args
+	// replaced) and returns its exit code; if ctx ends first the process is killed and the
+	// code is -1. bg carries the calls that must not be cancelled half-way.
+	exec(ctx, bg context.Context, ps specs.Process, argv []string, streams ExecIO, fifoDir string) (int, error)
+}

@@ -1,0 +1,164 @@
+package podlife
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"syscall"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/core/leases"
+	"github.com/containerd/containerd/v2/pkg/cio"
+	"github.com/containerd/containerd/v2/pkg/oci"
+	"github.com/containerd/errdefs"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/podlife/podlife/internal/sandboxns"
+)
+
+// ctrdTasks is the taskRuntime of a Runtime connected to containerd.
+type ctrdTasks struct {
+	r *Runtime // its client, config and pull
+}
+
+var _ taskRuntime = ctrdTasks{}
+
+func (t ctrdTasks) createLease(ctx context.Context, id string, labels map[string]string) error {
+	_, err := t.r.client.LeasesService().Create(ctx, leases.WithID(id), leases.WithLabels(labels))
+	return err
+}
+
+func (t ctrdTasks) deleteLease(ctx context.Context, id string) error {
+	return t.r.client.LeasesService().Delete(ctx, leases.Lease{ID: id})
+}
+
+func (t ctrdTasks) localImage(ctx context.Context, ref string) (podImage, bool, error) {
+	img, err := t.r.client.GetImage(ctx, ref)
+	if errdefs.IsNotFound(err) {
+		return podImage{}, false, nil
+	}
+	if err != nil {
+		return podImage{}, false, err
+	}
+	snapshotter := t.r.cfg.Snapshotter
+	if ok, _ := img.IsUnpacked(ctx, snapshotter); !ok {
+		if err := img.Unpack(ctx, snapshotter); err != nil {
+			return podImage{}, false, fmt.Errorf("unpack %s: %w", ref, err)
+		}
+	}
+	return ctrdImage(img), true, nil
+}
+
+func (t ctrdTasks) pullImage(ctx context.Context, ref string, creds []RegistryCredential) (podImage, error) {
+	img, err := t.r.pull(ctx, ref, creds)
+	if err != nil {
+		return podImage{}, err
+	}
+	pi := ctrdImage(img)
+	pi.size, _ = img.Size(ctx)
+	return pi, nil
+}
+
+func ctrdImage(img client.Image) podImage {
+	return podImage{name: img.Name(), id: img.Target().Digest.String(), ctrd: img}
+}
+
+func (t ctrdTasks) imageConfig(ctx context.Context, img podImage) (ocispec.Image, error) {
+	return img.ctrd.Spec(ctx)
+}
+
+func (t ctrdTasks) newContainer(ctx context.Context, id string, img podImage, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error) {
+	cfg := t.r.cfg
+	ctr, err := t.r.client.NewContainer(ctx, id,
+		client.WithImageName(img.name),
+		client.WithSnapshotter(cfg.Snapshotter),
+		client.WithNewSnapshot(id, img.ctrd),
+		client.WithRuntime(cfg.RuntimeName, nil),
+		client.WithNewSpec(append([]oci.SpecOpts{oci.WithImageConfig(img.ctrd)}, opts...)...),
+		client.WithContainerLabels(labels))
+	if err != nil {
+		return nil, err
+	}
+	return ctrdContainer{ctr: ctr, cgroup: cgroupPath(cfg.Namespace, id)}, nil
+}
+
+func (ctrdTasks) pinNamespaces(dir string, kinds []sandboxns.Kind, hostname string) (map[sandboxns.Kind]string, error) {
+	return sandboxns.Create(dir, kinds, hostname)
+}
+
+func (ctrdTasks) unpinNamespaces(dir string) error { return sandboxns.Remove(dir) }
+
+func (t ctrdTasks) shimAnswers(group string) bool {
+	return canConnect(shimSocketPath(t.r.address, t.r.cfg.Namespace, group))
+}
+
+func (t ctrdTasks) removeStaleShim(group string, log *slog.Logger) {
+	removeStaleShimSocket(shimSocketPath(t.r.address, t.r.cfg.Namespace, group), log)
+}
+
+// ctrdContainer is a containerd container and its cgroup path (containerd's default layout,
+// cgroupfs driver).
+type ctrdContainer struct {
+	ctr    client.Container
+	cgroup string
+}
+
+func (c ctrdContainer) newTask(ctx context.Context, stdout, stderr io.Writer, fifoDir string) (taskHandle, error) {
+	task, err := c.ctr.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr), cio.WithFIFODir(fifoDir)))
+	if err != nil {
+		return nil, err
+	}
+	return ctrdTask{task: task}, nil
+}
+
+func (c ctrdContainer) taskGone(ctx context.Context) bool {
+	_, err := c.ctr.Task(ctx, nil)
+	return errdefs.IsNotFound(err)
+}
+
+func (c ctrdContainer) processSpec(ctx context.Context) (*specs.Process, error) {
+	spec, err := c.ctr.Spec(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return spec.Process, nil
+}
+
+func (c ctrdContainer) delete(ctx context.Context) error {
+	return c.ctr.Delete(ctx, client.WithSnapshotCleanup)
+}
+
+func (c ctrdContainer) oomKilled() bool     { return oomKilled(c.cgroup) }
+func (c ctrdContainer) removeCgroup() error { return removeCgroup(c.cgroup) }
+func (c ctrdContainer) sweepCgroup() error  { return sweepCgroup(c.cgroup) }
+
+// ctrdTask is a containerd task.
+type ctrdTask struct {
+	task client.Task
+}
+
+func (t ctrdTask) wait(ctx context.Context) (<-chan client.ExitStatus, error) {
+	return t.task.Wait(ctx)
+}
+
+func (t ctrdTask) start(ctx context.Context) error { return t.task.Start(ctx) }
+
+func (t ctrdTask) kill(ctx context.Context, sig syscall.Signal, all bool) error {
+	if all {
+		return t.task.Kill(ctx, sig, client.WithKillAll)
+	}
+	return t.task.Kill(ctx, sig)
+}
+
+func (t ctrdTask) status(ctx context.Context) (client.Status, error) { return t.task.Status(ctx) }
+
+func (t ctrdTask) delete(ctx context.Context) error {
+	_, err := t.task.Delete(ctx, client.WithProcessKill)
+	return err
+}
+
+func (t ctrdTask) exec(ctx, bg context.Context, ps specs.Process, argv []string, streams ExecIO, fifoDir string) (int, error) {
+	return execProcess(ctx, bg, t.task, ps, argv, streams, cio.WithFIFODir(fifoDir))
+}

@@ -1,0 +1,397 @@
+package podlife
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/pkg/oci"
+	"github.com/containerd/errdefs"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/clock"
+	"github.com/podlife/podlife/internal/sandboxns"
+)
+
+// fakeTasks is a taskRuntime (and a cni.Network) without containerd, runc or root: a container's
+// process is a channel whose exit the test triggers (exit) or a signal causes. It records, in
+// order, the calls that matter to the supervision rules, one string each:
+//
+//	create NAME        a container created (attempt 0; NAME#N for attempt N)
+//	task NAME          its task being created (runc create; "task NAME returns" if held)
+//	start NAME         its process started
+//	kill NAME SIG      a signal sent (SIG "TERM", "KILL", "KILL all" for every process)
+//	exited NAME CODE   its process exited
+//	delete-task NAME   its task deleted (a live process is killed: exit 137)
+//	delete NAME        its container deleted
+//	exec NAME ARGV     a process run in it
+//	network setup / network remove
+//
+// Tests add their own entries (hook runs) with note.
+type fakeTasks struct {
+	clk clock.Clock // exit times come from it (the restart back-off reads them)
+
+	mu      sync.Mutex
+	calls   []string
+	procs   []*fakeProc
+	changed chan struct{} // closed and replaced on every new call
+
+	// Behaviour, set before the pod starts (by container name).
+	createErr  map[string]error         // newContainer fails
+	startErr   map[string]error         // start fails
+	ignoreTerm map[string]bool          // SIGTERM does not end the process (SIGKILL does)
+	absent     map[string]bool          // image refs not present locally
+	taskGate   map[string]chan struct{} // its task create waits until the channel is closed
+	shimEarly  map[string]bool          // its task create starts a shim that answers at once
+	shimUp     map[string]bool          // shim groups (owner container IDs) whose shim answers
+	execFn     func(name string, argv []string) (int, error)
+}
+
+var (
+	_ taskRuntime = (*fakeTasks)(nil)
+	_ cni.Network = (*fakeTasks)(nil)
+)
+
+func newFakeTasks(clk clock.Clock) *fakeTasks {
+	return &fakeTasks{clk: clk, changed: make(chan struct{}),
+		createErr: map[string]error{}, startErr: map[string]error{}, ignoreTerm: map[string]bool{}, absent: map[string]bool{},
+		taskGate: map[string]chan struct{}{}, shimEarly: map[string]bool{}, shimUp: map[string]bool{}}
+}
+
+// note records a call.
+func (f *fakeTasks) note(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, fmt.Sprintf(format, args...))
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// history returns the calls so far.
+func (f *fakeTasks) history() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
+
+// index returns the position of the first call, or -1.
+func (f *fakeTasks) index(call string) int { return slices.Index(f.history(), call) }
+
+// waitCall waits (up to 10 s) until call has been recorded and returns its position.
+func (f *fakeTasks) waitCall(t *testing.T, call string) int {
+	t.Helper()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		f.mu.Lock()
+		i, ch := slices.Index(f.calls, call), f.changed
+		f.mu.Unlock()
+		if i >= 0 {
+			return i
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			t.Fatalf("no %q call within 10s; calls: %q", call, f.history())
+			return -1
+		}
+	}
+}
+
+// exit ends the live process of container name (its latest started instance) with code.
+func (f *fakeTasks) exit(t *testing.T, name string, code int) {
+	t.Helper()
+	f.mu.Lock()
+	var p *fakeProc
+	for _, q := range f.procs {
+		if q.name == name && q.started && !q.isDone() {
+			p = q
+		}
+	}
+	f.mu.Unlock()
+	if p == nil {
+		t.Fatalf("exit %s: no live process; calls: %q", name, f.history())
+	}
+	p.finish(code)
+}
+
+func (f *fakeTasks) createLease(context.Context, string, map[string]string) error { return nil }
+func (f *fakeTasks) deleteLease(context.Context, string) error                    { return nil }
+
+func (f *fakeTasks) localImage(_ context.Context, ref string) (podImage, bool, error) {
+	if f.absent[ref] {
+		return podImage{}, false, nil
+	}
+	return podImage{name: ref, id: "sha256:fake"}, true, nil
+}
+
+func (f *fakeTasks) pullImage(_ context.Context, ref string, _ []RegistryCredential) (podImage, error) {
+	f.note("pull %s", ref)
+	return podImage{name: ref, id: "sha256:fake"}, nil
+}
+
+func (f *fakeTasks) imageConfig(context.Context, podImage) (ocispec.Image, error) {
+	return ocispec.Image{}, nil
+}
+
+func (f *fakeTasks) newContainer(_ context.Context, id string, _ podImage, labels map[string]string, _ []oci.SpecOpts) (ctrHandle, error) {
+	name := labels[LabelContainer]
+	label := name
+	if a := labels[LabelAttempt]; a != "0" {
+		label += "#" + a
+	}
+	if err := f.createErr[name]; err != nil {
+		f.note("create %s failed", label)
+		return nil, err
+	}
+	p := &fakeProc{f: f, id: id, name: name, label: label, done: make(chan struct{})}
+	f.mu.Lock()
+	f.procs = append(f.procs, p)
+	f.mu.Unlock()
+	f.note("create %s", label)
+	return &fakeCtr{p: p}, nil
+}
+
+func (f *fakeTasks) pinNamespaces(dir string, kinds []sandboxns.Kind, _ string) (map[sandboxns.Kind]string, error) {
+	out := make(map[sandboxns.Kind]string, len(kinds))
+	for _, k := range kinds {
+		out[k] = filepath.Join(dir, fmt.Sprint(k))
+	}
+	return out, nil
+}
+
+func (f *fakeTasks) unpinNamespaces(string) error { return nil }
+
+func (f *fakeTasks) shimAnswers(group string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.shimUp[group]
+}
+
+func (f *fakeTasks) removeStaleShim(string, *slog.Logger) {}
+
+// Setup is cni.Network's: a fixed address.
+func (f *fakeTasks) Setup(context.Context, string, string, ...cni.AttachOption) (*cni.Result, error) {
+	f.note("network setup")
+	ip := netip.MustParseAddr("10.123.0.2")
+	return &cni.Result{Interface: "eth0", IP: ip, Prefix: netip.PrefixFrom(ip, 24)}, nil
+}
+
+// Remove is cni.Network's.
+func (f *fakeTasks) Remove(context.Context, string, string, ...cni.AttachOption) error {
+	f.note("network remove")
+	return nil
+}
+
+// fakeProc is one instance: its container, task and process.
+type fakeProc struct {
+	f           *fakeTasks
+	id          string
+	name, label string // container name; name#attempt
+
+	// Guarded by f.mu.
+	started  bool
+	hasTask  bool
+	finished bool
+	code     uint32
+	at       time.Time
+	done     chan struct{} // closed when the process exited
+}
+
+func (p *fakeProc) isDone() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// finish ends the process with code (once).
+func (p *fakeProc) finish(code int) {
+	p.f.mu.Lock()
+	if p.finished {
+		p.f.mu.Unlock()
+		return
+	}
+	p.finished, p.code, p.at = true, uint32(code), p.f.clk.Now()
+	close(p.done)
+	p.f.mu.Unlock()
+	p.f.note("exited %s %d", p.label, code)
+}
+
+type fakeCtr struct{ p *fakeProc }
+
+func (c *fakeCtr) newTask(context.Context, io.Writer, io.Writer, string) (taskHandle, error) {
+	f := c.p.f
+	f.note("task %s", c.p.label)
+	f.mu.Lock()
+	if f.shimEarly[c.p.name] {
+		f.shimUp[c.p.id] = true
+	}
+	gate := f.taskGate[c.p.name]
+	f.mu.Unlock()
+	if gate != nil {
+		<-gate
+		f.note("task %s returns", c.p.label)
+	}
+	f.mu.Lock()
+	c.p.hasTask = true
+	f.mu.Unlock()
+	return &fakeTask{p: c.p}, nil
+}
+
+func (c *fakeCtr) taskGone(context.Context) bool {
+	c.p.f.mu.Lock()
+	defer c.p.f.mu.Unlock()
+	return !c.p.hasTask
+}
+
+func (c *fakeCtr) processSpec(context.Context) (*specs.Process, error) {
+	return &specs.Process{Cwd: "/"}, nil
+}
+
+func (c *fakeCtr) delete(context.Context) error {
+	c.p.f.note("delete %s", c.p.label)
+	return nil
+}
+
+func (c *fakeCtr) oomKilled() bool     { return false }
+func (c *fakeCtr) removeCgroup() error { return nil }
+func (c *fakeCtr) sweepCgroup() error  { return nil }
+
+type fakeTask struct{ p *fakeProc }
+
+func (t *fakeTask) wait(ctx context.Context) (<-chan client.ExitStatus, error) {
+	ch := make(chan client.ExitStatus, 1)
+	go func() {
+		select {
+		case <-t.p.done:
+			t.p.f.mu.Lock()
+			code, at := t.p.code, t.p.at
+			t.p.f.mu.Unlock()
+			ch <- *client.NewExitStatus(code, at, nil)
+		case <-ctx.Done():
+			ch <- *client.NewExitStatus(client.UnknownExitStatus, time.Time{}, ctx.Err())
+		}
+	}()
+	return ch, nil
+}
+
+func (t *fakeTask) start(context.Context) error {
+	f := t.p.f
+	if err := f.startErr[t.p.name]; err != nil {
+		f.note("start %s failed", t.p.label)
+		return err
+	}
+	f.mu.Lock()
+	t.p.started = true
+	f.mu.Unlock()
+	f.note("start %s", t.p.label)
+	return nil
+}
+
+func (t *fakeTask) kill(_ context.Context, sig syscall.Signal, all bool) error {
+	f := t.p.f
+	name := map[syscall.Signal]string{syscall.SIGTERM: "TERM", syscall.SIGKILL: "KILL"}[sig]
+	if name == "" {
+		name = strconv.Itoa(int(sig))
+	}
+	if all {
+		name += " all"
+	}
+	if t.p.isDone() {
+		return fmt.Errorf("process already finished: %w", errdefs.ErrNotFound)
+	}
+	f.note("kill %s %s", t.p.label, name)
+	if sig == syscall.SIGTERM && f.ignoreTerm[t.p.name] {
+		return nil
+	}
+	t.p.finish(128 + int(sig))
+	return nil
+}
+
+func (t *fakeTask) status(context.Context) (client.Status, error) {
+	f := t.p.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case t.p.finished:
+		return client.Status{Status: client.Stopped, ExitStatus: t.p.code, ExitTime: t.p.at}, nil
+	case t.p.started:
+		return client.Status{Status: client.Running}, nil
+	}
+	return client.Status{Status: client.Created}, nil
+}
+
+func (t *fakeTask) delete(context.Context) error {
+	f := t.p.f
+	f.note("delete-task %s", t.p.label)
+	t.p.finish(137)
+	f.mu.Lock()
+	t.p.hasTask = false
+	f.mu.Unlock()
+	return nil
+}
+
+func (t *fakeTask) exec(_, _ context.Context, _ specs.Process, argv []string, _ ExecIO, _ string) (int, error) {
+	f := t.p.f
+	f.note("exec %s %s", t.p.label, strings.Join(argv, " "))
+	if f.execFn != nil {
+		return f.execFn(t.p.name, argv)
+	}
+	return 0, nil
+}
+
+// fakeEpoch is where the tests' fake clocks start.
+var fakeEpoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// newFakeRuntime returns a Runtime on a fake taskRuntime and network and a fake clock (the
+// restart back-off's), with its own state dir. The test's cleanup removes its pods and closes it.
+func newFakeRuntime(t *testing.T) (*Runtime, *fakeTasks, *clock.Fake) {
+	t.Helper()
+	// Not t.TempDir: its long path would leave the control socket without an address.
+	dir, err := os.MkdirTemp("", "plf-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log *slog.Logger
+	if os.Getenv("PODLIFE_FAKE_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})).With("test", t.Name())
+	}
+	clk := clock.NewFake(fakeEpoch)
+	r := newRuntime(Config{StateDir: dir, Logger: log}.withDefaults(), clk)
+	f := newFakeTasks(clk)
+	r.tasks, r.network = f, f
+	t.Cleanup(func() {
+		defer os.RemoveAll(dir)
+		if r.isClosed() {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for _, p := range r.Pods() {
+			if err := p.Remove(ctx); err != nil {
+				t.Errorf("cleanup: remove pod %s: %v", p.Name(), err)
+			}
+		}
+		if err := r.Close(); err != nil {
+			t.Errorf("cleanup: Close: %v", err)
+		}
+	})
+	return r, f, clk
+}
