@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
 // badStopSignalImage makes, in the harness's namespace, a copy of the test image whose config
@@ -437,26 +437,6 @@ func TestHookStopsItsPod(t *testing.T) {
 	waitEvent(t, ctx, pod, "", podlife.ReasonStopped)
 }
 
-// podlifeGoroutines returns the stacks of the goroutines running podlife code.
-func podlifeGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "podlife/podlife") {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
 // Close returns promptly and ends every goroutine the Runtime started for a pod with probes, a
 // container in crash-loop back-off and an activeDeadline; the pod keeps running, its handle
 // then fails with ErrClosed without blocking, and another Runtime stops and removes it.
@@ -472,7 +452,7 @@ func TestCloseEndsGoroutines(t *testing.T) {
 			t.Errorf("cleanup: RemovePod: %v", err)
 		}
 	})
-	before := podlifeGoroutines()
+	before := podlifetest.Goroutines("podlife/podlife")
 	cfg := h.cfg
 	cfg.Logger = cfg.Logger.With("runtime", "closed")
 	cfg.Backoff = podlife.Backoff{Initial: time.Minute, Max: time.Minute, ResetAfter: time.Hour}
@@ -518,7 +498,7 @@ func TestCloseEndsGoroutines(t *testing.T) {
 	deadline := time.Now().Add(15 * time.Second)
 	var left []string
 	for {
-		left = podlifeGoroutines()
+		left = podlifetest.Goroutines("podlife/podlife")
 		if len(left) <= len(before) || time.Now().After(deadline) {
 			break
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
 // Unit tests of the supervision rules on the fake taskRuntime (tasks_fake_internal_test.go):
@@ -406,31 +406,11 @@ func TestFakeStopKillsAfterGrace(t *testing.T) {
 	}
 }
 
-// podlifeGoroutineStacks returns the stacks of the goroutines running this package's code.
-func podlifeGoroutineStacks() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "podlife/podlife/podlife.") {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
 // Close ends every goroutine the Runtime started (exit watchers' waits, a restart back-off, a
 // deadline timer, the status writer, the control socket) and touches no container.
 func TestFakeCloseEndsGoroutines(t *testing.T) {
 	ctx := testCtx(t)
-	before := podlifeGoroutineStacks()
+	before := podlifetest.Goroutines("podlife/podlife/podlife.")
 	r, f, clk := newFakeRuntime(t)
 	p, err := r.Run(ctx, PodSpec{Name: "closing", ActiveDeadline: ptrTo(time.Hour), Containers: []ContainerSpec{
 		{Name: "app", Image: fakeImage},
@@ -455,7 +435,7 @@ func TestFakeCloseEndsGoroutines(t *testing.T) {
 	}
 	var left []string
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if left = podlifeGoroutineStacks(); len(left) <= len(before) || time.Now().After(deadline) {
+		if left = podlifetest.Goroutines("podlife/podlife/podlife."); len(left) <= len(before) || time.Now().After(deadline) {
 			break
 		}
 	}
