@@ -3,14 +3,21 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/daemon"
 )
 
 const jobManifest = `apiVersion: v1
@@ -48,8 +55,48 @@ func cliTestDir(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() {
+		// The private containerd belongs to its state dir and outlives the CLI processes: stop
+		// every one a test started under dir, then fail on any process still running from it.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		dirs, _ := filepath.Glob(filepath.Join(dir, "*", "containerd"))
+		for _, d := range dirs {
+			if err := daemon.Shutdown(ctx, d, nil); err != nil && !errors.Is(err, daemon.ErrNotRunning) {
+				t.Errorf("stop the private containerd of %s: %v", d, err)
+			}
+		}
+		for _, pid := range processesUnder(dir) {
+			t.Errorf("leak: process %d still runs from %s: %s", pid, dir, cmdline(pid))
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		os.RemoveAll(dir)
+	})
 	return dir
+}
+
+// processesUnder returns the live (not zombie) processes whose command line mentions dir.
+func processesUnder(dir string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err != nil || strings.Contains(string(stat), ") Z ") {
+			continue
+		}
+		if strings.Contains(cmdline(pid), dir) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func cmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
 }
 
 // run -f with -o json: events as JSON lines, the final PodStatus, exit 0 for a succeeded pod.
