@@ -19,17 +19,17 @@ const (
 
 // Container waiting and terminated reasons, as the kubelet reports them.
 const (
-	ReasonContainerCreating     = "ContainerCreating"
-	ReasonPodInitializing       = "PodInitializing"
-	ReasonPostStartHookError    = "PostStartHookError"
-	ReasonErrImagePull          = "ErrImagePull"
-	ReasonCreateContainerError  = "CreateContainerError"
-	ReasonRunContainerError     = "RunContainerError"
-	ReasonCompleted             = "Completed"
-	ReasonError                 = "Error"
-	ReasonOOMKilled             = "OOMKilled"
+	ReasonContainerCreating      = "ContainerCreating"
+	ReasonPodInitializing        = "PodInitializing"
+	ReasonPostStartHookError     = "PostStartHookError"
+	ReasonErrImagePull           = "ErrImagePull"
+	ReasonCreateContainerError   = "CreateContainerError"
+	ReasonRunContainerError      = "RunContainerError"
+	ReasonCompleted              = "Completed"
+	ReasonError                  = "Error"
+	ReasonOOMKilled              = "OOMKilled"
 	ReasonContainerStatusUnknown = "ContainerStatusUnknown"
-	ReasonCrashLoopBackOff      = "CrashLoopBackOff"
+	ReasonCrashLoopBackOff       = "CrashLoopBackOff"
 )
 
 // PodStatus is a snapshot of a pod, shaped like Kubernetes' PodStatus.
