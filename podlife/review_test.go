@@ -3,11 +3,19 @@ package podlife_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/pkg/namespaces"
+
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
 // TestContainerdLostDuringRun: containerd is SIGKILLed while Run is in flight (from the first
@@ -51,6 +59,100 @@ func TestContainerdLostDuringRun(t *testing.T) {
 			t.Errorf("pod %v still registered after a failed Run", p)
 		}
 		return
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+}
+
+// TestPrivateContainerdSlowRevive: the private containerd dies and, started again, takes longer
+// to serve than one reconnection attempt lasts (6 s here: a loaded host, many shims to reload;
+// a wrapper script delays it). The Runtime must let it come up and recover, not kill each new
+// daemon halfway and try again for ever.
+func TestPrivateContainerdSlowRevive(t *testing.T) {
+	if env.skip != "" {
+		t.Skip(env.skip)
+	}
+	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
+		t.Skip("a containerd socket exists at " + podlife.DefaultAddress + ": not touching a daemon this test did not start")
+	}
+	bin := testContainerdBinary(t)
+	wrapDir := t.TempDir()
+	slow := filepath.Join(wrapDir, "slow")
+	wrapper := filepath.Join(wrapDir, "containerd")
+	script := "#!/bin/sh\nif [ -e " + slow + " ]; then sleep 6; fi\nexec " + bin + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, func(c *podlife.Config) {
+		c.Address = ""
+		c.Embedded = podlife.EmbeddedConfig{Binary: wrapper}
+	})
+	ctrdDir := filepath.Join(h.stateDir, "containerd")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	defer func() {
+		for _, p := range h.rt.Pods() {
+			if err := p.Remove(ctx); err != nil {
+				t.Errorf("remove %s: %v", p.Name(), err)
+			}
+		}
+		if info, err := daemon.Lookup(ctrdDir); err == nil {
+			if c, err := client.New(info.Address); err == nil {
+				leaks, err := podlifetest.ContainerdLeaks(namespaces.WithNamespace(ctx, h.ns), c, h.ns, testImage)
+				if err != nil {
+					t.Errorf("leak check: %v", err)
+				}
+				for _, l := range leaks {
+					t.Errorf("leak in the private containerd: %s", l)
+				}
+				c.Close()
+			}
+		}
+		if err := daemon.Shutdown(context.WithoutCancel(ctx), ctrdDir, nil); err != nil {
+			t.Errorf("stop the private containerd: %v", err)
+		}
+	}()
+	if !h.rt.PrivateDaemon() {
+		t.Fatal("the Runtime does not use the private containerd")
+	}
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "slowrevive", TerminationGracePeriod: ptr(5 * time.Second),
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	before, err := daemon.Lookup(ctrdDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(ctx, pod)
+	if err := os.WriteFile(slow, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Runs first when the test fails: let the next revive be fast, so that the cleanup can
+	// remove the pod.
+	defer os.Remove(slow)
+	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	killed := time.Now()
+	rctx, rcancel := context.WithTimeout(ctx, 40*time.Second)
+	defer rcancel()
+	waitEvent(t, rctx, pod, "", podlife.ReasonContainerdRecovered)
+	took := time.Since(killed)
+	t.Logf("recovered %v after the kill (the new daemon waits 6 s before it starts)", took)
+	if took < 6*time.Second {
+		t.Errorf("recovered after %v, before the slow daemon could serve (6 s)", took)
+	}
+	_ = os.Remove(slow)
+	if e := evs.with(podlife.ReasonExited); len(e) > 0 {
+		t.Errorf("Exited events: %v", e)
+	}
+	if err := pod.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
 	}
 	if err := pod.Remove(ctx); err != nil {
 		t.Fatalf("Remove: %v", err)
