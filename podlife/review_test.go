@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -156,5 +158,98 @@ func TestPrivateContainerdSlowRevive(t *testing.T) {
 	}
 	if err := pod.Remove(ctx); err != nil {
 		t.Fatalf("Remove: %v", err)
+	}
+}
+
+// reconnectGoroutines returns the stacks of this process's goroutines that are in podlife's
+// reconnection machinery (the reconnect loop, an exit watcher following a task across an
+// outage, a call waiting for containerd to answer again).
+func reconnectGoroutines() []string {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		for _, fn := range []string{"podlife.(*Runtime).reconnect", "podlife.(*Runtime).tryConnect", "podlife.(*Container).awaitExit",
+			"podlife.(*Runtime).waitConnected", "podlife.(*Container).shimWait", "podlife.(*Runtime).retry"} {
+			if strings.Contains(g, fn+"(") {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestCloseDuringOutage: a Runtime closed while containerd is away (a Stop of its pod waiting for
+// containerd, the exit watcher asking the shim) returns promptly and ends every goroutine of the
+// reconnection machinery; the pod keeps running, and once containerd is back another Runtime
+// removes it.
+func TestCloseDuringOutage(t *testing.T) {
+	own, h := newOwnContainerd(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rt := h.another(t)
+	pod, err := rt.Run(ctx, podlife.PodSpec{
+		Name: "closed", TerminationGracePeriod: ptr(5 * time.Second),
+		Containers: []podlife.ContainerSpec{{
+			Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", "touch /tmp/ready; " + loopForever},
+			ReadinessProbe: execProbe("test -f /tmp/ready", 100*time.Millisecond, 1),
+		}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	removed := false
+	defer func() {
+		if !removed {
+			rctx, rcancel := context.WithTimeout(context.Background(), time.Minute)
+			defer rcancel()
+			if err := h.rt.RemovePod(rctx, "closed"); err != nil {
+				t.Errorf("cleanup: RemovePod: %v", err)
+			}
+		}
+	}()
+	app, _ := pod.Container("app")
+	pid := own.taskPID(t, h.ns, app.ID())
+	start := procStart(pid)
+
+	own.kill()
+	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	stopErr := make(chan error, 1)
+	go func() { stopErr <- pod.Stop(ctx) }()
+	time.Sleep(200 * time.Millisecond) // the Stop is waiting for containerd (lower bound only)
+	begin := time.Now()
+	if err := rt.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if took := time.Since(begin); took > 2*time.Second {
+		t.Errorf("Close during the outage took %v", took)
+	}
+	select {
+	case err := <-stopErr:
+		t.Logf("Stop pending at Close returned %v", err)
+	case <-time.After(10 * time.Second):
+		t.Errorf("a Stop waiting for containerd did not return within 10 s of Close")
+	}
+	var left []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if left = reconnectGoroutines(); len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, g := range left {
+		t.Errorf("goroutine left 10 s after Close:\n%s", g)
+	}
+	if procStart(pid) != start {
+		t.Errorf("the container's process %d is gone after Close", pid)
+	}
+
+	own.start()
+	if err := h.rt.RemovePod(ctx, "closed"); err != nil {
+		t.Fatalf("RemovePod from another Runtime after containerd is back: %v", err)
+	}
+	removed = true
+	if procStart(pid) != "" {
+		t.Errorf("process %d still runs after RemovePod", pid)
 	}
 }
