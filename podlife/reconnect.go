@@ -159,12 +159,12 @@ func (r *Runtime) tryConnect() error {
 	if err := r.revive(ctx); err != nil {
 		return err
 	}
-	ctx, cancel = context.WithTimeout(ctx, reconnectMax)
-	defer cancel()
+	cctx, ccancel := context.WithTimeout(ctx, reconnectMax)
+	defer ccancel()
 	if cc, ok := r.client.Conn().(*grpc.ClientConn); ok {
 		cc.ResetConnectBackoff()
 	}
-	sctx, scancel := context.WithTimeout(ctx, 2*time.Second)
+	sctx, scancel := context.WithTimeout(cctx, 2*time.Second)
 	defer scancel()
 	ok, err := r.client.IsServing(sctx)
 	if err != nil {

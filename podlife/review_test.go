@@ -1,11 +1,13 @@
 package podlife_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,35 +88,9 @@ func TestPrivateContainerdSlowRevive(t *testing.T) {
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, func(c *podlife.Config) {
-		c.Address = ""
-		c.Embedded = podlife.EmbeddedConfig{Binary: wrapper}
-	})
-	ctrdDir := filepath.Join(h.stateDir, "containerd")
+	h, ctrdDir := privateHarness(t, wrapper)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	defer func() {
-		for _, p := range h.rt.Pods() {
-			if err := p.Remove(ctx); err != nil {
-				t.Errorf("remove %s: %v", p.Name(), err)
-			}
-		}
-		if info, err := daemon.Lookup(ctrdDir); err == nil {
-			if c, err := client.New(info.Address); err == nil {
-				leaks, err := podlifetest.ContainerdLeaks(namespaces.WithNamespace(ctx, h.ns), c, h.ns, testImage)
-				if err != nil {
-					t.Errorf("leak check: %v", err)
-				}
-				for _, l := range leaks {
-					t.Errorf("leak in the private containerd: %s", l)
-				}
-				c.Close()
-			}
-		}
-		if err := daemon.Shutdown(context.WithoutCancel(ctx), ctrdDir, nil); err != nil {
-			t.Errorf("stop the private containerd: %v", err)
-		}
-	}()
 	if !h.rt.PrivateDaemon() {
 		t.Fatal("the Runtime does not use the private containerd")
 	}
@@ -251,5 +227,120 @@ func TestCloseDuringOutage(t *testing.T) {
 	removed = true
 	if procStart(pid) != "" {
 		t.Errorf("process %d still runs after RemovePod", pid)
+	}
+}
+
+// privateHarness returns a harness whose Runtime uses the private containerd of its state dir
+// (started with binary), and that directory. Its cleanup, before the harness's, removes the pods
+// of the harness's Runtime, checks that nothing is left in that containerd and stops it.
+func privateHarness(t *testing.T, binary string) (*harness, string) {
+	t.Helper()
+	if env.skip != "" {
+		t.Skip(env.skip)
+	}
+	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
+		t.Skip("a containerd socket exists at " + podlife.DefaultAddress + ": not touching a daemon this test did not start")
+	}
+	h := newHarness(t, func(c *podlife.Config) {
+		c.Address = ""
+		c.Embedded = podlife.EmbeddedConfig{Binary: binary}
+	})
+	ctrdDir := filepath.Join(h.stateDir, "containerd")
+	t.Cleanup(func() { // runs before the harness's cleanup (LIFO)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		for _, p := range h.rt.Pods() {
+			if err := p.Remove(ctx); err != nil {
+				t.Errorf("remove %s: %v", p.Name(), err)
+			}
+		}
+		if info, err := daemon.Lookup(ctrdDir); err == nil {
+			if c, err := client.New(info.Address); err == nil {
+				leaks, err := podlifetest.ContainerdLeaks(namespaces.WithNamespace(ctx, h.ns), c, h.ns, testImage)
+				if err != nil {
+					t.Errorf("leak check: %v", err)
+				}
+				for _, l := range leaks {
+					t.Errorf("leak in the private containerd: %s", l)
+				}
+				c.Close()
+			}
+		}
+		if err := daemon.Shutdown(ctx, ctrdDir, nil); err != nil {
+			t.Errorf("stop the private containerd: %v", err)
+		}
+	})
+	if !h.rt.PrivateDaemon() {
+		t.Fatal("the Runtime does not use the private containerd")
+	}
+	return h, ctrdDir
+}
+
+// daemonProcs returns the live containerd processes started with the configuration of dir.
+func daemonProcs(dir string) []int {
+	want := []byte("\x00--config\x00" + filepath.Join(dir, "config.toml") + "\x00")
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, want) && procStart(uint32(pid)) != "" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestPrivateContainerdRevivedByTwo: two Runtimes (as two processes sharing the state dir would
+// be) each supervise a pod on the private containerd, which is SIGKILLed. Both reconnect at once:
+// exactly one new containerd is started, both recover, no exit is reported.
+func TestPrivateContainerdRevivedByTwo(t *testing.T) {
+	h, ctrdDir := privateHarness(t, testContainerdBinary(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rt2 := h.another(t)
+	spec := func(name string) podlife.PodSpec {
+		return podlife.PodSpec{Name: name, TerminationGracePeriod: ptr(5 * time.Second),
+			Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}}}
+	}
+	p1, err := h.rt.Run(ctx, spec("one"))
+	if err != nil {
+		t.Fatalf("Run one: %v", err)
+	}
+	p2, err := rt2.Run(ctx, spec("two"))
+	if err != nil {
+		t.Fatalf("Run two: %v", err)
+	}
+	defer func() {
+		if err := p2.Remove(ctx); err != nil {
+			t.Errorf("remove two: %v", err)
+		}
+	}()
+	ev1, ev2 := collect(ctx, p1), collect(ctx, p2)
+	before, err := daemon.Lookup(ctrdDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, ctx, p1, "", podlife.ReasonContainerdRecovered)
+	waitEvent(t, ctx, p2, "", podlife.ReasonContainerdRecovered)
+	if procs := daemonProcs(ctrdDir); len(procs) != 1 {
+		t.Errorf("containerd processes of %s after both recovered: %v, want exactly one", ctrdDir, procs)
+	}
+	for _, l := range []*eventLog{ev1, ev2} {
+		if e := l.with(podlife.ReasonExited); len(e) > 0 {
+			t.Errorf("Exited events: %v", e)
+		}
+	}
+	for _, p := range []*podlife.Pod{p1, p2} {
+		app, _ := p.Container("app")
+		if res, err := app.Exec(ctx, []string{"echo", "back"}); err != nil || strings.TrimSpace(string(res.Output)) != "back" {
+			t.Errorf("exec in %s after the recovery: %+v, %v", p.Name(), res, err)
+		}
 	}
 }
