@@ -344,3 +344,51 @@ func TestPrivateContainerdRevivedByTwo(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveDuringOutage: Remove while containerd is away waits for it (the call returns an error
+// wrapping ErrUnavailable when its ctx ends) and kills nothing meanwhile; once containerd is back,
+// the removal started before completes: the process is gone and nothing is left (the harness's
+// leak check).
+func TestRemoveDuringOutage(t *testing.T) {
+	own, h := newOwnContainerd(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "rmaway", TerminationGracePeriod: ptr(5 * time.Second),
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	app, _ := pod.Container("app")
+	pid := own.taskPID(t, h.ns, app.ID())
+	start := procStart(pid)
+	evs := collect(ctx, pod)
+	own.kill()
+	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	rctx, rcancel := context.WithTimeout(ctx, time.Second)
+	err = pod.Remove(rctx)
+	rcancel()
+	if !errors.Is(err, podlife.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Remove while containerd is away: %v, want ErrUnavailable and the deadline", err)
+	}
+	if procStart(pid) != start {
+		t.Errorf("the container's process %d is gone while containerd is away", pid)
+	}
+	if e := evs.with(podlife.ReasonRemoved); len(e) > 0 {
+		t.Errorf("Removed while containerd is away: %v", e)
+	}
+	own.start()
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove after containerd is back: %v", err)
+	}
+	if procStart(pid) != "" {
+		t.Errorf("process %d still runs after Remove", pid)
+	}
+	if ex := evs.with(podlife.ReasonExited); len(ex) != 1 || !strings.HasSuffix(ex[0].Message, "exited with code 0") {
+		t.Errorf("Exited events %v, want one, code 0 (its TERM trap)", ex)
+	}
+	if _, err := h.rt.Pod("rmaway"); !errors.Is(err, podlife.ErrNotFound) {
+		t.Errorf("pod still registered after Remove: %v", err)
+	}
+}
