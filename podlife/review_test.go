@@ -392,3 +392,45 @@ func TestRemoveDuringOutage(t *testing.T) {
 		t.Errorf("pod still registered after Remove: %v", err)
 	}
 }
+
+// TestRunAfterPrivateContainerdStopped: StopPrivateContainerd stops the private containerd (no
+// pod left) under an idle Runtime, as `podlife daemon stop` from another process would. The
+// Runtime's next Run must not leave anything behind, and the private containerd must serve
+// again afterwards (the Runtime revives it), so that a Run then succeeds.
+func TestRunAfterPrivateContainerdStopped(t *testing.T) {
+	h, ctrdDir := privateHarness(t, testContainerdBinary(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := podlife.StopPrivateContainerd(ctx, h.stateDir); err != nil {
+		t.Fatalf("StopPrivateContainerd: %v", err)
+	}
+	spec := podlife.PodSpec{Name: "afterstop", TerminationGracePeriod: ptr(5 * time.Second),
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}}}
+	begin := time.Now()
+	pod, err := h.rt.Run(ctx, spec)
+	took := time.Since(begin)
+	t.Logf("first Run after the stop: %v after %v", err, took)
+	if err != nil && took > 2*time.Second {
+		t.Errorf("the first Run after the stop failed after %v, want at once", took)
+	}
+	if err != nil {
+		if !errors.Is(err, podlife.ErrUnavailable) {
+			t.Errorf("first Run after the stop: %v, want success or an error wrapping ErrUnavailable", err)
+		}
+		// The Runtime revives the private containerd; a Run then works.
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			if pod, err = h.rt.Run(ctx, spec); err == nil || time.Now().After(deadline) {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatalf("Run 30 s after the private containerd was stopped: %v", err)
+		}
+	}
+	if _, err := daemon.Lookup(ctrdDir); err != nil {
+		t.Errorf("the private containerd does not serve after Run: %v", err)
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+}
