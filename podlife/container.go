@@ -350,6 +350,8 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 	select {
 	case <-inst.exited:
 		return
+	case <-p.rt.closing: // detached: nobody follows the exit any more; the pod is left as it is
+		return
 	case <-timer.C:
 	}
 	if err := p.rt.retry(ctx, func() error { return task.Kill(ctx, syscall.SIGKILL, client.WithKillAll) }); err != nil && !errdefs.IsNotFound(err) {
