@@ -435,3 +435,62 @@ func TestRunAfterPrivateContainerdStopped(t *testing.T) {
 		t.Fatalf("Remove: %v", err)
 	}
 }
+
+// TestContainerdLostDuringRunStaysAway: as TestContainerdLostDuringRun, but containerd stays
+// away until Run has returned (at most 20 s). Run must not wait for containerd to come back: it
+// returns an error wrapping ErrUnavailable within a bounded time, and once containerd is back the
+// pod's removal completes (nothing left: the harness's leak check).
+//
+// Known failure (review finding, pod.go is being reworked on another branch): Pod.run's failure
+// path stops the pod through killInstance, whose Kill retries on p.lifeCtx until containerd
+// answers, before it closes p.started; Run so returned only 2 s after containerd came back (22 s).
+// Set PODLIFE_TEST_KNOWN_FAILURES=1 to run it.
+func TestContainerdLostDuringRunStaysAway(t *testing.T) {
+	if os.Getenv("PODLIFE_TEST_KNOWN_FAILURES") == "" {
+		t.Skip("known failure: Run waits for containerd to come back (see the comment)")
+	}
+	own, h := newOwnContainerd(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	kill := hook.HandlerFunc(func(ctx context.Context, _ hook.Target) error {
+		own.kill()
+		return nil
+	})
+	runDone := make(chan struct{})
+	restarted := make(chan struct{})
+	go func() {
+		defer close(restarted)
+		select {
+		case <-runDone:
+		case <-time.After(20 * time.Second):
+		}
+		own.start()
+	}()
+	begin := time.Now()
+	_, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "away", TerminationGracePeriod: ptr(5 * time.Second),
+		Containers: []podlife.ContainerSpec{
+			{Name: "a", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}, PostStart: kill},
+			{Name: "b", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}},
+		},
+	})
+	took := time.Since(begin)
+	close(runDone)
+	<-restarted
+	t.Logf("Run with containerd lost in flight and away: %v after %v", err, took)
+	if took > 15*time.Second {
+		t.Errorf("Run returned after %v with containerd away: it waited for containerd", took)
+	}
+	if err == nil || !errors.Is(err, podlife.ErrUnavailable) {
+		t.Errorf("Run: %v, want an error wrapping ErrUnavailable", err)
+	}
+	// The removal goes on once containerd is back.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := h.rt.Pod("away"); errors.Is(err, podlife.ErrNotFound) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the failed pod is still registered a minute after containerd came back")
+		}
+	}
+}
