@@ -25,6 +25,9 @@ const (
 	// maxLogSize is the size above which [Ensure] moves the log file to
 	// LogFile.1 before starting a daemon, so that it does not grow forever.
 	maxLogSize = 16 << 20
+	// goneInterval is how often Ensure, waiting for a daemon that does not serve yet, checks
+	// that it still runs.
+	goneInterval = 100 * time.Millisecond
 	// killWait bounds the wait for a process to exit after SIGKILL.
 	killWait = 10 * time.Second
 )
@@ -135,15 +138,15 @@ func Ensure(ctx context.Context, cfg Config) (Info, error) {
 }
 
 // watchGone returns a channel closed once no daemon of p runs any more (neither a live process
-// with p's configuration nor an answering socket), checked every lockPollInterval, and the
-// function that ends the watch.
+// with p's configuration nor an answering socket), checked every goneInterval (runningPID may
+// read all of /proc), and the function that ends the watch.
 func watchGone(ctx context.Context, p paths) (<-chan struct{}, func()) {
 	gone := make(chan struct{})
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(lockPollInterval)
+		tick := time.NewTicker(goneInterval)
 		defer tick.Stop()
 		for {
 			select {
