@@ -62,7 +62,9 @@ type Info struct {
 //   - it runs in a session of its own (no terminal signal reaches it) and
 //     gets no parent-death signal: it outlives the process that started it;
 //   - its output goes to Config.LogFile, by default Dir/containerd.log
-//     (moved to containerd.log.1 first when it exceeds 16 MiB), and its PID
+//     (moved to containerd.log.1 first when it exceeds 16 MiB; while it runs,
+//     an Ensure that finds it serving copies a log above 16 MiB there and
+//     empties it), and its PID
 //     to Dir/containerd.pid; it inherits no other file (Ensure marks those
 //     the process inherited without close-on-exec as close-on-exec first);
 //   - the start happens under an exclusive flock on Dir/start.lock, so that
@@ -74,8 +76,10 @@ type Info struct {
 // ever stops it but [Shutdown] (or a signal sent by hand). A daemon that
 // died is started again by the next Ensure, on the same root and state: the
 // shims of its tasks keep running meanwhile and containerd reloads them.
-// A daemon whose process is alive but whose socket does not answer yet is
-// waited for, never duplicated.
+// A daemon whose process is alive but whose socket does not answer yet
+// (found by its PID file or, failing that, by its command line in /proc) is
+// waited for, never duplicated; if it dies without serving, Ensure starts
+// another.
 //
 // If ctx has no deadline, [DefaultStartTimeout] applies. If the daemon Ensure
 // started exits or does not serve in time, Ensure stops it and returns an
