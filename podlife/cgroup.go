@@ -24,6 +24,13 @@ func removeCgroup(path string) error {
 	if !exists(filepath.Join(cgroupRoot, "pids", path)) && !exists(filepath.Join(cgroupRoot, path)) {
 		return nil
 	}
+	return removeCgroupDirs(path)
+}
+
+// removeCgroupDirs removes the cgroup path under every hierarchy where it exists and is empty,
+// without removeCgroup's shortcut: a runc create cut short may have made it under some
+// controllers only (cpuset first, not pids).
+func removeCgroupDirs(path string) error {
 	dirs := []string{filepath.Join(cgroupRoot, path)}
 	if hs, err := os.ReadDir(cgroupRoot); err == nil {
 		for _, h := range hs {

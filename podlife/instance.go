@@ -62,6 +62,9 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		client.WithNewSpec(opts...),
 		client.WithContainerLabels(labels))
 	if err != nil {
+		if isConnErr(err) {
+			r.deleteOrphanContainer(ctx, id)
+		}
 		return nil, fmt.Errorf("create container: %w", err)
 	}
 	inst := &instance{rt: r, attempt: attempt, id: id, ctr: ctr, exited: make(chan struct{}), cgroup: p.cgroupPath(id)}
@@ -79,6 +82,17 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		return err
 	})
 	if err != nil {
+		if isConnErr(err) {
+			// containerd may have made the task and lost the connection before it answered:
+			// find it once containerd answers again, so that delete removes it (and its shim).
+			_ = r.retry(ctx, func() error {
+				t, terr := ctr.Task(ctx, nil)
+				if terr == nil {
+					inst.task = t
+				}
+				return terr
+			})
+		}
 		inst.delete(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("create task: %w", err)
 	}
@@ -90,6 +104,23 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	p.log.Debug("container created", "container", c.spec.Name, "attempt", attempt, "id", id, "spec", t1.Sub(t0),
 		"newContainer", t2.Sub(t1), "newTask", t3.Sub(t2))
 	return inst, nil
+}
+
+// deleteOrphanContainer deletes the container id (and its snapshot) if containerd made it
+// though NewContainer failed because the connection was lost before containerd answered. It
+// waits for containerd to answer again (or the runtime to be closed).
+func (r *Runtime) deleteOrphanContainer(ctx context.Context, id string) {
+	var ctr client.Container
+	err := r.retry(ctx, func() (err error) {
+		ctr, err = r.client.LoadContainer(ctx, id)
+		return err
+	})
+	if err != nil {
+		return // not made (NotFound), or the runtime was closed
+	}
+	if err := r.retry(ctx, func() error { return ctr.Delete(ctx, client.WithSnapshotCleanup) }); err != nil && !errdefs.IsNotFound(err) {
+		r.log.Warn("container made by a create whose answer was lost is left", "id", id, "err", err)
+	}
 }
 
 // deleteTask removes the task (and the shim, if it was the last task in it), killing the process
@@ -140,7 +171,17 @@ func (i *instance) deleteContainer(ctx context.Context) error {
 
 // delete removes the task and the container.
 func (i *instance) delete(ctx context.Context) error {
-	return joinErrs(i.deleteTask(ctx), i.deleteContainer(ctx))
+	hadTask := i.task != nil
+	err := joinErrs(i.deleteTask(ctx), i.deleteContainer(ctx))
+	if !hadTask && err == nil {
+		// No task to delete: its creation may have been cut short by containerd going away
+		// (NewTask failed, runc had created the cgroup). containerd, starting again, cleans up
+		// the half-made shim but leaves that cgroup; deleteContainer has waited for it.
+		if cerr := removeCgroupDirs(i.cgroup); cerr != nil {
+			err = fmt.Errorf("container %s: cgroup left behind: %w", i.id, cerr)
+		}
+	}
+	return err
 }
 
 // markNeverRan closes exited for an instance whose process will never run.
