@@ -2,6 +2,7 @@ package podlife
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -62,8 +63,9 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		client.WithNewSpec(opts...),
 		client.WithContainerLabels(labels))
 	if err != nil {
-		if isConnErr(err) {
+		if r.lostConn(ctx, err) {
 			r.deleteOrphanContainer(ctx, id)
+			return nil, fmt.Errorf("create container: %w: %w", errCreateCut, err)
 		}
 		return nil, fmt.Errorf("create container: %w", err)
 	}
@@ -82,7 +84,8 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		return err
 	})
 	if err != nil {
-		if isConnErr(err) {
+		cut := r.lostConn(ctx, err)
+		if cut {
 			// containerd may have made the task and lost the connection before it answered:
 			// find it once containerd answers again, so that delete removes it (and its shim).
 			_ = r.retry(ctx, func() error {
@@ -94,6 +97,9 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 			})
 		}
 		inst.delete(context.WithoutCancel(ctx))
+		if cut {
+			return nil, fmt.Errorf("create task: %w: %w", errCreateCut, err)
+		}
 		return nil, fmt.Errorf("create task: %w", err)
 	}
 	t3 := time.Now()
@@ -105,6 +111,11 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		"newContainer", t2.Sub(t1), "newTask", t3.Sub(t2))
 	return inst, nil
 }
+
+// errCreateCut is wrapped by newInstance's error when containerd went away during the create:
+// newInstance has waited for it to answer again and deleted what the create made, so the create
+// can be tried again at once (a restart does).
+var errCreateCut = errors.New("containerd went away during the create")
 
 // deleteOrphanContainer deletes the container id (and its snapshot) if containerd made it
 // though NewContainer failed because the connection was lost before containerd answered. It
