@@ -24,6 +24,14 @@ func removeCgroup(path string) error {
 	if !exists(filepath.Join(cgroupRoot, "pids", path)) && !exists(filepath.Join(cgroupRoot, path)) {
 		return nil
 	}
+	return sweepCgroup(path)
+}
+
+// sweepCgroup removes a container's cgroup in every hierarchy where it exists (rmdir: empty
+// cgroups only), retrying while the last process leaves it. Unlike removeCgroup it does not
+// take the pids hierarchy as a sign for the others: a failed or cut-short runc create can leave
+// the cgroup under some controllers only (cpuset first, not pids).
+func sweepCgroup(path string) error {
 	dirs := []string{filepath.Join(cgroupRoot, path)}
 	if hs, err := os.ReadDir(cgroupRoot); err == nil {
 		for _, h := range hs {
@@ -35,7 +43,7 @@ func removeCgroup(path string) error {
 	var errs []error
 	for _, d := range dirs {
 		var err error
-		for try := 0; try < 10; try++ {
+		for try := 0; try < 20; try++ {
 			if err = os.Remove(d); err == nil || errors.Is(err, fs.ErrNotExist) {
 				err = nil
 				break

@@ -397,6 +397,8 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 	select {
 	case <-inst.exited:
 		return
+	case <-p.rt.closing: // detached: nobody follows the exit any more; the pod is left as it is
+		return
 	case <-timer.C:
 	case <-p.rt.closing:
 		return // detached: the pod is left as it is

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -60,6 +58,10 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	t1 := time.Now()
 	ctr, err := r.tasks.newContainer(ctx, id, c.image, labels, opts)
 	if err != nil {
+		if r.lostConn(ctx, err) {
+			r.deleteOrphanContainer(ctx, id)
+			return nil, fmt.Errorf("create container: %w: %w", errCreateCut, err)
+		}
 		return nil, fmt.Errorf("create container: %w", err)
 	}
 	inst := &instance{rt: r, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
@@ -79,11 +81,26 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		return err
 	})
 	if err != nil {
+		cut := r.lostConn(ctx, err)
+		if cut {
+			// containerd may have made the task and lost the connection before it answered:
+			// find it once containerd answers again, so that delete removes it (and its shim).
+			_ = r.retry(ctx, func() error {
+				t, terr := ctr.loadTask(ctx)
+				if terr == nil {
+					inst.task = t
+				}
+				return terr
+			})
+		}
 		inst.delete(context.WithoutCancel(ctx))
 		// A failed runc create can leave the container's (empty) cgroup behind, in some
 		// hierarchies and not others.
 		if cerr := ctr.sweepCgroup(); cerr != nil {
 			p.log.Warn("failed create left its cgroup", "container", c.spec.Name, "err", cerr)
+		}
+		if cut {
+			return nil, fmt.Errorf("create task: %w: %w", errCreateCut, err)
 		}
 		return nil, fmt.Errorf("create task: %w", err)
 	}
@@ -95,6 +112,28 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	p.log.Debug("container created", "container", c.spec.Name, "attempt", attempt, "id", id, "spec", t1.Sub(t0),
 		"newContainer", t2.Sub(t1), "newTask", t3.Sub(t2))
 	return inst, nil
+}
+
+// errCreateCut is wrapped by newInstance's error when containerd went away during the create:
+// newInstance has waited for it to answer again and deleted what the create made, so the create
+// can be tried again at once (a restart does).
+var errCreateCut = errors.New("containerd went away during the create")
+
+// deleteOrphanContainer deletes the container id (and its snapshot) if containerd made it
+// though NewContainer failed because the connection was lost before containerd answered. It
+// waits for containerd to answer again (or the runtime to be closed).
+func (r *Runtime) deleteOrphanContainer(ctx context.Context, id string) {
+	var ctr client.Container
+	err := r.retry(ctx, func() (err error) {
+		ctr, err = r.client.LoadContainer(ctx, id)
+		return err
+	})
+	if err != nil {
+		return // not made (NotFound), or the runtime was closed
+	}
+	if err := r.retry(ctx, func() error { return ctr.Delete(ctx, client.WithSnapshotCleanup) }); err != nil && !errdefs.IsNotFound(err) {
+		r.log.Warn("container made by a create whose answer was lost is left", "id", id, "err", err)
+	}
 }
 
 // deleteTask removes the task (and the shim, if it was the last task in it), killing the process
@@ -144,7 +183,17 @@ func (i *instance) deleteContainer(ctx context.Context) error {
 
 // delete removes the task and the container.
 func (i *instance) delete(ctx context.Context) error {
-	return joinErrs(i.deleteTask(ctx), i.deleteContainer(ctx))
+	hadTask := i.task != nil
+	err := joinErrs(i.deleteTask(ctx), i.deleteContainer(ctx))
+	if !hadTask && err == nil {
+		// No task to delete: its creation may have been cut short by containerd going away
+		// (NewTask failed, runc had created the cgroup). containerd, starting again, cleans up
+		// the half-made shim but leaves that cgroup; deleteContainer has waited for it.
+		if cerr := i.cg.sweepCgroup(); cerr != nil {
+			err = fmt.Errorf("container %s: cgroup left behind: %w", i.id, cerr)
+		}
+	}
+	return err
 }
 
 // markNeverRan closes exited for an instance whose process will never run.
@@ -154,32 +203,4 @@ func (i *instance) markNeverRan() {
 	default:
 		close(i.exited)
 	}
-}
-
-// sweepCgroup removes a container's cgroup in every hierarchy where it exists (rmdir: empty
-// cgroups only), retrying while the last process leaves it. Unlike removeCgroup it does not
-// take the pids hierarchy as a sign for the others: a failed runc create can leave the cgroup
-// in some controllers only.
-func sweepCgroup(path string) error {
-	dirs := []string{filepath.Join(cgroupRoot, path)}
-	if hs, err := os.ReadDir(cgroupRoot); err == nil {
-		for _, h := range hs {
-			if h.IsDir() {
-				dirs = append(dirs, filepath.Join(cgroupRoot, h.Name(), path))
-			}
-		}
-	}
-	var errs []error
-	for _, d := range dirs {
-		var err error
-		for try := 0; try < 20; try++ {
-			if err = os.Remove(d); err == nil || errors.Is(err, fs.ErrNotExist) {
-				err = nil
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
 }

@@ -17,6 +17,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
+
+	"github.com/podlife/podlife/podlife/daemon"
 )
 
 // When containerd goes away (it crashed, was killed or restarts), the containers keep running
@@ -38,6 +40,8 @@ var ErrUnavailable = errdefs.ErrUnavailable
 const (
 	reconnectInitial = 100 * time.Millisecond
 	reconnectMax     = 5 * time.Second
+	// reviveTimeout bounds starting the private containerd again.
+	reviveTimeout = daemon.DefaultStartTimeout
 )
 
 // connWatch is the state of the connection to containerd. The zero value is connected.
@@ -136,7 +140,11 @@ func (r *Runtime) reconnect() {
 // client's connection serves again. The client is kept: its gRPC connection redials by itself;
 // it is only told to skip the rest of its own back-off.
 func (r *Runtime) tryConnect() error {
-	ctx, cancel := context.WithTimeout(context.Background(), reconnectMax)
+	// revive may start the private containerd: it gets the time a start may take, not one
+	// attempt's. A start cut short kills the daemon it started, so a containerd slower to serve
+	// than reconnectMax (a loaded host, many shims to reload) would be started and killed again
+	// and again, never recovered.
+	ctx, cancel := context.WithTimeout(context.Background(), reviveTimeout)
 	defer cancel()
 	go func() {
 		select {
@@ -148,10 +156,12 @@ func (r *Runtime) tryConnect() error {
 	if err := r.revive(ctx); err != nil {
 		return err
 	}
+	cctx, ccancel := context.WithTimeout(ctx, reconnectMax)
+	defer ccancel()
 	if cc, ok := r.client.Conn().(*grpc.ClientConn); ok {
 		cc.ResetConnectBackoff()
 	}
-	sctx, scancel := context.WithTimeout(ctx, 2*time.Second)
+	sctx, scancel := context.WithTimeout(cctx, 2*time.Second)
 	defer scancel()
 	ok, err := r.client.IsServing(sctx)
 	if err != nil {

@@ -2,6 +2,7 @@ package podlife
 
 import (
 	"context"
+	"errors"
 
 	"github.com/podlife/podlife/internal/restart"
 )
@@ -81,7 +82,7 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 		attempt := c.restartCount + 1
 		p.mu.Unlock()
 		inst, err := c.newInstance(leasedCtx(ctx, p), attempt, newID())
-		for err != nil && p.rt.lostConn(ctx, err) {
+		for err != nil && (errors.Is(err, errCreateCut) || p.rt.lostConn(ctx, err)) {
 			// containerd is away: no create error, the restart waits for it.
 			if p.rt.waitConnected(ctx) != nil {
 				return

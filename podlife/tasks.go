@@ -66,6 +66,8 @@ type ctrHandle interface {
 	newTask(ctx context.Context, stdout, stderr io.Writer, fifoDir string) (taskHandle, error)
 	// taskGone reports whether the container is known to have no task any more.
 	taskGone(ctx context.Context) bool
+	// loadTask returns its existing task (an error wrapping errdefs.ErrNotFound if none).
+	loadTask(ctx context.Context) (taskHandle, error)
 	// processSpec returns the process part of its OCI spec.
 	processSpec(ctx context.Context) (*specs.Process, error)
 	// delete deletes the container and its snapshot.

@@ -113,6 +113,14 @@ func (c ctrdContainer) newTask(ctx context.Context, stdout, stderr io.Writer, fi
 	return ctrdTask{task: task}, nil
 }
 
+func (c ctrdContainer) loadTask(ctx context.Context) (taskHandle, error) {
+	task, err := c.ctr.Task(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	return ctrdTask{task: task}, nil
+}
+
 func (c ctrdContainer) taskGone(ctx context.Context) bool {
 	_, err := c.ctr.Task(ctx, nil)
 	return errdefs.IsNotFound(err)

@@ -255,6 +255,15 @@ func (c *fakeCtr) newTask(context.Context, io.Writer, io.Writer, string) (taskHa
 	return &fakeTask{p: c.p}, nil
 }
 
+func (c *fakeCtr) loadTask(context.Context) (taskHandle, error) {
+	c.p.f.mu.Lock()
+	defer c.p.f.mu.Unlock()
+	if !c.p.hasTask {
+		return nil, errdefs.ErrNotFound
+	}
+	return &fakeTask{p: c.p}, nil
+}
+
 func (c *fakeCtr) taskGone(context.Context) bool {
 	c.p.f.mu.Lock()
 	defer c.p.f.mu.Unlock()

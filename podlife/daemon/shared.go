@@ -25,6 +25,9 @@ const (
 	// maxLogSize is the size above which [Ensure] moves the log file to
 	// LogFile.1 before starting a daemon, so that it does not grow forever.
 	maxLogSize = 16 << 20
+	// goneInterval is how often Ensure, waiting for a daemon that does not serve yet, checks
+	// that it still runs.
+	goneInterval = 100 * time.Millisecond
 	// killWait bounds the wait for a process to exit after SIGKILL.
 	killWait = 10 * time.Second
 )
@@ -59,7 +62,9 @@ type Info struct {
 //   - it runs in a session of its own (no terminal signal reaches it) and
 //     gets no parent-death signal: it outlives the process that started it;
 //   - its output goes to Config.LogFile, by default Dir/containerd.log
-//     (moved to containerd.log.1 first when it exceeds 16 MiB), and its PID
+//     (moved to containerd.log.1 first when it exceeds 16 MiB; while it runs,
+//     an Ensure that finds it serving copies a log above 16 MiB there and
+//     empties it), and its PID
 //     to Dir/containerd.pid; it inherits no other file (Ensure marks those
 //     the process inherited without close-on-exec as close-on-exec first);
 //   - the start happens under an exclusive flock on Dir/start.lock, so that
@@ -71,8 +76,10 @@ type Info struct {
 // ever stops it but [Shutdown] (or a signal sent by hand). A daemon that
 // died is started again by the next Ensure, on the same root and state: the
 // shims of its tasks keep running meanwhile and containerd reloads them.
-// A daemon whose process is alive but whose socket does not answer yet is
-// waited for, never duplicated.
+// A daemon whose process is alive but whose socket does not answer yet
+// (found by its PID file or, failing that, by its command line in /proc) is
+// waited for, never duplicated; if it dies without serving, Ensure starts
+// another.
 //
 // If ctx has no deadline, [DefaultStartTimeout] applies. If the daemon Ensure
 // started exits or does not serve in time, Ensure stops it and returns an
@@ -98,6 +105,7 @@ func Ensure(ctx context.Context, cfg Config) (Info, error) {
 	info := Info{Dir: p.dir, Address: p.socket, LogFile: cfg.LogFile}
 	if serving(ctx, p.socket) {
 		info.PID, _ = peerPID(p.socket)
+		rotateLiveLog(p, cfg)
 		return info, nil
 	}
 
@@ -116,13 +124,47 @@ func Ensure(ctx context.Context, cfg Config) (Info, error) {
 	// second containerd on the same root must never start.
 	pid := runningPID(p)
 	if socketAnswers(p.socket) || pid != 0 {
-		if err := waitServing(ctx, p.socket, nil); err != nil {
+		gone, stop := watchGone(ctx, p)
+		err := waitServing(ctx, p.socket, gone)
+		stop()
+		if err == nil {
+			info.PID, _ = peerPID(p.socket)
+			return info, nil
+		}
+		if !errors.Is(err, errExitedEarly) {
 			return Info{}, fmt.Errorf("daemon: the containerd of %s (pid %d) does not serve: %w; see its log %s", p.dir, pid, err, cfg.LogFile)
 		}
-		info.PID, _ = peerPID(p.socket)
-		return info, nil
+		// It died without serving (and its starter is gone, or it would hold the lock): start
+		// another one now rather than wait out ctx.
+		cfg.Logger.Warn("a containerd of the directory died before it served; starting another", "dir", p.dir, "pid", pid)
 	}
 	return startDetached(ctx, cfg, p)
+}
+
+// watchGone returns a channel closed once no daemon of p runs any more (neither a live process
+// with p's configuration nor an answering socket), checked every goneInterval (runningPID may
+// read all of /proc), and the function that ends the watch.
+func watchGone(ctx context.Context, p paths) (<-chan struct{}, func()) {
+	gone := make(chan struct{})
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(goneInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if runningPID(p) == 0 && !socketAnswers(p.socket) {
+				close(gone)
+				return
+			}
+		}
+	}()
+	return gone, func() { cancel(); <-done }
 }
 
 // startDetached starts the daemon of p in a session of its own and waits
@@ -341,18 +383,32 @@ func waitServing(ctx context.Context, socket string, exited <-chan struct{}) err
 	return nil
 }
 
-// runningPID returns the PID in p's PID file if that process is alive (not
-// a zombie) and is a containerd started with p's configuration, else 0.
+// runningPID returns the PID of a live (not zombie) containerd started with
+// p's configuration, else 0: the one in p's PID file, or else one found in
+// /proc (its starter may have died between starting it and writing the PID
+// file, or the file was removed).
 func runningPID(p paths) int {
-	b, err := os.ReadFile(p.pid)
+	if b, err := os.ReadFile(p.pid); err == nil {
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err == nil && pid > 0 && isDaemonOf(pid, p.config) {
+			return pid
+		}
+	}
+	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 || !isDaemonOf(pid, p.config) {
-		return 0
+	self := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		if isDaemonOf(pid, p.config) {
+			return pid
+		}
 	}
-	return pid
+	return 0
 }
 
 // isDaemonOf reports whether pid is alive (not a zombie) and was started
@@ -371,6 +427,56 @@ func isDaemonOf(pid int, config string) bool {
 		return false
 	}
 	return bytes.Contains(cmdline, []byte("\x00--config\x00"+config+"\x00"))
+}
+
+// rotateLiveLog keeps the log of a running daemon bounded: if cfg.LogFile is
+// larger than maxLogSize, its content is copied to LogFile.1 and the file is
+// truncated in place (the daemon keeps its descriptor and appends, so its
+// next lines go to the start of the emptied file; lines written between the
+// copy and the truncation are lost). It runs only if it gets the start lock
+// at once, so that two processes do not rotate together and a start is
+// never waited for.
+func rotateLiveLog(p paths, cfg Config) {
+	if st, err := os.Stat(cfg.LogFile); err != nil || st.Size() <= maxLogSize {
+		return
+	}
+	lock, err := os.OpenFile(p.lock, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer lock.Close()
+	if unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+		return
+	}
+	if err := copyTruncate(cfg.LogFile); err != nil {
+		cfg.Logger.Warn("rotate the containerd log", "file", cfg.LogFile, "err", err)
+	}
+}
+
+// copyTruncate copies path to path.1 (through a temporary file, renamed) and
+// truncates path.
+func copyTruncate(path string) error {
+	src, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	tmp, err := os.OpenFile(path+".1.tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(tmp, src)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(path+".1.tmp", path+".1")
+	}
+	if err != nil {
+		_ = os.Remove(path + ".1.tmp")
+		return err
+	}
+	return src.Truncate(0)
 }
 
 // rotateLog moves path to path.1 if it is larger than maxLogSize.
