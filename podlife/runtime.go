@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,7 +199,7 @@ func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	if r.disconnected() || r.socketDead() {
+	if r.disconnected() || !r.tasks.socketAnswers() {
 		// A Runtime that was idle learns of an outage here (the private containerd stopped by
 		// StopPrivateContainerd, or one that died meanwhile): fail at once and start the
 		// reconnection, rather than create half a pod on a dead connection (whose calls wait
@@ -224,17 +223,6 @@ func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	r.control.listen()
 	go p.run()
 	return p, nil
-}
-
-// socketDead reports whether nothing accepts connections on the containerd socket in use (a
-// daemon that is gone; a cheap local check, no request to containerd).
-func (r *Runtime) socketDead() bool {
-	c, err := net.DialTimeout("unix", r.address, 200*time.Millisecond)
-	if err != nil {
-		return true
-	}
-	_ = c.Close()
-	return false
 }
 
 // Pod returns the pod of that name, or an error wrapping ErrNotFound.

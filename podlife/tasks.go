@@ -43,6 +43,9 @@ type taskRuntime interface {
 	pinNamespaces(dir string, kinds []sandboxns.Kind, hostname string) (map[sandboxns.Kind]string, error)
 	// unpinNamespaces removes them (see sandboxns.Remove).
 	unpinNamespaces(dir string) error
+	// socketAnswers reports whether anything accepts connections on containerd's socket (a
+	// cheap local check, no request to containerd).
+	socketAnswers() bool
 	// shimAnswers reports whether the shim of a shim group (one per pod, see withShim) answers
 	// on its socket.
 	shimAnswers(group string) bool

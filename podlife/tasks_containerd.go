@@ -90,6 +90,8 @@ func (ctrdTasks) pinNamespaces(dir string, kinds []sandboxns.Kind, hostname stri
 
 func (ctrdTasks) unpinNamespaces(dir string) error { return sandboxns.Remove(dir) }
 
+func (t ctrdTasks) socketAnswers() bool { return canConnect(t.r.address) }
+
 func (t ctrdTasks) shimAnswers(group string) bool {
 	return canConnect(shimSocketPath(t.r.address, t.r.cfg.Namespace, group))
 }

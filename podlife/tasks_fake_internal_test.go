@@ -176,6 +176,8 @@ func (f *fakeTasks) pinNamespaces(dir string, kinds []sandboxns.Kind, _ string) 
 
 func (f *fakeTasks) unpinNamespaces(string) error { return nil }
 
+func (f *fakeTasks) socketAnswers() bool { return true }
+
 func (f *fakeTasks) shimAnswers(group string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
