@@ -302,10 +302,21 @@ func (p *Pod) run() {
 	if err != nil {
 		p.log.Info("pod failed to start; removing it", "err", err)
 		p.startErr = err
-		ctx, cancel := context.WithTimeout(p.lifeCtx, time.Minute)
-		p.stopWith(ctx, 0, false, err)
-		_ = p.Remove(ctx)
-		cancel()
+		removed := make(chan struct{})
+		go func() {
+			defer close(removed)
+			ctx, cancel := context.WithTimeout(p.lifeCtx, time.Minute)
+			defer cancel()
+			p.stopWith(ctx, 0, false, err)
+			_ = p.Remove(ctx)
+		}()
+		select {
+		case <-removed:
+		case <-p.rt.connLostCh():
+			// containerd is away (maybe the cause of the failure): Run returns now; the
+			// removal goes on and completes once containerd answers again.
+			p.startErr = fmt.Errorf("%w (containerd does not answer: the pod is removed once it is back: %w)", err, ErrUnavailable)
+		}
 	}
 	close(p.started)
 }

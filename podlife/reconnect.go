@@ -49,6 +49,7 @@ type connWatch struct {
 	mu       sync.Mutex
 	down     bool
 	up       chan struct{} // closed when containerd answers again; a new one per outage
+	lost     chan struct{} // closed when an outage begins; a new one after each recovery (nil: none yet)
 	since    time.Time     // when the outage was noticed
 	affected []*Pod        // pods told of the outage, to be told of the recovery
 }
@@ -104,6 +105,10 @@ func (r *Runtime) connLost(cause error) {
 		return
 	}
 	w.down, w.up, w.since, w.affected = true, make(chan struct{}), time.Now(), pods
+	if w.lost == nil {
+		w.lost = make(chan struct{})
+	}
+	close(w.lost)
 	w.mu.Unlock()
 	r.log.Warn("containerd does not answer; reconnecting", "address", r.address, "err", cause)
 	msg := fmt.Sprintf("containerd at %s does not answer (%v): reconnecting; the containers are left as they are", r.address, cause)
@@ -191,7 +196,7 @@ func (r *Runtime) connRestored(attempts int) {
 		}
 	}
 	w.mu.Lock()
-	w.down, w.affected = false, nil
+	w.down, w.affected, w.lost = false, nil, make(chan struct{})
 	close(w.up)
 	w.mu.Unlock()
 }
@@ -213,6 +218,20 @@ func (r *Runtime) connUp() <-chan struct{} {
 	up := make(chan struct{})
 	close(up)
 	return up
+}
+
+// connLostCh returns a channel closed once containerd is found unreachable (already closed if
+// it is now).
+func (r *Runtime) connLostCh() <-chan struct{} {
+	r.conn.mu.Lock()
+	defer r.conn.mu.Unlock()
+	if r.conn.lost == nil {
+		r.conn.lost = make(chan struct{})
+		if r.conn.down {
+			close(r.conn.lost)
+		}
+	}
+	return r.conn.lost
 }
 
 // waitConnected returns at once if containerd is reachable, else when it answers again. It fails

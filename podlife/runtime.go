@@ -178,19 +178,25 @@ func (r *Runtime) ctx(parent context.Context) context.Context {
 // of Run: the container is killed and the pod's status and events say why.
 //
 // ctx cancels the wait, not the pod: if it ends first, Run returns the pod with ctx's error and
-// the pod keeps starting.
+// the pod keeps starting. Likewise if containerd goes away while the pod starts: Run returns the
+// pod at once with an error wrapping ErrUnavailable, and the start goes on (or, if a step failed,
+// the pod is removed) once containerd answers again.
 func (r *Runtime) Run(ctx context.Context, spec PodSpec) (*Pod, error) {
 	p, err := r.Start(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.WaitStarted(ctx); err != nil {
-		if ctx.Err() != nil {
-			return p, err
+	select {
+	case <-p.started:
+		if p.startErr != nil {
+			return nil, p.startErr
 		}
-		return nil, err
+		return p, nil
+	case <-ctx.Done():
+		return p, ctx.Err()
+	case <-r.connLostCh():
+		return p, fmt.Errorf("pod %q: containerd went away while the pod started; it goes on once containerd answers again: %w", p.name, ErrUnavailable)
 	}
-	return p, nil
 }
 
 // Start validates the spec, registers the pod and begins starting it in the background; it
