@@ -135,7 +135,11 @@ func (r *Runtime) reconnect() {
 			r.connRestored(attempt)
 			return
 		}
-		r.log.Debug("containerd still unavailable", "attempt", attempt, "err", err)
+		if attempt == 1 || attempt%10 == 0 {
+			r.log.Warn("containerd still unavailable", "address", r.address, "attempt", attempt, "err", err)
+		} else {
+			r.log.Debug("containerd still unavailable", "attempt", attempt, "err", err)
+		}
 		delay = min(2*delay, reconnectMax)
 		timer.Reset(delay)
 	}

@@ -95,6 +95,11 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 		wg.Go(func() { c.kill(grace, "", hooks) })
 	}
 	wg.Wait()
+	if p.rt.isClosed() {
+		// Detached meanwhile: deleting tasks now would kill what the stop left running. The
+		// pod is another Runtime's to stop and remove.
+		return fmt.Errorf("pod %q: stop cut short: %w", p.name, ErrClosed)
+	}
 	errs := make([]error, 0, len(p.byName)+2)
 	var mu sync.Mutex
 	var detachErr error
