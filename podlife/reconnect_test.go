@@ -515,47 +515,9 @@ func TestContainerdRestartShimGone(t *testing.T) {
 // serves the same socket, the container keeps its process and restart count, no exit is
 // reported, the Unavailable and Recovered events come, and Stop and Remove work afterwards.
 func TestPrivateContainerdRevived(t *testing.T) {
-	if env.skip != "" {
-		t.Skip(env.skip)
-	}
-	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
-		t.Skip("a containerd socket exists at " + podlife.DefaultAddress + ": not touching a daemon this test did not start")
-	}
-	bin := testContainerdBinary(t)
-	h := newHarness(t, func(c *podlife.Config) {
-		c.Address = ""
-		c.Embedded = podlife.EmbeddedConfig{Binary: bin}
-	})
-	ctrdDir := filepath.Join(h.stateDir, "containerd")
+	h, ctrdDir := privateHarness(t, testContainerdBinary(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// Deferred calls run before the harness's cleanup (which would remove the state dir under the
-	// daemon): check what is left in this containerd, then stop it whatever happened.
-	defer func() {
-		for _, p := range h.rt.Pods() {
-			if err := p.Remove(ctx); err != nil {
-				t.Errorf("remove %s: %v", p.Name(), err)
-			}
-		}
-		if info, err := daemon.Lookup(ctrdDir); err == nil {
-			if c, err := client.New(info.Address); err == nil {
-				leaks, err := podlifetest.ContainerdLeaks(namespaces.WithNamespace(ctx, h.ns), c, h.ns, testImage)
-				if err != nil {
-					t.Errorf("leak check: %v", err)
-				}
-				for _, l := range leaks {
-					t.Errorf("leak in the private containerd: %s", l)
-				}
-				c.Close()
-			}
-		}
-		if err := daemon.Shutdown(context.WithoutCancel(ctx), ctrdDir, nil); err != nil {
-			t.Errorf("stop the private containerd: %v", err)
-		}
-	}()
-	if !h.rt.PrivateDaemon() {
-		t.Fatal("the Runtime does not use the private containerd")
-	}
 	before, err := daemon.Lookup(ctrdDir)
 	if err != nil {
 		t.Fatalf("Lookup: %v", err)
