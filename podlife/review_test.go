@@ -1,13 +1,11 @@
 package podlife_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -278,24 +276,6 @@ func privateHarness(t *testing.T, binary string) (*harness, string) {
 	return h, ctrdDir
 }
 
-// daemonProcs returns the live containerd processes started with the configuration of dir.
-func daemonProcs(dir string) []int {
-	want := []byte("\x00--config\x00" + filepath.Join(dir, "config.toml") + "\x00")
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, want) && procStart(uint32(pid)) != "" {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 // TestPrivateContainerdRevivedByTwo: two Runtimes (as two processes sharing the state dir would
 // be) each supervise a pod on the private containerd, which is SIGKILLed. Both reconnect at once:
 // exactly one new containerd is started, both recover, no exit is reported.
@@ -331,7 +311,7 @@ func TestPrivateContainerdRevivedByTwo(t *testing.T) {
 	}
 	waitEvent(t, ctx, p1, "", podlife.ReasonContainerdRecovered)
 	waitEvent(t, ctx, p2, "", podlife.ReasonContainerdRecovered)
-	if procs := daemonProcs(ctrdDir); len(procs) != 1 {
+	if procs := podlifetest.Processes(podlifetest.DaemonArgs(ctrdDir)); len(procs) != 1 {
 		t.Errorf("containerd processes of %s after both recovered: %v, want exactly one", ctrdDir, procs)
 	}
 	for _, l := range []*eventLog{ev1, ev2} {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
 const jobManifest = `apiVersion: v1
@@ -66,37 +66,13 @@ func cliTestDir(t *testing.T) string {
 				t.Errorf("stop the private containerd of %s: %v", d, err)
 			}
 		}
-		for _, pid := range processesUnder(dir) {
-			t.Errorf("leak: process %d still runs from %s: %s", pid, dir, cmdline(pid))
+		for _, pid := range podlifetest.Processes(dir) {
+			t.Errorf("leak: process %d still runs from %s: %s", pid, dir, procCmdline(pid))
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		os.RemoveAll(dir)
 	})
 	return dir
-}
-
-// processesUnder returns the live (not zombie) processes whose command line mentions dir.
-func processesUnder(dir string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err != nil || strings.Contains(string(stat), ") Z ") {
-			continue
-		}
-		if strings.Contains(cmdline(pid), dir) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-func cmdline(pid int) string {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
 }
 
 // run -f with -o json: events as JSON lines, the final PodStatus, exit 0 for a succeeded pod.
@@ -156,4 +132,10 @@ func TestRunJSON(t *testing.T) {
 	if i != len(want) {
 		t.Errorf("events %v, want %v in that order", reasons, want)
 	}
+}
+
+// procCmdline returns a process's command line, its arguments separated by spaces.
+func procCmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
 // v2Containerd returns the containerd 2.x binary of the tests, or skips.
@@ -48,7 +49,7 @@ func fakeStuckDaemon(t *testing.T, dir string, life time.Duration) (*exec.Cmd, <
 func cleanupDaemons(t *testing.T, dir string) {
 	t.Cleanup(func() {
 		_ = daemon.Shutdown(context.Background(), dir, nil)
-		for _, pid := range daemonsOf(dir) {
+		for _, pid := range podlifetest.Processes(podlifetest.DaemonArgs(dir)) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})

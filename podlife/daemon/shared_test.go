@@ -21,6 +21,7 @@ import (
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
 // Environment of a re-executed test binary that calls Ensure once, prints the Info as JSON and
@@ -95,24 +96,6 @@ func running(pid int) bool {
 	return ok && f[0] != "Z" && f[0] != "X"
 }
 
-// daemonsOf returns the live containerd processes started with dir's config.
-func daemonsOf(dir string) []int {
-	want := []byte("\x00--config\x00" + filepath.Join(dir, "config.toml") + "\x00")
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, want) && running(pid) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
 // waitFor polls cond (state of another process, which has no event to wait on) for at most a
 // generous bound.
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -135,7 +118,7 @@ func TestEnsureShared(t *testing.T) {
 			dir := tempDir(t)
 			t.Cleanup(func() {
 				_ = daemon.Shutdown(context.Background(), dir, nil)
-				for _, pid := range daemonsOf(dir) {
+				for _, pid := range podlifetest.Processes(podlifetest.DaemonArgs(dir)) {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
 				}
 			})
@@ -166,7 +149,7 @@ func TestEnsureShared(t *testing.T) {
 				t.Errorf("%d of %d Ensure calls started containerd, want exactly 1: %+v", started, n, infos)
 			}
 			pid := infos[0].PID
-			if got := daemonsOf(dir); len(got) != 1 || got[0] != pid {
+			if got := podlifetest.Processes(podlifetest.DaemonArgs(dir)); len(got) != 1 || got[0] != pid {
 				t.Fatalf("containerd processes of %s: %v, want only %d", dir, got, pid)
 			}
 
@@ -266,7 +249,7 @@ func TestEnsureShared(t *testing.T) {
 			if err := daemon.Shutdown(ctx, dir, nil); !errors.Is(err, daemon.ErrNotRunning) {
 				t.Errorf("second Shutdown = %v, want ErrNotRunning", err)
 			}
-			if got := daemonsOf(dir); len(got) != 0 {
+			if got := podlifetest.Processes(podlifetest.DaemonArgs(dir)); len(got) != 0 {
 				t.Errorf("containerd processes left: %v", got)
 			}
 		})
