@@ -201,7 +201,13 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := inst.task.start(context.WithoutCancel(ctx)); err != nil {
+	p.mu.Lock()
+	task := inst.task
+	p.mu.Unlock()
+	if task == nil {
+		return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepStart, Err: fmt.Errorf("task deleted: %w", ErrNotFound)}
+	}
+	if err := task.start(context.WithoutCancel(ctx)); err != nil {
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
 		c.setWaiting(ReasonRunContainerError, err.Error())
 		inst.markNeverRan()

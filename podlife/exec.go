@@ -55,7 +55,7 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 	pspec := inst.procSpec
 	p.mu.Unlock()
 	if pspec == nil {
-		ps, err := inst.ctr.processSpec(bg)
+		ps, err := inst.cg.processSpec(bg)
 		if err != nil {
 			if p.rt.lostConn(ctx, err) {
 				err = fmt.Errorf("%w: %w", ErrUnavailable, err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/containerd/containerd/v2/client"
@@ -20,9 +21,10 @@ type instance struct {
 	rt      *Runtime
 	attempt int
 	id      string
-	ctr     ctrHandle  // nil once deleted
-	cg      ctrHandle  // ctr, kept after its deletion for its cgroup (immutable)
-	task    taskHandle // nil until created, and once deleted
+	mu      *sync.Mutex // the pod's: guards ctr and task once the instance is shared
+	ctr     ctrHandle   // nil once deleted
+	cg      ctrHandle   // ctr, kept after its deletion for its cgroup and its spec (immutable)
+	task    taskHandle  // nil until created, and once deleted
 	exitCh  <-chan client.ExitStatus
 	log     *criLog
 	logPath string
@@ -64,7 +66,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		}
 		return nil, fmt.Errorf("create container: %w", err)
 	}
-	inst := &instance{rt: r, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
+	inst := &instance{rt: r, mu: &p.mu, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
 	t2 := time.Now()
 	inst.log, inst.logPath, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt)
 	if err != nil {
@@ -139,16 +141,19 @@ func (r *Runtime) deleteOrphanContainer(ctx context.Context, id string) {
 // deleteTask removes the task (and the shim, if it was the last task in it), killing the process
 // if it still runs.
 func (i *instance) deleteTask(ctx context.Context) error {
-	if i.task == nil {
+	i.mu.Lock()
+	task := i.task
+	i.mu.Unlock()
+	if task == nil {
 		return nil
 	}
 	err := i.rt.retry(ctx, func() error {
-		return i.task.delete(ctx)
+		return task.delete(ctx)
 	})
 	if err != nil && !errdefs.IsNotFound(err) {
 		// Deleting tasks of one shim in parallel, the shim may shut down (its last task gone)
 		// before it answers another delete it has done ("ttrpc: closed"). containerd tells.
-		if i.ctr != nil && i.ctr.taskGone(ctx) {
+		if i.cg.taskGone(ctx) {
 			err = nil
 		}
 	}
@@ -158,7 +163,9 @@ func (i *instance) deleteTask(ctx context.Context) error {
 	if i.log != nil {
 		_ = i.log.Close()
 	}
+	i.mu.Lock()
 	i.task = nil
+	i.mu.Unlock()
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete task %s: %w", i.id, err)
 	}
@@ -170,11 +177,16 @@ func (i *instance) deleteTask(ctx context.Context) error {
 
 // deleteContainer removes the containerd container and its snapshot.
 func (i *instance) deleteContainer(ctx context.Context) error {
-	if i.ctr == nil {
+	i.mu.Lock()
+	ctr := i.ctr
+	i.mu.Unlock()
+	if ctr == nil {
 		return nil
 	}
-	err := i.rt.retry(ctx, func() error { return i.ctr.delete(ctx) })
+	err := i.rt.retry(ctx, func() error { return ctr.delete(ctx) })
+	i.mu.Lock()
 	i.ctr = nil
+	i.mu.Unlock()
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete container %s: %w", i.id, err)
 	}
@@ -183,7 +195,9 @@ func (i *instance) deleteContainer(ctx context.Context) error {
 
 // delete removes the task and the container.
 func (i *instance) delete(ctx context.Context) error {
+	i.mu.Lock()
 	hadTask := i.task != nil
+	i.mu.Unlock()
 	err := joinErrs(i.deleteTask(ctx), i.deleteContainer(ctx))
 	if !hadTask && err == nil {
 		// No task to delete: its creation may have been cut short by containerd going away

@@ -297,7 +297,9 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 	p := c.pod
 	r := p.rt
 	ctx := p.watchCtx // Close ends the wait
+	p.mu.Lock()
 	task, ch := inst.task, inst.exitCh
+	p.mu.Unlock()
 	delay := reconnectInitial
 	failed := func(err error) <-chan client.ExitStatus {
 		f := make(chan client.ExitStatus, 1)
