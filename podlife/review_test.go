@@ -87,6 +87,14 @@ func TestPrivateContainerdSlowRevive(t *testing.T) {
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// containerd finds its shim beside its binary first (the daemon puts that dir first in
+	// PATH): the wrapper's dir must have the shim of the same containerd, not PATH's (Debian's
+	// 1.6 shim cannot serve a 2.x containerd).
+	if shim := filepath.Join(filepath.Dir(bin), "containerd-shim-runc-v2"); fileExists(shim) {
+		if err := os.Symlink(shim, filepath.Join(wrapDir, "containerd-shim-runc-v2")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h, ctrdDir := privateHarness(t, wrapper)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -474,4 +482,9 @@ func waitForgotten(t *testing.T, h *harness, name string) {
 			t.Fatalf("the failed pod %s is still registered a minute after containerd came back", name)
 		}
 	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
