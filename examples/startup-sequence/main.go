@@ -58,6 +58,17 @@ func run(ctx context.Context, short bool, image, policy, stateDir string, verbos
 	if err != nil {
 		return err
 	}
+	if rt.PrivateDaemon() {
+		// A private containerd belongs to the state dir and outlives this program: a demo
+		// leaves none behind, unless other pods still use it (then it says so).
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			if err := podlife.StopPrivateContainerd(sctx, stateDir); err != nil {
+				fmt.Fprintln(os.Stderr, "startup-sequence: the private containerd keeps running:", err)
+			}
+		}()
+	}
 	defer rt.Close()
 	if image == "" {
 		var buf bytes.Buffer
