@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,6 +67,32 @@ func (r *Runtime) ImportImage(ctx context.Context, archiveReader io.Reader) ([]s
 		names = append(names, i.Name)
 	}
 	return names, nil
+}
+
+// Image is an image in the runtime's containerd namespace.
+type Image struct {
+	Name   string // its full reference, e.g. docker.io/library/busybox:1.36
+	Digest string // the digest of its manifest (or index)
+	Size   int64  // the size of its content in the content store, in bytes
+}
+
+// Images lists the runtime's images (imported or pulled), sorted by name.
+func (r *Runtime) Images(ctx context.Context) ([]Image, error) {
+	ctx = r.ctx(ctx)
+	imgs, err := r.client.ListImages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("podlife: list images: %w", err)
+	}
+	out := make([]Image, 0, len(imgs))
+	for _, img := range imgs {
+		size, err := img.Size(ctx)
+		if err != nil {
+			size = 0 // content not (fully) present: list it all the same
+		}
+		out = append(out, Image{Name: img.Name(), Digest: img.Target().Digest.String(), Size: size})
+	}
+	slices.SortFunc(out, func(a, b Image) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }
 
 // PullImage pulls and unpacks an image from its registry, with the given credentials (or the

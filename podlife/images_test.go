@@ -115,3 +115,26 @@ func containsMessage(es []podlife.Event, sub string) bool {
 	}
 	return false
 }
+
+// Images lists what ImportImage brought in: its name, the digest of its manifest and a size.
+func TestImagesListsImported(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	imgs, err := h.rt.Images(ctx)
+	if err != nil {
+		t.Fatalf("Images: %v", err)
+	}
+	var found bool
+	for _, img := range imgs {
+		if img.Name == testImage {
+			found = true
+			if !strings.HasPrefix(img.Digest, "sha256:") || img.Size <= 0 {
+				t.Errorf("image %+v: want a sha256 digest and a size", img)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("Images = %+v, want %s (imported by the harness)", imgs, testImage)
+	}
+}

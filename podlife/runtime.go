@@ -152,16 +152,10 @@ func dial(ctx context.Context, addr, ns string) (*client.Client, error) {
 	return c, nil
 }
 
-// Client returns the containerd client the runtime uses (for inspection; do not close it).
-func (r *Runtime) Client() *client.Client { return r.client }
-
 // PrivateDaemon reports whether the runtime uses the private containerd of its state dir (see
 // EmbeddedConfig), whichever process started it. Close leaves it running; StopPrivateContainerd
 // stops it.
 func (r *Runtime) PrivateDaemon() bool { return r.private }
-
-// Namespace returns the containerd namespace of podlife's objects.
-func (r *Runtime) Namespace() string { return r.cfg.Namespace }
 
 // Network returns the network pods are attached to.
 func (r *Runtime) Network() cni.Network { return r.network }

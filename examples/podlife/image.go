@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
+	"strings"
 )
 
 // imageCmd is `image import FILE...` and `image ls`, on the containerd podlife uses.
@@ -38,15 +38,14 @@ func imageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return 0
 	}
-	imgs, err := rt.Client().ListImages(ctx)
+	imgs, err := rt.Images(ctx)
 	if err != nil {
 		return fail(stderr, "image ls", err)
 	}
-	sort.Slice(imgs, func(i, j int) bool { return imgs[i].Name() < imgs[j].Name() })
 	fmt.Fprintf(stdout, "%-48s %-20s %s\n", "REF", "DIGEST", "SIZE")
 	for _, img := range imgs {
-		size, _ := img.Size(ctx)
-		fmt.Fprintf(stdout, "%-48s %-20s %.1f MiB\n", img.Name(), img.Target().Digest.Encoded()[:12], float64(size)/(1<<20))
+		_, hex, _ := strings.Cut(img.Digest, ":")
+		fmt.Fprintf(stdout, "%-48s %-20s %.1f MiB\n", img.Name, hex[:min(12, len(hex))], float64(img.Size)/(1<<20))
 	}
 	return 0
 }
