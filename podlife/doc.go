@@ -30,6 +30,25 @@
 // # Failure
 //
 // Invalid specs are rejected before anything is created, with a [*ValidationError] naming each
-// field. A pod that cannot be set up (image, network, create or start failure) is removed whole
-// and [Runtime.Run] returns a [*StartError] naming the container and step.
+// field. A pod that cannot be set up (image, network, create or start failure, in any container
+// position and under any start policy) is removed whole and [Runtime.Run] returns a
+// [*StartError] naming the container and step; Run never waits for a container that will not
+// come.
+//
+// # Who owns what
+//
+// A pod's containers belong to containerd and their shims; the [Runtime] that ran the pod (its
+// manager) supervises it: it alone changes the pod's state (under one lock per pod, never held
+// across containerd calls or user hooks) and publishes it as snapshots ([Pod.Status]) and
+// events. Everything else reads. Hooks run in goroutines of their own and are abandoned, with a
+// Warning event, when they outlive their deadline: no hook holds a stop beyond its grace
+// period. [Runtime.Close] ends every goroutine the Runtime started and leaves the pods running
+// for another Runtime on the same state dir ([Runtime.LookupPod], [Runtime.StopPod],
+// [Runtime.RemovePod]).
+//
+// When containerd goes away, nothing is reported that did not happen: no exit is recorded for
+// a lost connection, nothing is killed or deleted; the Runtime reconnects (starting the state
+// dir's private containerd again if it died), takes exits that happened meanwhile from the
+// shims, and emits ContainerdUnavailable and ContainerdRecovered events. Calls that need
+// containerd meanwhile fail or wait with errors wrapping [ErrUnavailable].
 package podlife
