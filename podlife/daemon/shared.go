@@ -207,7 +207,9 @@ func startDetached(ctx context.Context, cfg Config, p paths) (Info, error) {
 		cfg.Logger.Warn("write containerd pid file", "err", err)
 	}
 
-	if err := waitServing(ctx, p.socket, exited); err != nil {
+	// A wait that ended (ctx done) just as it came up does not stop it: other processes may use
+	// it already (they dial without the lock).
+	if err := waitServing(ctx, p.socket, exited); err != nil && !socketAnswers(p.socket) {
 		if !errors.Is(err, errExitedEarly) {
 			// It is ours and nobody uses it yet: stop it before giving up.
 			_ = cmd.Process.Signal(syscall.SIGTERM)
