@@ -201,13 +201,22 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	// No process starts once the pod is stopping (a start policy may ignore its context; see
+	// Pod.stopWith), and the stop waits for a start in flight to be recorded as running.
+	p.startGate.RLock()
 	p.mu.Lock()
-	task := inst.task
+	task, stopping := inst.task, p.stopping
 	p.mu.Unlock()
+	if stopping {
+		p.startGate.RUnlock()
+		return context.Canceled
+	}
 	if task == nil {
+		p.startGate.RUnlock()
 		return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepStart, Err: fmt.Errorf("task deleted: %w", ErrNotFound)}
 	}
 	if err := task.start(context.WithoutCancel(ctx)); err != nil {
+		p.startGate.RUnlock()
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
 		c.setWaiting(ReasonRunContainerError, err.Error())
 		inst.markNeverRan()
@@ -219,6 +228,7 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	c.hookFailed = ""
 	c.state = ContainerState{Running: &StateRunning{StartedAt: now}}
 	p.unlockChanged()
+	p.startGate.RUnlock()
 	go c.watchExit(inst)
 	p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
 	if h := c.spec.PostStart; h != nil {

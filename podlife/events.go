@@ -45,6 +45,9 @@ const (
 	ReasonContainerdUnavailable = "ContainerdUnavailable"
 	// podlife: containerd answers again; the containers are followed again.
 	ReasonContainerdRecovered = "ContainerdRecovered"
+	// podlife: the start policy had not returned when a stop cancelled it; the stop went on
+	// without it, and the policy can start nothing more (Warning).
+	ReasonStartPolicyAbandoned = "StartPolicyAbandoned"
 )
 
 // Event is something that happened to a pod or one of its containers. Time is when it happened,

@@ -42,6 +42,10 @@ type Pod struct {
 	started  chan struct{} // closed when the start sequence finished and any failed start was undone (startErr says how)
 	startErr error
 
+	// startGate: every Task.Start holds it for reading, with the check that the pod is not
+	// stopping; a stop takes it once, so that no process starts after the stop began.
+	startGate sync.RWMutex
+
 	stopOnce      sync.Once
 	stopped       chan struct{} // closed when every process is gone and the network released
 	stopErr       error

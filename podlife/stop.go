@@ -76,8 +76,10 @@ func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cau
 		}
 		p.unlockChanged()
 		p.cancelStart()
-		// Let the start sequence notice the cancellation: no container starts after this point.
-		<-p.seqDone
+		p.awaitStartSequence()
+		// No Task.Start in flight, and none after this point (they check p.stopping).
+		p.startGate.Lock()
+		p.startGate.Unlock() // a barrier, not a critical section
 		p.restarts.Wait()
 		p.stopErr = p.stopAll(ctx, grace, hooks)
 		p.mu.Lock()
@@ -87,6 +89,38 @@ func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cau
 		p.emit("", EventNormal, ReasonStopped, "Pod stopped")
 	})
 	<-p.stopped
+}
+
+// startPolicySettle is how long a stop waits for a cancelled start sequence to return before it
+// goes on without it (a start policy that ignores its context).
+const startPolicySettle = 2 * time.Second
+
+// awaitStartSequence lets the cancelled start sequence return. A start policy that ignores its
+// context is waited for startPolicySettle at most: the creations in flight (bounded, not
+// cancellable) are waited for, so that none races the teardown, and the start gate keeps the
+// policy from starting anything later.
+func (p *Pod) awaitStartSequence() {
+	timer := time.NewTimer(startPolicySettle)
+	defer timer.Stop()
+	select {
+	case <-p.seqDone:
+		return
+	case <-timer.C:
+	}
+	msg := fmt.Sprintf("the start policy did not return %v after the stop cancelled it: stopping without it", startPolicySettle)
+	p.log.Warn(msg)
+	p.emit("", EventWarning, ReasonStartPolicyAbandoned, msg)
+	for _, c := range p.byName {
+		select {
+		case <-c.prepared:
+		case <-p.seqDone:
+			return
+		}
+	}
+	select {
+	case <-p.netReady:
+	case <-p.seqDone:
+	}
 }
 
 func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) error {

@@ -680,3 +680,52 @@ func TestFakeShimGate(t *testing.T) {
 		})
 	}
 }
+
+// A start policy that ignores its context does not hold a stop: the stop goes on after
+// startPolicySettle (StartPolicyAbandoned), kills what runs, and whatever the policy starts
+// later does not start.
+func TestFakeStopWithoutStuckPolicy(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, _ := newFakeRuntime(t)
+	release := make(chan struct{})
+	var late atomic.Value
+	stuck := StartPolicyFunc(func(ctx context.Context, s Starter) error {
+		if err := s.Start(ctx, "a"); err != nil {
+			return err
+		}
+		<-release // ignores ctx
+		err := s.Start(ctx, "b")
+		late.Store(fmt.Sprint(err))
+		return err
+	})
+	p, err := r.Start(ctx, PodSpec{Name: "stuck", StartPolicy: stuck, Containers: []ContainerSpec{
+		{Name: "a", Image: fakeImage}, {Name: "b", Image: fakeImage}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.WaitFor(ctx, func(s PodStatus) bool { return containerStatus(s, "a").State.Running != nil }); err != nil {
+		t.Fatalf("a not running: %v", err)
+	}
+	t0 := time.Now()
+	if err := p.Stop(ctx, WithGracePeriod(time.Second)); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if took := time.Since(t0); took < startPolicySettle || took > startPolicySettle+20*time.Second {
+		t.Errorf("Stop took %v: want it to wait %v for the policy, then go on", took, startPolicySettle)
+	}
+	if !slices.ContainsFunc(p.Events(), func(e Event) bool { return e.Reason == ReasonStartPolicyAbandoned }) {
+		t.Errorf("no %s event: %v", ReasonStartPolicyAbandoned, p.Events())
+	}
+	close(release)
+	if err := p.WaitStarted(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		t.Logf("WaitStarted: %v", err)
+	}
+	if got, _ := late.Load().(string); got == "<nil>" || got == "" {
+		t.Errorf("the policy's late start of b returned %q, want an error", got)
+	}
+	calls := f.history()
+	if slices.Contains(calls, "start b") {
+		t.Errorf("b started after the stop: %v", calls)
+	}
+	before(t, calls, "start a", "kill a TERM")
+}
