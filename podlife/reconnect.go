@@ -255,14 +255,21 @@ func (r *Runtime) waitConnected(ctx context.Context) error {
 // containerd; after such a loss it waits for containerd to answer again (bounded by ctx) and
 // runs call again. Only use it for calls that are safe to repeat.
 func (r *Runtime) retry(ctx context.Context, call func() error) error {
-	for {
+	for again := true; ; {
 		err := call()
-		if !r.lostConn(ctx, err) {
-			return err
+		if r.lostConn(ctx, err) {
+			if werr := r.waitConnected(ctx); werr != nil {
+				return fmt.Errorf("%w (last error: %v)", werr, err)
+			}
+			continue
 		}
-		if werr := r.waitConnected(ctx); werr != nil {
-			return fmt.Errorf("%w (last error: %v)", werr, err)
+		if again && isConnErr(err) && ctx.Err() == nil && !r.isClosed() {
+			// The connection broke but containerd answers already (it came back before the
+			// health check looked): once more, on the new connection.
+			again = false
+			continue
 		}
+		return err
 	}
 }
 
