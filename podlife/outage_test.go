@@ -343,21 +343,12 @@ func TestRemoveDuringOutage(t *testing.T) {
 	own, h := newOwnContainerd(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pod, err := h.rt.Run(ctx, podlife.PodSpec{
-		Name: "rmaway", TerminationGracePeriod: ptr(5 * time.Second),
-		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
-	})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	app, _ := pod.Container("app")
-	pid := own.taskPID(t, h.ns, app.ID())
-	start := procStart(pid)
+	pod, pid, start := loopingPod(ctx, t, own, h, "rmaway", 5*time.Second)
 	evs := collect(ctx, pod)
 	own.kill()
 	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
 	rctx, rcancel := context.WithTimeout(ctx, time.Second)
-	err = pod.Remove(rctx)
+	err := pod.Remove(rctx)
 	rcancel()
 	if !errors.Is(err, podlife.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Remove while containerd is away: %v, want ErrUnavailable and the deadline", err)

@@ -423,21 +423,12 @@ func TestSmokeContainerdAwayStopWaits(t *testing.T) {
 	own, h := newOwnContainerd(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pod, err := h.rt.Run(ctx, podlife.PodSpec{
-		Name: "away", TerminationGracePeriod: ptr(10 * time.Second),
-		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
-	})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	app, _ := pod.Container("app")
-	pid := own.taskPID(t, h.ns, app.ID())
-	start := procStart(pid)
+	pod, pid, start := loopingPod(ctx, t, own, h, "away", 10*time.Second)
 
 	own.kill()
 	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
 	sctx, scancel := context.WithTimeout(ctx, time.Second)
-	err = pod.Stop(sctx)
+	err := pod.Stop(sctx)
 	scancel()
 	if !errors.Is(err, podlife.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Stop while containerd is away: %v, want an error wrapping ErrUnavailable and the deadline", err)
@@ -590,4 +581,20 @@ func TestPrivateContainerdRevived(t *testing.T) {
 	if err := pod.Remove(ctx); err != nil {
 		t.Fatalf("Remove: %v", err)
 	}
+}
+
+// loopingPod runs a one-container pod ("app", looping until its TERM trap) on own's containerd,
+// and returns it with the container's host PID and that process's start time.
+func loopingPod(ctx context.Context, t *testing.T, own *ownContainerd, h *harness, name string, grace time.Duration) (*podlife.Pod, uint32, string) {
+	t.Helper()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: name, TerminationGracePeriod: ptr(grace),
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	app, _ := pod.Container("app")
+	pid := own.taskPID(t, h.ns, app.ID())
+	return pod, pid, procStart(pid)
 }
