@@ -139,6 +139,7 @@ type harness struct {
 	ns       string
 	stateDir string
 	bridge   cni.BridgeConfig
+	network  *cni.Bridge // the pods' network (destroyed by the cleanup)
 	logs     *lockedWriter
 	cfg      podlife.Config // the configuration h.rt was made with
 	// keepImages are images the test may leave (the imported test image, pulled images).
@@ -180,15 +181,23 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 	h.stateDir = filepath.Join(env.dir, fmt.Sprintf("s%d", n))
 	h.sockets = listSockets()
 	h.bridge = cni.BridgeConfig{
-		Name:   fmt.Sprintf("plt-%s-%d", env.runID, n),
-		Bridge: fmt.Sprintf("plt%s%d", env.runID, n),
-		Subnet: netip.MustParsePrefix(fmt.Sprintf("10.%d.%d.0/24", env.subnetA, n)),
+		Name:     fmt.Sprintf("plt-%s-%d", env.runID, n),
+		Bridge:   fmt.Sprintf("plt%s%d", env.runID, n),
+		Subnet:   netip.MustParsePrefix(fmt.Sprintf("10.%d.%d.0/24", env.subnetA, n)),
+		StateDir: filepath.Join(h.stateDir, "cni"),
 	}
+	// The harness makes the network itself (the Runtime's default would be the same bridge), so
+	// that its cleanup can destroy it.
+	nw, err := cni.NewBridge(h.bridge)
+	if err != nil {
+		t.Fatalf("bridge: %v", err)
+	}
+	h.network = nw
 	cfg := podlife.Config{
 		Address:   env.daemon.Address(),
 		Namespace: h.ns,
 		StateDir:  h.stateDir,
-		Bridge:    h.bridge,
+		Network:   nw,
 		Logger:    slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	for _, o := range opts {
@@ -269,10 +278,8 @@ func (h *harness) cleanup() {
 	if t.Failed() || os.Getenv("PODLIFE_TEST_LOG") != "" {
 		t.Logf("podlife log:\n%s", h.logs.String())
 	}
-	if b, ok := h.rt.Network().(interface{ Destroy(context.Context) error }); ok {
-		if err := b.Destroy(ctx); err != nil {
-			t.Errorf("destroy bridge: %v", err)
-		}
+	if err := h.network.Destroy(ctx); err != nil {
+		t.Errorf("destroy bridge: %v", err)
 	}
 	_ = h.rt.Close()
 	is := env.client.ImageService()

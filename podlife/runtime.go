@@ -157,9 +157,6 @@ func dial(ctx context.Context, addr, ns string) (*client.Client, error) {
 // stops it.
 func (r *Runtime) PrivateDaemon() bool { return r.private }
 
-// Network returns the network pods are attached to.
-func (r *Runtime) Network() cni.Network { return r.network }
-
 // ctx returns a context for containerd calls in podlife's namespace.
 func (r *Runtime) ctx(parent context.Context) context.Context {
 	return namespaces.WithNamespace(parent, r.cfg.Namespace)

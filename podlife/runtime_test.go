@@ -40,14 +40,15 @@ func TestEmbeddedContainerd(t *testing.T) {
 	defer podlifetest.RemoveAll(dir)
 	ctrdDir := filepath.Join(dir, "containerd")
 	defer daemon.Shutdown(context.Background(), ctrdDir, nil) //nolint:errcheck // a failed test still stops it
-	cfg := podlife.Config{StateDir: dir, Embedded: podlife.EmbeddedConfig{Binary: bin},
-		Bridge: cni.BridgeConfig{Name: "plt-" + env.runID + "-e", Bridge: "plt" + env.runID + "e"}}
+	nw, err := cni.NewBridge(cni.BridgeConfig{Name: "plt-" + env.runID + "-e", Bridge: "plt" + env.runID + "e", StateDir: filepath.Join(dir, "cni")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nw.Destroy(context.WithoutCancel(ctx))
+	cfg := podlife.Config{StateDir: dir, Embedded: podlife.EmbeddedConfig{Binary: bin}, Network: nw}
 	rt, err := podlife.New(ctx, cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
-	}
-	if b, ok := rt.Network().(*cni.Bridge); ok {
-		defer b.Destroy(context.WithoutCancel(ctx))
 	}
 	sock := filepath.Join(ctrdDir, "containerd.sock")
 	if _, err := rt.Images(ctx); err != nil {
