@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -73,21 +72,10 @@ func (e *testEnv) setup() error {
 		e.skip = "integration test: needs root"
 		return nil
 	}
-	bin := os.Getenv("PODLIFE_TEST_CONTAINERD")
-	if bin == "" {
-		if p, err := filepath.Abs("../.cache/bin/containerd"); err == nil {
-			if _, err := os.Stat(p); err == nil {
-				bin = p
-			}
-		}
-	}
-	if bin == "" {
-		p, err := exec.LookPath("containerd")
-		if err != nil {
-			e.skip = "integration test: no containerd binary (set PODLIFE_TEST_CONTAINERD)"
-			return nil
-		}
-		bin = p
+	bin, err := podlifetest.ContainerdBinary("../.cache/bin/containerd")
+	if err != nil {
+		e.skip = "integration test: " + err.Error()
+		return nil
 	}
 	var b [3]byte
 	_, _ = rand.Read(b[:])

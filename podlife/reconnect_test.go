@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,19 +31,11 @@ type ownContainerd struct {
 
 // testContainerdBinary is the containerd the integration tests run (see testEnv.setup).
 func testContainerdBinary(t *testing.T) string {
-	if bin := os.Getenv("PODLIFE_TEST_CONTAINERD"); bin != "" {
-		return bin
-	}
-	if p, err := filepath.Abs("../.cache/bin/containerd"); err == nil {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	p, err := exec.LookPath("containerd")
+	bin, err := podlifetest.ContainerdBinary("../.cache/bin/containerd")
 	if err != nil {
-		t.Skip("no containerd binary")
+		t.Skip(err)
 	}
-	return p
+	return bin
 }
 
 // newOwnContainerd starts a containerd for this test only, and a harness whose Runtime uses it

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
 // noNetwork is a cni.Network for runtimes that run no pod.
@@ -41,12 +41,9 @@ func TestRevive(t *testing.T) {
 	if _, err := os.Stat(DefaultAddress); err == nil {
 		t.Skip("a containerd socket exists at " + DefaultAddress + ": not touching a daemon this test did not start")
 	}
-	bin := os.Getenv("PODLIFE_TEST_CONTAINERD")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("containerd"); err != nil {
-			t.Skip("no containerd")
-		}
+	bin, err := podlifetest.ContainerdBinary("../.cache/bin/containerd")
+	if err != nil {
+		t.Skip(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()

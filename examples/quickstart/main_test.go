@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -204,19 +203,11 @@ func containerdBinary(t *testing.T) string {
 	if os.Geteuid() != 0 {
 		t.Skip("integration test: needs root")
 	}
-	if bin := os.Getenv("PODLIFE_TEST_CONTAINERD"); bin != "" {
-		return bin
-	}
-	if p, err := filepath.Abs(filepath.Join("..", "..", ".cache", "bin", "containerd")); err == nil {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	p, err := exec.LookPath("containerd")
+	bin, err := podlifetest.ContainerdBinary(filepath.Join("..", "..", ".cache", "bin", "containerd"))
 	if err != nil {
-		t.Skip("integration test: no containerd binary (set PODLIFE_TEST_CONTAINERD)")
+		t.Skip("integration test: ", err)
 	}
-	return p
+	return bin
 }
 
 // checkLeftovers fails the test on anything the run left in containerd or on the host (pods are

@@ -1,0 +1,29 @@
+package podlifetest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// ContainerdBinary returns the containerd a test run uses: $PODLIFE_TEST_CONTAINERD if set, else
+// cached (a path relative to the test's directory, such as the repository's
+// .cache/bin/containerd) if it exists, else containerd in PATH. The error says none was found.
+func ContainerdBinary(cached string) (string, error) {
+	if bin := os.Getenv("PODLIFE_TEST_CONTAINERD"); bin != "" {
+		return bin, nil
+	}
+	if cached != "" {
+		if p, err := filepath.Abs(cached); err == nil {
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+		}
+	}
+	p, err := exec.LookPath("containerd")
+	if err != nil {
+		return "", fmt.Errorf("no containerd binary (set PODLIFE_TEST_CONTAINERD): %w", err)
+	}
+	return p, nil
+}
