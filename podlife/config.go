@@ -59,6 +59,9 @@ type Config struct {
 	// Backoff is the crash-loop back-off of restarting containers; zero fields take the
 	// kubelet's values (10 s, doubling, up to 300 s, reset after 10 min of running).
 	Backoff Backoff `json:"backoff,omitzero"`
+	// Logs bounds each container's log files (rotation by size, the kubelet's defaults:
+	// 10 MiB, 5 files).
+	Logs LogLimits `json:"logs,omitzero"`
 	// Credentials, if set, is asked for registry credentials a pod's PullCredentials do not give.
 	Credentials func(ctx context.Context, host string) (username, password string, err error) `json:"-"`
 	// Logger receives podlife's logs; nil discards them.
@@ -109,6 +112,7 @@ func (c Config) withDefaults() Config {
 	if c.Bridge.StateDir == "" {
 		c.Bridge.StateDir = filepath.Join(c.StateDir, "cni")
 	}
+	c.Logs = c.Logs.withDefaults()
 	return c
 }
 
@@ -125,6 +129,9 @@ func (c Config) Validate() error {
 	}
 	if c.Address != "" && !filepath.IsAbs(c.Address) {
 		errs = append(errs, fmt.Errorf("config.address: %q must be an absolute socket path", c.Address))
+	}
+	if err := c.Logs.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
