@@ -59,6 +59,13 @@ type Config struct {
 	// Backoff is the crash-loop back-off of restarting containers; zero fields take the
 	// kubelet's values (10 s, doubling, up to 300 s, reset after 10 min of running).
 	Backoff Backoff `json:"backoff,omitzero"`
+	// ImagePullBackOff, if set, makes a failed image pull wait and retry as on a kubelet: the
+	// container waits in ErrImagePull, then ImagePullBackOff, and the pull is tried again after
+	// the back-off (Initial, doubling up to Max; zero fields take the kubelet's 10 s and
+	// 300 s) until the image is there (pulled, or imported meanwhile), and the pod starts then.
+	// Run waits for it (its context ends the wait, not the pod). Nil fails Run at the first
+	// failed pull (a StartError with StepPull) and removes the pod.
+	ImagePullBackOff *Backoff `json:"imagePullBackOff,omitempty"`
 	// Logs bounds each container's log files (rotation by size, the kubelet's defaults:
 	// 10 MiB, 5 files).
 	Logs LogLimits `json:"logs,omitzero"`

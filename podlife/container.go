@@ -109,7 +109,7 @@ func (c *Container) setWaiting(reason, msg string) {
 func (c *Container) prepare(ctx context.Context) {
 	defer close(c.prepared)
 	p := c.pod
-	img, err := p.ensureImage(ctx, c.spec)
+	img, err := c.imageWithBackoff(ctx)
 	if err != nil && ctx.Err() != nil {
 		c.prepErr = ctx.Err() // cancelled by a stop or a failed sibling: not this container's failure
 		return

@@ -2,6 +2,7 @@ package podlife
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -19,10 +20,13 @@ import (
 func normalizeRef(image string) (string, error) {
 	named, err := reference.ParseDockerRef(image)
 	if err != nil {
-		return "", fmt.Errorf("invalid image name %q: %w", image, err)
+		return "", fmt.Errorf("%w %q: %w", errInvalidImageRef, image, err)
 	}
 	return named.String(), nil
 }
+
+// errInvalidImageRef is a reference that cannot name an image: no retry can help.
+var errInvalidImageRef = errors.New("invalid image name")
 
 // effectivePullPolicy applies the Kubernetes default: Always for ":latest" or an untagged image,
 // IfNotPresent otherwise.

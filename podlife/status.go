@@ -23,6 +23,7 @@ const (
 	ReasonPodInitializing        = "PodInitializing"
 	ReasonPostStartHookError     = "PostStartHookError"
 	ReasonErrImagePull           = "ErrImagePull"
+	ReasonImagePullBackOff       = "ImagePullBackOff"
 	ReasonCreateContainerError   = "CreateContainerError"
 	ReasonRunContainerError      = "RunContainerError"
 	ReasonCompleted              = "Completed"

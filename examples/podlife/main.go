@@ -41,7 +41,7 @@ import (
 
 const usage = `usage:
   podlife run -f FILE [-f FILE ...] [--detach] [--strict] [-o json] [--logs] [--timeline FILE.svg]
-              [--import ARCHIVE] [--busybox REF] [--restart-backoff DURATION]
+              [--import ARCHIVE] [--busybox REF] [--restart-backoff DURATION] [--image-pull-backoff DURATION]
   podlife ps [-o json]
   podlife logs [-f] [--previous] POD [CONTAINER]
   podlife exec [-i] POD CONTAINER -- CMD [ARG...]

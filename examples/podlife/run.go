@@ -42,6 +42,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	busybox := fs.String("busybox", "", "build an image from the host's busybox-static and import it under this name (e.g. podlife.local/busybox:1)")
 	detach := fs.Bool("detach", false, "start the pods, leave them supervised by a background podlife process, and return")
 	backoff := fs.Duration("restart-backoff", 0, "initial crash-loop back-off (default the kubelet's 10s)")
+	pullBackoff := fs.Duration("image-pull-backoff", 10*time.Second, "initial back-off between failed image pulls, doubling up to 300s, as the kubelet retries them; 0 fails at the first failed pull")
 	c := addCommon(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -82,6 +83,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rt, err := c.runtime(ctx, stderr, func(cfg *podlife.Config) {
 		if *backoff > 0 {
 			cfg.Backoff.Initial = *backoff
+		}
+		if *pullBackoff > 0 {
+			cfg.ImagePullBackOff = &podlife.Backoff{Initial: *pullBackoff}
 		}
 	})
 	if err != nil {
