@@ -23,8 +23,10 @@
 //
 // # Plugin behaviour this package relies on or works around
 //
-// The package is tested against the Debian containernetworking-plugins
-// 1.1.1 binaries:
+// The package is tested against the plugins of the
+// github.com/containernetworking/plugins version pinned in this module's
+// go.mod (tool directives; `make cni-plugins` builds them) and against the
+// Debian containernetworking-plugins 1.1.1 binaries:
 //
 //   - Remove passes an empty CNI_NETNS when the netns path no longer exists
 //     or is no longer a namespace (an unmounted pin); given such a path, the

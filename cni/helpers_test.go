@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podlife/podlife/internal/cnipath"
 	"github.com/podlife/podlife/internal/sandboxns"
 	"golang.org/x/sys/unix"
 )
@@ -59,6 +60,8 @@ func newTestBridge(t testing.TB, ipMasq bool) *Bridge {
 		Subnet:   subnet,
 		StateDir: t.TempDir(),
 		NoIPMasq: !ipMasq,
+		// The plugins pinned in go.mod, which `make` builds; else the system's.
+		PluginDirs: cnipath.Dirs(filepath.Join("..", ".cache", "cni", "bin")),
 	})
 	if err != nil {
 		t.Fatalf("NewBridge: %v", err)
