@@ -113,7 +113,7 @@ func routeLocalhostViaGateway(t testing.TB, p *pod) {
 		t.Fatalf("no gateway in result %+v", p.res)
 	}
 	for _, args := range [][]string{
-		{"sysctl", "-qw", "net.ipv4.conf.eth0.route_localnet=1"},
+		{"sh", "-c", "echo 1 > /proc/sys/net/ipv4/conf/eth0/route_localnet"}, // procps may be missing
 		{"ip", "address", "flush", "dev", "lo"},
 		{"ip", "route", "add", "127.0.0.1/32", "via", p.res.Gateway.String(), "dev", "eth0", "src", p.res.IP.String()},
 	} {

@@ -95,7 +95,7 @@ func serveOnHostLoopback(t *testing.T, greeting string) *net.TCPAddr {
 func routeLocalhostViaGateway(t *testing.T, nsPath, gateway, podIP string) {
 	t.Helper()
 	for _, args := range [][]string{
-		{"sysctl", "-qw", "net.ipv4.conf.eth0.route_localnet=1"},
+		{"sh", "-c", "echo 1 > /proc/sys/net/ipv4/conf/eth0/route_localnet"}, // procps may be missing
 		{"ip", "address", "flush", "dev", "lo"},
 		{"ip", "route", "add", "127.0.0.1/32", "via", gateway, "dev", "eth0", "src", podIP},
 	} {
