@@ -240,7 +240,18 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 		return fmt.Errorf("pod %q: %w", name, err)
 	}
 	err := ask(ctx, rec.Control, controlRequest{Op: op, Pod: name, Grace: o.grace})
-	if !errors.Is(err, errNoManager) {
+	switch {
+	case errors.Is(err, errNoManager):
+	case errors.Is(err, ErrNotFound):
+		// The manager answers but no longer has the pod: its Remove failed half-way (a CNI
+		// DEL that failed, say) and left the directory for a retry. Nothing supervises it.
+		// (Or its Remove just succeeded: then the record is gone.)
+		var again podRecord
+		if err := readFileJSON(filepath.Join(dir, recordFile), &again); err != nil || again.UID != rec.UID {
+			return fmt.Errorf("pod %q: %w", name, ErrNotFound)
+		}
+		r.log.Info("the pod's manager no longer has it; acting on what is left", "pod", name, "manager", rec.OwnerPID)
+	default:
 		return err
 	}
 	if rec.Control == "" && processAlive(rec.OwnerPID) {

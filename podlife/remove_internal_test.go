@@ -1,0 +1,76 @@
+package podlife
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A CNI DEL that fails in the stop and again in Remove fails Remove, and the pod's directory
+// stays with its record of the attachment (sandbox.json) and pod.json, for RemovePod to retry;
+// the name cannot be reused meanwhile.
+func TestFakeRemoveKeepsRecordWhenDetachFails(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, _ := newFakeRuntime(t)
+	p, err := r.Start(ctx, PodSpec{Name: "net", Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitStarted(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.netRemoveFails = 2
+	f.mu.Unlock()
+	err = p.Remove(ctx)
+	if err == nil || !strings.Contains(err.Error(), "network detach") || !strings.Contains(err.Error(), "fake CNI DEL failure") {
+		t.Fatalf("Remove = %v, want the CNI DEL failure", err)
+	}
+	if n := strings.Count(strings.Join(f.history(), "\n"), "network remove fails"); n != 2 {
+		t.Errorf("%d failed network removes, want 2 (the stop's and Remove's retry); calls %q", n, f.history())
+	}
+	var sb sandboxRecord
+	if err := readFileJSON(filepath.Join(p.sandbox.dir, "sandbox.json"), &sb); err != nil || sb.Network != "attached" || sb.UID != p.uid {
+		t.Errorf("sandbox.json after the failed remove: %+v, %v; want the attachment kept", sb, err)
+	}
+	var rec podRecord
+	if err := readFileJSON(filepath.Join(p.sandbox.dir, recordFile), &rec); err != nil || rec.UID != p.uid {
+		t.Errorf("pod.json after the failed remove: %+v, %v", rec, err)
+	}
+	if _, err := r.Start(ctx, PodSpec{Name: "net", Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}}); !errors.Is(err, ErrAlreadyExists) {
+		t.Errorf("Start of the name while its remains wait = %v, want ErrAlreadyExists", err)
+	}
+	// The test's cleanup: what a RemovePod retry does without containerd.
+	if err := os.RemoveAll(p.sandbox.dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A CNI DEL that fails in the stop only is retried by Remove, which then succeeds.
+func TestFakeRemoveRetriesDetach(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, _ := newFakeRuntime(t)
+	p, err := r.Start(ctx, PodSpec{Name: "net", Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitStarted(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.netRemoveFails = 1
+	f.mu.Unlock()
+	if err := p.Stop(ctx); err == nil || !strings.Contains(err.Error(), "fake CNI DEL failure") {
+		t.Errorf("Stop = %v, want the CNI DEL failure", err)
+	}
+	if err := p.Remove(ctx); err != nil {
+		t.Fatalf("Remove = %v, want the retried CNI DEL to succeed", err)
+	}
+	calls := f.history()
+	before(t, calls, "network remove fails", "network remove")
+	if _, err := os.Stat(p.sandbox.dir); !os.IsNotExist(err) {
+		t.Errorf("pod dir after Remove: %v", err)
+	}
+}
