@@ -74,3 +74,45 @@ func TestFakeRemoveRetriesDetach(t *testing.T) {
 		t.Errorf("pod dir after Remove: %v", err)
 	}
 }
+
+// Removing a pod drops its containers' crash-loop back-off entries, and only its own: a
+// long-lived Runtime does not keep one per container it ever restarted.
+func TestFakeRemoveDropsBackoff(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, _ := newFakeRuntime(t)
+	// The fake names processes by container name: the pods' containers are named apart.
+	run := func(name string, containers ...string) *Pod {
+		spec := PodSpec{Name: name}
+		for _, c := range containers {
+			spec.Containers = append(spec.Containers, ContainerSpec{Name: c, Image: fakeImage})
+		}
+		p, err := r.Run(ctx, spec)
+		if err != nil {
+			t.Fatalf("Run %s: %v", name, err)
+		}
+		return p
+	}
+	gone, kept := run("gone", "a", "b"), run("kept", "c")
+	// Every container crashes once: restarted at once, with a back-off entry.
+	for _, c := range []string{"a", "b", "c"} {
+		f.exit(t, c, 1)
+		f.waitCall(t, "start "+c+"#1")
+	}
+	if n := r.backoff.Len(); n != 3 {
+		t.Fatalf("%d back-off entries after 3 crashes, want 3", n)
+	}
+	for _, c := range gone.byName {
+		if r.backoff.Delay(c.backoffKey()) == 0 {
+			t.Fatalf("no back-off entry for %s of gone", c.spec.Name)
+		}
+	}
+	if err := gone.Remove(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.backoff.Len(); n != 1 {
+		t.Errorf("%d back-off entries after Remove, want 1 (kept's)", n)
+	}
+	if r.backoff.Delay(kept.byName["c"].backoffKey()) == 0 {
+		t.Errorf("kept's back-off entry was dropped with gone's")
+	}
+}

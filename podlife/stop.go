@@ -184,6 +184,11 @@ func (p *Pod) Remove(ctx context.Context) error {
 			})
 		}
 		wg.Wait()
+		for _, c := range p.byName {
+			// The Runtime outlives its pods: their back-off entries must not pile up. (No
+			// restart is left to advance one: the stop waited for them.)
+			p.rt.backoff.Reset(c.backoffKey())
+		}
 		p.removeStaleShimSocket()
 		// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
 		// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
