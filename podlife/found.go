@@ -123,7 +123,9 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 		return PodRecord{}, fmt.Errorf("pod %q: status: %w", name, err)
 	}
 	out.Status.Name = name
-	if answers(rec.Control) {
+	// Our own socket names a pod this Runtime no longer has (its Remove failed half-way): no
+	// manager, though the socket answers.
+	if rec.Control != r.control.path() && answers(rec.Control) {
 		out.Manager = rec.OwnerPID
 		return out, nil
 	}

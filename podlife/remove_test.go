@@ -96,8 +96,8 @@ func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 		if a := attachment(dir); !strings.Contains(a, `"network":"attached"`) {
 			t.Errorf("%s: sandbox.json after the failed remove %q, want the attachment recorded", tc.name, a)
 		}
-		if _, err := h.rt.LookupPod(ctx, tc.name); err != nil {
-			t.Errorf("%s: LookupPod after the failed remove: %v, want the pod still listed", tc.name, err)
+		if rec, err := h.rt.LookupPod(ctx, tc.name); err != nil || rec.Managed() {
+			t.Errorf("%s: LookupPod after the failed remove: %+v, %v; want the pod listed, unmanaged", tc.name, rec, err)
 		}
 		// The retry: from the record, the attachment is released and the pod removed.
 		if err := h.rt.RemovePod(ctx, tc.name); err != nil {
