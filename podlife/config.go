@@ -43,7 +43,9 @@ type Config struct {
 	// Namespace is the containerd namespace podlife keeps its objects in; default "podlife".
 	Namespace string `json:"namespace,omitempty"`
 	// StateDir holds pod state, logs, volumes, pinned namespaces and the CNI config; default
-	// /var/lib/podlife. It is created 0700.
+	// /var/lib/podlife. It is created 0700; one that exists with a looser mode is set to 0700
+	// (with a warning in the log), and one owned by another user than this process's or root
+	// is refused (New fails).
 	StateDir string `json:"stateDir,omitempty"`
 	// Snapshotter is the containerd snapshotter; empty means containerd's default (overlayfs).
 	Snapshotter string `json:"snapshotter,omitempty"`
