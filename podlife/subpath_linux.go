@@ -79,8 +79,8 @@ func openMountSource(src mountSource) (*os.File, error) {
 }
 
 // openSubPath opens sub inside root as the kubelet allows it: symlinks are resolved as the host
-// resolves them and must stay in the volume, and a missing sub is created as a directory (0755)
-// inside the volume. The handle comes from a walk that never leaves root (filepath-securejoin)
+// resolves them and must stay in the volume, and a missing sub is created inside the volume, its
+// directories with the mode of the volume's root (see makeDirs). The handle comes from a walk that never leaves root (filepath-securejoin)
 // of the path the host's resolution found, and must land where that resolution did: a path
 // component swapped for a link while this runs gives an error, never a handle out of the volume.
 func openSubPath(root *os.File, sub string) (*os.File, error) {
@@ -96,7 +96,7 @@ func openSubPath(root *os.File, sub string) (*os.File, error) {
 	if missing == "" {
 		h, err = pathrs.OpenatInRoot(root, rel)
 	} else {
-		h, err = pathrs.MkdirAllHandle(root, filepath.Join(rel, missing), 0o755)
+		h, err = makeDirs(root, rel, missing)
 	}
 	if err != nil {
 		return nil, err
@@ -141,6 +141,41 @@ func resolveExisting(root, sub string) (rel, missing string, err error) {
 		}
 		return rel, missing, err
 	}
+}
+
+// makeDirs creates the missing directories below rel (relative to root, existing) as the kubelet
+// does: with the mode of the volume's root, exactly (umask ignored, setgid kept), so that a
+// volume writable by the container's user (fsGroup included) keeps its subPaths writable. It
+// returns a handle on the last one.
+func makeDirs(root *os.File, rel, missing string) (*os.File, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(root.Fd()), &st); err != nil {
+		return nil, err
+	}
+	mode := st.Mode & 0o7777
+	h, err := pathrs.MkdirAllHandle(root, filepath.Join(rel, missing), fs.FileMode(mode&0o777))
+	if err != nil {
+		return nil, err
+	}
+	// From the deepest up, each through a handle opened inside the root.
+	for p := missing; p != "."; p = filepath.Dir(p) {
+		d := h
+		if p != missing {
+			if d, err = pathrs.OpenatInRoot(root, filepath.Join(rel, p)); err != nil {
+				h.Close()
+				return nil, err
+			}
+		}
+		err := unix.Fchmodat(unix.AT_FDCWD, fdPath(d), mode, 0)
+		if d != h {
+			d.Close()
+		}
+		if err != nil {
+			h.Close()
+			return nil, fmt.Errorf("chmod %s: %w", p, err)
+		}
+	}
+	return h, nil
 }
 
 // fdPath is the /proc path of an open file: opening or mounting it reaches the open object.

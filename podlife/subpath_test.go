@@ -182,9 +182,10 @@ func TestSubPathSwapRacingCreate(t *testing.T) {
 	}
 }
 
-// Legitimate subPaths still work: nested and missing (created inside the volume), through a
-// link that stays in the volume (relative or absolute on the host), on an emptyDir and on a
-// hostPath that is itself a link; and no private mount point is left while the pod runs.
+// Legitimate subPaths still work: nested and missing (created inside the volume, with the
+// volume's mode), through a link that stays in the volume (relative or absolute on the host), on
+// an emptyDir, on a hostPath that is itself a link, and one file of a files volume; and no
+// private mount point is left while the pod runs.
 func TestSubPathLegitimate(t *testing.T) {
 	h := newHarness(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -207,12 +208,14 @@ func TestSubPathLegitimate(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := `set -e; echo nested > /nested/w; cat /rel/f > /host/from-rel; cat /abs/f > /host/from-abs; ` +
-		`echo made > /made/w; cat /host/real/f > /host/from-root; touch /tmp/ready; exec sleep 1000`
+		`echo made > /made/w; cat /host/real/f > /host/from-root; cat /etc/app.conf > /host/from-files; ` +
+		`stat -c %A /nested > /host/nested-mode; touch /tmp/ready; exec sleep 1000`
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "subpath-ok", TerminationGracePeriod: ptr(3 * time.Second),
 		Volumes: []podlife.Volume{
 			{Name: "data", EmptyDir: &podlife.EmptyDirVolume{}},
 			{Name: "host", HostPath: &podlife.HostPathVolume{Path: hostLink, Type: podlife.HostPathDirectory}},
+			{Name: "cfg", Files: &podlife.FilesVolume{Files: []podlife.File{{Path: "app.conf", Data: []byte("conf")}}}},
 		},
 		Containers: []podlife.ContainerSpec{{
 			Name: "c", Image: testImage, Command: []string{"/bin/sh", "-c", script},
@@ -223,6 +226,7 @@ func TestSubPathLegitimate(t *testing.T) {
 				{Name: "host", MountPath: "/rel", SubPath: "rel", ReadOnly: true},
 				{Name: "host", MountPath: "/abs", SubPath: "abs"},
 				{Name: "host", MountPath: "/made", SubPath: "new/dir"},
+				{Name: "cfg", MountPath: "/etc/app.conf", SubPath: "app.conf"},
 			},
 		}},
 	})
@@ -244,6 +248,8 @@ func TestSubPathLegitimate(t *testing.T) {
 	check(filepath.Join(hostDir, "from-abs"), "from-host")
 	check(filepath.Join(hostDir, "from-root"), "from-host")
 	check(filepath.Join(hostDir, "new", "dir", "w"), "made")
+	check(filepath.Join(hostDir, "from-files"), "conf")
+	check(filepath.Join(hostDir, "nested-mode"), "drwxrwxrwx") // the emptyDir's mode
 	if left := privateMountsLeft(t, h.stateDir); len(left) > 0 {
 		t.Errorf("private mounts left once the container is created: %q", left)
 	}
