@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -255,5 +256,60 @@ func TestSubPathLegitimate(t *testing.T) {
 	}
 	if err := pod.Remove(ctx); err != nil {
 		t.Errorf("Remove: %v", err)
+	}
+}
+
+// A private mount point left by a create that never finished (its process died between the
+// mount and the release) is unmounted by the pod's removal, managed or not, and the removal never
+// deletes through it: the host directory it showed keeps its files.
+func TestSubPathLeftoverMountSwept(t *testing.T) {
+	h := newHarness(t)
+	for _, managed := range []bool{true, false} {
+		name := map[bool]string{true: "managed", false: "unmanaged"}[managed]
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			rt := h.rt
+			if !managed {
+				rt = h.another(t)
+			}
+			pod, err := rt.Run(ctx, podlife.PodSpec{
+				Name: "leftover-" + name, TerminationGracePeriod: ptr(3 * time.Second),
+				Containers: []podlife.ContainerSpec{{Name: "c", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
+			})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			victim := t.TempDir()
+			keep := filepath.Join(victim, "keep")
+			if err := os.WriteFile(keep, []byte("keep"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			point := filepath.Join(pod.Sandbox().Dir(), "subpaths", "deadbeef", "0")
+			if err := os.MkdirAll(point, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mount(victim, point, "", syscall.MS_BIND, ""); err != nil {
+				t.Fatalf("bind mount: %v", err)
+			}
+			if managed {
+				err = pod.Remove(ctx)
+			} else {
+				if err := rt.Close(); err != nil {
+					t.Fatalf("Close: %v", err)
+				}
+				err = h.rt.RemovePod(ctx, pod.Name())
+			}
+			if err != nil {
+				t.Errorf("remove: %v", err)
+			}
+			if left := privateMountsLeft(t, h.stateDir); len(left) > 0 {
+				t.Errorf("private mounts left after the remove: %q", left)
+				_ = syscall.Unmount(point, syscall.MNT_DETACH)
+			}
+			if b, err := os.ReadFile(keep); err != nil || string(b) != "keep" {
+				t.Errorf("the host file behind the leftover mount: %q, %v; want it untouched", b, err)
+			}
+		})
 	}
 }
