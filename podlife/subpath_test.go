@@ -122,9 +122,9 @@ func TestSubPathSwapRacingCreate(t *testing.T) {
 	marker := hostMarker(t)
 	out := t.TempDir()
 	victim := fmt.Sprintf(`if [ -e /s%s ]; then echo escaped >> /out/log; fi; echo run >> /out/log; exit 1`, marker)
-	// Random pauses (up to 400 ms as a directory, about a create's time, and 5 ms as the link)
+	// Random pauses (up to 1 s as a directory, a create's time or more, and 5 ms as the link)
 	// vary where in a create the swap lands.
-	swapper := `while :; do rm -rf /data/sub; mkdir /data/sub; usleep $((RANDOM % 40 * 10000)); ` +
+	swapper := `while :; do rm -rf /data/sub; mkdir /data/sub; usleep $((RANDOM % 100 * 10000)); ` +
 		`rm -rf /data/sub; ln -s / /data/sub; usleep $((RANDOM % 5000)); done`
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "swap-race", TerminationGracePeriod: ptr(3 * time.Second),
@@ -175,8 +175,8 @@ func TestSubPathSwapRacingCreate(t *testing.T) {
 	if strings.Contains(string(b), "escaped") {
 		t.Fatalf("the victim saw the host's files through its subPath: %q", b)
 	}
-	if runs == 0 {
-		t.Errorf("no run of the victim at all: the race was not exercised")
+	if runs < 2 {
+		t.Errorf("no restart of the victim ran: every create was refused, the mounting side of the race was not exercised")
 	}
 	if err := pod.Remove(ctx); err != nil {
 		t.Errorf("Remove: %v", err)
