@@ -114,7 +114,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		if cut {
 			return nil, fmt.Errorf("create task: %w: %w", errCreateCut, err)
 		}
-		return nil, fmt.Errorf("create task: %w", err)
+		return nil, fmt.Errorf("create task: %w", private.explain(err))
 	}
 	t3 := time.Now()
 	if inst.exitCh, err = inst.task.wait(p.watchCtx); err != nil {

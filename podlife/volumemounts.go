@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/opencontainers/runtime-spec/specs-go"
 )
@@ -27,6 +28,7 @@ type mountSource struct {
 type privateMounts struct {
 	dir    string
 	points []string
+	fields []string // the volumeMount of each point, for errors
 }
 
 // volumeMounts returns the OCI mounts of the container's volumeMounts for instance id. A source
@@ -51,15 +53,16 @@ func (c *Container) volumeMounts(id string) ([]specs.Mount, *privateMounts, erro
 				return nil, nil, fmt.Errorf("volume mounts: %w", err)
 			}
 		}
+		field := fmt.Sprintf("volumeMounts[%d]", i)
+		if m.SubPath != "" {
+			field += ".subPath"
+		}
+		field = fmt.Sprintf("%s (volume %q at %s)", field, m.Name, m.MountPath)
 		target := filepath.Join(pm.dir, strconv.Itoa(i))
-		pm.points = append(pm.points, target)
+		pm.points, pm.fields = append(pm.points, target), append(pm.fields, field)
 		src := mountSource{root: p.volumeSource(m.Name), hostPath: hp, subPath: m.SubPath}
 		if err := safeMount(src, target); err != nil {
-			field := fmt.Sprintf("volumeMounts[%d]", i)
-			if m.SubPath != "" {
-				field += ".subPath"
-			}
-			err = fmt.Errorf("%s (volume %q at %s): %w", field, m.Name, m.MountPath, err)
+			err = fmt.Errorf("%s: %w", field, err)
 			if rerr := pm.release(); rerr != nil {
 				err = errors.Join(err, rerr)
 			}
@@ -92,6 +95,20 @@ func (pm *privateMounts) release() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// explain names the volumeMount in a create error about one of the private mount points (runc
+// could not mount from it: what it showed was removed while the container was created).
+func (pm *privateMounts) explain(err error) error {
+	if pm == nil {
+		return err
+	}
+	for i, pt := range pm.points {
+		if strings.Contains(err.Error(), pt+`"`) || strings.Contains(err.Error(), pt+":") {
+			return fmt.Errorf("%s: removed or replaced during the create: %w", pm.fields[i], err)
+		}
+	}
+	return err
 }
 
 // hostPathVolume returns the named volume's hostPath, nil if it is not a hostPath volume.
