@@ -8,22 +8,28 @@ export GOFLAGS ?= -buildvcs=false
 CONTAINERD_VERSION ?= v2.4.2
 BIN := $(CURDIR)/.cache/bin
 CONTAINERD2 := $(BIN)/containerd
+# The CNI plugins are the tool packages of github.com/containernetworking/plugins pinned in go.mod
+# (`go get -tool ...@vX`); tests, examples and the benchmark find them through PODLIFE_CNI_PATH.
+CNI_BIN := $(CURDIR)/.cache/cni/bin
+export PODLIFE_CNI_PATH ?= $(CNI_BIN)
+# Debian's containernetworking-plugins stays as the fallback in the library's default plugin
+# dirs (/usr/lib/cni), for programs run outside make, such as `go run ./examples/quickstart`.
 DEBS := containerd runc containernetworking-plugins busybox-static iptables iproute2 docker-registry apache2-utils ca-certificates
 TEST_TIMEOUT ?= 15m
 
-.PHONY: demo test deps containerd2 unit integration smoke-1.6 lint bench clean
+.PHONY: demo test deps containerd2 cni-plugins unit integration smoke-1.6 lint bench clean
 
 ## demo: run the startup-sequence experiment (short times) on a private containerd if none runs.
-demo: deps
+demo: deps cni-plugins
 	go run ./examples/startup-sequence --short
 
 ## test: lint, unit and integration tests (containerd 2.x), then a smoke subset on Debian's containerd 1.6.
-test: deps containerd2 lint
+test: deps containerd2 cni-plugins lint
 	PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee .cache/test.log; \
 	  $(call failures,.cache/test.log)
 	$(MAKE) smoke-1.6
 
-smoke-1.6: deps
+smoke-1.6: deps cni-plugins
 	PODLIFE_TEST_CONTAINERD=/usr/bin/containerd go test -race -count=1 -timeout 10m -run 'Smoke' ./podlife/ 2>&1 | tee .cache/smoke.log; \
 	  $(call failures,.cache/smoke.log)
 
@@ -35,7 +41,7 @@ failures = rc=$${PIPESTATUS[0]}; if [ $$rc -ne 0 ]; then \
 	fi; exit $$rc
 
 ## bench: pod start/stop against the containerd floor; BENCH_FLAGS=--json for JSON.
-bench: deps containerd2
+bench: deps containerd2 cni-plugins
 	go run ./internal/cmd/podlife-bench --containerd $(CONTAINERD2) $(BENCH_FLAGS)
 
 lint:
@@ -64,6 +70,16 @@ $(CONTAINERD2):
 	cd /tmp && GOBIN=$(BIN) GOFLAGS=-tags=no_btrfs go install \
 	  github.com/containerd/containerd/v2/cmd/containerd@$(CONTAINERD_VERSION) \
 	  github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@$(CONTAINERD_VERSION)
+
+## cni-plugins: build the CNI plugins go.mod pins (bridge, host-local, portmap, loopback) into .cache/cni/bin.
+cni-plugins: $(CNI_BIN)/.built
+
+$(CNI_BIN)/.built: go.mod go.sum
+	@mkdir -p $(CNI_BIN)
+	CGO_ENABLED=0 go build -trimpath -o $(CNI_BIN)/ \
+	  -ldflags "-X github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=$$(go list -m -f '{{.Version}}' github.com/containernetworking/plugins)" \
+	  tool
+	@touch $@
 
 clean:
 	rm -rf .cache

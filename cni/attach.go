@@ -30,6 +30,10 @@ type attacher struct {
 	// capability arguments, used for such calls to save their exec.
 	lean *libcni.NetworkConfigList
 	lock *stateLock
+	// beforePortMapping, if set, runs under the lock before every ADD with
+	// port mappings; its failure fails the Setup, changing nothing. Bridge
+	// installs its localnet guard there.
+	beforePortMapping func(ctx context.Context) error
 }
 
 // newAttacher prepares list for use with the plugins in pluginDirs, caching
@@ -74,6 +78,11 @@ func (a *attacher) Setup(ctx context.Context, id, netnsPath string, opts ...Atta
 	// then tear down the pod's existing attachment.
 	if _, cachedRT, _ := a.cni.GetNetworkListCachedConfig(a.list, rt); cachedRT != nil {
 		return nil, fail(errors.New("pod is already attached; Remove it first"))
+	}
+	if len(rt.CapabilityArgs) > 0 && a.beforePortMapping != nil {
+		if err := a.beforePortMapping(ctx); err != nil {
+			return nil, fail(err)
+		}
 	}
 	list := a.listFor(rt)
 	raw, err := a.cni.AddNetworkList(ctx, list, rt)

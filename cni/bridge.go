@@ -45,11 +45,14 @@ func NewBridge(cfg BridgeConfig) (*Bridge, error) {
 	if err := writeFileAtomic(confListPath(cfg), conflist, 0o644); err != nil {
 		return nil, fmt.Errorf("cni: network %q: %w", cfg.Name, err)
 	}
-	return &Bridge{
-		cfg:      cfg,
-		conflist: conflist,
-		a:        newAttacher(cfg.StateDir, list, cfg.PluginDirs),
-	}, nil
+	a := newAttacher(cfg.StateDir, list, cfg.PluginDirs)
+	a.beforePortMapping = func(ctx context.Context) error {
+		if err := guardLocalnet(ctx, cfg.Name, cfg.Bridge); err != nil {
+			return fmt.Errorf("guard the host's 127.0.0.0/8 against pods: %w", err)
+		}
+		return nil
+	}
+	return &Bridge{cfg: cfg, conflist: conflist, a: a}, nil
 }
 
 // confListPath is where NewBridge writes the conflist of c.
@@ -58,7 +61,11 @@ func confListPath(c BridgeConfig) string {
 }
 
 // Setup implements Network: it gives the pod a veth on the bridge, an
-// address from the subnet, and the requested host port mappings.
+// address from the subnet, and the requested host port mappings. Before the
+// first port mapping it drops, in the filter table's INPUT chain, the
+// packets pods send through the bridge to the host's 127.0.0.0/8 (see
+// Destroy), which portmap's route_localnet would otherwise let reach the
+// host's loopback services.
 func (b *Bridge) Setup(ctx context.Context, id, netnsPath string, opts ...AttachOption) (*Result, error) {
 	return b.a.Setup(ctx, id, netnsPath, opts...)
 }

@@ -10,7 +10,8 @@ import (
 
 // Destroy removes what the network leaves on the host once no pod uses it:
 // the veths still enslaved to the bridge, the bridge itself, the iptables
-// rules and per-pod chains tagged with the network's name, the IPAM leases,
+// rules and per-pod chains tagged with the network's name (with the filter
+// rule that keeps pods off the host's 127.0.0.0/8), the IPAM leases,
 // the network's cache entries and the conflist file. It is meant for tests
 // and for uninstalling; a pod still attached loses its connectivity. It is
 // idempotent. The Bridge stays usable: a later Setup recreates what it needs
@@ -42,6 +43,7 @@ func (b *Bridge) Destroy(ctx context.Context) error {
 	}
 	step("delete bridge", deleteLink(b.cfg.Bridge))
 	step("remove iptables rules", sweepOwned(ctx, name, ""))
+	step("remove localnet guard", unguardLocalnet(ctx, name))
 	step("remove IPAM leases", removeIPAMData(b.cfg.StateDir, name))
 	step("remove cache entries", removeCachedResults(b.cfg.StateDir, name))
 	step("remove conflist", b.removeConfList())

@@ -23,8 +23,10 @@
 //
 // # Plugin behaviour this package relies on or works around
 //
-// The package is tested against the Debian containernetworking-plugins
-// 1.1.1 binaries:
+// The package is tested against the plugins of the
+// github.com/containernetworking/plugins version pinned in this module's
+// go.mod (tool directives; `make cni-plugins` builds them) and against the
+// Debian containernetworking-plugins 1.1.1 binaries:
 //
 //   - Remove passes an empty CNI_NETNS when the netns path no longer exists
 //     or is no longer a namespace (an unmounted pin); given such a path, the
@@ -39,7 +41,13 @@
 //   - portmap does nothing without port mappings, so calls without any skip
 //     its exec. With snat (on in generated conflists) it sets route_localnet
 //     on the bridge and masquerades localhost connections, which is what
-//     makes 127.0.0.1:<hostPort> reach the pod from the host.
+//     makes 127.0.0.1:<hostPort> reach the pod from the host. route_localnet
+//     also lets packets that pods send to 127.0.0.0/8 reach the host's
+//     loopback services (CVE-2020-8558), so before the first port mapping a
+//     Bridge inserts kube-proxy's guard, scoped to its bridge, at the head
+//     of the filter table's INPUT chain: `-i <bridge> -d 127.0.0.0/8 -m
+//     conntrack ! --ctstate RELATED,ESTABLISHED,DNAT -j DROP`, tagged
+//     `podlife-localnet-guard: <network>`. Destroy removes it.
 //   - The firewall plugin is not part of generated conflists: it works with
 //     1.1.1 and iptables-nft but only matters when the host's FORWARD
 //     policy is DROP, and it adds about as much time to every Setup and

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podlife/podlife/internal/cnipath"
 	"github.com/podlife/podlife/internal/sandboxns"
 	"golang.org/x/sys/unix"
 )
@@ -59,6 +60,8 @@ func newTestBridge(t testing.TB, ipMasq bool) *Bridge {
 		Subnet:   subnet,
 		StateDir: t.TempDir(),
 		NoIPMasq: !ipMasq,
+		// The plugins pinned in go.mod, which `make` builds; else the system's.
+		PluginDirs: cnipath.Dirs(filepath.Join("..", ".cache", "cni", "bin")),
 	})
 	if err != nil {
 		t.Fatalf("NewBridge: %v", err)
@@ -248,7 +251,7 @@ func leaseFile(b *Bridge, ip netip.Addr) string {
 }
 
 // assertNoLeaks checks that nothing of b's network is left on the host:
-// no bridge or ports, no iptables rules naming the network, no IPAM data,
+// no bridge or ports, no nat or filter rules naming the network, no IPAM data,
 // and no cache entries.
 func assertNoLeaks(t testing.TB, b *Bridge) {
 	t.Helper()
@@ -261,6 +264,9 @@ func assertNoLeaks(t testing.TB, b *Bridge) {
 	}
 	if rules := natRulesOf(t, cfg.Name, ""); len(rules) > 0 {
 		t.Errorf("nat rules left for %s: %q", cfg.Name, rules)
+	}
+	if rules := localnetGuards(t, cfg.Name); len(rules) > 0 {
+		t.Errorf("filter rules left for %s: %q", cfg.Name, rules)
 	}
 	if _, err := os.Stat(filepath.Join(cfg.StateDir, "ipam", cfg.Name)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("IPAM data left: %v", err)

@@ -71,7 +71,8 @@ func (p *Pod) conditionsLocked(inits, apps []ContainerStatus) []PodCondition {
 	}
 	switch {
 	case p.phase == PhaseSucceeded:
-		add(PodInitialized, true, "PodCompleted", "")
+		add(PodInitialized, true, "", "")
+		conds[len(conds)-1].Reason = "PodCompleted" // the kubelet's reason once the pod completed
 	default:
 		add(PodInitialized, len(incomplete) == 0 || everRan, "ContainersNotInitialized",
 			"containers with incomplete status: ["+strings.Join(incomplete, " ")+"]")

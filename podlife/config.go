@@ -43,7 +43,9 @@ type Config struct {
 	// Namespace is the containerd namespace podlife keeps its objects in; default "podlife".
 	Namespace string `json:"namespace,omitempty"`
 	// StateDir holds pod state, logs, volumes, pinned namespaces and the CNI config; default
-	// /var/lib/podlife. It is created 0700.
+	// /var/lib/podlife. It is created 0700; one that exists with a looser mode is set to 0700
+	// (with a warning in the log), and one owned by another user than this process's or root
+	// is refused (New fails).
 	StateDir string `json:"stateDir,omitempty"`
 	// Snapshotter is the containerd snapshotter; empty means containerd's default (overlayfs).
 	Snapshotter string `json:"snapshotter,omitempty"`
@@ -59,6 +61,16 @@ type Config struct {
 	// Backoff is the crash-loop back-off of restarting containers; zero fields take the
 	// kubelet's values (10 s, doubling, up to 300 s, reset after 10 min of running).
 	Backoff Backoff `json:"backoff,omitzero"`
+	// ImagePullBackOff, if set, makes a failed image pull wait and retry as on a kubelet: the
+	// container waits in ErrImagePull, then ImagePullBackOff, and the pull is tried again after
+	// the back-off (Initial, doubling up to Max; zero fields take the kubelet's 10 s and
+	// 300 s) until the image is there (pulled, or imported meanwhile), and the pod starts then.
+	// Run waits for it (its context ends the wait, not the pod). Nil fails Run at the first
+	// failed pull (a StartError with StepPull) and removes the pod.
+	ImagePullBackOff *Backoff `json:"imagePullBackOff,omitempty"`
+	// Logs bounds each container's log files (rotation by size, the kubelet's defaults:
+	// 10 MiB, 5 files).
+	Logs LogLimits `json:"logs,omitzero"`
 	// Credentials, if set, is asked for registry credentials a pod's PullCredentials do not give.
 	Credentials func(ctx context.Context, host string) (username, password string, err error) `json:"-"`
 	// Logger receives podlife's logs; nil discards them.
@@ -109,6 +121,7 @@ func (c Config) withDefaults() Config {
 	if c.Bridge.StateDir == "" {
 		c.Bridge.StateDir = filepath.Join(c.StateDir, "cni")
 	}
+	c.Logs = c.Logs.withDefaults()
 	return c
 }
 
@@ -125,6 +138,9 @@ func (c Config) Validate() error {
 	}
 	if c.Address != "" && !filepath.IsAbs(c.Address) {
 		errs = append(errs, fmt.Errorf("config.address: %q must be an absolute socket path", c.Address))
+	}
+	if err := c.Logs.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidSpec, err)

@@ -80,6 +80,11 @@ func (c *Container) Status() ContainerStatus {
 func (c *Container) statusLocked() ContainerStatus {
 	st := ContainerStatus{Name: c.spec.Name, Image: c.spec.Image, ImageID: c.imageID,
 		State: c.state, LastState: c.lastState, Ready: c.ready, Started: c.started, RestartCount: c.restartCount}
+	if c.init && !c.sidecar {
+		// The kubelet: a regular init container is ready once it completed, not while it runs.
+		t := c.state.Terminated
+		st.Ready = t != nil && t.ExitCode == 0
+	}
 	if c.cur != nil {
 		st.ContainerID = "containerd://" + c.cur.id
 	}
@@ -104,7 +109,7 @@ func (c *Container) setWaiting(reason, msg string) {
 func (c *Container) prepare(ctx context.Context) {
 	defer close(c.prepared)
 	p := c.pod
-	img, err := p.ensureImage(ctx, c.spec)
+	img, err := c.imageWithBackoff(ctx)
 	if err != nil && ctx.Err() != nil {
 		c.prepErr = ctx.Err() // cancelled by a stop or a failed sibling: not this container's failure
 		return
@@ -336,7 +341,9 @@ func (c *Container) watchExit(inst *instance) {
 	}
 	if c.cur == inst {
 		c.ready, c.started = false, false
-		if c.hookFailed != "" {
+		if c.hookFailed != "" && !p.stopping && c.shouldRestart(term.ExitCode) {
+			// The kubelet's state while the restart after a failed postStart is pending; a
+			// container that will not restart shows how it ended.
 			c.lastState = ContainerState{Terminated: term}
 			c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonPostStartHookError, Message: c.hookFailed}}
 		} else {

@@ -19,7 +19,12 @@ import (
 // pod this Runtime manages (Runtime.StopPod, Runtime.RemovePod), so that the pod is stopped the
 // way its manager would (preStop hooks, grace period, no restart racing the stop). It listens
 // on StateDir/control/<pid>-<n>.sock (n numbers the process's Runtimes: each has its own pods),
-// in a directory only root can enter, from the first pod on.
+// in a directory only its owner can enter, from the first pod on.
+//
+// Only root and the socket's owner (this process's user) are served: each connection's peer is
+// checked with SO_PEERCRED, so a socket made reachable by mistake (a looser mode on its
+// directory) still serves no other user. A request is one line of JSON of at most
+// maxControlRequest bytes.
 type control struct {
 	rt   *Runtime
 	sock string
@@ -62,8 +67,14 @@ func (c *control) listen() {
 		if c.sock == "" {
 			return
 		}
-		if err := os.MkdirAll(filepath.Dir(c.sock), 0o700); err != nil {
+		dir := filepath.Dir(c.sock)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			c.log.Warn("control socket", "err", err)
+			c.sock = ""
+			return
+		}
+		if err := secureDir(dir, c.log); err != nil {
+			c.log.Warn("control socket: not serving", "err", err)
 			c.sock = ""
 			return
 		}
@@ -93,15 +104,29 @@ func (c *control) handle(conn net.Conn) {
 	defer conn.Close()
 	// A client sends its request at once; one that does not must not hold Close up.
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	var req controlRequest
-	if err := json.NewDecoder(conn).Decode(&req); err != nil {
-		return
-	}
 	reply := controlReply{}
-	if err := c.do(req); err != nil {
+	if err := c.serveOne(conn); err != nil {
 		reply.Error, reply.NotFound = err.Error(), errors.Is(err, ErrNotFound)
 	}
 	_ = json.NewEncoder(conn).Encode(reply)
+}
+
+// serveOne checks the peer, reads its request and does it.
+func (c *control) serveOne(conn net.Conn) error {
+	uid, err := peerUID(conn)
+	if err != nil {
+		c.log.Warn("control socket: peer refused", "err", err)
+		return fmt.Errorf("control: %w", err)
+	}
+	if uid != 0 && uid != os.Geteuid() {
+		c.log.Warn("control socket: peer refused", "uid", uid)
+		return fmt.Errorf("control: uid %d may not use this socket (root and uid %d only): %w", uid, os.Geteuid(), errPeerRefused)
+	}
+	req, err := readControlRequest(conn)
+	if err != nil {
+		return err
+	}
+	return c.do(req)
 }
 
 func (c *control) do(req controlRequest) error {
@@ -136,6 +161,9 @@ func (c *control) close() {
 	}
 	c.wg.Wait()
 }
+
+// errPeerRefused: the peer of a control connection is neither root nor the socket's owner.
+var errPeerRefused = errors.New("peer refused")
 
 // errNoManager means no process answers on a pod's control socket: its manager is gone.
 var errNoManager = errors.New("no process manages the pod")
@@ -186,14 +214,35 @@ func answers(sock string) bool {
 }
 
 // removeStaleSockets removes the sockets of processes that ended without closing their Runtime.
+// A socket is its process's from bind to close, but answers only from listen on: one that does
+// not answer may be a live process's between the two. So a socket is removed only if the
+// process its name says made it (<pid>-<n>.sock) is gone; a name that says no PID is left alone.
 func removeStaleSockets(dir string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if path := filepath.Join(dir, e.Name()); strings.HasSuffix(e.Name(), ".sock") && !answers(path) {
+		pid, ok := socketPID(e.Name())
+		if !ok || processAlive(pid) {
+			continue
+		}
+		if path := filepath.Join(dir, e.Name()); !answers(path) {
 			_ = os.Remove(path)
 		}
 	}
+}
+
+// socketPID returns the PID in a control socket's name (see newControl).
+func socketPID(name string) (int, bool) {
+	base, ok := strings.CutSuffix(name, ".sock")
+	if !ok {
+		return 0, false
+	}
+	p, _, ok := strings.Cut(base, "-")
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(p)
+	return pid, err == nil && pid > 0
 }

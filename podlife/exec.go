@@ -273,10 +273,16 @@ type ExecIO struct {
 // manages it (kubectl exec): with the container's environment, user and working directory, and
 // stdio connected to streams. It returns the process's exit code; if ctx ends first the process
 // is killed. It fails with an error wrapping ErrNotFound if the pod or a running container of
-// that name is not found.
+// that name is not found, and with a *NameError (ErrInvalidSpec) if a name is not a valid one.
 func (r *Runtime) Exec(ctx context.Context, pod, container string, argv []string, streams ExecIO) (int, error) {
 	if len(argv) == 0 {
 		return -1, errors.New("exec: no command")
+	}
+	if err := checkName("pod", pod); err != nil {
+		return -1, err
+	}
+	if err := checkName("container", container); err != nil {
+		return -1, err
 	}
 	dir := filepath.Join(r.cfg.StateDir, "pods", pod)
 	var rec podRecord
@@ -287,7 +293,7 @@ func (r *Runtime) Exec(ctx context.Context, pod, container string, argv []string
 		return -1, fmt.Errorf("pod %q: %w", pod, err)
 	}
 	bg := context.WithoutCancel(r.ctx(ctx))
-	ctrs, err := r.client.Containers(bg, fmt.Sprintf("labels.%q==%s,labels.%q==%s", LabelPodUID, rec.UID, LabelContainer, container))
+	ctrs, err := r.client.Containers(bg, labelFilter(LabelPodUID, rec.UID)+","+labelFilter(LabelContainer, container))
 	if err != nil {
 		return -1, fmt.Errorf("pod %q: %w", pod, err)
 	}

@@ -45,8 +45,11 @@ func (r PodRecord) Managed() bool { return r.Manager != 0 }
 
 // LogFiles returns the container's log files (CRI format, see ParseLogLine), oldest attempt
 // first: the last one is the current attempt's, the one before it the previous attempt's
-// (kubectl logs --previous).
+// (kubectl logs --previous). An invalid container name (see NameError) has no files.
 func (r PodRecord) LogFiles(container string) []string {
+	if checkName("container", container) != nil {
+		return nil // names no container: not a path to join
+	}
 	dir := filepath.Join(r.Dir, "logs", container)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -81,6 +84,9 @@ func (r *Runtime) ListPods(ctx context.Context) ([]PodRecord, error) {
 	}
 	var out []PodRecord
 	for _, e := range entries {
+		if checkName("pod", e.Name()) != nil {
+			continue // not a pod's directory
+		}
 		rec, err := r.LookupPod(ctx, e.Name())
 		if errors.Is(err, ErrNotFound) {
 			continue // being created or removed
@@ -94,8 +100,12 @@ func (r *Runtime) ListPods(ctx context.Context) ([]PodRecord, error) {
 }
 
 // LookupPod returns the record of the named pod, whichever process manages it, or an error
-// wrapping ErrNotFound.
+// wrapping ErrNotFound. A name that is not a valid pod name (a DNS-1123 label) is refused with a
+// *NameError before it is used.
 func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error) {
+	if err := checkName("pod", name); err != nil {
+		return PodRecord{}, err
+	}
 	dir := filepath.Join(r.cfg.StateDir, "pods", name)
 	var rec podRecord
 	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
@@ -113,7 +123,9 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 		return PodRecord{}, fmt.Errorf("pod %q: status: %w", name, err)
 	}
 	out.Status.Name = name
-	if answers(rec.Control) {
+	// Our own socket names a pod this Runtime no longer has (its Remove failed half-way): no
+	// manager, though the socket answers.
+	if rec.Control != r.control.path() && answers(rec.Control) {
 		out.Manager = rec.OwnerPID
 		return out, nil
 	}
@@ -157,7 +169,7 @@ func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, 
 	}
 	fix(st.InitContainerStatuses)
 	fix(st.ContainerStatuses)
-	st.Phase = computePhase(RestartNever, false, st.InitContainerStatuses, st.ContainerStatuses)
+	st.Phase = computePhase(RestartNever, false, st.InitContainerStatuses, st.ContainerStatuses, nil)
 	for i := range st.Conditions {
 		if st.Conditions[i].Type == PodReady || st.Conditions[i].Type == ContainersReady {
 			st.Conditions[i].Status = "False"
@@ -181,8 +193,12 @@ func terminatedAt(code int, started, finished time.Time) *StateTerminated {
 // with Pod.Stop; a pod another process manages is stopped by that process, asked through its
 // control socket, the same way (preStop hooks, grace period); a pod with no manager left is
 // stopped here: its containers get their stop signal, then SIGKILL after the grace period
-// (preStop hooks, which lived in the manager, cannot run), and its network is released.
+// (preStop hooks, which lived in the manager, cannot run), and its network is released. An
+// invalid name is refused as LookupPod refuses it.
 func (r *Runtime) StopPod(ctx context.Context, name string, opts ...StopOption) error {
+	if err := checkName("pod", name); err != nil {
+		return err
+	}
 	if p, err := r.Pod(name); err == nil {
 		return p.Stop(ctx, opts...)
 	}
@@ -192,8 +208,12 @@ func (r *Runtime) StopPod(ctx context.Context, name string, opts ...StopOption) 
 // RemovePod stops the named pod if it runs, then deletes everything of it (see Pod.Remove),
 // whichever process manages it (see StopPod). Removing a pod whose manager died is how its
 // leftovers are cleaned up: containers, tasks, snapshots, lease, network attachment, pinned
-// namespaces, mounts and state directory.
+// namespaces, mounts and state directory. An invalid name is refused as LookupPod refuses it:
+// nothing outside the state directory's pods is touched.
 func (r *Runtime) RemovePod(ctx context.Context, name string, opts ...StopOption) error {
+	if err := checkName("pod", name); err != nil {
+		return err
+	}
 	if p, err := r.Pod(name); err == nil {
 		if len(opts) > 0 {
 			if err := p.Stop(ctx, opts...); err != nil {
@@ -206,6 +226,9 @@ func (r *Runtime) RemovePod(ctx context.Context, name string, opts ...StopOption
 }
 
 func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOption) error {
+	if err := checkName("pod", name); err != nil {
+		return err // checked by every caller; here too, as this joins it into a path
+	}
 	var o stopOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -219,7 +242,18 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 		return fmt.Errorf("pod %q: %w", name, err)
 	}
 	err := ask(ctx, rec.Control, controlRequest{Op: op, Pod: name, Grace: o.grace})
-	if !errors.Is(err, errNoManager) {
+	switch {
+	case errors.Is(err, errNoManager):
+	case errors.Is(err, ErrNotFound):
+		// The manager answers but no longer has the pod: its Remove failed half-way (a CNI
+		// DEL that failed, say) and left the directory for a retry. Nothing supervises it.
+		// (Or its Remove just succeeded: then the record is gone.)
+		var again podRecord
+		if err := readFileJSON(filepath.Join(dir, recordFile), &again); err != nil || again.UID != rec.UID {
+			return fmt.Errorf("pod %q: %w", name, ErrNotFound)
+		}
+		r.log.Info("the pod's manager no longer has it; acting on what is left", "pod", name, "manager", rec.OwnerPID)
+	default:
 		return err
 	}
 	if rec.Control == "" && processAlive(rec.OwnerPID) {
@@ -247,7 +281,7 @@ type unmanaged struct {
 }
 
 func (u unmanaged) containers(ctx context.Context) ([]client.Container, error) {
-	return u.r.client.Containers(u.r.ctx(ctx), fmt.Sprintf("labels.%q==%s", LabelPodUID, u.rec.UID))
+	return u.r.client.Containers(u.r.ctx(ctx), labelFilter(LabelPodUID, u.rec.UID))
 }
 
 // stop signals every running task, SIGKILLs what is left after grace, deletes the tasks and

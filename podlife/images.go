@@ -2,6 +2,7 @@ package podlife
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/core/images/archive"
 	"github.com/containerd/containerd/v2/core/remotes/docker"
+	"github.com/containerd/platforms"
 	"github.com/distribution/reference"
 )
 
@@ -19,10 +21,13 @@ import (
 func normalizeRef(image string) (string, error) {
 	named, err := reference.ParseDockerRef(image)
 	if err != nil {
-		return "", fmt.Errorf("invalid image name %q: %w", image, err)
+		return "", fmt.Errorf("%w %q: %w", errInvalidImageRef, image, err)
 	}
 	return named.String(), nil
 }
+
+// errInvalidImageRef is a reference that cannot name an image: no retry can help.
+var errInvalidImageRef = errors.New("invalid image name")
 
 // effectivePullPolicy applies the Kubernetes default: Always for ":latest" or an untagged image,
 // IfNotPresent otherwise.
@@ -45,7 +50,9 @@ func effectivePullPolicy(image string, p PullPolicy) PullPolicy {
 
 // ImportImage imports an OCI or Docker image archive (as written by `docker save`, `ctr images
 // export` or podlifetest.BusyboxArchive) and unpacks it for the runtime's snapshotter: the way to
-// get images onto a host without a registry. It returns the names of the imported images.
+// get images onto a host without a registry. Of a multi-platform image, the manifest for this
+// host's platform is unpacked (it fails if there is none). It returns the names of the imported
+// images.
 func (r *Runtime) ImportImage(ctx context.Context, archiveReader io.Reader) ([]string, error) {
 	ctx = r.ctx(ctx)
 	ctx, done, err := r.client.WithLease(ctx)
@@ -60,7 +67,9 @@ func (r *Runtime) ImportImage(ctx context.Context, archiveReader io.Reader) ([]s
 	}
 	names := make([]string, 0, len(imgs))
 	for _, i := range imgs {
-		img := client.NewImageWithPlatform(r.client, i, nil)
+		// This host's platform, as a pull picks it: without one, the unpack takes the first
+		// manifest of a multi-platform index, whatever its architecture.
+		img := client.NewImageWithPlatform(r.client, i, platforms.Default())
 		if err := img.Unpack(ctx, r.cfg.Snapshotter); err != nil {
 			return names, fmt.Errorf("podlife: unpack %s: %w", i.Name, err)
 		}

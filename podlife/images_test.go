@@ -1,13 +1,18 @@
 package podlife_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/namespaces"
+	"github.com/containerd/platforms"
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
@@ -136,5 +141,71 @@ func TestImagesListsImported(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("Images = %+v, want %s (imported by the harness)", imgs, testImage)
+	}
+}
+
+// Of a multi-platform archive whose index lists another architecture's manifest first,
+// ImportImage unpacks this host's, not the first: the other's layer (only /arch) is not
+// unpacked, and a container of the image runs in busybox's root.
+func TestImportMultiPlatformUnpacksHost(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	other := "s390x"
+	if runtime.GOARCH == other {
+		other = "amd64"
+	}
+	const ref = "podlife.test/multi:1"
+	var archive bytes.Buffer
+	if err := podlifetest.BusyboxArchive(&archive, ref, podlifetest.WithOtherPlatformFirst(other)); err != nil {
+		t.Fatal(err)
+	}
+	h.keepImages = append(h.keepImages, ref)
+	names, err := h.rt.ImportImage(ctx, &archive)
+	if err != nil || len(names) != 1 || names[0] != ref {
+		t.Fatalf("ImportImage = %v, %v; want [%s]", names, err, ref)
+	}
+	// Unpacked: this host's image, not the other. (A container's create unpacks the host's
+	// anyway, and its layer is the harness image's, unpacked already: the other's is where the
+	// difference shows.)
+	nctx := namespaces.WithNamespace(ctx, h.ns)
+	stored, err := env.client.ImageService().Get(nctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		platform string
+		want     bool
+	}{{"linux/" + runtime.GOARCH, true}, {"linux/" + other, false}} {
+		img := client.NewImageWithPlatform(env.client, stored, platforms.OnlyStrict(platforms.MustParse(tc.platform)))
+		if ok, err := img.IsUnpacked(nctx, h.cfg.Snapshotter); ok != tc.want {
+			t.Errorf("image for %s unpacked = %v (%v), want %v", tc.platform, ok, err, tc.want)
+		}
+	}
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{Name: "multi", RestartPolicy: podlife.RestartNever, Containers: []podlife.ContainerSpec{{
+		Name: "app", Image: ref, ImagePullPolicy: podlife.PullNever,
+		Command: []string{"/bin/sh", "-c", "if [ -e /arch ]; then echo foreign; else echo host; fi; uname -m"},
+	}}})
+	if err != nil {
+		t.Fatalf("Run: %v (the other platform's image has no /bin/sh)", err)
+	}
+	st, err := pod.Wait(ctx)
+	if err != nil || st.Phase != podlife.PhaseSucceeded {
+		t.Fatalf("Wait: %v, phase %s", err, st.Phase)
+	}
+	rec, err := h.rt.LookupPod(ctx, "multi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := rec.LogFiles("app")
+	if len(files) != 1 {
+		t.Fatalf("log files %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), " F host\n") || strings.Contains(string(b), "foreign") {
+		t.Errorf("container output %q, want it to run in the host's image", b)
 	}
 }

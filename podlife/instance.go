@@ -78,7 +78,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	}
 	inst := &instance{rt: r, mu: &p.mu, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
 	t2 := time.Now()
-	inst.log, inst.logPath, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt)
+	inst.log, inst.logPath, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt, r.cfg.Logs)
 	if err != nil {
 		inst.delete(context.WithoutCancel(ctx))
 		return nil, err

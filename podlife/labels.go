@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -166,10 +167,14 @@ func removeStaleShimSocket(sock string, log *slog.Logger) {
 	log.Debug("removed a stale shim socket", "socket", sock)
 }
 
+// canConnect reports whether something listens on the unix socket sock. A unix connect is
+// answered at once (refused, or no such socket, when nothing listens), so the generous timeout
+// costs nothing then; it only keeps a loaded host's slow scheduling from passing for a dead
+// daemon. A listener whose backlog is full (EAGAIN) listens all the same.
 func canConnect(sock string) bool {
-	c, err := net.DialTimeout("unix", sock, 50*time.Millisecond)
+	c, err := net.DialTimeout("unix", sock, time.Second)
 	if err != nil {
-		return false
+		return errors.Is(err, syscall.EAGAIN)
 	}
 	_ = c.Close()
 	return true

@@ -13,24 +13,37 @@ import (
 // criLog writes a container attempt's stdout and stderr to one file in the CRI log format that
 // the kubelet and `kubectl logs` read: "<RFC3339Nano time> <stream> <P|F> <text>", one line per
 // line of output, P marking a partial line (split because it was too long, or cut at exit).
+//
+// The file is rotated at limits.MaxSize (see LogLimits).
 type criLog struct {
-	mu sync.Mutex
-	f  *os.File
+	limits LogLimits
+	path   string
+
+	mu   sync.Mutex
+	f    *os.File
+	size int64
 }
 
 // maxLogLine is where a long line is split into partial lines, as containerd's CRI does.
 const maxLogLine = 16 * 1024
 
-func openCRILog(dir string, attempt int) (*criLog, string, error) {
+// openCRILog opens the log file of a container's attempt in dir (limits with their defaults
+// applied), and removes the files of attempts older than the previous one.
+func openCRILog(dir string, attempt int, limits LogLimits) (*criLog, string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, "", err
 	}
+	pruneAttempts(dir, attempt)
 	path := filepath.Join(dir, strconv.Itoa(attempt)+".log")
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, "", err
 	}
-	return &criLog{f: f}, path, nil
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	return &criLog{limits: limits, path: path, f: f, size: size}, path, nil
 }
 
 // stream returns a writer for one stream ("stdout" or "stderr"). Close it to flush a trailing
@@ -51,12 +64,20 @@ func (l *criLog) writeLine(stream string, tag byte, text []byte) {
 	b.Write(text)
 	b.WriteByte('\n')
 	l.mu.Lock()
-	_, _ = l.f.Write(b.Bytes())
-	l.mu.Unlock()
+	defer l.mu.Unlock()
+	n, _ := l.f.Write(b.Bytes())
+	l.size += int64(n)
+	if l.size >= l.limits.MaxSize {
+		l.rotate()
+	}
 }
 
 // Close closes the file.
-func (l *criLog) Close() error { return l.f.Close() }
+func (l *criLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.f.Close()
+}
 
 type criStream struct {
 	log  *criLog

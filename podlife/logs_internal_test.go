@@ -10,7 +10,7 @@ import (
 // The CRI log writer splits output into lines, tags streams, marks partial lines with P.
 func TestCRILog(t *testing.T) {
 	dir := t.TempDir()
-	lg, path, err := openCRILog(dir, 0)
+	lg, path, err := openCRILog(dir, 0, LogLimits{}.withDefaults())
 	if err != nil {
 		t.Fatal(err)
 	}

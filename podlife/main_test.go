@@ -23,6 +23,7 @@ import (
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/cnipath"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
@@ -173,6 +174,8 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 		Bridge:   fmt.Sprintf("plt%s%d", env.runID, n),
 		Subnet:   netip.MustParsePrefix(fmt.Sprintf("10.%d.%d.0/24", env.subnetA, n)),
 		StateDir: filepath.Join(h.stateDir, "cni"),
+		// The plugins pinned in go.mod, which `make` builds; else the system's.
+		PluginDirs: cnipath.Dirs(filepath.Join("..", ".cache", "cni", "bin")),
 	}
 	// The harness makes the network itself (the Runtime's default would be the same bridge), so
 	// that its cleanup can destroy it.

@@ -29,6 +29,8 @@ type Pod struct {
 	inits   []*Container
 	apps    []*Container
 	byName  map[string]*Container
+	// sidecars names the restartable init containers (immutable).
+	sidecars map[string]bool
 
 	lifeCtx     context.Context    // containerd calls that must outlive callers (namespaced, never cancelled)
 	startCtx    context.Context    // cancelled when a stop begins
@@ -113,6 +115,7 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 	p.startCtx, p.cancelStart = context.WithCancel(p.lifeCtx)
 	p.watchCtx, p.stopWatch = context.WithCancel(p.lifeCtx)
 	p.sandbox = &Sandbox{pod: p, dir: dir, hostname: spec.Hostname}
+	p.sidecars = map[string]bool{}
 	add := func(cs []ContainerSpec, init bool) []*Container {
 		out := make([]*Container, len(cs))
 		for i := range cs {
@@ -123,6 +126,9 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 				reason = ReasonPodInitializing
 			}
 			c.state = ContainerState{Waiting: &StateWaiting{Reason: reason}}
+			if c.sidecar {
+				p.sidecars[c.spec.Name] = true
+			}
 			out[i] = c
 			p.byName[c.spec.Name] = c
 		}
@@ -193,7 +199,7 @@ func (p *Pod) unlockChanged() {
 	case p.failReason != "" && p.terminated:
 		p.phase = PhaseFailed
 	case p.phase != PhaseSucceeded && p.phase != PhaseFailed || p.stopping:
-		p.phase = computePhase(p.spec.RestartPolicy, p.terminated, inits, apps)
+		p.phase = computePhase(p.spec.RestartPolicy, p.terminated, inits, apps, p.sidecars)
 	}
 	p.conditions = p.conditionsLocked(inits, apps)
 	close(p.notify)

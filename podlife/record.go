@@ -81,13 +81,40 @@ func writeFileJSON(path string, v any) error {
 	return writeFileAtomic(path, b)
 }
 
-// writeFileAtomic replaces path with b: readers see the old content or the new, never a part.
+// writeFileAtomic replaces path with b: readers see the old content or the new, never a part,
+// and after a crash of the host the file holds one or the other (the content is synced before
+// the rename, and the directory after it).
 func writeFileAtomic(path string, b []byte) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir makes a rename or a creation in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 func readFileJSON(path string, v any) error {

@@ -55,7 +55,7 @@ func (c *Container) onExit(inst *instance, term *StateTerminated) {
 // exited, so the pod's shim stays up), and starts it.
 func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerminated) {
 	p := c.pod
-	key := p.uid + "/" + c.spec.Name
+	key := c.backoffKey()
 	for {
 		// Next returns how long the container is still in back-off, and 0 (advancing the
 		// back-off) once it may restart.
@@ -113,6 +113,10 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 		return
 	}
 }
+
+// backoffKey is the container's entry in the Runtime's crash-loop back-off: per pod UID, so
+// that a new pod of the same name starts afresh. Pod.Remove drops it.
+func (c *Container) backoffKey() string { return c.pod.uid + "/" + c.spec.Name }
 
 // dropInstance deletes an exited instance's containerd objects.
 func (c *Container) dropInstance(inst *instance) {

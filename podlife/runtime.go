@@ -54,6 +54,9 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}
+	if err := secureDir(cfg.StateDir, cfg.Logger); err != nil {
+		return nil, fmt.Errorf("podlife: state dir: %w", err)
+	}
 	r := newRuntime(cfg, clock.Real{})
 	if err := r.connect(ctx); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/cnipath"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
@@ -40,7 +41,8 @@ func TestEmbeddedContainerd(t *testing.T) {
 	defer podlifetest.RemoveAll(dir)
 	ctrdDir := filepath.Join(dir, "containerd")
 	defer daemon.Shutdown(context.Background(), ctrdDir, nil) //nolint:errcheck // a failed test still stops it
-	nw, err := cni.NewBridge(cni.BridgeConfig{Name: "plt-" + env.runID + "-e", Bridge: "plt" + env.runID + "e", StateDir: filepath.Join(dir, "cni")})
+	nw, err := cni.NewBridge(cni.BridgeConfig{Name: "plt-" + env.runID + "-e", Bridge: "plt" + env.runID + "e", StateDir: filepath.Join(dir, "cni"),
+		PluginDirs: cnipath.Dirs(filepath.Join("..", ".cache", "cni", "bin"))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ const (
 	ReasonPodInitializing        = "PodInitializing"
 	ReasonPostStartHookError     = "PostStartHookError"
 	ReasonErrImagePull           = "ErrImagePull"
+	ReasonImagePullBackOff       = "ImagePullBackOff"
 	ReasonCreateContainerError   = "CreateContainerError"
 	ReasonRunContainerError      = "RunContainerError"
 	ReasonCompleted              = "Completed"
@@ -145,15 +146,22 @@ func countDone(cs []ContainerStatus) int {
 	return n
 }
 
-// computePhase applies the kubelet's getPhase rules (regular init containers and regular
-// containers) to the container statuses.
-func computePhase(policy RestartPolicy, stopping bool, initStatuses, statuses []ContainerStatus) Phase {
+// computePhase applies the kubelet's getPhase rules to the container statuses. sidecars names
+// the restartable init containers: a sidecar's exits never decide the phase (it is restarted
+// whatever the pod's policy); one not started yet keeps the pod Pending.
+func computePhase(policy RestartPolicy, stopping bool, initStatuses, statuses []ContainerStatus, sidecars map[string]bool) Phase {
 	pendingInit, failedInit := 0, 0
 	for _, c := range initStatuses {
 		switch {
+		case sidecars[c.Name]:
+			if !c.Started && c.State.Terminated == nil && c.LastState.Terminated == nil {
+				pendingInit++
+			}
 		case c.State.Terminated != nil && c.State.Terminated.ExitCode == 0:
 		case c.State.Terminated != nil:
 			failedInit++
+		case c.State.Waiting != nil && c.LastState.Terminated != nil && c.LastState.Terminated.ExitCode != 0:
+			failedInit++ // a failed init container waiting for its restart
 		default:
 			pendingInit++
 		}

@@ -11,6 +11,12 @@ func running() ContainerStatus {
 func exited(code int) ContainerStatus {
 	return ContainerStatus{State: ContainerState{Terminated: &StateTerminated{ExitCode: code}}}
 }
+func restarting(lastCode int) ContainerStatus {
+	return ContainerStatus{State: ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff}},
+		LastState: ContainerState{Terminated: &StateTerminated{ExitCode: lastCode}}}
+}
+func named(name string, c ContainerStatus) ContainerStatus { c.Name = name; return c }
+func started(c ContainerStatus) ContainerStatus            { c.Started = true; return c }
 func waiting() ContainerStatus {
 	return ContainerStatus{State: ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}}
 }
@@ -42,8 +48,14 @@ func TestComputePhase(t *testing.T) {
 		{"init failed, Never", RestartNever, false, cs(exited(1)), cs(waiting()), PhaseFailed},
 		{"init failed, Always", RestartAlways, false, cs(exited(1)), cs(waiting()), PhasePending},
 		{"init done", RestartAlways, false, cs(exited(0)), cs(running()), PhaseRunning},
+		{"init failed, restart pending, Never", RestartNever, false, cs(restarting(1)), cs(waiting()), PhaseFailed},
+		{"sidecar exited 1, Never", RestartNever, false, cs(named("sidecar", exited(1)), waiting()), cs(waiting()), PhasePending},
+		{"sidecar restarting, app done, Never", RestartNever, false, cs(named("sidecar", restarting(1))), cs(exited(0)), PhaseSucceeded},
+		{"sidecar not started", RestartNever, false, cs(named("sidecar", running())), cs(waiting()), PhasePending},
+		{"sidecar started", RestartNever, false, cs(named("sidecar", started(running()))), cs(running()), PhaseRunning},
 	} {
-		if got := computePhase(tc.policy, tc.terminated, tc.inits, tc.apps); got != tc.want {
+		sidecars := map[string]bool{"sidecar": true}
+		if got := computePhase(tc.policy, tc.terminated, tc.inits, tc.apps, sidecars); got != tc.want {
 			t.Errorf("%s: phase %s, want %s", tc.name, got, tc.want)
 		}
 	}

@@ -156,6 +156,8 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 
 // Remove stops the pod if it is not stopped yet (with its grace period), then deletes its
 // containers, snapshots, volumes, logs and state directory. After Remove the name can be reused.
+// If a step fails (CNI DEL among them), Remove returns the error and the state directory stays,
+// so that nothing is lost of what is left to release: Runtime.RemovePod of the name retries.
 // Once the Runtime is closed, Remove of a pod not removed yet fails with ErrClosed: use another
 // Runtime's RemovePod.
 func (p *Pod) Remove(ctx context.Context) error {
@@ -182,7 +184,16 @@ func (p *Pod) Remove(ctx context.Context) error {
 			})
 		}
 		wg.Wait()
+		for _, c := range p.byName {
+			// The Runtime outlives its pods: their back-off entries must not pile up. (No
+			// restart is left to advance one: the stop waited for them.)
+			p.rt.backoff.Reset(c.backoffKey())
+		}
 		p.removeStaleShimSocket()
+		// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
+		// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
+		// hostPort rules and libcni cache): RemovePod retries from it.
+		errs = append(errs, p.sandbox.detach(p.lifeCtx, p.rt.network))
 		errs = append(errs, p.deleteLease(p.lifeCtx), p.sandbox.removeVolumes())
 		close(p.persistQuit)
 		<-p.persisted

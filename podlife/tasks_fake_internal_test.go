@@ -2,6 +2,7 @@ package podlife
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -51,14 +52,15 @@ type fakeTasks struct {
 	changed chan struct{} // closed and replaced on every new call
 
 	// Behaviour, set before the pod starts (by container name).
-	createErr  map[string]error         // newContainer fails
-	startErr   map[string]error         // start fails
-	ignoreTerm map[string]bool          // SIGTERM does not end the process (SIGKILL does)
-	absent     map[string]bool          // image refs not present locally
-	taskGate   map[string]chan struct{} // its task create waits until the channel is closed
-	shimEarly  map[string]bool          // its task create starts a shim that answers at once
-	shimUp     map[string]bool          // shim groups (owner container IDs) whose shim answers
-	execFn     func(name string, argv []string) (int, error)
+	createErr      map[string]error         // newContainer fails
+	startErr       map[string]error         // start fails
+	ignoreTerm     map[string]bool          // SIGTERM does not end the process (SIGKILL does)
+	absent         map[string]bool          // image refs not present locally
+	taskGate       map[string]chan struct{} // its task create waits until the channel is closed
+	shimEarly      map[string]bool          // its task create starts a shim that answers at once
+	shimUp         map[string]bool          // shim groups (owner container IDs) whose shim answers
+	netRemoveFails int                      // how many of the next network removes fail
+	execFn         func(name string, argv []string) (int, error)
 }
 
 var (
@@ -195,6 +197,16 @@ func (f *fakeTasks) Setup(context.Context, string, string, ...cni.AttachOption) 
 
 // Remove is cni.Network's.
 func (f *fakeTasks) Remove(context.Context, string, string, ...cni.AttachOption) error {
+	f.mu.Lock()
+	fail := f.netRemoveFails > 0
+	if fail {
+		f.netRemoveFails--
+	}
+	f.mu.Unlock()
+	if fail {
+		f.note("network remove fails")
+		return errors.New("fake CNI DEL failure")
+	}
 	f.note("network remove")
 	return nil
 }

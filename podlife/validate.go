@@ -59,8 +59,10 @@ func (s *PodSpec) Validate() error {
 			errs = append(errs, validateLifecycle(p.Index(i), &cs[i], init)...)
 		}
 	}
-	check(root.Child("initContainers"), s.InitContainers, true)
+	// The API server validates containers before init containers: a name used by both is
+	// reported at the init container.
 	check(root.Child("containers"), s.Containers, false)
+	check(root.Child("initContainers"), s.InitContainers, true)
 	errs = append(errs, validateDependencies(root, s)...)
 	if d := s.ActiveDeadline; d != nil && *d <= 0 {
 		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), d.String(), "must be greater than 0"))

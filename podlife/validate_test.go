@@ -44,7 +44,7 @@ func invalidSpecs() []invalidSpec {
 		}), `spec.containers[1].name: Duplicate value: "app"`},
 		{"duplicate with init", mod(func(s *podlife.PodSpec) {
 			s.InitContainers = []podlife.ContainerSpec{{Name: "app", Image: "busybox:1.36"}}
-		}), `spec.containers[0].name: Duplicate value: "app"`},
+		}), `spec.initContainers[0].name: Duplicate value: "app"`},
 		{"missing image", mod(func(s *podlife.PodSpec) { s.Containers[0].Image = "" }), "spec.containers[0].image: Required value"},
 		{"bad image", mod(func(s *podlife.PodSpec) { s.Containers[0].Image = "UPPER/Case::x" }), "spec.containers[0].image: Invalid value"},
 		{"unknown volume", mod(func(s *podlife.PodSpec) {

@@ -47,7 +47,8 @@ func containerNames(p *podlife.Pod) []string {
 }
 
 // followFiles prints the lines of the log file current names, moving to the next file when
-// current changes (a restart's new attempt), until ctx is done; then it drains what was written.
+// current changes (a restart's new attempt) or the file was rotated (a new file under the same
+// name), until ctx is done; then it drains what was written.
 func followFiles(ctx context.Context, current func() string, print func(string)) {
 	var path string
 	var f *os.File
@@ -61,7 +62,7 @@ func followFiles(ctx context.Context, current func() string, print func(string))
 	defer tick.Stop()
 	for {
 		done := ctx.Err() != nil
-		if cur := current(); cur != "" && cur != path {
+		if cur := current(); cur != "" && (cur != path || rotated(f, cur)) {
 			if f != nil {
 				pending = drain(f, pending, print)
 				f.Close()
@@ -84,6 +85,17 @@ func followFiles(ctx context.Context, current func() string, print func(string))
 		case <-ctx.Done():
 		}
 	}
+}
+
+// rotated reports whether the file at path is no longer f (it was renamed aside, and a new
+// one started).
+func rotated(f *os.File, path string) bool {
+	if f == nil {
+		return false
+	}
+	open, err1 := f.Stat()
+	now, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && !os.SameFile(open, now)
 }
 
 // drain prints the complete lines written since the last call and returns what is left of an

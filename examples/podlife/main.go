@@ -41,7 +41,7 @@ import (
 
 const usage = `usage:
   podlife run -f FILE [-f FILE ...] [--detach] [--strict] [-o json] [--logs] [--timeline FILE.svg]
-              [--import ARCHIVE] [--busybox REF] [--restart-backoff DURATION]
+              [--import ARCHIVE] [--busybox REF] [--restart-backoff DURATION] [--image-pull-backoff DURATION]
   podlife ps [-o json]
   podlife logs [-f] [--previous] POD [CONTAINER]
   podlife exec [-i] POD CONTAINER -- CMD [ARG...]
@@ -88,8 +88,8 @@ func cli(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // common are the flags every command takes: where the state is and how pods are networked.
 type common struct {
-	stateDir, network, bridge, subnet string
-	verbose                           bool
+	stateDir, network, bridge, subnet, cniPath string
+	verbose                                    bool
 }
 
 func addCommon(fs *flag.FlagSet) *common {
@@ -98,6 +98,8 @@ func addCommon(fs *flag.FlagSet) *common {
 	fs.StringVar(&c.network, "network", "", "CNI network name (default podlife, or what `run` used)")
 	fs.StringVar(&c.bridge, "bridge", "", "bridge device of the pod network (default podlife0, or what `run` used)")
 	fs.StringVar(&c.subnet, "subnet", "", "pod subnet (default 10.88.0.0/16, or what `run` used)")
+	fs.StringVar(&c.cniPath, "cni-path", "", "CNI plugin directories, ':'-separated (default what `run` used, "+
+		"else $PODLIFE_CNI_PATH, else /opt/cni/bin, /usr/lib/cni and /usr/libexec/cni)")
 	fs.BoolVar(&c.verbose, "v", false, "log podlife's debug output to stderr")
 	return c
 }
@@ -120,10 +122,11 @@ type networkFlags struct {
 	Network string `json:"network,omitempty"`
 	Bridge  string `json:"bridge,omitempty"`
 	Subnet  string `json:"subnet,omitempty"`
+	CNIPath string `json:"cniPath,omitempty"`
 }
 
 func (c *common) saveNetwork() error {
-	b, err := json.Marshal(networkFlags{Network: c.network, Bridge: c.bridge, Subnet: c.subnet})
+	b, err := json.Marshal(networkFlags{Network: c.network, Bridge: c.bridge, Subnet: c.subnet, CNIPath: c.cniPath})
 	if err != nil {
 		return err
 	}
@@ -135,13 +138,16 @@ func (c *common) saveNetwork() error {
 
 // runtime connects to containerd (the system one, or the private one under the state dir).
 func (c *common) runtime(ctx context.Context, stderr io.Writer, opts ...func(*podlife.Config)) (*podlife.Runtime, error) {
-	if c.network == "" && c.bridge == "" && c.subnet == "" {
+	if c.network == "" && c.bridge == "" && c.subnet == "" && c.cniPath == "" {
 		var saved networkFlags
 		if b, err := os.ReadFile(c.networkFile()); err == nil {
 			if err := json.Unmarshal(b, &saved); err == nil {
-				c.network, c.bridge, c.subnet = saved.Network, saved.Bridge, saved.Subnet
+				c.network, c.bridge, c.subnet, c.cniPath = saved.Network, saved.Bridge, saved.Subnet, saved.CNIPath
 			}
 		}
+	}
+	if c.cniPath == "" {
+		c.cniPath = os.Getenv("PODLIFE_CNI_PATH") // `make` points it at the plugins pinned in go.mod
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if c.verbose {
@@ -149,6 +155,7 @@ func (c *common) runtime(ctx context.Context, stderr io.Writer, opts ...func(*po
 	}
 	cfg := podlife.Config{StateDir: c.stateDir, Logger: logger}
 	cfg.Bridge.Name, cfg.Bridge.Bridge = c.network, c.bridge
+	cfg.Bridge.PluginDirs = filepath.SplitList(c.cniPath)
 	if c.subnet != "" {
 		var err error
 		if cfg.Bridge.Subnet, err = netip.ParsePrefix(c.subnet); err != nil {

@@ -42,6 +42,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	busybox := fs.String("busybox", "", "build an image from the host's busybox-static and import it under this name (e.g. podlife.local/busybox:1)")
 	detach := fs.Bool("detach", false, "start the pods, leave them supervised by a background podlife process, and return")
 	backoff := fs.Duration("restart-backoff", 0, "initial crash-loop back-off (default the kubelet's 10s)")
+	pullBackoff := fs.Duration("image-pull-backoff", 10*time.Second, "initial back-off between failed image pulls, doubling up to 300s, as the kubelet retries them; 0 fails at the first failed pull")
 	c := addCommon(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -50,8 +51,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "podlife run: -f FILE is required")
 		return 2
 	}
-	if *detach {
-		return startSupervisor(args, c, stdout, stderr)
+	// The supervisor never detaches again, whatever its arguments say: a --detach that reached
+	// it would start another supervisor, which would start another, without end.
+	if *detach && os.Getenv(supervisorEnv) == "" {
+		return startSupervisor(supervisorArgs(fs), c, stdout, stderr)
 	}
 	var report *os.File // the supervisor's pipe to its parent
 	if os.Getenv(supervisorEnv) != "" {
@@ -82,6 +85,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rt, err := c.runtime(ctx, stderr, func(cfg *podlife.Config) {
 		if *backoff > 0 {
 			cfg.Backoff.Initial = *backoff
+		}
+		if *pullBackoff > 0 {
+			cfg.ImagePullBackOff = &podlife.Backoff{Initial: *pullBackoff}
 		}
 	})
 	if err != nil {
@@ -225,16 +231,10 @@ func superviseDetached(ctx context.Context, rt *podlife.Runtime, removed <-chan 
 
 // startSupervisor runs `run` again as a background process (its own session, output to a log
 // file in the state dir) and returns once it says whether the pods started.
-func startSupervisor(args []string, c *common, stdout, stderr io.Writer) int {
+func startSupervisor(child []string, c *common, stdout, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
 		return fail(stderr, "run", err)
-	}
-	var child []string
-	for _, a := range args {
-		if a != "--detach" && a != "-detach" && a != "--detach=true" && a != "-detach=true" {
-			child = append(child, a)
-		}
 	}
 	logPath := c.stateFile(fmt.Sprintf("run-%d.log", time.Now().UnixNano()))
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
@@ -273,6 +273,27 @@ func startSupervisor(args []string, c *common, stdout, stderr io.Writer) int {
 	}
 	b, _ := os.ReadFile(logPath)
 	return fail(stderr, "run", fmt.Errorf("%s\n%s", msg, lastLines(b, 20)))
+}
+
+// supervisorArgs rebuilds the arguments of the background supervisor from the flags parsed in
+// fs, every one set except -detach, each as -name=value (a repeatable flag once per value). The
+// flag package parsed them, so every spelling of -detach (-detach=1, --detach=TRUE, ...) is
+// gone, and no value is taken for a flag.
+func supervisorArgs(fs *flag.FlagSet) []string {
+	var out []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "detach" {
+			return
+		}
+		if v, ok := f.Value.(*files); ok {
+			for _, s := range *v {
+				out = append(out, "-"+f.Name+"="+s)
+			}
+			return
+		}
+		out = append(out, "-"+f.Name+"="+f.Value.String())
+	})
+	return out
 }
 
 func lastLines(b []byte, n int) string {

@@ -20,6 +20,7 @@ import (
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/cnipath"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
@@ -124,6 +125,8 @@ func TestQuickstart(t *testing.T) {
 			Bridge:   fmt.Sprintf("plqs%s%d", runID, n),
 			Subnet:   netip.MustParsePrefix(fmt.Sprintf("10.%d.%d.0/24", 30+int(b[2])%10, 16*n+int(b[1])%16)),
 			StateDir: filepath.Join(stateDir, "cni"),
+			// The plugins pinned in go.mod, which `make` builds; else the system's.
+			PluginDirs: cnipath.Dirs(filepath.Join("..", "..", ".cache", "cni", "bin")),
 		}
 		br, err := cni.NewBridge(bc)
 		if err != nil {

@@ -54,7 +54,11 @@ func run(ctx context.Context, short bool, image, policy, stateDir string, verbos
 	if verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	rt, err := podlife.New(ctx, podlife.Config{StateDir: stateDir, Logger: logger})
+	cfg := podlife.Config{StateDir: stateDir, Logger: logger}
+	// `make demo` builds the CNI plugins pinned in go.mod and names their directory here; unset,
+	// the plugins are looked up in /opt/cni/bin, /usr/lib/cni and /usr/libexec/cni.
+	cfg.Bridge.PluginDirs = filepath.SplitList(os.Getenv("PODLIFE_CNI_PATH"))
+	rt, err := podlife.New(ctx, cfg)
 	if err != nil {
 		return err
 	}

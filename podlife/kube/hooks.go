@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 
@@ -15,7 +16,8 @@ import (
 // not expand hook commands), httpGet (named port resolved) or sleep. tcpSocket is rejected
 // by the field rules, as the kubelet fails such hooks at run time.
 func (c *converter) handler(ct *corev1.Container, h *corev1.LifecycleHandler, p *field.Path) hook.Handler {
-	if h == nil || !c.oneHandler(p, h.Exec != nil, h.HTTPGet != nil, h.TCPSocket != nil, h.Sleep != nil) {
+	if h == nil || !c.oneHandler(p, handlerType{"exec", h.Exec != nil}, handlerType{"httpGet", h.HTTPGet != nil},
+		handlerType{"tcpSocket", h.TCPSocket != nil}, handlerType{"sleep", h.Sleep != nil}) {
 		return nil
 	}
 	switch {
@@ -33,12 +35,18 @@ func (c *converter) handler(ct *corev1.Container, h *corev1.LifecycleHandler, p 
 		}
 		return hook.HTTPGet(port, g.Path, httpGetOptions(g, hook.WithScheme, hook.WithHost, hook.WithHeader)...)
 	case h.Sleep != nil:
-		sp := p.Child("sleep", "seconds")
-		if h.Sleep.Seconds < 0 {
-			c.is.field(field.Invalid(sp, h.Sleep.Seconds, "must be greater than or equal to 0"))
+		// The API server's rule (zero allowed since Kubernetes 1.34): a sleep longer than
+		// the pod's grace period is refused.
+		grace := int64(30)
+		if g := c.src.spec.TerminationGracePeriodSeconds; g != nil {
+			grace = *g
+		}
+		if h.Sleep.Seconds < 0 || h.Sleep.Seconds > grace {
+			c.is.field(field.Invalid(p.Child("sleep"), h.Sleep.Seconds,
+				fmt.Sprintf("must be non-negative and less than terminationGracePeriodSeconds (%d)", grace)))
 			return nil
 		}
-		d, ok := c.seconds(sp, h.Sleep.Seconds)
+		d, ok := c.seconds(p.Child("sleep", "seconds"), h.Sleep.Seconds)
 		if !ok {
 			return nil
 		}

@@ -52,7 +52,8 @@ var notConverted = probe.ProberFunc(func(context.Context, hook.Target) (probe.Re
 
 // prober converts a probe's handler; nil if it has none or more than one (reported).
 func (c *converter) prober(ct *corev1.Container, h *corev1.ProbeHandler, p *field.Path) probe.Prober {
-	if !c.oneHandler(p, h.Exec != nil, h.HTTPGet != nil, h.TCPSocket != nil, h.GRPC != nil) {
+	if !c.oneHandler(p, handlerType{"exec", h.Exec != nil}, handlerType{"httpGet", h.HTTPGet != nil},
+		handlerType{"tcpSocket", h.TCPSocket != nil}, handlerType{"grpc", h.GRPC != nil}) {
 		return nil
 	}
 	switch {
@@ -89,19 +90,28 @@ func (c *converter) prober(ct *corev1.Container, h *corev1.ProbeHandler, p *fiel
 	}
 }
 
-// oneHandler checks that exactly one handler type is set.
-func (c *converter) oneHandler(p *field.Path, set ...bool) bool {
+// handlerType is one of a handler's types, in the API server's order (exec, httpGet, tcpSocket,
+// grpc, sleep), and whether it is set.
+type handlerType struct {
+	name string
+	set  bool
+}
+
+// oneHandler checks that exactly one handler type is set; as the API server does, each extra
+// type is reported at its own path.
+func (c *converter) oneHandler(p *field.Path, types ...handlerType) bool {
 	n := 0
-	for _, s := range set {
-		if s {
-			n++
+	for _, t := range types {
+		if !t.set {
+			continue
 		}
+		if n > 0 {
+			c.is.field(field.Forbidden(p.Child(t.name), "may not specify more than 1 handler type"))
+		}
+		n++
 	}
-	switch {
-	case n == 0:
+	if n == 0 {
 		c.is.field(field.Required(p, "must specify a handler type"))
-	case n > 1:
-		c.is.field(field.Forbidden(p, "may not specify more than 1 handler type"))
 	}
 	return n == 1
 }

@@ -112,7 +112,7 @@ func TestRejections(t *testing.T) {
 		{"envFrom missing", pod("", "    envFrom: [{secretRef: {name: s}}]\n"), []string{"spec.containers[0].envFrom[0].secretRef.name"}},
 		{"named port not found", pod("", "    livenessProbe: {httpGet: {port: http}}\n"), []string{"spec.containers[0].livenessProbe.httpGet.port"}},
 		{"probe without handler", pod("", "    livenessProbe: {periodSeconds: 5}\n"), []string{"spec.containers[0].livenessProbe"}},
-		{"probe with two handlers", pod("", "    livenessProbe: {tcpSocket: {port: 80}, exec: {command: [x]}}\n"), []string{"spec.containers[0].livenessProbe"}},
+		{"probe with two handlers", pod("", "    livenessProbe: {tcpSocket: {port: 80}, exec: {command: [x]}}\n"), []string{"spec.containers[0].livenessProbe.tcpSocket"}},
 		{"negative probe period", pod("", "    readinessProbe: {tcpSocket: {port: 80}, periodSeconds: -1}\n"), []string{"spec.containers[0].readinessProbe.periodSeconds"}},
 		{"liveness success threshold", pod("", "    livenessProbe: {tcpSocket: {port: 80}, successThreshold: 2}\n"), []string{"spec.containers[0].livenessProbe.successThreshold"}},
 		{"grpc TLS", pod("", "    livenessProbe: {grpc: {port: 80, mode: TLS}}\n"), []string{"spec.containers[0].livenessProbe.grpc.mode"}},
@@ -120,7 +120,7 @@ func TestRejections(t *testing.T) {
 			[]string{"spec.initContainers[0].readinessProbe"}},
 		{"tcpSocket hook", pod("", "    lifecycle: {preStop: {tcpSocket: {port: 80}}}\n"), []string{"spec.containers[0].lifecycle.preStop.tcpSocket"}},
 		{"hook without handler", pod("", "    lifecycle: {postStart: {}}\n"), []string{"spec.containers[0].lifecycle.postStart"}},
-		{"negative sleep", pod("", "    lifecycle: {preStop: {sleep: {seconds: -1}}}\n"), []string{"spec.containers[0].lifecycle.preStop.sleep.seconds"}},
+		{"negative sleep", pod("", "    lifecycle: {preStop: {sleep: {seconds: -1}}}\n"), []string{"spec.containers[0].lifecycle.preStop.sleep"}},
 		{"stopSignal without os", pod("", "    lifecycle: {stopSignal: SIGUSR1}\n"), []string{"spec.containers[0].lifecycle.stopSignal"}},
 		{"unknown stopSignal", pod("  os: {name: linux}\n", "    lifecycle: {stopSignal: SIGFOO}\n"), []string{"spec.containers[0].lifecycle.stopSignal"}},
 		{"cpu request above limit", pod("", "    resources: {limits: {cpu: 500m}, requests: {cpu: 1}}\n"), []string{"spec.containers[0].resources.requests[cpu]"}},
@@ -168,6 +168,44 @@ func TestRejections(t *testing.T) {
 				t.Log(err)
 			}
 		})
+	}
+}
+
+// The API server's own wording for rules a black-box comparison found worded or placed
+// differently (pkg/apis/core/validation: validateHandler, validateSleepAction,
+// validateInitContainers).
+func TestAPIServerWording(t *testing.T) {
+	initDup := strings.Replace(pod("", ""), "  containers:", "  initContainers: [{name: c, image: busybox:1.36}]\n  containers:", 1)
+	for _, tt := range []struct{ name, manifest, want string }{
+		{"two probe handlers", pod("", "    readinessProbe: {exec: {command: [x]}, tcpSocket: {port: 80}}\n"),
+			"spec.containers[0].readinessProbe.tcpSocket: Forbidden: may not specify more than 1 handler type"},
+		{"three hook handlers", pod("", "    lifecycle: {postStart: {exec: {command: [x]}, httpGet: {port: 80}, sleep: {seconds: 1}}}\n"),
+			"spec.containers[0].lifecycle.postStart.httpGet: Forbidden: may not specify more than 1 handler type; " +
+				"spec.containers[0].lifecycle.postStart.sleep: Forbidden: may not specify more than 1 handler type"},
+		{"sleep over the grace period", pod("  terminationGracePeriodSeconds: 5\n", "    lifecycle: {preStop: {sleep: {seconds: 6}}}\n"),
+			"spec.containers[0].lifecycle.preStop.sleep: Invalid value: 6: must be non-negative and less than terminationGracePeriodSeconds (5)"},
+		{"name in init and app containers", initDup, `spec.initContainers[0].name: Duplicate value: "c"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadString(kube.Options{}, tt.manifest)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			var got []string
+			for _, i := range loadErrors(t, err) {
+				got = append(got, i.Path+": "+i.Message)
+			}
+			if strings.Join(got, "; ") != tt.want {
+				t.Errorf("got  %q\nwant %q", strings.Join(got, "; "), tt.want)
+			}
+		})
+	}
+	// A sleep as long as the grace period is allowed, and zero too.
+	for _, secs := range []string{"5", "0"} {
+		m := pod("  terminationGracePeriodSeconds: 5\n", "    lifecycle: {preStop: {sleep: {seconds: "+secs+"}}}\n")
+		if _, err := loadString(kube.Options{}, m); err != nil {
+			t.Errorf("sleep %s s with a 5 s grace period refused: %v", secs, err)
+		}
 	}
 }
 

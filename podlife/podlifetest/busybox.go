@@ -1,11 +1,13 @@
 package podlifetest
 
 import (
+	"archive/tar"
 	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -20,6 +22,7 @@ type BusyboxOption func(*busyboxOptions)
 type busyboxOptions struct {
 	binary      string
 	snapshotter string
+	otherArch   string
 }
 
 // WithBusybox uses the busybox binary at path. It must be statically
@@ -33,6 +36,15 @@ func WithBusybox(path string) BusyboxOption {
 // instead of the client's default (overlayfs).
 func WithSnapshotter(name string) BusyboxOption {
 	return func(o *busyboxOptions) { o.snapshotter = name }
+}
+
+// WithOtherPlatformFirst makes [BusyboxArchive] write a multi-platform image:
+// its index lists first a manifest for linux/arch, whose one layer holds only
+// the file /arch (with arch in it, and no shell), then the busybox image for
+// this host. An importer that unpacks the index's first manifest instead of
+// the host's gets an image that cannot run. arch must not be this host's.
+func WithOtherPlatformFirst(arch string) BusyboxOption {
+	return func(o *busyboxOptions) { o.otherArch = arch }
 }
 
 func newBusyboxOptions(opts []BusyboxOption) busyboxOptions {
@@ -65,7 +77,18 @@ func BusyboxArchive(w io.Writer, ref string, opts ...BusyboxOption) error {
 	if err != nil {
 		return fmt.Errorf("podlifetest: busybox: %w", err)
 	}
-	img, err := newImage(ref, l)
+	var other *otherPlatform
+	if o.otherArch != "" {
+		if o.otherArch == runtime.GOARCH {
+			return fmt.Errorf("podlifetest: busybox: the other platform %s is this host's", o.otherArch)
+		}
+		ol, err := buildLayer([]rootfsEntry{{hdr: tar.Header{Typeflag: tar.TypeReg, Name: "arch", Mode: 0o644}, body: []byte(o.otherArch + "\n")}})
+		if err != nil {
+			return fmt.Errorf("podlifetest: busybox: %w", err)
+		}
+		other = &otherPlatform{arch: o.otherArch, layer: ol}
+	}
+	img, err := newImage(ref, l, other)
 	if err != nil {
 		return fmt.Errorf("podlifetest: busybox: %w", err)
 	}

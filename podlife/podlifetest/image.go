@@ -39,25 +39,28 @@ func jsonBlob(mediaType string, v any) (blob, error) {
 	return newBlob(mediaType, data), nil
 }
 
-// image is a single-layer image ready to be written as an archive.
+// image is a single-layer image (or, with another platform, an index of two
+// single-layer images) ready to be written as an archive.
 type image struct {
-	ref                     string
-	layer, config, manifest blob
-	index, dockerManifest   []byte
+	ref                   string
+	blobs                 []blob // layers, configs, manifests and a nested index
+	index, dockerManifest []byte
 }
 
-// newImage builds the config, manifest and index of an image named ref
-// with the one layer l.
-func newImage(ref string, l layer) (*image, error) {
-	spec, err := reference.Parse(ref)
-	if err != nil || spec.Object == "" || strings.HasPrefix(spec.Object, "@") {
-		return nil, fmt.Errorf("ref %q must be a full reference with a tag, like podlife.test/busybox:1", ref)
-	}
-	platform := ocispec.Platform{Architecture: runtime.GOARCH, OS: "linux"}
-	created := epoch
+// otherPlatform is the foreign image of a multi-platform archive, listed
+// before the host's.
+type otherPlatform struct {
+	arch  string
+	layer layer
+}
 
-	img := &image{ref: ref, layer: newBlob(ocispec.MediaTypeImageLayerGzip, l.blob)}
-	img.config, err = jsonBlob(ocispec.MediaTypeImageConfig, ocispec.Image{
+// platformImage builds the config and manifest of a one-layer image for
+// platform. It returns the manifest's descriptor, with the platform, and the
+// blobs to store (layer, config, manifest).
+func platformImage(platform ocispec.Platform, l layer) (ocispec.Descriptor, []blob, error) {
+	created := epoch
+	layerBlob := newBlob(ocispec.MediaTypeImageLayerGzip, l.blob)
+	config, err := jsonBlob(ocispec.MediaTypeImageConfig, ocispec.Image{
 		Created:  &created,
 		Platform: platform,
 		Config:   ocispec.ImageConfig{Env: []string{imagePath}, Cmd: []string{"sh"}},
@@ -65,20 +68,54 @@ func newImage(ref string, l layer) (*image, error) {
 		History:  []ocispec.History{{Created: &created, CreatedBy: "podlifetest.BusyboxArchive"}},
 	})
 	if err != nil {
-		return nil, err
+		return ocispec.Descriptor{}, nil, err
 	}
-	img.manifest, err = jsonBlob(ocispec.MediaTypeImageManifest, ocispec.Manifest{
+	manifest, err := jsonBlob(ocispec.MediaTypeImageManifest, ocispec.Manifest{
 		Versioned: specs.Versioned{SchemaVersion: 2},
 		MediaType: ocispec.MediaTypeImageManifest,
-		Config:    img.config.desc,
-		Layers:    []ocispec.Descriptor{img.layer.desc},
+		Config:    config.desc,
+		Layers:    []ocispec.Descriptor{layerBlob.desc},
 	})
+	if err != nil {
+		return ocispec.Descriptor{}, nil, err
+	}
+	desc := manifest.desc
+	desc.Platform = &platform
+	return desc, []blob{layerBlob, config, manifest}, nil
+}
+
+// newImage builds the config, manifest and index of an image named ref
+// with the one layer l. With other, the image is an index listing first a
+// manifest for other's architecture, then the one for this host.
+func newImage(ref string, l layer, other *otherPlatform) (*image, error) {
+	spec, err := reference.Parse(ref)
+	if err != nil || spec.Object == "" || strings.HasPrefix(spec.Object, "@") {
+		return nil, fmt.Errorf("ref %q must be a full reference with a tag, like podlife.test/busybox:1", ref)
+	}
+	img := &image{ref: ref}
+	entry, blobs, err := platformImage(ocispec.Platform{Architecture: runtime.GOARCH, OS: "linux"}, l)
 	if err != nil {
 		return nil, err
 	}
-
-	entry := img.manifest.desc
-	entry.Platform = &platform
+	img.blobs = blobs
+	hostConfig, hostLayer := blobs[1], blobs[0]
+	if other != nil {
+		foreign, blobs, err := platformImage(ocispec.Platform{Architecture: other.arch, OS: "linux"}, other.layer)
+		if err != nil {
+			return nil, err
+		}
+		img.blobs = append(img.blobs, blobs...)
+		nested, err := jsonBlob(ocispec.MediaTypeImageIndex, ocispec.Index{
+			Versioned: specs.Versioned{SchemaVersion: 2},
+			MediaType: ocispec.MediaTypeImageIndex,
+			Manifests: []ocispec.Descriptor{foreign, entry},
+		})
+		if err != nil {
+			return nil, err
+		}
+		img.blobs = append(img.blobs, nested)
+		entry = nested.desc
+	}
 	entry.Annotations = map[string]string{
 		images.AnnotationImageName: ref,         // the name containerd gives the image
 		ocispec.AnnotationRefName:  spec.Object, // the tag, as the OCI layout spec suggests
@@ -92,9 +129,9 @@ func newImage(ref string, l layer) (*image, error) {
 		return nil, err
 	}
 	img.dockerManifest, err = json.Marshal([]dockerManifest{{
-		Config:   blobPath(img.config.desc),
+		Config:   blobPath(hostConfig.desc),
 		RepoTags: []string{ref},
-		Layers:   []string{blobPath(img.layer.desc)},
+		Layers:   []string{blobPath(hostLayer.desc)},
 	}})
 	if err != nil {
 		return nil, err
@@ -127,17 +164,15 @@ func (img *image) writeArchive(w io.Writer) error {
 			return err
 		}
 	}
-	files := []struct {
+	type file struct {
 		name string
 		data []byte
-	}{
-		{ocispec.ImageLayoutFile, layout},
-		{blobPath(img.config.desc), img.config.data},
-		{blobPath(img.layer.desc), img.layer.data},
-		{blobPath(img.manifest.desc), img.manifest.data},
-		{ocispec.ImageIndexFile, img.index},
-		{"manifest.json", img.dockerManifest},
 	}
+	files := []file{{ocispec.ImageLayoutFile, layout}}
+	for _, b := range img.blobs {
+		files = append(files, file{blobPath(b.desc), b.data})
+	}
+	files = append(files, file{ocispec.ImageIndexFile, img.index}, file{"manifest.json", img.dockerManifest})
 	for _, f := range files {
 		if err := tw.WriteHeader(archiveHeader(tar.TypeReg, f.name, len(f.data))); err != nil {
 			return err

@@ -8,7 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/podlife/podlife/cni"
 )
 
 // HostLeaks lists what is left on the host, each item a human-readable
@@ -17,7 +20,9 @@ import (
 //   - links attached to the bridge named bridge (the veths of pods), if
 //     bridge is not empty;
 //   - rules in iptables-save's filter and nat tables that mention netName
-//     (CNI comments rules with the network name), if netName is not empty;
+//     (CNI comments rules with the network name), if netName is not empty,
+//     except the network's own localnet guard (cni.LocalnetGuardComment),
+//     which stays until the network is destroyed;
 //   - files under ipamDir other than the "lock" and "last_reserved_ip.*"
 //     files host-local keeps, that is reserved addresses, if ipamDir is not
 //     empty.
@@ -78,6 +83,7 @@ func bridgeLeaks(bridge string) ([]string, error) {
 // iptablesLeaks lists filter and nat rules that mention netName.
 func iptablesLeaks(netName string) ([]string, error) {
 	var leaks []string
+	guard := strconv.Quote(cni.LocalnetGuardComment(netName))
 	for _, table := range []string{"filter", "nat"} {
 		var stderr bytes.Buffer
 		cmd := exec.Command("iptables-save", "-t", table)
@@ -88,7 +94,7 @@ func iptablesLeaks(netName string) ([]string, error) {
 		}
 		for line := range strings.Lines(string(out)) {
 			line = strings.TrimSpace(line)
-			if !strings.HasPrefix(line, "#") && strings.Contains(line, netName) {
+			if !strings.HasPrefix(line, "#") && strings.Contains(line, netName) && !strings.Contains(line, guard) {
 				leaks = append(leaks, fmt.Sprintf("iptables %s rule %q", table, line))
 			}
 		}

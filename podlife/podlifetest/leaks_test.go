@@ -3,7 +3,9 @@
 package podlifetest_test
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
@@ -67,4 +70,30 @@ func TestHostLeaksAndRemoveAll(t *testing.T) {
 	}
 	leaks, err = podlifetest.HostLeaks(dir, "", "", dir)
 	assertNoLeaks(t, leaks, err)
+}
+
+// A network's localnet guard lives as long as the network, not a pod: HostLeaks does not report
+// it, but does report any other rule naming the network.
+func TestHostLeaksSkipsTheLocalnetGuard(t *testing.T) {
+	requireRoot(t)
+	requireBinary(t, "iptables")
+	network := fmt.Sprintf("plt-guard-%d", os.Getpid())
+	// The rules match an interface that does not exist, so they never see a packet.
+	rules := [][]string{
+		{"-i", "pltgone0", "-d", "127.0.0.0/8", "-m", "comment", "--comment", cni.LocalnetGuardComment(network), "-j", "DROP"},
+		{"-i", "pltgone0", "-d", "127.0.0.0/8", "-m", "comment", "--comment", fmt.Sprintf("name: %q id: \"p\"", network), "-j", "DROP"},
+	}
+	for _, r := range rules {
+		if out, err := exec.Command("iptables", append([]string{"-w", "-A", "INPUT"}, r...)...).CombinedOutput(); err != nil {
+			t.Fatalf("iptables -A: %v: %s", err, out)
+		}
+		t.Cleanup(func() { _ = exec.Command("iptables", append([]string{"-w", "-D", "INPUT"}, r...)...).Run() })
+	}
+	leaks, err := podlifetest.HostLeaks("", "", network, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(leaks) != 1 || strings.Contains(leaks[0], "localnet-guard") {
+		t.Errorf("HostLeaks = %q, want only the pod's rule", leaks)
+	}
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/cnipath"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
@@ -105,7 +106,7 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 	e := &env{dir: dir, ctrd: ctrd, subnet: netip.MustParsePrefix("10.251.0.0/16"), logger: logger,
 		runID: strings.TrimPrefix(filepath.Base(dir), "plb-")}
 	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: "plbench0", Subnet: e.subnet,
-		StateDir: filepath.Join(dir, "cni")})
+		StateDir: filepath.Join(dir, "cni"), PluginDirs: cnipath.Dirs("")})
 	if err != nil {
 		return nil, err
 	}

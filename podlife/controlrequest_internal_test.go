@@ -1,0 +1,76 @@
+package podlife
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzControlRequest: the control request parser never panics, accepts only a known op, a valid
+// pod name and a grace period that is not negative, and what it accepts reads back the same once
+// encoded as a client encodes it. readControlRequest agrees with it on a line within the cap.
+func FuzzControlRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"op":"stop","pod":"web"}`,
+		`{"op":"remove","pod":"web","grace":5000000000}`,
+		`{"op":"stop","pod":"web","grace":-1}`,
+		`{"op":"stop","pod":"../../x"}`,
+		`{"op":"exec","pod":"web"}`,
+		`{"op":"stop","pod":"web","x":1}`,
+		`{"op":"stop","pod":"web"}{"op":"remove","pod":"web"}`,
+		`{"op":"stop","pod":"web"} [`,
+		`{"op":"stop","pod":"web","grace":1e400}`,
+		`{"op":"stop","pod":"web\u0000"}`,
+		`[]`, `null`, ``, "\n", `{`, `"stop"`,
+		strings.Repeat(`[`, 10000),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		req, err := parseControlRequest(b)
+		if err == nil {
+			if req.Op != "stop" && req.Op != "remove" {
+				t.Fatalf("accepted op %q", req.Op)
+			}
+			if err := checkName("pod", req.Pod); err != nil {
+				t.Fatalf("accepted pod name: %v", err)
+			}
+			if req.Grace != nil && *req.Grace < 0 {
+				t.Fatalf("accepted grace %v", *req.Grace)
+			}
+			enc, err := json.Marshal(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := parseControlRequest(enc)
+			if err != nil || !reflect.DeepEqual(again, req) {
+				t.Fatalf("round trip: %+v, %v; want %+v", again, err, req)
+			}
+		}
+		if len(b)+1 > maxControlRequest || bytes.IndexByte(b, '\n') >= 0 {
+			return
+		}
+		got, rerr := readControlRequest(bytes.NewReader(append(b[:len(b):len(b)], '\n')))
+		if (rerr == nil) != (err == nil) || !reflect.DeepEqual(got, req) {
+			t.Fatalf("readControlRequest = %+v, %v; parseControlRequest = %+v, %v", got, rerr, req, err)
+		}
+	})
+}
+
+// readControlRequest refuses a line longer than the cap, and one that ends before its newline.
+func TestReadControlRequestCap(t *testing.T) {
+	line := `{"op":"stop","pod":"web"}`
+	pad := strings.Repeat(" ", maxControlRequest-len(line)-1)
+	if req, err := readControlRequest(strings.NewReader(pad + line + "\n")); err != nil || req.Pod != "web" {
+		t.Errorf("a request of exactly the cap: %+v, %v", req, err)
+	}
+	if _, err := readControlRequest(strings.NewReader(pad + " " + line + "\n")); !errors.Is(err, errRequestTooLarge) {
+		t.Errorf("a request one byte over the cap: %v, want errRequestTooLarge", err)
+	}
+	if _, err := readControlRequest(strings.NewReader(line)); err == nil {
+		t.Errorf("a request without its newline was accepted")
+	}
+}

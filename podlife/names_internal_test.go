@@ -1,0 +1,109 @@
+package podlife
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/containerd/containerd/v2/pkg/filters"
+)
+
+// A name given to the cross-process API is refused before it reaches a path: "../../victim"
+// does not name a directory holding a pod.json outside the state directory's pods.
+func TestNamesRefused(t *testing.T) {
+	r, _, _ := newFakeRuntime(t)
+	ctx := context.Background()
+	victim, err := os.MkdirTemp("", "plf-victim-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(victim)
+	record := []byte(`{"name":"victim","uid":"u1","ownerPID":1}`)
+	for _, f := range []string{recordFile, "logs/app/0.log", "keep"} {
+		path := filepath.Join(victim, f)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, record, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// From StateDir/pods, this reaches the victim.
+	traversal := "../../" + filepath.Base(victim)
+	if got := filepath.Join(r.cfg.StateDir, "pods", traversal); got != victim {
+		t.Fatalf("test setup: %s does not reach %s", got, victim)
+	}
+
+	names := []string{traversal, "../" + filepath.Base(victim), "a/b", "", ".", "..", "Upper", "x\x00", "-x", strings.Repeat("a", 64), "a,b==c"}
+	calls := map[string]func(name string) error{
+		"LookupPod": func(n string) error { _, err := r.LookupPod(ctx, n); return err },
+		"StopPod":   func(n string) error { return r.StopPod(ctx, n) },
+		"RemovePod": func(n string) error { return r.RemovePod(ctx, n) },
+		"Exec pod": func(n string) error {
+			_, err := r.Exec(ctx, n, "app", []string{"true"}, ExecIO{})
+			return err
+		},
+		"Exec container": func(n string) error {
+			_, err := r.Exec(ctx, "ok", n, []string{"true"}, ExecIO{})
+			return err
+		},
+	}
+	for call, f := range calls {
+		for _, name := range names {
+			err := f(name)
+			var ne *NameError
+			if !errors.Is(err, ErrInvalidSpec) || !errors.As(err, &ne) || ne.Name != name {
+				t.Errorf("%s(%q) = %v, want a *NameError for that name (ErrInvalidSpec)", call, name, err)
+			}
+		}
+	}
+	rec := PodRecord{Name: "victim", Dir: filepath.Join(victim, "..", filepath.Base(victim))}
+	for _, name := range []string{"../app", "../../" + filepath.Base(victim) + "/logs/app", "app/..", ""} {
+		if got := rec.LogFiles(name); got != nil {
+			t.Errorf("LogFiles(%q) = %v, want none", name, got)
+		}
+	}
+	if got := rec.LogFiles("app"); len(got) != 1 {
+		t.Errorf("LogFiles(app) = %v, want the one file", got)
+	}
+	for _, f := range []string{recordFile, "logs/app/0.log", "keep"} {
+		if b, err := os.ReadFile(filepath.Join(victim, f)); err != nil || string(b) != string(record) {
+			t.Errorf("victim's %s after the calls: %q, %v; want it untouched", f, b, err)
+		}
+	}
+	// A valid name that names no pod is not found, not refused.
+	if _, err := r.LookupPod(ctx, "nothing-here"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("LookupPod(nothing-here) = %v, want ErrNotFound", err)
+	}
+}
+
+// A label filter's value is quoted: one with the filter syntax's operators in it matches that
+// value only, and adds no clause.
+func TestLabelFilterQuoted(t *testing.T) {
+	type obj map[string]string
+	adapt := func(labels obj) filters.Adaptor {
+		return filters.AdapterFunc(func(fieldpath []string) (string, bool) {
+			if len(fieldpath) == 2 && fieldpath[0] == "labels" {
+				v, ok := labels[fieldpath[1]]
+				return v, ok
+			}
+			return "", false
+		})
+	}
+	for _, v := range []string{"plain", `a"b`, `x,labels."k"==y`, `a\b`, "new\nline", "sp ace", "é", `"`, "", "/re/", "a|b"} {
+		f, err := filters.Parse(labelFilter("io.podlife.x", v))
+		if err != nil {
+			t.Errorf("labelFilter(%q) = %s does not parse: %v", v, labelFilter("io.podlife.x", v), err)
+			continue
+		}
+		if !f.Match(adapt(obj{"io.podlife.x": v})) {
+			t.Errorf("filter %s does not match its value %q", labelFilter("io.podlife.x", v), v)
+		}
+		if f.Match(adapt(obj{"io.podlife.x": v + "z", "k": "y"})) {
+			t.Errorf("filter %s matches another value", labelFilter("io.podlife.x", v))
+		}
+	}
+}

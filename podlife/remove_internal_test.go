@@ -1,0 +1,118 @@
+package podlife
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A CNI DEL that fails in the stop and again in Remove fails Remove, and the pod's directory
+// stays with its record of the attachment (sandbox.json) and pod.json, for RemovePod to retry;
+// the name cannot be reused meanwhile.
+func TestFakeRemoveKeepsRecordWhenDetachFails(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, _ := newFakeRuntime(t)
+	p, err := r.Start(ctx, PodSpec{Name: "net", Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitStarted(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.netRemoveFails = 2
+	f.mu.Unlock()
+	err = p.Remove(ctx)
+	if err == nil || !strings.Contains(err.Error(), "network detach") || !strings.Contains(err.Error(), "fake CNI DEL failure") {
+		t.Fatalf("Remove = %v, want the CNI DEL failure", err)
+	}
+	if n := strings.Count(strings.Join(f.history(), "\n"), "network remove fails"); n != 2 {
+		t.Errorf("%d failed network removes, want 2 (the stop's and Remove's retry); calls %q", n, f.history())
+	}
+	var sb sandboxRecord
+	if err := readFileJSON(filepath.Join(p.sandbox.dir, "sandbox.json"), &sb); err != nil || sb.Network != "attached" || sb.UID != p.uid {
+		t.Errorf("sandbox.json after the failed remove: %+v, %v; want the attachment kept", sb, err)
+	}
+	var rec podRecord
+	if err := readFileJSON(filepath.Join(p.sandbox.dir, recordFile), &rec); err != nil || rec.UID != p.uid {
+		t.Errorf("pod.json after the failed remove: %+v, %v", rec, err)
+	}
+	if _, err := r.Start(ctx, PodSpec{Name: "net", Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}}); !errors.Is(err, ErrAlreadyExists) {
+		t.Errorf("Start of the name while its remains wait = %v, want ErrAlreadyExists", err)
+	}
+	// The test's cleanup: what a RemovePod retry does without containerd.
+	if err := os.RemoveAll(p.sandbox.dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A CNI DEL that fails in the stop only is retried by Remove, which then succeeds.
+func TestFakeRemoveRetriesDetach(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, _ := newFakeRuntime(t)
+	p, err := r.Start(ctx, PodSpec{Name: "net", Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitStarted(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.netRemoveFails = 1
+	f.mu.Unlock()
+	if err := p.Stop(ctx); err == nil || !strings.Contains(err.Error(), "fake CNI DEL failure") {
+		t.Errorf("Stop = %v, want the CNI DEL failure", err)
+	}
+	if err := p.Remove(ctx); err != nil {
+		t.Fatalf("Remove = %v, want the retried CNI DEL to succeed", err)
+	}
+	calls := f.history()
+	before(t, calls, "network remove fails", "network remove")
+	if _, err := os.Stat(p.sandbox.dir); !os.IsNotExist(err) {
+		t.Errorf("pod dir after Remove: %v", err)
+	}
+}
+
+// Removing a pod drops its containers' crash-loop back-off entries, and only its own: a
+// long-lived Runtime does not keep one per container it ever restarted.
+func TestFakeRemoveDropsBackoff(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, _ := newFakeRuntime(t)
+	// The fake names processes by container name: the pods' containers are named apart.
+	run := func(name string, containers ...string) *Pod {
+		spec := PodSpec{Name: name}
+		for _, c := range containers {
+			spec.Containers = append(spec.Containers, ContainerSpec{Name: c, Image: fakeImage})
+		}
+		p, err := r.Run(ctx, spec)
+		if err != nil {
+			t.Fatalf("Run %s: %v", name, err)
+		}
+		return p
+	}
+	gone, kept := run("gone", "a", "b"), run("kept", "c")
+	// Every container crashes once: restarted at once, with a back-off entry.
+	for _, c := range []string{"a", "b", "c"} {
+		f.exit(t, c, 1)
+		f.waitCall(t, "start "+c+"#1")
+	}
+	if n := r.backoff.Len(); n != 3 {
+		t.Fatalf("%d back-off entries after 3 crashes, want 3", n)
+	}
+	for _, c := range gone.byName {
+		if r.backoff.Delay(c.backoffKey()) == 0 {
+			t.Fatalf("no back-off entry for %s of gone", c.spec.Name)
+		}
+	}
+	if err := gone.Remove(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.backoff.Len(); n != 1 {
+		t.Errorf("%d back-off entries after Remove, want 1 (kept's)", n)
+	}
+	if r.backoff.Delay(kept.byName["c"].backoffKey()) == 0 {
+		t.Errorf("kept's back-off entry was dropped with gone's")
+	}
+}

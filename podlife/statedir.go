@@ -1,0 +1,46 @@
+package podlife
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"syscall"
+)
+
+// secureDir makes sure dir, which exists, is a directory only its owner can enter, and that the
+// owner is this process's user or root: the state dir and the control socket's directory hold
+// what lets a process act on pods as root (pod records, the control socket, logs).
+//
+// A directory of ours with a looser mode (one made before podlife ran, by hand or by a
+// package, 0755 say) is fixed with chmod 0700, with a warning in the log: refusing it would
+// only make its owner do the same chmod by hand. A directory another user owns is refused, whatever its mode:
+// that user could replace what is in it.
+func secureDir(dir string, log *slog.Logger) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("%s: no owner to check: %w", dir, ErrNotSupported)
+	}
+	uid := os.Geteuid()
+	if int(st.Uid) != uid && st.Uid != 0 {
+		return fmt.Errorf("%s is owned by uid %d, not by uid %d or root: refusing to keep state there", dir, st.Uid, uid)
+	}
+	perm := fi.Mode().Perm()
+	if perm&0o077 == 0 {
+		return nil
+	}
+	if int(st.Uid) != uid {
+		return fmt.Errorf("%s has mode %#o and is not ours to fix (owner uid %d): it must be 0700", dir, perm, st.Uid)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("%s has mode %#o: set it to 0700: %w", dir, perm, err)
+	}
+	log.Warn("state directory was open to other users: its mode was set to 0700", "dir", dir, "was", fmt.Sprintf("%#o", perm))
+	return nil
+}
