@@ -9,6 +9,7 @@ require (
 	github.com/containerd/platforms v1.0.0-rc.5
 	github.com/containerd/ttrpc v1.2.9
 	github.com/containernetworking/cni v1.3.1
+	github.com/cyphar/filepath-securejoin v0.7.0
 	github.com/distribution/reference v0.6.0
 	github.com/moby/sys/signal v0.7.1
 	github.com/opencontainers/go-digest v1.0.0
@@ -23,6 +24,7 @@ require (
 )
 
 require (
+	cyphar.com/go-pathrs v0.2.5 // indirect
 	github.com/Microsoft/go-winio v0.6.3-0.20251027160822-ad3df93bed29 // indirect
 	github.com/Microsoft/hcsshim v0.15.0-rc.4 // indirect
 	github.com/alexflint/go-filemutex v1.3.0 // indirect

@@ -414,7 +414,8 @@ func (u unmanaged) remove(ctx context.Context) error {
 	return nil
 }
 
-// unmountUnder lazily unmounts every mount point under dir (tmpfs volumes), deepest first.
+// unmountUnder lazily unmounts every mount point under dir (tmpfs volumes, private volume mount
+// points), deepest first.
 func unmountUnder(dir string) error {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {

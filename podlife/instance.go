@@ -50,7 +50,17 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	waitCtx := ctx
 	ctx = context.WithoutCancel(ctx)
 	t0 := time.Now()
-	opts, err := c.specOpts(ctx)
+	volumes, private, err := c.volumeMounts(id)
+	if err != nil {
+		return nil, err
+	}
+	// runc has made its own mounts from the private ones once the task is created (or failed).
+	defer func() {
+		if err := private.release(); err != nil {
+			p.log.Warn("private volume mounts left", "container", c.spec.Name, "err", err)
+		}
+	}()
+	opts, err := c.specOpts(ctx, volumes)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +114,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		if cut {
 			return nil, fmt.Errorf("create task: %w: %w", errCreateCut, err)
 		}
-		return nil, fmt.Errorf("create task: %w", err)
+		return nil, fmt.Errorf("create task: %w", private.explain(err))
 	}
 	t3 := time.Now()
 	if inst.exitCh, err = inst.task.wait(p.watchCtx); err != nil {

@@ -2,7 +2,6 @@ package podlife
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/containerd/containerd/v2/contrib/seccomp"
 	"github.com/containerd/containerd/v2/pkg/oci"
@@ -11,8 +10,9 @@ import (
 	"github.com/podlife/podlife/internal/sandboxns"
 )
 
-// specOpts builds the container's OCI spec options, on top of containerd's default spec.
-func (c *Container) specOpts(ctx context.Context) ([]oci.SpecOpts, error) {
+// specOpts builds the container's OCI spec options, on top of containerd's default spec, with
+// volumes the container's volume mounts (see volumeMounts).
+func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.SpecOpts, error) {
 	p := c.pod
 	s := p.sandbox
 	cfg := c.imageConfig
@@ -47,13 +47,7 @@ func (c *Container) specOpts(ctx context.Context) ([]oci.SpecOpts, error) {
 		bindMount(s.etc("hostname"), "/etc/hostname", false),
 		bindMount(s.etc("resolv.conf"), "/etc/resolv.conf", false),
 	}
-	for _, m := range c.spec.VolumeMounts {
-		src := p.volumeSource(m.Name)
-		if m.SubPath != "" {
-			src = filepath.Join(src, m.SubPath)
-		}
-		mounts = append(mounts, bindMount(src, m.MountPath, m.ReadOnly || p.volumeReadOnly(m.Name)))
-	}
+	mounts = append(mounts, volumes...)
 	opts = append(opts, resourceOpts(c.spec.Resources)...)
 	opts = append(opts, oci.WithMounts(mounts), oci.WithNoNewPrivileges, seccomp.WithDefaultProfile())
 	if g := p.shimGroup(); g != "" {

@@ -230,22 +230,31 @@ func checkHostPath(h *HostPathVolume) error {
 	if err != nil {
 		return fmt.Errorf("hostPath %s: %w", h.Path, err)
 	}
+	return hostPathTypeError(h, fi.Mode())
+}
+
+// hostPathTypeError checks the type of a hostPath's file (mode) against the volume's type.
+func hostPathTypeError(h *HostPathVolume, mode fs.FileMode) error {
 	switch h.Type {
 	case HostPathDirectory, HostPathDirectoryOrCreate:
-		if !fi.IsDir() {
+		if !mode.IsDir() {
 			return fmt.Errorf("hostPath type check failed: %s is not a directory", h.Path)
 		}
 	case HostPathFile, HostPathFileOrCreate:
-		if !fi.Mode().IsRegular() {
+		if !mode.IsRegular() {
 			return fmt.Errorf("hostPath type check failed: %s is not a file", h.Path)
 		}
 	}
 	return nil
 }
 
-// removeVolumes unmounts memory-backed emptyDirs; the directories go with the pod dir.
+// removeVolumes unmounts memory-backed emptyDirs, and any private volume mount point left by a
+// create (see privateMounts); the directories go with the pod dir.
 func (s *Sandbox) removeVolumes() error {
 	var errs []error
+	if err := unmountUnder(filepath.Join(s.dir, "subpaths")); err != nil {
+		errs = append(errs, fmt.Errorf("private volume mounts: %w", err))
+	}
 	for _, v := range s.pod.spec.Volumes {
 		if v.EmptyDir != nil && v.EmptyDir.Medium == MediumMemory || v.Files != nil && v.Files.Medium == MediumMemory {
 			if err := unmountLazy(s.volumeDir(v.Name)); err != nil {

@@ -169,7 +169,12 @@ type VolumeMount struct {
 	Name string
 	// MountPath is the absolute path inside the container.
 	MountPath string
-	// SubPath mounts a sub-directory of the volume instead of its root.
+	// SubPath mounts a path inside the volume instead of its root, as the kubelet does: a missing
+	// SubPath is created as a directory (0755) inside the volume; symlinks on the way are
+	// followed (as the host resolves them) only while they stay in the volume. A SubPath leading
+	// out of the volume (a container may have replaced it with `ln -s / sub`) fails the
+	// container's create, with the volumeMount named; it is resolved at every create, so a
+	// restart sees what the containers made of the volume.
 	SubPath string
 	// ReadOnly mounts the volume read-only.
 	ReadOnly bool
@@ -227,7 +232,8 @@ type HostPathVolume struct {
 	// Path is an absolute host path.
 	Path string
 	// Type checks the path before the pod starts: "" (no check), DirectoryOrCreate, Directory,
-	// FileOrCreate, File.
+	// FileOrCreate, File. It is checked again at each container's create, on the very object
+	// then mounted (the path may be a symlink; it is resolved once, on the host).
 	Type HostPathType
 }
 

@@ -251,7 +251,7 @@ func containerRules() []rule {
 		rej("<container>.restartPolicyRules", "container restart rules are not supported"),
 		sup("<container>.volumeMounts[*].name", "→ VolumeMounts"),
 		sup("<container>.volumeMounts[*].mountPath", "→ VolumeMounts"),
-		sup("<container>.volumeMounts[*].subPath", "→ VolumeMounts"),
+		sup("<container>.volumeMounts[*].subPath", "→ VolumeMounts; created if missing, and refused at the create if it leads out of the volume (a symlink), as in the kubelet"),
 		sup("<container>.volumeMounts[*].subPathExpr", "→ SubPath, $(VAR) expanded with the container's environment (a missing variable is an error, as in the kubelet)"),
 		sup("<container>.volumeMounts[*].readOnly", "→ VolumeMounts"),
 		rej("<container>.volumeMounts[*].mountPropagation", "mounts are private", "None"),
