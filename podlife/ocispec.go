@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 
-	"github.com/containerd/containerd/v2/contrib/seccomp"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
@@ -55,7 +54,12 @@ func (c *Container) specOpts(ctx context.Context) ([]oci.SpecOpts, error) {
 		mounts = append(mounts, bindMount(src, m.MountPath, m.ReadOnly || p.volumeReadOnly(m.Name)))
 	}
 	opts = append(opts, resourceOpts(c.spec.Resources)...)
-	opts = append(opts, oci.WithMounts(mounts), oci.WithNoNewPrivileges, seccomp.WithDefaultProfile())
+	opts = append(opts, oci.WithMounts(mounts))
+	sec, err := c.securityOpts()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, sec...)
 	if g := p.shimGroup(); g != "" {
 		opts = append(opts, oci.WithAnnotations(map[string]string{annotationShimGroup: g}))
 	}

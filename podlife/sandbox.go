@@ -163,6 +163,9 @@ func (s *Sandbox) createVolumes() error {
 					return fmt.Errorf("volume %q: mount tmpfs: %w", v.Name, err)
 				}
 			}
+			if err := s.pod.spec.applyFSGroup(dir); err != nil {
+				return fmt.Errorf("volume %q: %w", v.Name, err)
+			}
 		case v.HostPath != nil:
 			if err := checkHostPath(v.HostPath); err != nil {
 				return fmt.Errorf("volume %q: %w", v.Name, err)
