@@ -18,8 +18,8 @@ func TestEffectiveSecurity(t *testing.T) {
 	pod := &PodSecurityContext{
 		RunAsUser: i64(1000), RunAsGroup: i64(1000), RunAsNonRoot: bptr(true),
 		SupplementalGroups: []int64{5, 6, 5}, FSGroup: i64(6),
-		Sysctls:            []Sysctl{{Name: "net/ipv4/conf/eth0.100/rp_filter", Value: "1"}, {Name: "kernel.shm_rmid_forced", Value: "1"}},
-		SeccompProfile:     &SeccompProfile{Type: SeccompUnconfined},
+		Sysctls:        []Sysctl{{Name: "net/ipv4/conf/eth0.100/rp_filter", Value: "1"}, {Name: "kernel.shm_rmid_forced", Value: "1"}},
+		SeccompProfile: &SeccompProfile{Type: SeccompUnconfined},
 	}
 	for _, tc := range []struct {
 		name string
