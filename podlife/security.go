@@ -20,8 +20,9 @@ type PodSecurityContext struct {
 	// SupplementalGroups are added to each container's first process's groups, after the
 	// groups the image's /etc/group gives its user.
 	SupplementalGroups []int64
-	// FSGroup owns the pod's emptyDir volumes (group, with the setgid bit on the directory, so
-	// that files made in them get it) and is added to every container's supplementary groups.
+	// FSGroup owns the pod's emptyDir and files volumes (group, with group read-write, or read
+	// for files volumes, and the setgid bit on directories, so that files made in them get it)
+	// and is added to every container's supplementary groups.
 	FSGroup *int64
 	// Sysctls are namespaced kernel parameters set for the pod (in each container's network
 	// and IPC namespaces). The kubelet's safe set is allowed; others only if

@@ -58,6 +58,8 @@ const report = `o=/data/$(hostname)-$C; { grep -E '^(Uid|Gid|Groups|CapEff|NoNew
 	`echo "shm_rmid_forced: $(cat /proc/sys/kernel/shm_rmid_forced)"; ` +
 	`echo "somaxconn: $(cat /proc/sys/net/core/somaxconn)"; ` +
 	`echo "datadir: $(stat -c '%g %A' /data)"; ` +
+	`echo "memdir: $(stat -c '%g %A' /mem)"; ` +
+	`echo "secretfile: $(stat -c '%g %A' /files/secret) $(cat /files/secret)"; ` +
 	`touch /data/file-$C && echo "datafile: $(stat -c %g /data/file-$C)"; ` +
 	`if mkdir /tmp/d 2>/dev/null; then echo 'mkdir: ok'; else echo 'mkdir: refused'; fi; } > $o.tmp; mv $o.tmp $o`
 
@@ -80,8 +82,8 @@ func readReport(t *testing.T, path string) map[string]string {
 const mkdirDenied = `{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1}]}`
 
 // The pod and container security contexts, observed from inside each container: users and
-// groups, capabilities, no_new_privs, seccomp, a read-only root, sysctls and an emptyDir owned
-// by the fsGroup; and the defaults of a container that sets nothing.
+// groups, capabilities, no_new_privs, seccomp, a read-only root, sysctls, emptyDirs and a files
+// volume owned by the fsGroup; and the defaults of a container that sets nothing.
 func TestSecurityContext(t *testing.T) {
 	profiles := t.TempDir()
 	if err := os.WriteFile(filepath.Join(profiles, "no-mkdir.json"), []byte(mkdirDenied), 0o644); err != nil {
@@ -97,11 +99,16 @@ func TestSecurityContext(t *testing.T) {
 		return podlife.ContainerSpec{Name: name, Image: testImage, SecurityContext: sc,
 			Env:          []podlife.EnvVar{{Name: "C", Value: name}},
 			Command:      []string{"/bin/sh", "-c", report},
-			VolumeMounts: []podlife.VolumeMount{{Name: "data", MountPath: "/data"}}}
+			VolumeMounts: []podlife.VolumeMount{{Name: "data", MountPath: "/data"}, {Name: "mem", MountPath: "/mem"}, {Name: "files", MountPath: "/files"}}}
 	}
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "secctx", RestartPolicy: podlife.RestartNever,
-		Volumes: []podlife.Volume{{Name: "data", EmptyDir: &podlife.EmptyDirVolume{}}},
+		Volumes: []podlife.Volume{
+			{Name: "data", EmptyDir: &podlife.EmptyDirVolume{}},
+			{Name: "mem", EmptyDir: &podlife.EmptyDirVolume{Medium: podlife.MediumMemory}},
+			// Owner-only: readable by the non-root containers through the fsGroup only.
+			{Name: "files", Files: &podlife.FilesVolume{Files: []podlife.File{{Path: "secret", Data: []byte("s3cret"), Mode: 0o400}}}},
+		},
 		SecurityContext: &podlife.PodSecurityContext{
 			SupplementalGroups: []int64{3000, 3001},
 			FSGroup:            ptr[int64](2000),
@@ -144,7 +151,8 @@ func TestSecurityContext(t *testing.T) {
 	}
 	all := map[string]string{ // what every container sees
 		"portrange": "20000 30000", "shm_rmid_forced": "1", "somaxconn": "1234",
-		"datadir": "2000 drwxrwsrwx", "datafile": "2000",
+		"datadir": "2000 drwxrwsrwx", "datafile": "2000", "memdir": "2000 drwxrwsrwx",
+		"secretfile": "2000 -r--r----- s3cret", // fsGroup gives the group read
 	}
 	want := map[string]map[string]string{
 		"defaults": {"Uid": "0 0 0 0", "Gid": "0 0 0 0", "Groups": "0 2000 3000 3001", "id": "0 0 0 2000 3000 3001",
