@@ -11,7 +11,9 @@ import (
 // as the kubelet's SetVolumeOwnership does: every file and directory gets group fsGroup and
 // group read-write (read-only for a read-only volume), directories also group search and the
 // setgid bit, so that what containers create in them belongs to the group too. Symbolic links
-// are neither followed nor changed in mode. Without an fsGroup it does nothing.
+// are neither followed nor changed in mode. Without an fsGroup it does nothing. It runs when the
+// sandbox is created, before any container of the pod exists, so no container can swap a path
+// for a link meanwhile.
 func (s *PodSpec) applyFSGroup(dir string, readOnly bool) error {
 	if s.SecurityContext == nil || s.SecurityContext.FSGroup == nil {
 		return nil
