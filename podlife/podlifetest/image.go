@@ -55,8 +55,8 @@ type otherPlatform struct {
 }
 
 // platformImage builds the config and manifest of a one-layer image for
-// platform. It returns the manifest's descriptor, with the platform, and the
-// blobs to store (layer, config, manifest).
+// platform, whose config names user (empty: root). It returns the manifest's
+// descriptor, with the platform, and the blobs to store (layer, config, manifest).
 func platformImage(platform ocispec.Platform, l layer, user string) (ocispec.Descriptor, []blob, error) {
 	created := epoch
 	layerBlob := newBlob(ocispec.MediaTypeImageLayerGzip, l.blob)
@@ -86,7 +86,8 @@ func platformImage(platform ocispec.Platform, l layer, user string) (ocispec.Des
 
 // newImage builds the config, manifest and index of an image named ref
 // with the one layer l. With other, the image is an index listing first a
-// manifest for other's architecture, then the one for this host.
+// manifest for other's architecture, then the one for this host. The host's
+// image runs as user (empty: root).
 func newImage(ref string, l layer, other *otherPlatform, user string) (*image, error) {
 	spec, err := reference.Parse(ref)
 	if err != nil || spec.Object == "" || strings.HasPrefix(spec.Object, "@") {
