@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/podlife/podlife/cni"
@@ -75,6 +76,16 @@ type Config struct {
 	Credentials func(ctx context.Context, host string) (username, password string, err error) `json:"-"`
 	// Logger receives podlife's logs; nil discards them.
 	Logger *slog.Logger `json:"-"`
+	// AllowPrivileged lets containers set SecurityContext.Privileged (the kubelet's
+	// --allow-privileged). Without it such pods are refused.
+	AllowPrivileged bool `json:"allowPrivileged,omitempty"`
+	// AllowedUnsafeSysctls are namespaced sysctls beyond the kubelet's safe set that pods may
+	// set: names, or prefixes ending in "*" ("net.core.*"), as the kubelet's
+	// --allowed-unsafe-sysctls.
+	AllowedUnsafeSysctls []string `json:"allowedUnsafeSysctls,omitempty"`
+	// SeccompProfileRoot is the directory Localhost seccomp profiles are read from (the
+	// kubelet's is /var/lib/kubelet/seccomp). Empty refuses Localhost profiles.
+	SeccompProfileRoot string `json:"seccompProfileRoot,omitempty"`
 }
 
 // EmbeddedConfig configures the private containerd of the embedded default: the containerd
@@ -135,6 +146,14 @@ func (c Config) Validate() error {
 	case "", ShimPerPod, ShimPerContainer:
 	default:
 		errs = append(errs, fmt.Errorf("config.shims: unsupported value %q: supported values: %q, %q", c.Shims, ShimPerPod, ShimPerContainer))
+	}
+	if c.SeccompProfileRoot != "" && !filepath.IsAbs(c.SeccompProfileRoot) {
+		errs = append(errs, fmt.Errorf("config.seccompProfileRoot: %q must be an absolute path", c.SeccompProfileRoot))
+	}
+	for i, p := range c.AllowedUnsafeSysctls {
+		if sysctlNamespace(sysctlDots(strings.TrimSuffix(p, "*"))) == "" {
+			errs = append(errs, fmt.Errorf("config.allowedUnsafeSysctls[%d]: %q is not a namespaced sysctl (net.*, kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*)", i, p))
+		}
 	}
 	if c.Address != "" && !filepath.IsAbs(c.Address) {
 		errs = append(errs, fmt.Errorf("config.address: %q must be an absolute socket path", c.Address))

@@ -134,6 +134,13 @@ func (c *Container) prepare(ctx context.Context) {
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
 		return
 	}
+	e := p.spec.effectiveSecurity(c.spec)
+	if err := e.verifyRunAsNonRoot(p.name, p.spec.Namespace, c.spec.Name, c.imageConfig.Config.User); err != nil {
+		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
+		c.setWaiting(ReasonCreateContainerConfigError, err.Error())
+		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
+		return
+	}
 	inst, err := c.newInstance(ctx, 0, c.plannedID)
 	if err != nil {
 		if errors.Is(err, errShimAborted) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {

@@ -104,3 +104,38 @@ func ExampleStartPolicyFunc() {
 	fmt.Println("ok")
 	// Output: ok
 }
+
+// A pod that runs as a non-root user with a read-only root, no capabilities but binding low
+// ports, a shared emptyDir owned by its fsGroup, and a safe sysctl.
+func ExamplePodSecurityContext() {
+	ctx := context.Background()
+	rt, err := podlife.New(ctx, podlife.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+	pod, err := rt.Run(ctx, podlife.PodSpec{
+		Name: "locked-down",
+		SecurityContext: &podlife.PodSecurityContext{
+			RunAsUser: new(int64(1000)), RunAsGroup: new(int64(1000)), RunAsNonRoot: new(true),
+			FSGroup: new(int64(2000)),
+			Sysctls: []podlife.Sysctl{{Name: "net.ipv4.ip_unprivileged_port_start", Value: "80"}},
+		},
+		Volumes: []podlife.Volume{{Name: "cache", EmptyDir: &podlife.EmptyDirVolume{}}},
+		Containers: []podlife.ContainerSpec{{
+			Name: "web", Image: "docker.io/library/busybox:1.36",
+			Command:      []string{"httpd", "-f", "-p", "80", "-h", "/cache"},
+			VolumeMounts: []podlife.VolumeMount{{Name: "cache", MountPath: "/cache"}},
+			SecurityContext: &podlife.SecurityContext{
+				ReadOnlyRootFilesystem:   true,
+				AllowPrivilegeEscalation: new(false),
+				Capabilities:             &podlife.Capabilities{Drop: []string{"ALL"}},
+			},
+		}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(pod.Status().Phase)
+	_ = pod.Remove(ctx)
+}

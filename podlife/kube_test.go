@@ -67,6 +67,25 @@ func TestKubeDocsExamples(t *testing.T) {
 			t.Errorf("phase %s with the nginx container still running, want Running", st.Phase)
 		}
 	})
+	t.Run("security context", func(t *testing.T) {
+		pod, err := h.rt.Run(ctx, loadDocsPod(t, "security-context.yaml"))
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		c, _ := pod.Container("sec-ctx-demo")
+		// The page's outputs: id, a file's owner in the fsGroup volume, and no_new_privs.
+		for cmd, want := range map[string]string{
+			"id": "uid=1000 gid=3000 groups=2000,3000,4000",
+			"cd /data/demo && echo hello > testfile && stat -c '%u %g' testfile": "1000 2000",
+			"stat -c '%g' /data/demo":                            "2000",
+			"grep NoNewPrivs /proc/1/status | tr -d '[:space:]'": "NoNewPrivs:1",
+		} {
+			res, err := c.Exec(ctx, []string{"sh", "-c", cmd})
+			if got := strings.TrimSpace(string(res.Output)); err != nil || got != want {
+				t.Errorf("%s: %q (%v), want %q", cmd, got, err, want)
+			}
+		}
+	})
 	t.Run("job with a sidecar", func(t *testing.T) {
 		pod, err := h.rt.Run(ctx, loadDocsPod(t, "job-sidecar.yaml"))
 		if err != nil {

@@ -3,7 +3,6 @@ package podlife
 import (
 	"context"
 
-	"github.com/containerd/containerd/v2/contrib/seccomp"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
@@ -49,7 +48,12 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 	}
 	mounts = append(mounts, volumes...)
 	opts = append(opts, resourceOpts(c.spec.Resources)...)
-	opts = append(opts, oci.WithMounts(mounts), oci.WithNoNewPrivileges, seccomp.WithDefaultProfile())
+	opts = append(opts, oci.WithMounts(mounts))
+	sec, err := c.securityOpts()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, sec...)
 	if g := p.shimGroup(); g != "" {
 		opts = append(opts, oci.WithAnnotations(map[string]string{annotationShimGroup: g}))
 	}

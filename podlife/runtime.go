@@ -199,6 +199,9 @@ func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if err := r.cfg.admitSecurity(&spec); err != nil {
+		return nil, err
+	}
 	if r.disconnected() || !r.tasks.socketAnswers() {
 		// A Runtime that was idle learns of an outage here (the private containerd stopped by
 		// StopPrivateContainerd, or one that died meanwhile): fail at once and start the

@@ -163,12 +163,18 @@ func (s *Sandbox) createVolumes() error {
 					return fmt.Errorf("volume %q: mount tmpfs: %w", v.Name, err)
 				}
 			}
+			if err := s.pod.spec.applyFSGroup(dir, false); err != nil {
+				return fmt.Errorf("volume %q: %w", v.Name, err)
+			}
 		case v.HostPath != nil:
 			if err := checkHostPath(v.HostPath); err != nil {
 				return fmt.Errorf("volume %q: %w", v.Name, err)
 			}
 		case v.Files != nil:
 			if err := s.writeFiles(v.Name, v.Files); err != nil {
+				return fmt.Errorf("volume %q: %w", v.Name, err)
+			}
+			if err := s.pod.spec.applyFSGroup(s.volumeDir(v.Name), true); err != nil {
 				return fmt.Errorf("volume %q: %w", v.Name, err)
 			}
 		}

@@ -49,6 +49,9 @@ type PodSpec struct {
 	ActiveDeadline *time.Duration
 	// PullCredentials authenticate image pulls for this pod (like imagePullSecrets).
 	PullCredentials []RegistryCredential
+	// SecurityContext holds the security settings of all the pod's containers; nil means the
+	// defaults (see docs/concepts.md, "Security contexts").
+	SecurityContext *PodSecurityContext
 }
 
 // ContainerSpec describes one container of a pod.
@@ -97,6 +100,8 @@ type ContainerSpec struct {
 	DependsOn []Dependency
 	// Resources limits the container's CPU and memory (cgroups).
 	Resources Resources
+	// SecurityContext holds the container's security settings; its fields override the pod's.
+	SecurityContext *SecurityContext
 	// SpecOpts are applied last to the container's OCI spec: an escape hatch to containerd's oci package.
 	SpecOpts []oci.SpecOpts
 }

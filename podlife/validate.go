@@ -64,6 +64,7 @@ func (s *PodSpec) Validate() error {
 	check(root.Child("containers"), s.Containers, false)
 	check(root.Child("initContainers"), s.InitContainers, true)
 	errs = append(errs, validateDependencies(root, s)...)
+	errs = append(errs, validateSecurity(root, s)...)
 	if d := s.ActiveDeadline; d != nil && *d <= 0 {
 		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), d.String(), "must be greater than 0"))
 	}

@@ -44,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	backoff := fs.Duration("restart-backoff", 0, "initial crash-loop back-off (default the kubelet's 10s)")
 	pullBackoff := fs.Duration("image-pull-backoff", 10*time.Second, "initial back-off between failed image pulls, doubling up to 300s, as the kubelet retries them; 0 fails at the first failed pull")
 	c := addCommon(fs)
+	sec := addSecurityFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -83,6 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	rt, err := c.runtime(ctx, stderr, func(cfg *podlife.Config) {
+		sec.apply(cfg)
 		if *backoff > 0 {
 			cfg.Backoff.Initial = *backoff
 		}

@@ -45,6 +45,7 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 	if ct.RestartPolicy != nil {
 		out.RestartPolicy = podlife.RestartPolicy(*ct.RestartPolicy)
 	}
+	out.SecurityContext = containerSecurity(ct.SecurityContext)
 	return out
 }
 

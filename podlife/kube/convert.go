@@ -111,6 +111,7 @@ func (c *converter) convertSpec() {
 		c.is.field(field.NotSupported(sp.Child("os", "name"), s.OS.Name, []corev1.OSName{corev1.Linux}))
 	}
 	c.pullCredentials()
+	c.out.SecurityContext = podSecurity(s.SecurityContext)
 	c.volumes()
 	for i := range s.InitContainers {
 		c.out.InitContainers = append(c.out.InitContainers, c.container(&s.InitContainers[i], "initContainers", i))

@@ -23,6 +23,7 @@ type busyboxOptions struct {
 	binary      string
 	snapshotter string
 	otherArch   string
+	user        string
 }
 
 // WithBusybox uses the busybox binary at path. It must be statically
@@ -45,6 +46,12 @@ func WithSnapshotter(name string) BusyboxOption {
 // the host's gets an image that cannot run. arch must not be this host's.
 func WithOtherPlatformFirst(arch string) BusyboxOption {
 	return func(o *busyboxOptions) { o.otherArch = arch }
+}
+
+// WithUser sets the image config's User ("1000", "nobody", "1000:50"), which containers
+// run as unless their security context says otherwise. The default is none: root.
+func WithUser(user string) BusyboxOption {
+	return func(o *busyboxOptions) { o.user = user }
 }
 
 func newBusyboxOptions(opts []BusyboxOption) busyboxOptions {
@@ -88,7 +95,7 @@ func BusyboxArchive(w io.Writer, ref string, opts ...BusyboxOption) error {
 		}
 		other = &otherPlatform{arch: o.otherArch, layer: ol}
 	}
-	img, err := newImage(ref, l, other)
+	img, err := newImage(ref, l, other, o.user)
 	if err != nil {
 		return fmt.Errorf("podlifetest: busybox: %w", err)
 	}

@@ -55,15 +55,15 @@ type otherPlatform struct {
 }
 
 // platformImage builds the config and manifest of a one-layer image for
-// platform. It returns the manifest's descriptor, with the platform, and the
-// blobs to store (layer, config, manifest).
-func platformImage(platform ocispec.Platform, l layer) (ocispec.Descriptor, []blob, error) {
+// platform, whose config names user (empty: root). It returns the manifest's
+// descriptor, with the platform, and the blobs to store (layer, config, manifest).
+func platformImage(platform ocispec.Platform, l layer, user string) (ocispec.Descriptor, []blob, error) {
 	created := epoch
 	layerBlob := newBlob(ocispec.MediaTypeImageLayerGzip, l.blob)
 	config, err := jsonBlob(ocispec.MediaTypeImageConfig, ocispec.Image{
 		Created:  &created,
 		Platform: platform,
-		Config:   ocispec.ImageConfig{Env: []string{imagePath}, Cmd: []string{"sh"}},
+		Config:   ocispec.ImageConfig{Env: []string{imagePath}, Cmd: []string{"sh"}, User: user},
 		RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{l.diffID}},
 		History:  []ocispec.History{{Created: &created, CreatedBy: "podlifetest.BusyboxArchive"}},
 	})
@@ -86,21 +86,22 @@ func platformImage(platform ocispec.Platform, l layer) (ocispec.Descriptor, []bl
 
 // newImage builds the config, manifest and index of an image named ref
 // with the one layer l. With other, the image is an index listing first a
-// manifest for other's architecture, then the one for this host.
-func newImage(ref string, l layer, other *otherPlatform) (*image, error) {
+// manifest for other's architecture, then the one for this host. The host's
+// image runs as user (empty: root).
+func newImage(ref string, l layer, other *otherPlatform, user string) (*image, error) {
 	spec, err := reference.Parse(ref)
 	if err != nil || spec.Object == "" || strings.HasPrefix(spec.Object, "@") {
 		return nil, fmt.Errorf("ref %q must be a full reference with a tag, like podlife.test/busybox:1", ref)
 	}
 	img := &image{ref: ref}
-	entry, blobs, err := platformImage(ocispec.Platform{Architecture: runtime.GOARCH, OS: "linux"}, l)
+	entry, blobs, err := platformImage(ocispec.Platform{Architecture: runtime.GOARCH, OS: "linux"}, l, user)
 	if err != nil {
 		return nil, err
 	}
 	img.blobs = blobs
 	hostConfig, hostLayer := blobs[1], blobs[0]
 	if other != nil {
-		foreign, blobs, err := platformImage(ocispec.Platform{Architecture: other.arch, OS: "linux"}, other.layer)
+		foreign, blobs, err := platformImage(ocispec.Platform{Architecture: other.arch, OS: "linux"}, other.layer, "")
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,192 @@
+package podlife
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// validateSecurity checks the pod's and its containers' security contexts, as the API server
+// validates them, plus what podlife does not support.
+func validateSecurity(root *field.Path, s *PodSpec) field.ErrorList {
+	var errs field.ErrorList
+	if ps := s.SecurityContext; ps != nil {
+		p := root.Child("securityContext")
+		errs = append(errs, validateID(p.Child("runAsUser"), ps.RunAsUser)...)
+		errs = append(errs, validateID(p.Child("runAsGroup"), ps.RunAsGroup)...)
+		errs = append(errs, validateID(p.Child("fsGroup"), ps.FSGroup)...)
+		for i, g := range ps.SupplementalGroups {
+			errs = append(errs, validateID(p.Child("supplementalGroups").Index(i), &g)...)
+		}
+		errs = append(errs, validateSeccomp(p.Child("seccompProfile"), ps.SeccompProfile)...)
+		errs = append(errs, validateSysctls(p.Child("sysctls"), ps.Sysctls, s.HostNetwork)...)
+	}
+	check := func(list *field.Path, cs []ContainerSpec) {
+		for i := range cs {
+			errs = append(errs, validateContainerSecurity(list.Index(i).Child("securityContext"), s, &cs[i])...)
+		}
+	}
+	check(root.Child("initContainers"), s.InitContainers)
+	check(root.Child("containers"), s.Containers)
+	return errs
+}
+
+// validateContainerSecurity checks a container's security context and the merged result.
+func validateContainerSecurity(p *field.Path, s *PodSpec, c *ContainerSpec) field.ErrorList {
+	var errs field.ErrorList
+	if cs := c.SecurityContext; cs != nil {
+		errs = append(errs, validateID(p.Child("runAsUser"), cs.RunAsUser)...)
+		errs = append(errs, validateID(p.Child("runAsGroup"), cs.RunAsGroup)...)
+		errs = append(errs, validateSeccomp(p.Child("seccompProfile"), cs.SeccompProfile)...)
+		if caps := cs.Capabilities; caps != nil {
+			for _, l := range []struct {
+				name  string
+				names []string
+			}{{"add", caps.Add}, {"drop", caps.Drop}} {
+				for i, n := range l.names {
+					if c := capName(n); c != capAll && !slices.Contains(knownCapabilities, c) {
+						errs = append(errs, field.NotSupported(p.Child("capabilities", l.name).Index(i), n, []string{"ALL", "a Linux capability, with or without CAP_ (NET_ADMIN, CAP_SYS_TIME)"}))
+					}
+				}
+			}
+		}
+		switch cs.ProcMount {
+		case "", ProcMountDefault:
+		default:
+			errs = append(errs, field.NotSupported(p.Child("procMount"), cs.ProcMount, []ProcMountType{ProcMountDefault}))
+		}
+		if a := cs.AllowPrivilegeEscalation; a != nil && !*a {
+			if cs.Privileged {
+				errs = append(errs, field.Invalid(p, "privileged", "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"))
+			}
+			if cs.Capabilities.adds("CAP_SYS_ADMIN") {
+				errs = append(errs, field.Invalid(p, "CAP_SYS_ADMIN", "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"))
+			}
+		}
+	}
+	if e := s.effectiveSecurity(c); e.runAsNonRoot && e.runAsUser != nil && *e.runAsUser == 0 {
+		errs = append(errs, field.Invalid(p.Child("runAsUser"), 0, "container's runAsUser breaks non-root policy (runAsNonRoot is true)"))
+	}
+	return errs
+}
+
+// validateID checks a UID or GID: 0 to 2147483647, as the API and runc want.
+func validateID(p *field.Path, id *int64) field.ErrorList {
+	if id != nil && (*id < 0 || *id > math.MaxInt32) {
+		return field.ErrorList{field.Invalid(p, *id, "must be between 0 and 2147483647, inclusive")}
+	}
+	return nil
+}
+
+// validateSeccomp checks a seccomp profile: a known type, and a Localhost profile given as a
+// relative path that stays in the profile root.
+func validateSeccomp(p *field.Path, sp *SeccompProfile) field.ErrorList {
+	if sp == nil {
+		return nil
+	}
+	var errs field.ErrorList
+	lp := p.Child("localhostProfile")
+	switch sp.Type {
+	case SeccompRuntimeDefault, SeccompUnconfined:
+		if sp.LocalhostProfile != "" {
+			errs = append(errs, field.Invalid(lp, sp.LocalhostProfile, "can only be set for type `Localhost`"))
+		}
+	case SeccompLocalhost:
+		switch {
+		case sp.LocalhostProfile == "":
+			errs = append(errs, field.Required(lp, "must be set when seccomp type is Localhost"))
+		case !filepath.IsLocal(sp.LocalhostProfile):
+			errs = append(errs, field.Invalid(lp, sp.LocalhostProfile, "must be a relative path without '..', inside the seccomp profile root"))
+		}
+	case "":
+		errs = append(errs, field.Required(p.Child("type"), ""))
+	default:
+		errs = append(errs, field.NotSupported(p.Child("type"), sp.Type, []SeccompProfileType{SeccompRuntimeDefault, SeccompUnconfined, SeccompLocalhost}))
+	}
+	return errs
+}
+
+// sysctlName is the API's sysctl name format (dotted or slashed segments).
+var sysctlName = regexp.MustCompile(`^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$`)
+
+// validateSysctls checks sysctl names, that each is namespaced, and that none is set twice.
+// Whether an unsafe one is allowed depends on the Runtime's Config (see admitSecurity).
+func validateSysctls(p *field.Path, sysctls []Sysctl, hostNetwork bool) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, sc := range sysctls {
+		np := p.Index(i).Child("name")
+		name := sysctlDots(sc.Name)
+		switch {
+		case sc.Name == "":
+			errs = append(errs, field.Required(np, ""))
+			continue
+		case len(sc.Name) > 253 || !sysctlName.MatchString(sc.Name):
+			errs = append(errs, field.Invalid(np, sc.Name, "must have at most 253 characters and match the regex "+sysctlName.String()))
+			continue
+		case seen[name]:
+			errs = append(errs, field.Duplicate(np, sc.Name))
+		case sysctlNamespace(name) == "":
+			errs = append(errs, field.Forbidden(np, fmt.Sprintf("sysctl %q is not namespaced: it would change the host", sc.Name)))
+		case hostNetwork && sysctlNamespace(name) == "net":
+			errs = append(errs, field.Forbidden(np, fmt.Sprintf("sysctl %q not allowed with host net enabled", sc.Name)))
+		}
+		seen[name] = true
+	}
+	return errs
+}
+
+// admitSecurity refuses what the Runtime's configuration does not allow: privileged
+// containers, unsafe sysctls and Localhost seccomp profiles without a profile root. The error
+// is a *ValidationError.
+func (c *Config) admitSecurity(s *PodSpec) error {
+	var errs field.ErrorList
+	root := field.NewPath("spec")
+	if ps := s.SecurityContext; ps != nil {
+		for i, sc := range ps.Sysctls {
+			name := sysctlDots(sc.Name)
+			if !safeSysctls[name] && !allowedSysctl(name, c.AllowedUnsafeSysctls) {
+				errs = append(errs, field.Forbidden(root.Child("securityContext", "sysctls").Index(i).Child("name"),
+					fmt.Sprintf("unsafe sysctl %q is not allowed: the safe set is %s; allow others with Config.AllowedUnsafeSysctls", sc.Name, strings.Join(sortedKeys(safeSysctls), ", "))))
+			}
+		}
+		if c.SeccompProfileRoot == "" && ps.SeccompProfile != nil && ps.SeccompProfile.Type == SeccompLocalhost {
+			errs = append(errs, field.Forbidden(root.Child("securityContext", "seccompProfile"), "Localhost profiles need Config.SeccompProfileRoot"))
+		}
+	}
+	check := func(list *field.Path, cs []ContainerSpec) {
+		for i := range cs {
+			sc := cs[i].SecurityContext
+			if sc == nil {
+				continue
+			}
+			p := list.Index(i).Child("securityContext")
+			if sc.Privileged && !c.AllowPrivileged {
+				errs = append(errs, field.Forbidden(p.Child("privileged"), "privileged containers are not allowed: set Config.AllowPrivileged"))
+			}
+			if c.SeccompProfileRoot == "" && sc.SeccompProfile != nil && sc.SeccompProfile.Type == SeccompLocalhost {
+				errs = append(errs, field.Forbidden(p.Child("seccompProfile"), "Localhost profiles need Config.SeccompProfileRoot"))
+			}
+		}
+	}
+	check(root.Child("initContainers"), s.InitContainers)
+	check(root.Child("containers"), s.Containers)
+	if len(errs) == 0 {
+		return nil
+	}
+	return &ValidationError{Pod: s.Name, Errs: errs}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
