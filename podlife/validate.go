@@ -1,18 +1,23 @@
 package podlife
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/distribution/reference"
 
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/apirules"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -29,14 +34,8 @@ func (s *PodSpec) Validate() error {
 	if s.Hostname != "" {
 		errs = append(errs, validateName(root.Child("hostname"), s.Hostname)...)
 	}
-	for k, v := range s.Labels {
-		for _, msg := range validation.IsQualifiedName(k) {
-			errs = append(errs, field.Invalid(field.NewPath("metadata", "labels").Key(k), k, msg))
-		}
-		for _, msg := range validation.IsValidLabelValue(v) {
-			errs = append(errs, field.Invalid(field.NewPath("metadata", "labels").Key(k), v, msg))
-		}
-	}
+	// As the API server, label errors are reported at the map, not at the key.
+	errs = append(errs, metavalidation.ValidateLabels(s.Labels, field.NewPath("metadata", "labels"))...)
 	switch s.RestartPolicy {
 	case "", RestartAlways, RestartOnFailure, RestartNever:
 	default:
@@ -49,12 +48,18 @@ func (s *PodSpec) Validate() error {
 	volumes, verrs := validateVolumes(root.Child("volumes"), s.Volumes)
 	errs = append(errs, verrs...)
 	if len(s.Containers) == 0 {
-		errs = append(errs, field.Required(root.Child("containers"), "a pod needs at least one container"))
+		errs = append(errs, field.Required(root.Child("containers"), ""))
 	}
 	names := map[string]bool{}
-	hostPorts := map[string]bool{}
+	// Host ports may not collide between app containers, nor within one init container
+	// (init containers run one after the other), as the API server checks them.
+	appPorts := map[string]bool{}
 	check := func(p *field.Path, cs []ContainerSpec, init bool) {
 		for i := range cs {
+			hostPorts := appPorts
+			if init {
+				hostPorts = map[string]bool{}
+			}
 			errs = append(errs, validateContainer(p.Index(i), &cs[i], volumes, names, hostPorts)...)
 			errs = append(errs, validateLifecycle(p.Index(i), &cs[i], init)...)
 		}
@@ -65,8 +70,8 @@ func (s *PodSpec) Validate() error {
 	check(root.Child("initContainers"), s.InitContainers, true)
 	errs = append(errs, validateDependencies(root, s)...)
 	errs = append(errs, validateSecurity(root, s)...)
-	if d := s.ActiveDeadline; d != nil && *d <= 0 {
-		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), d.String(), "must be greater than 0"))
+	if d := s.ActiveDeadline; d != nil && (*d < time.Second || *d > math.MaxInt32*time.Second) {
+		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), d.String(), validation.InclusiveRangeError(1, math.MaxInt32)))
 	}
 	for i, a := range s.HostAliases {
 		p := root.Child("hostAliases").Index(i)
@@ -80,8 +85,12 @@ func (s *PodSpec) Validate() error {
 		}
 	}
 	if s.DNS != nil {
-		for i, ns := range s.DNS.Nameservers {
-			errs = append(errs, validation.IsValidIP(root.Child("dnsConfig", "nameservers").Index(i), ns)...)
+		dp := root.Child("dnsConfig")
+		errs = append(errs, apirules.DNS(dp, s.DNS.Nameservers, s.DNS.Searches)...)
+		for i, o := range s.DNS.Options {
+			if o == "" || strings.HasPrefix(o, ":") {
+				errs = append(errs, field.Required(dp.Child("options").Index(i), "must not be empty"))
+			}
 		}
 	}
 	for i, c := range s.PullCredentials {
@@ -131,8 +140,15 @@ func validateVolumes(p *field.Path, vols []Volume) (map[string]bool, field.Error
 		}
 		if v.HostPath != nil {
 			n++
-			if !filepath.IsAbs(v.HostPath.Path) {
-				errs = append(errs, field.Invalid(vp.Child("hostPath", "path"), v.HostPath.Path, "must be an absolute path"))
+			hp := vp.Child("hostPath", "path")
+			switch {
+			case v.HostPath.Path == "":
+				errs = append(errs, field.Required(hp, ""))
+			case !filepath.IsAbs(v.HostPath.Path):
+				// podlife's own rule: the API server lets the kubelet resolve a relative path.
+				errs = append(errs, field.Invalid(hp, v.HostPath.Path, "must be an absolute path"))
+			default:
+				errs = append(errs, validateNoBacksteps(hp, v.HostPath.Path)...)
 			}
 			switch v.HostPath.Type {
 			case HostPathUnset, HostPathDirectoryOrCreate, HostPathDirectory, HostPathFileOrCreate, HostPathFile:
@@ -144,9 +160,7 @@ func validateVolumes(p *field.Path, vols []Volume) (map[string]bool, field.Error
 		if v.Files != nil {
 			n++
 			for j, f := range v.Files.Files {
-				if f.Path == "" || filepath.IsAbs(f.Path) || strings.Contains(f.Path, "..") {
-					errs = append(errs, field.Invalid(vp.Child("files").Index(j).Child("path"), f.Path, "must be a relative path without '..'"))
-				}
+				errs = append(errs, validateLocalNonReservedPath(vp.Child("files").Index(j).Child("path"), f.Path)...)
 			}
 		}
 		switch {
@@ -168,7 +182,11 @@ func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 	names[c.Name] = true
 	if c.Image == "" {
 		errs = append(errs, field.Required(p.Child("image"), ""))
+	} else if strings.TrimSpace(c.Image) != c.Image {
+		errs = append(errs, field.Invalid(p.Child("image"), c.Image, "must not have leading or trailing whitespace"))
 	} else if _, err := reference.ParseDockerRef(c.Image); err != nil {
+		// podlife's own rule: the API server leaves a malformed reference to the kubelet,
+		// which fails the container with InvalidImageName.
 		errs = append(errs, field.Invalid(p.Child("image"), c.Image, err.Error()))
 	}
 	switch c.ImagePullPolicy {
@@ -178,8 +196,15 @@ func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 			[]PullPolicy{PullAlways, PullIfNotPresent, PullNever}))
 	}
 	for i, e := range c.Env {
-		for _, msg := range validation.IsEnvVarName(e.Name) {
-			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, msg))
+		np := p.Child("env").Index(i).Child("name")
+		if e.Name == "" {
+			errs = append(errs, field.Required(np, ""))
+			continue
+		}
+		// The relaxed rule of the API server and the kubelet since Kubernetes 1.34
+		// (RelaxedEnvironmentVariableValidation): printable ASCII but '='.
+		for _, msg := range validation.IsRelaxedEnvVarName(e.Name) {
+			errs = append(errs, field.Invalid(np, e.Name, msg))
 		}
 	}
 	if c.WorkingDir != "" && !strings.HasPrefix(c.WorkingDir, "/") {
@@ -203,12 +228,13 @@ func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 		switch port.Protocol {
 		case "", ProtocolTCP, ProtocolUDP, ProtocolSCTP:
 		default:
-			errs = append(errs, field.NotSupported(pp.Child("protocol"), port.Protocol, []Protocol{ProtocolTCP, ProtocolUDP, ProtocolSCTP}))
+			errs = append(errs, field.NotSupported(pp.Child("protocol"), port.Protocol, []Protocol{ProtocolSCTP, ProtocolTCP, ProtocolUDP}))
 		}
 		if port.HostPort != 0 {
-			key := fmt.Sprintf("%s/%s/%d", port.HostIP, port.Protocol, port.HostPort)
+			// The API server's key, and the value it reports: protocol/hostIP/port.
+			key := fmt.Sprintf("%s/%s/%d", cmp.Or(port.Protocol, ProtocolTCP), port.HostIP, port.HostPort)
 			if hostPorts[key] {
-				errs = append(errs, field.Duplicate(pp.Child("hostPort"), port.HostPort))
+				errs = append(errs, field.Duplicate(pp.Child("hostPort"), key))
 			}
 			hostPorts[key] = true
 		}
@@ -218,17 +244,22 @@ func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 		mp := p.Child("volumeMounts").Index(i)
 		if m.Name == "" {
 			errs = append(errs, field.Required(mp.Child("name"), ""))
-		} else if !volumes[m.Name] {
+		}
+		if !volumes[m.Name] {
 			errs = append(errs, field.NotFound(mp.Child("name"), m.Name))
 		}
-		if !strings.HasPrefix(m.MountPath, "/") {
-			errs = append(errs, field.Invalid(mp.Child("mountPath"), m.MountPath, "must be an absolute path"))
-		} else if paths[m.MountPath] {
+		switch {
+		case m.MountPath == "":
+			errs = append(errs, field.Required(mp.Child("mountPath"), ""))
+		case paths[m.MountPath]:
 			errs = append(errs, field.Invalid(mp.Child("mountPath"), m.MountPath, "must be unique"))
+		case !strings.HasPrefix(m.MountPath, "/"):
+			// podlife's own rule: the API server leaves a relative path to the runtime.
+			errs = append(errs, field.Invalid(mp.Child("mountPath"), m.MountPath, "must be an absolute path"))
 		}
 		paths[m.MountPath] = true
-		if m.SubPath != "" && (filepath.IsAbs(m.SubPath) || strings.Contains(m.SubPath, "..")) {
-			errs = append(errs, field.Invalid(mp.Child("subPath"), m.SubPath, "must be a relative path without '..'"))
+		if m.SubPath != "" {
+			errs = append(errs, validateLocalDescendingPath(mp.Child("subPath"), m.SubPath)...)
 		}
 	}
 	for _, lh := range []struct {
@@ -266,9 +297,12 @@ func validateLifecycle(p *field.Path, c *ContainerSpec, init bool) field.ErrorLi
 	switch {
 	case c.RestartPolicy == "":
 	case !init:
-		errs = append(errs, field.Forbidden(p.Child("restartPolicy"), "may only be set for init containers"))
+		errs = append(errs, field.Forbidden(p.Child("restartPolicy"), "may not be set for non-init containers"))
 	case c.RestartPolicy != RestartAlways:
 		errs = append(errs, field.NotSupported(p.Child("restartPolicy"), c.RestartPolicy, []RestartPolicy{RestartAlways}))
+	}
+	if init && !sidecar && (c.PostStart != nil || c.PreStop != nil || c.StopSignal != 0) {
+		errs = append(errs, field.Forbidden(p.Child("lifecycle"), "may not be set for init containers without restartPolicy=Always"))
 	}
 	for _, pr := range []struct {
 		name string
@@ -290,7 +324,7 @@ func validateLifecycle(p *field.Path, c *ContainerSpec, init bool) field.ErrorLi
 			case errors.As(err, &fe) && fe.Value == nil:
 				errs = append(errs, field.Required(pp.Child(fe.Field), fe.Detail))
 			case errors.As(err, &fe):
-				errs = append(errs, field.Invalid(pp.Child(fe.Field), fe.Value, fe.Detail))
+				errs = append(errs, field.Invalid(pp.Child(fe.Field), inSeconds(fe.Value), fe.Detail))
 			default:
 				errs = append(errs, field.Invalid(pp, pr.kind.String(), err.Error()))
 			}

@@ -188,7 +188,8 @@ func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path) pod
 			c.is.errorf(rp, "Forbidden: not supported by podlife: %s", resourceNote(name))
 		}
 		if l, limited := limits[name]; ok && limited && n > l {
-			c.is.field(field.Invalid(rp, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limitString(r, name))))
+			// The API server reports it at requests, not at the resource's key.
+			c.is.field(field.Invalid(p.Child("requests"), q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limitString(r, name))))
 		}
 	}
 	if _, ok := r.Requests[corev1.ResourceCPU]; !ok {

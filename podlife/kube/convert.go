@@ -7,9 +7,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/internal/apirules"
 )
 
 // Options configure Load, LoadFiles and Convert.
@@ -81,6 +84,10 @@ func (c *converter) convertMeta(opts Options) {
 	c.out.Name = c.src.name
 	c.out.Namespace = opts.namespace(c.src.namespace)
 	c.out.Labels = maps.Clone(c.src.meta.labels)
+	// Annotations only feed the downward API, but the API server checks their keys and size.
+	for _, fe := range apivalidation.ValidateAnnotations(c.src.meta.annotations, c.metaPath.Child("annotations")) {
+		c.is.field(fe)
+	}
 }
 
 // convertSpec converts the pod's spec.
@@ -107,8 +114,17 @@ func (c *converter) convertSpec() {
 	for _, a := range s.HostAliases {
 		c.out.HostAliases = append(c.out.HostAliases, podlife.HostAlias{IP: a.IP, Hostnames: a.Hostnames})
 	}
-	if s.OS != nil && s.OS.Name != corev1.Linux {
-		c.is.field(field.NotSupported(sp.Child("os", "name"), s.OS.Name, []corev1.OSName{corev1.Linux}))
+	if s.OS != nil {
+		// The API server's rule (validateOS), then podlife's: Linux only.
+		switch s.OS.Name {
+		case corev1.Linux:
+		case "":
+			c.is.field(field.Required(sp.Child("os", "name"), "cannot be empty"))
+		case corev1.Windows:
+			c.is.field(field.NotSupported(sp.Child("os", "name"), s.OS.Name, []corev1.OSName{corev1.Linux}))
+		default:
+			c.is.field(field.NotSupported(sp.Child("os"), s.OS.Name, []corev1.OSName{corev1.Linux, corev1.Windows}))
+		}
 	}
 	c.pullCredentials()
 	c.out.SecurityContext = podSecurity(s.SecurityContext)
@@ -144,8 +160,8 @@ func (c *converter) activeDeadline() {
 		if n == nil {
 			return
 		}
-		if *n <= 0 {
-			c.is.field(field.Invalid(p, *n, "must be greater than 0"))
+		if *n < 1 || *n > math.MaxInt32 {
+			c.is.field(field.Invalid(p, *n, validation.InclusiveRangeError(1, math.MaxInt32)))
 			return
 		}
 		if d, ok := c.seconds(p, *n); ok && (c.out.ActiveDeadline == nil || d < *c.out.ActiveDeadline) {
@@ -156,24 +172,38 @@ func (c *converter) activeDeadline() {
 	set(field.NewPath("spec", "activeDeadlineSeconds"), c.src.deadline)
 }
 
-// dns sets the pod's resolv.conf from dnsPolicy and dnsConfig.
+// dns sets the pod's resolv.conf from dnsPolicy and dnsConfig. The dnsConfig is checked as
+// the API server does (validatePodDNSConfig) whatever the policy.
 func (c *converter) dns() {
 	s, sp := c.src.spec, c.specPath
+	dp := sp.Child("dnsConfig")
+	if dc := s.DNSConfig; dc != nil {
+		if s.DNSPolicy == corev1.DNSNone && len(dc.Nameservers) == 0 {
+			c.is.field(field.Required(dp.Child("nameservers"), "must provide at least one DNS nameserver when `dnsPolicy` is None"))
+		}
+		for _, fe := range apirules.DNS(dp, dc.Nameservers, dc.Searches) {
+			c.is.field(fe)
+		}
+		for i, o := range dc.Options {
+			if o.Name == "" {
+				c.is.field(field.Required(dp.Child("options").Index(i), "must not be empty"))
+			}
+		}
+	}
 	switch s.DNSPolicy {
 	case "", corev1.DNSClusterFirst, corev1.DNSClusterFirstWithHostNet, corev1.DNSDefault:
 		if s.DNSConfig != nil && (len(s.DNSConfig.Nameservers) > 0 || len(s.DNSConfig.Searches) > 0 || len(s.DNSConfig.Options) > 0) {
-			c.is.warnf(sp.Child("dnsConfig"), "Not honoured: dnsConfig needs dnsPolicy None: podlife does not merge it into the host's resolv.conf")
+			c.is.warnf(dp, "Not honoured: dnsConfig needs dnsPolicy None: podlife does not merge it into the host's resolv.conf")
 		}
 	case corev1.DNSNone:
 		if s.DNSConfig == nil {
-			c.is.field(field.Required(sp.Child("dnsConfig"), "must provide `dnsConfig` when `dnsPolicy` is None"))
+			c.is.field(field.Required(dp, "must provide `dnsConfig` when `dnsPolicy` is None"))
 			return
 		}
 		dns := &podlife.DNSConfig{Nameservers: s.DNSConfig.Nameservers, Searches: s.DNSConfig.Searches}
-		for i, o := range s.DNSConfig.Options {
+		for _, o := range s.DNSConfig.Options {
 			if o.Name == "" {
-				c.is.field(field.Required(sp.Child("dnsConfig", "options").Index(i).Child("name"), ""))
-				continue
+				continue // reported above
 			}
 			opt := o.Name
 			if o.Value != nil {

@@ -42,6 +42,10 @@ func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) ([]podli
 		switch {
 		case ev.Name == "":
 			c.is.field(field.Required(ep.Child("name"), ""))
+		case len(validation.IsRelaxedEnvVarName(ev.Name)) > 0:
+			for _, msg := range validation.IsRelaxedEnvVarName(ev.Name) {
+				c.is.field(field.Invalid(ep.Child("name"), ev.Name, msg))
+			}
 		case ev.ValueFrom == nil:
 			v := ev.Value
 			if v != "" {
@@ -91,8 +95,18 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 			}
 		}
 	default:
+		// The API server reports it at the envFrom list; the entry's index is kept here.
 		c.is.field(field.Invalid(p, "", "must specify one of: `configMapRef` or `secretRef`"))
 		return
+	}
+	if ef.Prefix != "" {
+		msgs := validation.IsRelaxedEnvVarName(ef.Prefix)
+		for _, msg := range msgs {
+			c.is.field(field.Invalid(p.Child("prefix"), ef.Prefix, msg))
+		}
+		if len(msgs) > 0 {
+			return
+		}
 	}
 	switch {
 	case name == "":
@@ -105,7 +119,8 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 	var invalid []string
 	for _, k := range sortedKeys(data) {
 		n := ef.Prefix + k
-		if len(validation.IsEnvVarName(n)) > 0 {
+		// The kubelet's rule since Kubernetes 1.34 (RelaxedEnvironmentVariableValidation).
+		if len(validation.IsRelaxedEnvVarName(n)) > 0 {
 			invalid = append(invalid, n)
 			continue
 		}
@@ -165,12 +180,25 @@ func (c *converter) valueFrom(vf *corev1.EnvVarSource, p *field.Path) (string, b
 func (c *converter) keyRef(p *field.Path, kind, name, key string, optional *bool, found bool,
 	get func(string) (string, bool)) (string, bool) {
 	opt := optional != nil && *optional
-	switch {
-	case name == "":
-		c.is.field(field.Required(p.Child("name"), ""))
-		return "", false
-	case key == "":
+	// The API server's checks (validateConfigMapKeySelector, validateSecretKeySelector)
+	// come before the lookup.
+	bad := false
+	for _, msg := range validation.IsDNS1123Subdomain(name) {
+		c.is.field(field.Invalid(p.Child("name"), name, msg))
+		bad = true
+	}
+	if key == "" {
 		c.is.field(field.Required(p.Child("key"), ""))
+		bad = true
+	}
+	for _, msg := range validation.IsConfigMapKey(key) {
+		if key != "" {
+			c.is.field(field.Invalid(p.Child("key"), key, msg))
+			bad = true
+		}
+	}
+	switch {
+	case bad:
 		return "", false
 	case !found:
 		if !opt {
@@ -197,14 +225,27 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 	fp := p.Child("fieldPath")
 	path, key, subscripted := splitSubscript(ref.FieldPath)
 	if subscripted {
-		if msgs := validation.IsQualifiedName(strings.ToLower(key)); len(msgs) > 0 {
-			c.is.field(field.Invalid(fp, ref.FieldPath, strings.Join(msgs, "; ")))
-			return "", false
-		}
+		// The API server's wording and path (validateObjectFieldSelector): at fieldRef,
+		// naming the key (lowercased for an annotation, whose keys ignore case).
+		check := key
 		switch path {
 		case "metadata.labels":
-			return c.src.meta.labels[key], true
 		case "metadata.annotations":
+			check = strings.ToLower(key)
+		default:
+			c.is.field(field.Invalid(p, path, "does not support subscript"))
+			return "", false
+		}
+		msgs := validation.IsQualifiedName(check)
+		for _, msg := range msgs {
+			c.is.field(field.Invalid(p, check, msg))
+		}
+		switch {
+		case len(msgs) > 0:
+			return "", false
+		case path == "metadata.labels":
+			return c.src.meta.labels[key], true
+		default:
 			return c.src.meta.annotations[key], true
 		}
 	} else {
@@ -233,15 +274,18 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 				return sa, true
 			}
 		case "metadata.uid", "spec.nodeName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs":
-			c.is.errorf(fp, "Unsupported value: %q: not known before the pod runs, and podlife does not inject it", ref.FieldPath)
-			return "", false
+			// Fields the API server allows here (a volume allows metadata.uid only).
+			if !volume || path == "metadata.uid" {
+				c.is.errorf(fp, "Unsupported value: %q: not known before the pod runs, and podlife does not inject it", ref.FieldPath)
+				return "", false
+			}
 		}
 	}
-	supported := []string{"metadata.name", "metadata.namespace", "metadata.labels['<KEY>']", "metadata.annotations['<KEY>']"}
+	// A path the API server refuses too: its message, with its list.
+	supported := []string{"metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName",
+		"status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"}
 	if volume {
-		supported = append(supported, "metadata.labels", "metadata.annotations")
-	} else {
-		supported = append(supported, "spec.serviceAccountName")
+		supported = []string{"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"}
 	}
 	c.is.field(field.NotSupported(fp, ref.FieldPath, supported))
 	return "", false

@@ -30,7 +30,7 @@ func (c *converter) handler(ct *corev1.Container, h *corev1.LifecycleHandler, p 
 	case h.HTTPGet != nil:
 		g := h.HTTPGet
 		port, ok := c.resolvePort(ct, g.Port, p.Child("httpGet", "port"))
-		if !ok {
+		if !c.httpGetValid(g, p.Child("httpGet")) || !ok {
 			return nil
 		}
 		return hook.HTTPGet(port, g.Path, httpGetOptions(g, hook.WithScheme, hook.WithHost, hook.WithHeader)...)

@@ -173,8 +173,11 @@ func (s *issues) hasErrors() bool {
 
 // covered tells whether an error was recorded at path or at one of its ancestors, so that a
 // consequence of it need not be reported again.
-func (s *issues) covered(path string) bool {
-	for _, i := range s.list {
+func (s *issues) covered(path string) bool { return s.coveredBy(path, len(s.list)) }
+
+// coveredBy is covered, looking at the first n issues only.
+func (s *issues) coveredBy(path string, n int) bool {
+	for _, i := range s.list[:n] {
 		if i.Severity == Error && (path == i.Path || strings.HasPrefix(path, i.Path+".") || strings.HasPrefix(path, i.Path+"[")) {
 			return true
 		}

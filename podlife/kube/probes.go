@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/hook"
@@ -66,7 +66,7 @@ func (c *converter) prober(ct *corev1.Container, h *corev1.ProbeHandler, p *fiel
 	case h.HTTPGet != nil:
 		g := h.HTTPGet
 		port, ok := c.resolvePort(ct, g.Port, p.Child("httpGet", "port"))
-		if !ok {
+		if !c.httpGetValid(g, p.Child("httpGet")) || !ok {
 			return nil
 		}
 		host := func(h string) probe.HTTPOption { return probe.WithHost(h) }
@@ -82,6 +82,9 @@ func (c *converter) prober(ct *corev1.Container, h *corev1.ProbeHandler, p *fiel
 		}
 		return probe.TCPSocket(port, opts...)
 	default:
+		if !c.portValid(intstr.FromInt32(h.GRPC.Port), p.Child("grpc", "port")) {
+			return nil
+		}
 		service := ""
 		if h.GRPC.Service != nil {
 			service = *h.GRPC.Service
@@ -126,14 +129,50 @@ func staticEnv(env []corev1.EnvVar) map[string]string {
 	return m
 }
 
-// resolvePort resolves a port given as a number, a number in a string, or the name of one of
-// the container's ports, as the kubelet does.
+// httpGetValid checks an httpGet action's scheme and header names as the API server does
+// (validateHTTPGetAction); the path defaults to "/" and the port is checked by resolvePort.
+func (c *converter) httpGetValid(g *corev1.HTTPGetAction, p *field.Path) bool {
+	ok := true
+	if g.Scheme != "" && g.Scheme != corev1.URISchemeHTTP && g.Scheme != corev1.URISchemeHTTPS {
+		c.is.field(field.NotSupported(p.Child("scheme"), g.Scheme, []corev1.URIScheme{corev1.URISchemeHTTP, corev1.URISchemeHTTPS}))
+		ok = false
+	}
+	for _, h := range g.HTTPHeaders {
+		// Reported at the list, as the API server does.
+		for _, msg := range validation.IsHTTPHeaderName(h.Name) {
+			c.is.field(field.Invalid(p.Child("httpHeaders"), h.Name, msg))
+			ok = false
+		}
+	}
+	return ok
+}
+
+// portValid checks a port number or name as the API server does (ValidatePortNumOrName).
+func (c *converter) portValid(port intstr.IntOrString, p *field.Path) bool {
+	var errs field.ErrorList
+	if port.Type == intstr.Int {
+		for _, msg := range validation.IsValidPortNum(port.IntValue()) {
+			errs = append(errs, field.Invalid(p, port.IntValue(), msg))
+		}
+	} else {
+		for _, msg := range validation.IsValidPortName(port.StrVal) {
+			errs = append(errs, field.Invalid(p, port.StrVal, msg))
+		}
+	}
+	for _, fe := range errs {
+		c.is.field(fe)
+	}
+	return len(errs) == 0
+}
+
+// resolvePort resolves a port given as a number or as the name of one of the container's
+// ports, as the kubelet does. A number in a string is refused, as the API server does.
 func (c *converter) resolvePort(ct *corev1.Container, port intstr.IntOrString, p *field.Path) (int, bool) {
+	if !c.portValid(port, p) {
+		return 0, false
+	}
 	if port.Type == intstr.Int {
 		return int(port.IntVal), true
-	}
-	if n, err := strconv.Atoi(port.StrVal); err == nil {
-		return n, true
 	}
 	for _, cp := range ct.Ports {
 		if cp.Name == port.StrVal {

@@ -19,9 +19,12 @@ func (c *converter) validate() {
 		c.is.errorf(c.specPath, "Invalid value: %v", err)
 		return
 	}
+	// Only the conversion's issues hide validation's: several errors at one path (a name
+	// both missing and not found) are all reported, as the API server does.
+	converted := len(c.is.list)
 	for _, fe := range ve.Errs {
 		path := c.documentPath(fe.Field)
-		if c.is.covered(path) {
+		if c.is.coveredBy(path, converted) {
 			continue
 		}
 		c.is.addAt(Error, path, fe.ErrorBody())

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path"
@@ -37,12 +38,15 @@ func (c *converter) volumes() {
 
 // volume converts one volume; pl is its path in podlife's validation.
 func (c *converter) volume(v *corev1.Volume, p *field.Path, pl string) podlife.Volume {
-	switch n := countSources(&v.VolumeSource); {
-	case n == 0:
+	switch set := setSources(&v.VolumeSource); {
+	case len(set) == 0:
 		// The API defaults a volume without a source to an emptyDir.
 		return podlife.Volume{EmptyDir: &podlife.EmptyDirVolume{}}
-	case n > 1:
-		c.is.field(field.Forbidden(p, "may not specify more than 1 volume type"))
+	case len(set) > 1:
+		// As the API server, every source after the first (in its order) is reported.
+		for _, name := range set[1:] {
+			c.is.field(field.Forbidden(p.Child(name), "may not specify more than 1 volume type"))
+		}
 		return podlife.Volume{}
 	}
 	switch {
@@ -73,16 +77,33 @@ func (c *converter) volume(v *corev1.Volume, p *field.Path, pl string) podlife.V
 	return podlife.Volume{}
 }
 
-// countSources counts the volume sources set.
-func countSources(vs *corev1.VolumeSource) int {
-	n := 0
+// sourceOrder is the order in which the API server looks at volume sources
+// (validateVolumeSource): the first one set is the volume's, the others are reported.
+var sourceOrder = []string{"emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore",
+	"secret", "nfs", "iscsi", "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "cinder", "cephfs",
+	"quobyte", "downwardAPI", "fc", "flexVolume", "configMap", "azureFile", "vsphereVolume",
+	"photonPersistentDisk", "portworxVolume", "azureDisk", "storageos", "projected", "scaleIO", "csi",
+	"ephemeral", "image"}
+
+// setSources returns the JSON names of the volume sources set, in sourceOrder; a source
+// the order does not know (one of a newer k8s.io/api) comes last.
+func setSources(vs *corev1.VolumeSource) []string {
+	var set []string
 	v := reflect.ValueOf(vs).Elem()
 	for i := range v.NumField() {
 		if f := v.Field(i); f.Kind() == reflect.Pointer && !f.IsNil() {
-			n++
+			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+			set = append(set, name)
 		}
 	}
-	return n
+	rank := func(name string) int {
+		if i := slices.Index(sourceOrder, name); i >= 0 {
+			return i
+		}
+		return len(sourceOrder)
+	}
+	slices.SortStableFunc(set, func(a, b string) int { return rank(a) - rank(b) })
+	return set
 }
 
 // emptyDir converts an emptyDir volume.
@@ -95,7 +116,9 @@ func (c *converter) emptyDir(e *corev1.EmptyDirVolumeSource, p *field.Path) *pod
 	default:
 		c.is.field(field.NotSupported(p.Child("medium"), e.Medium, []corev1.StorageMedium{corev1.StorageMediumDefault, corev1.StorageMediumMemory}))
 	}
-	if e.SizeLimit != nil {
+	if e.SizeLimit != nil && e.SizeLimit.Sign() < 0 {
+		c.is.field(field.Forbidden(p.Child("sizeLimit"), "SizeLimit field must be a valid resource quantity"))
+	} else if e.SizeLimit != nil {
 		n, ok := c.quantity(p.Child("sizeLimit"), e.SizeLimit, false)
 		if ok {
 			out.SizeLimit = n
@@ -119,12 +142,22 @@ func (c *converter) hostPath(h *corev1.HostPathVolumeSource, p *field.Path) *pod
 	supported := []corev1.HostPathType{corev1.HostPathUnset, corev1.HostPathDirectoryOrCreate, corev1.HostPathDirectory,
 		corev1.HostPathFileOrCreate, corev1.HostPathFile}
 	if !slices.Contains(supported, *h.Type) {
+		// A type the API knows but podlife does not check is podlife's refusal; another is
+		// the API server's, with its list.
+		if !slices.Contains(apiHostPathTypes, *h.Type) {
+			supported = apiHostPathTypes
+		}
 		c.is.field(field.NotSupported(p.Child("type"), *h.Type, supported))
 		return out
 	}
 	out.Type = podlife.HostPathType(*h.Type)
 	return out
 }
+
+// apiHostPathTypes are the hostPath types the API server accepts, in its order.
+var apiHostPathTypes = []corev1.HostPathType{corev1.HostPathUnset, corev1.HostPathBlockDev, corev1.HostPathCharDev,
+	corev1.HostPathDirectory, corev1.HostPathDirectoryOrCreate, corev1.HostPathFile, corev1.HostPathFileOrCreate,
+	corev1.HostPathSocket}
 
 // quantity returns a quantity as an integer (rounded up), or its milli-value; a negative or
 // out-of-range value is an error.
@@ -133,7 +166,11 @@ func (c *converter) quantity(p *field.Path, q *resource.Quantity, milli bool) (i
 	if milli {
 		limit /= 1000
 	}
-	if f := q.AsApproximateFloat64(); f < 0 || f > limit {
+	if q.Sign() < 0 {
+		c.is.field(field.Invalid(p, q.String(), "must be greater than or equal to 0"))
+		return 0, false
+	}
+	if q.AsApproximateFloat64() > limit {
 		c.is.field(field.Invalid(p, q.String(), "must be between 0 and 2^62"))
 		return 0, false
 	}
@@ -171,6 +208,11 @@ func (c *converter) keyFiles(p, namePath *field.Path, data map[string][]byte, it
 	}
 	for j, it := range items {
 		ip := p.Child("items").Index(j)
+		if it.Key == "" {
+			c.is.field(field.Required(ip.Child("key"), ""))
+			c.relativePath(ip.Child("path"), it.Path)
+			continue
+		}
 		d, ok := data[it.Key]
 		if !ok {
 			if !optional {
@@ -187,19 +229,28 @@ func (c *converter) keyFiles(p, namePath *field.Path, data map[string][]byte, it
 	return files
 }
 
-// relativePath checks a file path as the API does: relative, without a ".." element.
+// relativePath checks a file path as the API server does (validateKeyToPath,
+// ValidateLocalNonReservedPath): given, relative, without a ".." element, not starting with
+// "..".
 func (c *converter) relativePath(p *field.Path, s string) bool {
-	switch {
-	case s == "":
-		c.is.field(field.Required(p, ""))
-	case path.IsAbs(s):
-		c.is.field(field.Invalid(p, s, "must be a relative path"))
-	case slices.Contains(strings.Split(s, "/"), ".."):
-		c.is.field(field.Invalid(p, s, "must not contain '..'"))
-	default:
-		return true
+	ok := true
+	bad := func(fe *field.Error) {
+		c.is.field(fe)
+		ok = false
 	}
-	return false
+	if s == "" {
+		bad(field.Required(p, ""))
+	}
+	if path.IsAbs(s) {
+		bad(field.Invalid(p, s, "must be a relative path"))
+	}
+	if slices.Contains(strings.Split(s, "/"), "..") {
+		bad(field.Invalid(p, s, "must not contain '..'"))
+	}
+	if strings.HasPrefix(s, "..") && !strings.HasPrefix(s, "../") {
+		bad(field.Invalid(p, s, "must not start with '..'"))
+	}
+	return ok
 }
 
 // configMapFiles makes the files of a configMap source (a volume or a projection).
@@ -271,18 +322,34 @@ func (c *converter) projectedFiles(v *corev1.ProjectedVolumeSource, p *field.Pat
 	seen := map[string]bool{}
 	for i, s := range v.Sources {
 		sp := p.Child("sources").Index(i)
+		n := 0
+		for _, set := range []bool{s.ConfigMap != nil, s.Secret != nil, s.DownwardAPI != nil,
+			s.ServiceAccountToken != nil, s.ClusterTrustBundle != nil, s.PodCertificate != nil} {
+			if set {
+				n++
+			}
+		}
+		if n > 1 {
+			c.is.field(field.Forbidden(sp, "may not specify more than 1 volume type per source"))
+			continue
+		}
 		var got []podlife.File
+		// The API server reports a collision at the volume, naming the source (a ConfigMap
+		// or Secret) or the file (downwardAPI).
+		name := ""
 		switch {
 		case s.ConfigMap != nil:
+			name = s.ConfigMap.Name
 			got = c.configMapFiles(sp.Child("configMap"), s.ConfigMap.Name, s.ConfigMap.Items, s.ConfigMap.Optional, mode, pl, len(files))
 		case s.Secret != nil:
+			name = s.Secret.Name
 			got = c.secretFiles(sp.Child("secret"), "name", s.Secret.Name, s.Secret.Items, s.Secret.Optional, mode, pl, len(files))
 		case s.DownwardAPI != nil:
 			got = c.downwardFiles(sp.Child("downwardAPI"), s.DownwardAPI.Items, mode, pl, len(files))
 		}
 		for _, f := range got {
 			if seen[f.Path] {
-				c.is.errorf(sp, "Invalid value: %q: conflicting duplicate paths", f.Path)
+				c.is.field(field.Invalid(p, cmp.Or(name, f.Path), "conflicting duplicate paths"))
 				continue
 			}
 			seen[f.Path] = true

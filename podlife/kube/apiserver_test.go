@@ -1,0 +1,346 @@
+package kube_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/podlife/podlife/podlife/kube"
+)
+
+// withMeta adds lines (indented for metadata) to a manifest made by pod.
+func withMeta(manifest, lines string) string {
+	return strings.Replace(manifest, "  name: p\n", "  name: p\n"+lines, 1)
+}
+
+// withInit adds init containers (a YAML flow list) to a manifest made by pod.
+func withInit(manifest, list string) string {
+	return strings.Replace(manifest, "  containers:", "  initContainers: "+list+"\n  containers:", 1)
+}
+
+// jsonOf is a value as field errors print lists: in JSON.
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// cfg is a ConfigMap document to put before a pod that uses it.
+const cfg = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {k: v, k2: v}\n---\n"
+
+// Messages of k8s.io/apimachinery's validation helpers, which the API server calls for these
+// rules too.
+var (
+	label1123     = validation.IsDNS1123Label("X")[0]
+	subdomain1123 = validation.IsDNS1123Subdomain("X")[0]
+	subdomainUS   = validation.IsDNS1123SubdomainWithUnderscore("X")[0]
+	qualifiedName = validation.IsQualifiedName("bad key")[0]
+	labelValue    = validation.IsValidLabelValue("-x")[0]
+	relaxedEnv    = validation.IsRelaxedEnvVarName("A=B")[0]
+	configKey     = validation.IsConfigMapKey("a b")[0]
+	headerName    = validation.IsHTTPHeaderName("Bad Header")[0]
+	portNameMsgs  = validation.IsValidPortName("Bad_Port_Name")
+)
+
+// TestAPIServerValidation: for the fields podlife accepts, a manifest breaking one of the API
+// server's rules (k8s.io/kubernetes pkg/apis/core/validation, Kubernetes 1.34+) gets the
+// error the API server returns: the same path, type and message ("path: Type: detail").
+// Deliberate differences are listed in docs/kube-fields.md ("Validation") and noted here.
+func TestAPIServerValidation(t *testing.T) {
+	searches33 := make([]string, 33)
+	for i := range searches33 {
+		searches33[i] = fmt.Sprintf("s%d.example", i)
+	}
+	long := strings.Repeat("a", 250)
+	searchesLong := []string{long, long, long, long, long, long, long, long, long}
+	flow := func(ss []string) string { return "[" + strings.Join(ss, ", ") + "]" }
+	tests := []struct {
+		name     string
+		manifest string
+		want     []string
+	}{
+		// ValidateObjectMeta → ValidateLabels, ValidateAnnotations (apimachinery): errors at
+		// the map's path, not at the key.
+		{"label key", withMeta(pod("", ""), "  labels: {'bad key': v}\n"),
+			[]string{`metadata.labels: Invalid value: "bad key": ` + qualifiedName}},
+		{"label value", withMeta(pod("", ""), "  labels: {k: -x}\n"),
+			[]string{`metadata.labels: Invalid value: "-x": ` + labelValue}},
+		{"annotation key", withMeta(pod("", ""), "  annotations: {'bad key': v}\n"),
+			[]string{`metadata.annotations: Invalid value: "bad key": ` + qualifiedName}},
+		{"annotations too long", withMeta(pod("", ""), "  annotations: {k: "+strings.Repeat("x", 256*1024)+"}\n"),
+			[]string{`metadata.annotations: Too long: may not be more than 262144 bytes`}},
+		{"namespace", withMeta(pod("", ""), "  namespace: Prod\n"),
+			[]string{`metadata.namespace: Invalid value: "Prod": ` + label1123}},
+
+		// ValidateVolumes, validateVolumeSource.
+		{"volume name missing", pod("  volumes: [{emptyDir: {}}]\n", ""), []string{`spec.volumes[0].name: Required value`}},
+		{"volume name", pod("  volumes: [{name: V}]\n", ""), []string{`spec.volumes[0].name: Invalid value: "V": ` + label1123}},
+		{"volume name duplicate", pod("  volumes: [{name: v}, {name: v}]\n", ""), []string{`spec.volumes[1].name: Duplicate value: "v"`}},
+		{"two volume sources", pod("  volumes: [{name: v, emptyDir: {}, hostPath: {path: /x}}]\n", ""),
+			[]string{`spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type`}},
+		{"three volume sources", pod("  volumes: [{name: v, emptyDir: {}, hostPath: {path: /x}, configMap: {name: cfg}}]\n", ""),
+			[]string{`spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type`,
+				`spec.volumes[0].configMap: Forbidden: may not specify more than 1 volume type`}},
+		{"negative emptyDir size", pod("  volumes: [{name: v, emptyDir: {sizeLimit: -1Mi}}]\n", ""),
+			[]string{`spec.volumes[0].emptyDir.sizeLimit: Forbidden: SizeLimit field must be a valid resource quantity`}},
+		// validateHostPathVolumeSource, validatePathNoBacksteps, validateHostPathType.
+		{"hostPath path missing", pod("  volumes: [{name: v, hostPath: {path: ''}}]\n", ""), []string{`spec.volumes[0].hostPath.path: Required value`}},
+		{"hostPath backstep", pod("  volumes: [{name: v, hostPath: {path: /a/../b}}]\n", ""),
+			[]string{`spec.volumes[0].hostPath.path: Invalid value: "/a/../b": must not contain '..'`}},
+		{"hostPath unknown type", pod("  volumes: [{name: v, hostPath: {path: /x, type: Pipe}}]\n", ""),
+			[]string{`spec.volumes[0].hostPath.type: Unsupported value: "Pipe": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"`}},
+		// validateConfigMapVolumeSource, validateSecretVolumeSource, validateKeyToPath,
+		// ValidateLocalNonReservedPath.
+		{"configMap name missing", pod("  volumes: [{name: v, configMap: {}}]\n", ""), []string{`spec.volumes[0].configMap.name: Required value`}},
+		{"secret name missing", pod("  volumes: [{name: v, secret: {}}]\n", ""), []string{`spec.volumes[0].secret.secretName: Required value`}},
+		{"defaultMode", cfg + pod("  volumes: [{name: v, configMap: {name: cfg, defaultMode: 4096}}]\n", ""),
+			[]string{`spec.volumes[0].configMap.defaultMode: Invalid value: 4096: must be a number between 0 and 0777 (octal), both inclusive`}},
+		{"item mode", cfg + pod("  volumes: [{name: v, configMap: {name: cfg, items: [{key: k, path: k, mode: -1}]}}]\n", ""),
+			[]string{`spec.volumes[0].configMap.items[0].mode: Invalid value: -1: must be a number between 0 and 0777 (octal), both inclusive`}},
+		{"item key missing", cfg + pod("  volumes: [{name: v, configMap: {name: cfg, items: [{path: k}]}}]\n", ""),
+			[]string{`spec.volumes[0].configMap.items[0].key: Required value`}},
+		{"item path missing", cfg + pod("  volumes: [{name: v, configMap: {name: cfg, items: [{key: k}]}}]\n", ""),
+			[]string{`spec.volumes[0].configMap.items[0].path: Required value`}},
+		{"item path absolute", cfg + pod("  volumes: [{name: v, configMap: {name: cfg, items: [{key: k, path: /k}]}}]\n", ""),
+			[]string{`spec.volumes[0].configMap.items[0].path: Invalid value: "/k": must be a relative path`}},
+		{"item path backstep", cfg + pod("  volumes: [{name: v, configMap: {name: cfg, items: [{key: k, path: a/../k}]}}]\n", ""),
+			[]string{`spec.volumes[0].configMap.items[0].path: Invalid value: "a/../k": must not contain '..'`}},
+		{"item path starting with ..", cfg + pod("  volumes: [{name: v, configMap: {name: cfg, items: [{key: k, path: ..k}]}}]\n", ""),
+			[]string{`spec.volumes[0].configMap.items[0].path: Invalid value: "..k": must not start with '..'`}},
+		// validateProjectionSources.
+		{"projected source with two types", cfg + pod("  volumes: [{name: v, projected: {sources: [{configMap: {name: cfg}, downwardAPI: {items: [{path: nm, fieldRef: {fieldPath: metadata.name}}]}}]}}]\n", ""),
+			[]string{`spec.volumes[0].projected.sources[0]: Forbidden: may not specify more than 1 volume type per source`}},
+		{"projected duplicate paths", cfg + pod("  volumes: [{name: v, projected: {sources: [{configMap: {name: cfg, items: [{key: k, path: x}]}}, {configMap: {name: cfg, items: [{key: k2, path: x}]}}]}}]\n", ""),
+			[]string{`spec.volumes[0].projected: Invalid value: "cfg": conflicting duplicate paths`}},
+
+		// validateContainers, validateInitContainers, validateContainerCommon.
+		{"no containers", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n", []string{`spec.containers: Required value`}},
+		{"container name missing", strings.Replace(pod("", ""), "- name: c\n", "- name: ''\n", 1), []string{`spec.containers[0].name: Required value`}},
+		{"container name", strings.Replace(pod("", ""), "- name: c\n", "- name: Web\n", 1), []string{`spec.containers[0].name: Invalid value: "Web": ` + label1123}},
+		{"container name duplicate", pod("", "  - {name: c, image: busybox}\n"), []string{`spec.containers[1].name: Duplicate value: "c"`}},
+		{"image missing", strings.Replace(pod("", ""), "image: busybox:1.36", "image: ''", 1), []string{`spec.containers[0].image: Required value`}},
+		{"image whitespace", strings.Replace(pod("", ""), "image: busybox:1.36", "image: ' busybox'", 1),
+			[]string{`spec.containers[0].image: Invalid value: " busybox": must not have leading or trailing whitespace`}},
+		{"imagePullPolicy", pod("", "    imagePullPolicy: Sometimes\n"),
+			[]string{`spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"`}},
+		{"restartPolicy on app container", pod("", "    restartPolicy: Always\n"),
+			[]string{`spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers`}},
+		{"init restartPolicy", withInit(pod("", ""), "[{name: i, image: busybox, restartPolicy: Never}]"),
+			[]string{`spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: "Always"`}},
+		{"init lifecycle", withInit(pod("", ""), "[{name: i, image: busybox, lifecycle: {postStart: {exec: {command: [x]}}}}]"),
+			[]string{`spec.initContainers[0].lifecycle: Forbidden: may not be set for init containers without restartPolicy=Always`}},
+		{"init probe", withInit(pod("", ""), "[{name: i, image: busybox, livenessProbe: {exec: {command: [x]}}}]"),
+			[]string{`spec.initContainers[0].livenessProbe: Forbidden: may not be set for init containers without restartPolicy=Always`}},
+
+		// validateContainerPorts.
+		{"containerPort missing", pod("", "    ports: [{name: http}]\n"), []string{`spec.containers[0].ports[0].containerPort: Required value`}},
+		{"containerPort range", pod("", "    ports: [{containerPort: 70000}]\n"),
+			[]string{`spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive`}},
+		{"hostPort range", pod("", "    ports: [{containerPort: 80, hostPort: -1}]\n"),
+			[]string{`spec.containers[0].ports[0].hostPort: Invalid value: -1: must be between 1 and 65535, inclusive`}},
+		{"port name", pod("", "    ports: [{name: Bad_Port_Name, containerPort: 80}]\n"), func() []string {
+			var out []string
+			for _, m := range portNameMsgs {
+				out = append(out, `spec.containers[0].ports[0].name: Invalid value: "Bad_Port_Name": `+m)
+			}
+			return out
+		}()},
+		{"port name duplicate", pod("", "    ports: [{name: http, containerPort: 80}, {name: http, containerPort: 81}]\n"),
+			[]string{`spec.containers[0].ports[1].name: Duplicate value: "http"`}},
+		{"protocol", pod("", "    ports: [{containerPort: 80, protocol: ICMP}]\n"),
+			[]string{`spec.containers[0].ports[0].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"`}},
+		// checkHostPortConflicts: across app containers; each init container on its own.
+		{"hostPort conflict", pod("", "    ports: [{containerPort: 80, hostPort: 8080}]\n  - {name: d, image: busybox, ports: [{containerPort: 81, hostPort: 8080}]}\n"),
+			[]string{`spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//8080"`}},
+		{"hostPort conflict with hostIP", pod("", "    ports: [{containerPort: 80, hostPort: 8080, hostIP: 127.0.0.1, protocol: UDP}, {containerPort: 81, hostPort: 8080, hostIP: 127.0.0.1, protocol: UDP}]\n"),
+			[]string{`spec.containers[0].ports[1].hostPort: Duplicate value: "UDP/127.0.0.1/8080"`}},
+		// validatePodHostNetworkDeps.
+		{"hostNetwork hostPort", pod("  hostNetwork: true\n", "    ports: [{containerPort: 80, hostPort: 8080}]\n"),
+			[]string{"spec.containers[0].ports[0].hostPort: Invalid value: 8080: must match `containerPort` when `hostNetwork` is true"}},
+
+		// ValidateEnv, validateEnvVarValueFrom, validateObjectFieldSelector,
+		// validateConfigMapKeySelector; names are relaxed (RelaxedEnvironmentVariableValidation, GA).
+		{"env name missing", pod("", "    env: [{value: x}]\n"), []string{`spec.containers[0].env[0].name: Required value`}},
+		{"env name", pod("", "    env: [{name: A=B, value: x}]\n"), []string{`spec.containers[0].env[0].name: Invalid value: "A=B": ` + relaxedEnv}},
+		{"env valueFrom empty", pod("", "    env: [{name: X, valueFrom: {}}]\n"),
+			[]string{"spec.containers[0].env[0].valueFrom: Invalid value: \"\": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`"}},
+		{"env value and valueFrom", pod("", "    env: [{name: X, value: a, valueFrom: {fieldRef: {fieldPath: metadata.name}}}]\n"),
+			[]string{"spec.containers[0].env[0].valueFrom: Invalid value: \"\": may not be specified when `value` is not empty"}},
+		{"env two sources", cfg + pod("", "    env: [{name: X, valueFrom: {fieldRef: {fieldPath: metadata.name}, configMapKeyRef: {name: cfg, key: k}}}]\n"),
+			[]string{`spec.containers[0].env[0].valueFrom: Invalid value: "": may not have more than one field specified at a time`}},
+		{"env fieldPath", pod("", "    env: [{name: X, valueFrom: {fieldRef: {fieldPath: spec.foo}}}]\n"),
+			[]string{`spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: Unsupported value: "spec.foo": supported values: "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"`}},
+		{"env configMap key missing", cfg + pod("", "    env: [{name: X, valueFrom: {configMapKeyRef: {name: cfg}}}]\n"),
+			[]string{`spec.containers[0].env[0].valueFrom.configMapKeyRef.key: Required value`}},
+		{"env configMap key", cfg + pod("", "    env: [{name: X, valueFrom: {configMapKeyRef: {name: cfg, key: a b}}}]\n"),
+			[]string{`spec.containers[0].env[0].valueFrom.configMapKeyRef.key: Invalid value: "a b": ` + configKey}},
+		{"env secret name", pod("", "    env: [{name: X, valueFrom: {secretKeyRef: {name: Bad, key: k}}}]\n"),
+			[]string{`spec.containers[0].env[0].valueFrom.secretKeyRef.name: Invalid value: "Bad": ` + subdomain1123}},
+		// ValidateEnvFrom. Deliberate difference: the missing source is reported at the entry
+		// (the API server reports it at the list, envFrom).
+		{"envFrom prefix", cfg + pod("", "    envFrom: [{prefix: A=, configMapRef: {name: cfg}}]\n"),
+			[]string{`spec.containers[0].envFrom[0].prefix: Invalid value: "A=": ` + relaxedEnv}},
+		{"envFrom without source", pod("", "    envFrom: [{prefix: A_}]\n"),
+			[]string{"spec.containers[0].envFrom[0]: Invalid value: \"\": must specify one of: `configMapRef` or `secretRef`"}},
+		{"envFrom name missing", pod("", "    envFrom: [{configMapRef: {}}]\n"), []string{`spec.containers[0].envFrom[0].configMapRef.name: Required value`}},
+
+		// ValidateVolumeMounts. Deliberate difference: subPath errors keep the mount's index
+		// (the API server reports them at volumeMounts.subPath).
+		{"mount name missing", pod("  volumes: [{name: v}]\n", "    volumeMounts: [{mountPath: /v}]\n"),
+			[]string{`spec.containers[0].volumeMounts[0].name: Required value`, `spec.containers[0].volumeMounts[0].name: Not found: ""`}},
+		{"mount volume not found", pod("", "    volumeMounts: [{name: data, mountPath: /data}]\n"),
+			[]string{`spec.containers[0].volumeMounts[0].name: Not found: "data"`}},
+		{"mountPath missing", pod("  volumes: [{name: v}]\n", "    volumeMounts: [{name: v}]\n"),
+			[]string{`spec.containers[0].volumeMounts[0].mountPath: Required value`}},
+		{"mountPath duplicate", pod("  volumes: [{name: v}, {name: w}]\n", "    volumeMounts: [{name: v, mountPath: /v}, {name: w, mountPath: /v}]\n"),
+			[]string{`spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/v": must be unique`}},
+		{"subPath absolute", pod("  volumes: [{name: v}]\n", "    volumeMounts: [{name: v, mountPath: /v, subPath: /x}]\n"),
+			[]string{`spec.containers[0].volumeMounts[0].subPath: Invalid value: "/x": must be a relative path`}},
+		{"subPath backstep", pod("  volumes: [{name: v}]\n", "    volumeMounts: [{name: v, mountPath: /v, subPath: a/../../x}]\n"),
+			[]string{`spec.containers[0].volumeMounts[0].subPath: Invalid value: "a/../../x": must not contain '..'`}},
+		{"subPath and subPathExpr", pod("  volumes: [{name: v}]\n", "    volumeMounts: [{name: v, mountPath: /a, subPath: x, subPathExpr: yy}]\n"),
+			[]string{`spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "yy": subPathExpr and subPath are mutually exclusive`}},
+
+		// ValidateContainerResourceRequirements: request above limit at "requests" (no key).
+		{"request above limit", pod("", "    resources: {limits: {cpu: 500m}, requests: {cpu: 1}}\n"),
+			[]string{`spec.containers[0].resources.requests: Invalid value: "1": must be less than or equal to cpu limit of 500m`}},
+		{"memory request above limit", pod("", "    resources: {limits: {memory: 64Mi}, requests: {memory: 128Mi}}\n"),
+			[]string{`spec.containers[0].resources.requests: Invalid value: "128Mi": must be less than or equal to memory limit of 64Mi`}},
+		{"negative limit", pod("", "    resources: {limits: {memory: -1Mi}}\n"),
+			[]string{`spec.containers[0].resources.limits[memory]: Invalid value: "-1Mi": must be greater than or equal to 0`}},
+		{"negative request", pod("", "    resources: {requests: {cpu: -1}}\n"),
+			[]string{`spec.containers[0].resources.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0`}},
+
+		// validateHandler, validateExecAction, validateHTTPGetAction, ValidatePortNumOrName,
+		// validateSleepAction.
+		{"exec without command", pod("", "    livenessProbe: {exec: {}}\n"), []string{`spec.containers[0].livenessProbe.exec.command: Required value`}},
+		{"no handler", pod("", "    lifecycle: {preStop: {}}\n"), []string{`spec.containers[0].lifecycle.preStop: Required value: must specify a handler type`}},
+		{"httpGet port", pod("", "    livenessProbe: {httpGet: {port: 0}}\n"),
+			[]string{`spec.containers[0].livenessProbe.httpGet.port: Invalid value: 0: must be between 1 and 65535, inclusive`}},
+		{"httpGet port name", pod("", "    lifecycle: {postStart: {httpGet: {port: Bad_Port_Name}}}\n"), func() []string {
+			var out []string
+			for _, m := range portNameMsgs {
+				out = append(out, `spec.containers[0].lifecycle.postStart.httpGet.port: Invalid value: "Bad_Port_Name": `+m)
+			}
+			return out
+		}()},
+		{"httpGet scheme", pod("", "    readinessProbe: {httpGet: {port: 80, scheme: FTP}}\n"),
+			[]string{`spec.containers[0].readinessProbe.httpGet.scheme: Unsupported value: "FTP": supported values: "HTTP", "HTTPS"`}},
+		{"httpGet header", pod("", "    readinessProbe: {httpGet: {port: 80, httpHeaders: [{name: Bad Header, value: x}]}}\n"),
+			[]string{`spec.containers[0].readinessProbe.httpGet.httpHeaders: Invalid value: "Bad Header": ` + headerName}},
+		{"tcpSocket port", pod("", "    readinessProbe: {tcpSocket: {port: 65536}}\n"),
+			[]string{`spec.containers[0].readinessProbe.tcpSocket.port: Invalid value: 65536: must be between 1 and 65535, inclusive`}},
+		{"grpc port", pod("", "    livenessProbe: {grpc: {port: 0}}\n"),
+			[]string{`spec.containers[0].livenessProbe.grpc.port: Invalid value: 0: must be between 1 and 65535, inclusive`}},
+		{"negative sleep", pod("", "    lifecycle: {preStop: {sleep: {seconds: -1}}}\n"),
+			[]string{`spec.containers[0].lifecycle.preStop.sleep: Invalid value: -1: must be non-negative and less than terminationGracePeriodSeconds (30)`}},
+		// validateProbe, validateLivenessProbe, validateReadinessProbe, validateStartupProbe.
+		{"negative initialDelaySeconds", pod("", "    livenessProbe: {exec: {command: [x]}, initialDelaySeconds: -1}\n"),
+			[]string{`spec.containers[0].livenessProbe.initialDelaySeconds: Invalid value: -1: must be greater than or equal to 0`}},
+		{"negative timeoutSeconds", pod("", "    livenessProbe: {exec: {command: [x]}, timeoutSeconds: -1}\n"),
+			[]string{`spec.containers[0].livenessProbe.timeoutSeconds: Invalid value: -1: must be greater than or equal to 0`}},
+		{"negative periodSeconds", pod("", "    readinessProbe: {exec: {command: [x]}, periodSeconds: -1}\n"),
+			[]string{`spec.containers[0].readinessProbe.periodSeconds: Invalid value: -1: must be greater than or equal to 0`}},
+		{"negative failureThreshold", pod("", "    readinessProbe: {exec: {command: [x]}, failureThreshold: -1}\n"),
+			[]string{`spec.containers[0].readinessProbe.failureThreshold: Invalid value: -1: must be greater than or equal to 0`}},
+		{"liveness successThreshold", pod("", "    livenessProbe: {exec: {command: [x]}, successThreshold: 2}\n"),
+			[]string{`spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1`}},
+		{"startup successThreshold", pod("", "    startupProbe: {exec: {command: [x]}, successThreshold: 3}\n"),
+			[]string{`spec.containers[0].startupProbe.successThreshold: Invalid value: 3: must be 1`}},
+		{"readiness terminationGracePeriodSeconds", pod("", "    readinessProbe: {exec: {command: [x]}, terminationGracePeriodSeconds: 5}\n"),
+			[]string{`spec.containers[0].readinessProbe.terminationGracePeriodSeconds: Invalid value: 5: must not be set for readinessProbes`}},
+		{"probe terminationGracePeriodSeconds", pod("", "    livenessProbe: {exec: {command: [x]}, terminationGracePeriodSeconds: 0}\n"),
+			[]string{`spec.containers[0].livenessProbe.terminationGracePeriodSeconds: Invalid value: 0: must be greater than 0`}},
+
+		// ValidatePodSpec: validateRestartPolicy, validateDNSPolicy, activeDeadlineSeconds,
+		// hostname, validateOS.
+		{"restartPolicy", pod("  restartPolicy: Sometimes\n", ""),
+			[]string{`spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"`}},
+		{"dnsPolicy", pod("  dnsPolicy: Cluster\n", ""),
+			[]string{`spec.dnsPolicy: Unsupported value: "Cluster": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"`}},
+		{"activeDeadlineSeconds zero", pod("  activeDeadlineSeconds: 0\n", ""),
+			[]string{`spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive`}},
+		{"activeDeadlineSeconds too large", pod("  activeDeadlineSeconds: 2147483648\n", ""),
+			[]string{`spec.activeDeadlineSeconds: Invalid value: 2147483648: must be between 1 and 2147483647, inclusive`}},
+		{"hostname", pod("  hostname: Web_1\n", ""), []string{`spec.hostname: Invalid value: "Web_1": ` + label1123}},
+		{"os name missing", pod("  os: {name: ''}\n", ""), []string{`spec.os.name: Required value: cannot be empty`}},
+		{"os name unknown", pod("  os: {name: plan9}\n", ""), []string{`spec.os: Unsupported value: "plan9": supported values: "linux", "windows"`}},
+		// validatePodDNSConfig (RelaxedDNSSearchValidation, GA: "_" allowed, "." alone allowed).
+		{"dnsConfig without nameservers", pod("  dnsPolicy: None\n  dnsConfig: {searches: [a.example]}\n", ""),
+			[]string{"spec.dnsConfig.nameservers: Required value: must provide at least one DNS nameserver when `dnsPolicy` is None"}},
+		{"four nameservers", pod("  dnsPolicy: None\n  dnsConfig: {nameservers: [1.1.1.1, 1.1.1.2, 1.1.1.3, 1.1.1.4]}\n", ""),
+			[]string{`spec.dnsConfig.nameservers: Invalid value: ["1.1.1.1","1.1.1.2","1.1.1.3","1.1.1.4"]: must not have more than 3 nameservers`}},
+		{"nameserver", pod("  dnsPolicy: None\n  dnsConfig: {nameservers: [dns.example]}\n", ""),
+			[]string{`spec.dnsConfig.nameservers[0]: Invalid value: "dns.example": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`}},
+		{"33 searches", pod("  dnsPolicy: None\n  dnsConfig: {nameservers: [1.1.1.1], searches: "+flow(searches33)+"}\n", ""),
+			[]string{fmt.Sprintf(`spec.dnsConfig.searches: Invalid value: %s: must not have more than 32 search paths`, jsonOf(searches33))}},
+		{"search list too long", pod("  dnsPolicy: None\n  dnsConfig: {nameservers: [1.1.1.1], searches: "+flow(searchesLong)+"}\n", ""),
+			[]string{fmt.Sprintf(`spec.dnsConfig.searches: Invalid value: %s: must not have more than 2048 characters (including spaces) in the search list`, jsonOf(searchesLong))}},
+		{"search", pod("  dnsPolicy: None\n  dnsConfig: {nameservers: [1.1.1.1], searches: [ok_1.example., ., 'a!b']}\n", ""),
+			[]string{`spec.dnsConfig.searches[2]: Invalid value: "a!b": ` + subdomainUS}},
+		{"dns option name missing", pod("  dnsPolicy: None\n  dnsConfig: {nameservers: [1.1.1.1], options: [{value: '2'}]}\n", ""),
+			[]string{`spec.dnsConfig.options[0]: Required value: must not be empty`}},
+		{"dnsConfig checked without None", pod("  dnsConfig: {nameservers: [1.1.1.1, 1.1.1.2, 1.1.1.3, 1.1.1.4]}\n", ""),
+			[]string{`spec.dnsConfig.nameservers: Invalid value: ["1.1.1.1","1.1.1.2","1.1.1.3","1.1.1.4"]: must not have more than 3 nameservers`}},
+		// ValidateHostAliases.
+		{"host alias ip", pod("  hostAliases: [{ip: x, hostnames: [a]}]\n", ""),
+			[]string{`spec.hostAliases[0].ip: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`}},
+		{"host alias hostname", pod("  hostAliases: [{ip: 10.0.0.1, hostnames: [A_b]}]\n", ""),
+			[]string{`spec.hostAliases[0].hostnames[0]: Invalid value: "A_b": ` + subdomain1123}},
+
+		// validatePodSpecSecurityContext, ValidateSecurityContext.
+		{"runAsUser", pod("  securityContext: {runAsUser: -1}\n", ""),
+			[]string{`spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive`}},
+		{"container runAsGroup", pod("", "    securityContext: {runAsGroup: -1}\n"),
+			[]string{`spec.containers[0].securityContext.runAsGroup: Invalid value: -1: must be between 0 and 2147483647, inclusive`}},
+		{"fsGroup", pod("  securityContext: {fsGroup: -1}\n", ""),
+			[]string{`spec.securityContext.fsGroup: Invalid value: -1: must be between 0 and 2147483647, inclusive`}},
+		{"supplementalGroups", pod("  securityContext: {supplementalGroups: [1, -1]}\n", ""),
+			[]string{`spec.securityContext.supplementalGroups[1]: Invalid value: -1: must be between 0 and 2147483647, inclusive`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadString(kube.Options{}, tt.manifest)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			var got []string
+			for _, i := range loadErrors(t, err) {
+				got = append(got, i.Path+": "+i.Message)
+			}
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(tt.want))
+			if !slices.Equal(got, want) {
+				t.Errorf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+			}
+		})
+	}
+}
+
+// TestEnvFromInvalidKeys: keys that are not environment variable names under the kubelet's
+// relaxed rule (only '=' is refused, for ConfigMaps given to Convert without validation) are
+// skipped with a warning naming the envFrom entry; a name starting with a digit is taken.
+func TestEnvFromInvalidKeys(t *testing.T) {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox",
+			EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cfg"}}}}}}},
+	}
+	objects := kube.Objects{ConfigMaps: map[string]*corev1.ConfigMap{
+		"cfg": {ObjectMeta: metav1.ObjectMeta{Name: "cfg"}, Data: map[string]string{"1ok": "a", "a=b": "b"}},
+	}}
+	spec, warnings, err := kube.Convert(p, objects, kube.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSlice(t, "warning paths", paths(warnings), []string{"spec.containers[0].envFrom[0]"})
+	check(t, "env", fmt.Sprint(spec.Containers[0].Env), "[{1ok a}]")
+}
