@@ -151,7 +151,7 @@ func TestValidateSecurity(t *testing.T) {
 		}, `spec.securityContext.seccompProfile.localhostProfile: Invalid value: "/etc/x.json"`},
 		{"profile with default", func(s *PodSpec) {
 			s.SecurityContext = &PodSecurityContext{SeccompProfile: &SeccompProfile{Type: SeccompRuntimeDefault, LocalhostProfile: "x"}}
-		}, "can only be set for type `Localhost`"},
+		}, "can only be set when seccomp type is Localhost"},
 		{"sysctl not namespaced", func(s *PodSpec) {
 			s.SecurityContext = &PodSecurityContext{Sysctls: []Sysctl{{Name: "vm.swappiness", Value: "1"}}}
 		}, `spec.securityContext.sysctls[0].name: Forbidden: sysctl "vm.swappiness" is not namespaced`},

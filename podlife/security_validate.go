@@ -94,7 +94,9 @@ func validateSeccomp(p *field.Path, sp *SeccompProfile) field.ErrorList {
 	switch sp.Type {
 	case SeccompRuntimeDefault, SeccompUnconfined:
 		if sp.LocalhostProfile != "" {
-			errs = append(errs, field.Invalid(lp, sp.LocalhostProfile, "can only be set for type `Localhost`"))
+			// The API server's wording (validateSeccompProfileField); it prints the whole
+			// profile as the value.
+			errs = append(errs, field.Invalid(lp, sp.LocalhostProfile, "can only be set when seccomp type is Localhost"))
 		}
 	case SeccompLocalhost:
 		switch {
@@ -104,15 +106,18 @@ func validateSeccomp(p *field.Path, sp *SeccompProfile) field.ErrorList {
 			errs = append(errs, field.Invalid(lp, sp.LocalhostProfile, "must be a relative path without '..', inside the seccomp profile root"))
 		}
 	case "":
-		errs = append(errs, field.Required(p.Child("type"), ""))
+		errs = append(errs, field.Required(p.Child("type"), "type is required when seccompProfile is set"))
 	default:
-		errs = append(errs, field.NotSupported(p.Child("type"), sp.Type, []SeccompProfileType{SeccompRuntimeDefault, SeccompUnconfined, SeccompLocalhost}))
+		errs = append(errs, field.NotSupported(p.Child("type"), sp.Type, []SeccompProfileType{SeccompLocalhost, SeccompRuntimeDefault, SeccompUnconfined}))
 	}
 	return errs
 }
 
-// sysctlName is the API's sysctl name format (dotted or slashed segments).
-var sysctlName = regexp.MustCompile(`^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$`)
+// sysctlNameFormat is the API's sysctl name format (dotted or slashed segments), as its
+// message quotes it (SysctlContainSlashFmt).
+const sysctlNameFormat = `([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?`
+
+var sysctlName = regexp.MustCompile("^" + sysctlNameFormat + "$")
 
 // validateSysctls checks sysctl names, that each is namespaced, and that none is set twice.
 // Whether an unsafe one is allowed depends on the Runtime's Config (see admitSecurity).
@@ -127,7 +132,7 @@ func validateSysctls(p *field.Path, sysctls []Sysctl, hostNetwork bool) field.Er
 			errs = append(errs, field.Required(np, ""))
 			continue
 		case len(sc.Name) > 253 || !sysctlName.MatchString(sc.Name):
-			errs = append(errs, field.Invalid(np, sc.Name, "must have at most 253 characters and match the regex "+sysctlName.String()))
+			errs = append(errs, field.Invalid(np, sc.Name, "must have at most 253 characters and match regex "+sysctlNameFormat))
 			continue
 		case seen[name]:
 			errs = append(errs, field.Duplicate(np, sc.Name))

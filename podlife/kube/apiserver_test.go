@@ -305,6 +305,21 @@ func TestAPIServerValidation(t *testing.T) {
 			[]string{`spec.securityContext.fsGroup: Invalid value: -1: must be between 0 and 2147483647, inclusive`}},
 		{"supplementalGroups", pod("  securityContext: {supplementalGroups: [1, -1]}\n", ""),
 			[]string{`spec.securityContext.supplementalGroups[1]: Invalid value: -1: must be between 0 and 2147483647, inclusive`}},
+		{"seccomp Localhost without profile", pod("  securityContext: {seccompProfile: {type: Localhost}}\n", ""),
+			[]string{`spec.securityContext.seccompProfile.localhostProfile: Required value: must be set when seccomp type is Localhost`}},
+		{"seccomp profile without Localhost", pod("", "    securityContext: {seccompProfile: {type: RuntimeDefault, localhostProfile: x.json}}\n"),
+			[]string{`spec.containers[0].securityContext.seccompProfile.localhostProfile: Invalid value: "x.json": can only be set when seccomp type is Localhost`}},
+		{"seccomp type", pod("  securityContext: {seccompProfile: {type: Strict}}\n", ""),
+			[]string{`spec.securityContext.seccompProfile.type: Unsupported value: "Strict": supported values: "Localhost", "RuntimeDefault", "Unconfined"`}},
+		{"sysctl name", pod("  securityContext: {sysctls: [{name: 'kernel shm', value: '1'}]}\n", ""),
+			[]string{`spec.securityContext.sysctls[0].name: Invalid value: "kernel shm": must have at most 253 characters and match regex ([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?`}},
+		{"sysctl duplicate", pod("  securityContext: {sysctls: [{name: kernel.shm_rmid_forced, value: '1'}, {name: kernel.shm_rmid_forced, value: '0'}]}\n", ""),
+			[]string{`spec.securityContext.sysctls[1].name: Duplicate value: "kernel.shm_rmid_forced"`}},
+
+		// Job (pkg/apis/batch/validation: validateJobSpec): the template's restartPolicy,
+		// defaulted to Always, must be OnFailure or Never.
+		{"Job restartPolicy", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: busybox}]\n",
+			[]string{`spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -143,10 +143,9 @@ func (c *converter) restartPolicy() {
 	rp := c.src.spec.RestartPolicy
 	p := c.specPath.Child("restartPolicy")
 	switch {
-	case c.src.job && rp == "":
-		c.is.field(field.Required(p, `a Job's pod template must set "OnFailure" or "Never"`))
 	case c.src.job && rp != corev1.RestartPolicyOnFailure && rp != corev1.RestartPolicyNever:
-		c.is.field(field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
+		// The API defaults an unset policy to Always before the Job's rule refuses it.
+		c.is.field(field.NotSupported(p, cmp.Or(rp, corev1.RestartPolicyAlways), []corev1.RestartPolicy{corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
 	case c.src.template && !c.src.job && rp != "" && rp != corev1.RestartPolicyAlways:
 		c.is.field(field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyAlways}))
 	}
