@@ -43,7 +43,7 @@ func (s *PodSpec) Validate() error {
 			[]RestartPolicy{RestartAlways, RestartOnFailure, RestartNever}))
 	}
 	if g := s.TerminationGracePeriod; g != nil && *g < 0 {
-		errs = append(errs, field.Invalid(root.Child("terminationGracePeriodSeconds"), g.String(), "must be greater than or equal to 0"))
+		errs = append(errs, field.Invalid(root.Child("terminationGracePeriodSeconds"), inSeconds(*g), "must be greater than or equal to 0"))
 	}
 	volumes, verrs := validateVolumes(root.Child("volumes"), s.Volumes)
 	errs = append(errs, verrs...)
@@ -71,7 +71,7 @@ func (s *PodSpec) Validate() error {
 	errs = append(errs, validateDependencies(root, s)...)
 	errs = append(errs, validateSecurity(root, s)...)
 	if d := s.ActiveDeadline; d != nil && (*d < time.Second || *d > math.MaxInt32*time.Second) {
-		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), d.String(), validation.InclusiveRangeError(1, math.MaxInt32)))
+		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), inSeconds(*d), validation.InclusiveRangeError(1, math.MaxInt32)))
 	}
 	for i, a := range s.HostAliases {
 		p := root.Child("hostAliases").Index(i)
