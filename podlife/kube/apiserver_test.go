@@ -242,6 +242,9 @@ func TestAPIServerValidation(t *testing.T) {
 			[]string{`spec.containers[0].livenessProbe.grpc.port: Invalid value: 0: must be between 1 and 65535, inclusive`}},
 		{"negative sleep", pod("", "    lifecycle: {preStop: {sleep: {seconds: -1}}}\n"),
 			[]string{`spec.containers[0].lifecycle.preStop.sleep: Invalid value: -1: must be non-negative and less than terminationGracePeriodSeconds (30)`}},
+		// validateContainerStopSignal (Linux pods).
+		{"stopSignal", pod("  os: {name: linux}\n", "    lifecycle: {stopSignal: SIGFOO}\n"),
+			[]string{`spec.containers[0].lifecycle.stopSignal: Unsupported value: "SIGFOO": supported values: ` + quotedSorted(linuxSignals)}},
 		// validateProbe, validateLivenessProbe, validateReadinessProbe, validateStartupProbe.
 		{"negative initialDelaySeconds", pod("", "    livenessProbe: {exec: {command: [x]}, initialDelaySeconds: -1}\n"),
 			[]string{`spec.containers[0].livenessProbe.initialDelaySeconds: Invalid value: -1: must be greater than or equal to 0`}},
@@ -337,6 +340,38 @@ func TestAPIServerValidation(t *testing.T) {
 				t.Errorf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
 			}
 		})
+	}
+}
+
+// linuxSignals are the stop signals the API server allows for Linux pods (KEP-4960).
+var linuxSignals = strings.Fields(`SIGABRT SIGALRM SIGBUS SIGCHLD SIGCLD SIGCONT SIGFPE SIGHUP SIGILL SIGINT SIGIO
+	SIGIOT SIGKILL SIGPIPE SIGPOLL SIGPROF SIGPWR SIGQUIT SIGSEGV SIGSTKFLT SIGSTOP SIGSYS SIGTERM SIGTRAP SIGTSTP
+	SIGTTIN SIGTTOU SIGURG SIGUSR1 SIGUSR2 SIGVTALRM SIGWINCH SIGXCPU SIGXFSZ SIGRTMIN SIGRTMIN+1 SIGRTMIN+2
+	SIGRTMIN+3 SIGRTMIN+4 SIGRTMIN+5 SIGRTMIN+6 SIGRTMIN+7 SIGRTMIN+8 SIGRTMIN+9 SIGRTMIN+10 SIGRTMIN+11
+	SIGRTMIN+12 SIGRTMIN+13 SIGRTMIN+14 SIGRTMIN+15 SIGRTMAX-14 SIGRTMAX-13 SIGRTMAX-12 SIGRTMAX-11 SIGRTMAX-10
+	SIGRTMAX-9 SIGRTMAX-8 SIGRTMAX-7 SIGRTMAX-6 SIGRTMAX-5 SIGRTMAX-4 SIGRTMAX-3 SIGRTMAX-2 SIGRTMAX-1 SIGRTMAX`)
+
+// quotedSorted lists values as NotSupported does: sorted, quoted, comma-separated.
+func quotedSorted(values []string) string {
+	var q []string
+	for _, v := range slices.Sorted(slices.Values(values)) {
+		q = append(q, fmt.Sprintf("%q", v))
+	}
+	return strings.Join(q, ", ")
+}
+
+// TestStopSignals: every stop signal the API server allows for a Linux pod is converted to
+// its number.
+func TestStopSignals(t *testing.T) {
+	for _, name := range linuxSignals {
+		res, err := loadString(kube.Options{}, pod("  os: {name: linux}\n", "    lifecycle: {stopSignal: '"+name+"'}\n"))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if sig := onePod(t, res).Containers[0].StopSignal; sig <= 0 {
+			t.Errorf("%s: signal %d", name, sig)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -62,13 +63,31 @@ func (c *converter) stopSignal(p *field.Path, name corev1.Signal) syscall.Signal
 		c.is.field(field.Forbidden(p, "may only be set when spec.os.name is set"))
 		return 0
 	}
-	if s, ok := strings.CutPrefix(string(name), "SIG"); ok && s != "" && !strings.ContainsAny(s[:1], "0123456789") {
-		if sig, err := signal.ParseSignal(s); err == nil {
+	if slices.Contains(linuxStopSignals, name) {
+		if sig, err := signal.ParseSignal(strings.TrimPrefix(string(name), "SIG")); err == nil {
 			return sig
 		}
 	}
-	c.is.field(field.NotSupported(p, name, []string{"SIGTERM", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "... (a Linux signal name)"}))
+	// The API server's message lists its set, sorted.
+	c.is.field(field.NotSupported(p, name, slices.Sorted(slices.Values(linuxStopSignals))))
 	return 0
+}
+
+// linuxStopSignals are the stop signals the API server allows for a Linux pod.
+var linuxStopSignals = []corev1.Signal{
+	corev1.SIGABRT, corev1.SIGALRM, corev1.SIGBUS, corev1.SIGCHLD, corev1.SIGCLD, corev1.SIGCONT, corev1.SIGFPE,
+	corev1.SIGHUP, corev1.SIGILL, corev1.SIGINT, corev1.SIGIO, corev1.SIGIOT, corev1.SIGKILL, corev1.SIGPIPE,
+	corev1.SIGPOLL, corev1.SIGPROF, corev1.SIGPWR, corev1.SIGQUIT, corev1.SIGSEGV, corev1.SIGSTKFLT,
+	corev1.SIGSTOP, corev1.SIGSYS, corev1.SIGTERM, corev1.SIGTRAP, corev1.SIGTSTP, corev1.SIGTTIN,
+	corev1.SIGTTOU, corev1.SIGURG, corev1.SIGUSR1, corev1.SIGUSR2, corev1.SIGVTALRM, corev1.SIGWINCH,
+	corev1.SIGXCPU, corev1.SIGXFSZ, corev1.SIGRTMIN, corev1.SIGRTMINPLUS1, corev1.SIGRTMINPLUS2,
+	corev1.SIGRTMINPLUS3, corev1.SIGRTMINPLUS4, corev1.SIGRTMINPLUS5, corev1.SIGRTMINPLUS6,
+	corev1.SIGRTMINPLUS7, corev1.SIGRTMINPLUS8, corev1.SIGRTMINPLUS9, corev1.SIGRTMINPLUS10,
+	corev1.SIGRTMINPLUS11, corev1.SIGRTMINPLUS12, corev1.SIGRTMINPLUS13, corev1.SIGRTMINPLUS14,
+	corev1.SIGRTMINPLUS15, corev1.SIGRTMAXMINUS14, corev1.SIGRTMAXMINUS13, corev1.SIGRTMAXMINUS12,
+	corev1.SIGRTMAXMINUS11, corev1.SIGRTMAXMINUS10, corev1.SIGRTMAXMINUS9, corev1.SIGRTMAXMINUS8,
+	corev1.SIGRTMAXMINUS7, corev1.SIGRTMAXMINUS6, corev1.SIGRTMAXMINUS5, corev1.SIGRTMAXMINUS4,
+	corev1.SIGRTMAXMINUS3, corev1.SIGRTMAXMINUS2, corev1.SIGRTMAXMINUS1, corev1.SIGRTMAX,
 }
 
 // httpGetOptions maps an httpGet action's scheme, host and headers onto hook's or probe's options.
