@@ -70,7 +70,8 @@ func (s *PodSpec) Validate() error {
 	check(root.Child("initContainers"), s.InitContainers, true)
 	errs = append(errs, validateDependencies(root, s)...)
 	errs = append(errs, validateSecurity(root, s)...)
-	if d := s.ActiveDeadline; d != nil && (*d < time.Second || *d > math.MaxInt32*time.Second) {
+	// The API server's range in seconds; a Go spec may also give a positive fraction of one.
+	if d := s.ActiveDeadline; d != nil && (*d <= 0 || *d > math.MaxInt32*time.Second) {
 		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), inSeconds(*d), validation.InclusiveRangeError(1, math.MaxInt32)))
 	}
 	for i, a := range s.HostAliases {
