@@ -319,6 +319,27 @@ func TestAPIServerValidation(t *testing.T) {
 		{"sysctl duplicate", pod("  securityContext: {sysctls: [{name: kernel.shm_rmid_forced, value: '1'}, {name: kernel.shm_rmid_forced, value: '0'}]}\n", ""),
 			[]string{`spec.securityContext.sysctls[1].name: Duplicate value: "kernel.shm_rmid_forced"`}},
 
+		// Fields podlife drops or ignores are still checked: ValidatePodSpec (subdomain,
+		// serviceAccountName, nodeName, priorityClassName, nodeSelector, preemptionPolicy),
+		// validateFSGroupChangePolicy, validateContainerCommon (terminationMessagePolicy),
+		// validateResizePolicy.
+		{"subdomain", pod("  subdomain: Bad_Sub\n", ""), []string{`spec.subdomain: Invalid value: "Bad_Sub": ` + label1123}},
+		{"serviceAccountName", pod("  serviceAccountName: Bad_SA\n", ""), []string{`spec.serviceAccountName: Invalid value: "Bad_SA": ` + subdomain1123}},
+		{"nodeName", pod("  nodeName: Bad_Node\n", ""), []string{`spec.nodeName: Invalid value: "Bad_Node": ` + subdomain1123}},
+		{"priorityClassName", pod("  priorityClassName: Bad_PC\n", ""), []string{`spec.priorityClassName: Invalid value: "Bad_PC": ` + subdomain1123}},
+		{"nodeSelector", pod("  nodeSelector: {'bad key': v}\n", ""), []string{`spec.nodeSelector: Invalid value: "bad key": ` + qualifiedName}},
+		{"preemptionPolicy", pod("  preemptionPolicy: Sometimes\n", ""),
+			[]string{`spec.preemptionPolicy: Unsupported value: "Sometimes": supported values: "PreemptLowerPriority", "Never"`}},
+		{"fsGroupChangePolicy", pod("  securityContext: {fsGroupChangePolicy: Sometimes}\n", ""),
+			[]string{`spec.securityContext.fsGroupChangePolicy: Unsupported value: "Sometimes": supported values: "Always", "OnRootMismatch"`}},
+		{"terminationMessagePolicy", pod("", "    terminationMessagePolicy: Sometimes\n"),
+			[]string{`spec.containers[0].terminationMessagePolicy: Unsupported value: "Sometimes": supported values: "File", "FallbackToLogsOnError"`}},
+		{"resizePolicy", pod("  restartPolicy: Never\n", "    resizePolicy: [{resourceName: gpu, restartPolicy: RestartContainer}, {resourceName: gpu, restartPolicy: NotRequired}]\n"),
+			[]string{`spec.containers[0].resizePolicy: Unsupported value: "gpu": supported values: "cpu", "memory"`,
+				`spec.containers[0].resizePolicy: Invalid value: "RestartContainer": must be 'NotRequired' when ` + "`restartPolicy`" + ` is 'Never'`,
+				`spec.containers[0].resizePolicy[1]: Duplicate value: "gpu"`,
+				`spec.containers[0].resizePolicy: Unsupported value: "gpu": supported values: "cpu", "memory"`}},
+
 		// Job (pkg/apis/batch/validation: validateJobSpec): the template's restartPolicy,
 		// defaulted to Always, must be OnFailure or Never.
 		{"Job restartPolicy", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: busybox}]\n",

@@ -127,6 +127,7 @@ func (c *converter) convertSpec() {
 		}
 	}
 	c.pullCredentials()
+	c.validateDropped()
 	c.out.SecurityContext = podSecurity(s.SecurityContext)
 	c.volumes()
 	for i := range s.InitContainers {

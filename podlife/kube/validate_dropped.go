@@ -1,0 +1,97 @@
+package kube
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// validateDropped checks the fields podlife ignores or drops with a warning as the API server
+// does (pkg/apis/core/validation: ValidatePodSpec, validateContainerCommon,
+// validatePodSpecSecurityContext, validateResizePolicy): a manifest it would refuse is
+// refused here too, with its wording, rather than run.
+func (c *converter) validateDropped() {
+	s, sp := c.src.spec, c.specPath
+	subdomain := func(p *field.Path, v string) {
+		if v == "" {
+			return
+		}
+		for _, msg := range apivalidation.NameIsDNSSubdomain(v, false) {
+			c.is.field(field.Invalid(p, v, msg))
+		}
+	}
+	subdomain(sp.Child("serviceAccountName"), s.ServiceAccountName)
+	subdomain(sp.Child("nodeName"), s.NodeName)
+	subdomain(sp.Child("priorityClassName"), s.PriorityClassName)
+	if s.Subdomain != "" {
+		for _, msg := range validation.IsDNS1123Label(s.Subdomain) {
+			c.is.field(field.Invalid(sp.Child("subdomain"), s.Subdomain, msg))
+		}
+	}
+	for _, fe := range metavalidation.ValidateLabels(s.NodeSelector, sp.Child("nodeSelector")) {
+		c.is.field(fe)
+	}
+	if pp := s.PreemptionPolicy; pp != nil {
+		switch *pp {
+		case corev1.PreemptLowerPriority, corev1.PreemptNever:
+		case "":
+			c.is.field(field.Required(sp.Child("preemptionPolicy"), ""))
+		default:
+			c.is.field(field.NotSupported(sp.Child("preemptionPolicy"), *pp, []corev1.PreemptionPolicy{corev1.PreemptLowerPriority, corev1.PreemptNever}))
+		}
+	}
+	if sc := s.SecurityContext; sc != nil && sc.FSGroupChangePolicy != nil {
+		switch *sc.FSGroupChangePolicy {
+		case corev1.FSGroupChangeAlways, corev1.FSGroupChangeOnRootMismatch:
+		default:
+			c.is.field(field.NotSupported(sp.Child("securityContext", "fsGroupChangePolicy"), *sc.FSGroupChangePolicy,
+				[]corev1.PodFSGroupChangePolicy{corev1.FSGroupChangeAlways, corev1.FSGroupChangeOnRootMismatch}))
+		}
+	}
+	for _, list := range []struct {
+		name string
+		cs   []corev1.Container
+	}{{"initContainers", s.InitContainers}, {"containers", s.Containers}} {
+		for i := range list.cs {
+			c.validateDroppedContainer(&list.cs[i], sp.Child(list.name).Index(i), s.RestartPolicy)
+		}
+	}
+}
+
+// validateDroppedContainer checks a container's terminationMessagePolicy and resizePolicy.
+func (c *converter) validateDroppedContainer(ct *corev1.Container, p *field.Path, podRestart corev1.RestartPolicy) {
+	switch ct.TerminationMessagePolicy {
+	case "", corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError:
+	default:
+		c.is.field(field.NotSupported(p.Child("terminationMessagePolicy"), ct.TerminationMessagePolicy,
+			[]corev1.TerminationMessagePolicy{corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError}))
+	}
+	// The API server reports these at the list (not at the entry), but for a duplicate.
+	rp := p.Child("resizePolicy")
+	seen := map[corev1.ResourceName]bool{}
+	for i, r := range ct.ResizePolicy {
+		if seen[r.ResourceName] {
+			c.is.field(field.Duplicate(rp.Index(i), r.ResourceName))
+		}
+		seen[r.ResourceName] = true
+		switch r.ResourceName {
+		case corev1.ResourceCPU, corev1.ResourceMemory:
+		case "":
+			c.is.field(field.Required(rp, ""))
+		default:
+			c.is.field(field.NotSupported(rp, r.ResourceName, []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}))
+		}
+		switch r.RestartPolicy {
+		case corev1.NotRequired, corev1.RestartContainer:
+		case "":
+			c.is.field(field.Required(rp, ""))
+		default:
+			c.is.field(field.NotSupported(rp, r.RestartPolicy, []corev1.ResourceResizeRestartPolicy{corev1.NotRequired, corev1.RestartContainer}))
+		}
+		if podRestart == corev1.RestartPolicyNever && r.RestartPolicy != corev1.NotRequired {
+			c.is.field(field.Invalid(rp, r.RestartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'"))
+		}
+	}
+}
