@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -394,6 +395,20 @@ func TestStopSignals(t *testing.T) {
 			t.Errorf("%s: signal %d", name, sig)
 		}
 	}
+}
+
+// TestNegativeGracePeriod: a negative terminationGracePeriodSeconds is accepted with the API
+// server's warning, and taken as 1 s as the kubelet does.
+func TestNegativeGracePeriod(t *testing.T) {
+	res, err := loadString(kube.Options{}, pod("  terminationGracePeriodSeconds: -5\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || res.Warnings[0].Path+": "+res.Warnings[0].Message !=
+		"spec.terminationGracePeriodSeconds: must be >= 0; negative values are invalid and will be treated as 1" {
+		t.Errorf("warnings %v", res.Warnings)
+	}
+	check(t, "grace", *onePod(t, res).TerminationGracePeriod, time.Second)
 }
 
 // TestEnvFromInvalidKeys: keys that are not environment variable names under the kubelet's

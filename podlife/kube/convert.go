@@ -98,6 +98,12 @@ func (c *converter) convertSpec() {
 	if s.TerminationGracePeriodSeconds != nil {
 		grace = *s.TerminationGracePeriodSeconds
 	}
+	if grace < 0 {
+		// The API server accepts it with this warning (pkg/api/pod: GetWarningsForPod), and
+		// the kubelet uses 1 s.
+		c.is.warnf(sp.Child("terminationGracePeriodSeconds"), "must be >= 0; negative values are invalid and will be treated as 1")
+		grace = 1
+	}
 	if d, ok := c.seconds(sp.Child("terminationGracePeriodSeconds"), grace); ok {
 		c.out.TerminationGracePeriod = &d
 	}
