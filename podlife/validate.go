@@ -215,10 +215,11 @@ func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 	for i, port := range c.Ports {
 		pp := p.Child("ports").Index(i)
 		if port.Name != "" {
-			for _, msg := range validation.IsValidPortName(port.Name) {
+			msgs := validation.IsValidPortName(port.Name)
+			for _, msg := range msgs {
 				errs = append(errs, field.Invalid(pp.Child("name"), port.Name, msg))
 			}
-			if portNames[port.Name] {
+			if len(msgs) == 0 && portNames[port.Name] {
 				errs = append(errs, field.Duplicate(pp.Child("name"), port.Name))
 			}
 			portNames[port.Name] = true

@@ -191,6 +191,8 @@ func TestAPIServerValidation(t *testing.T) {
 			[]string{`spec.containers[0].envFrom[0].prefix: Invalid value: "A=": ` + relaxedEnv}},
 		{"envFrom without source", pod("", "    envFrom: [{prefix: A_}]\n"),
 			[]string{"spec.containers[0].envFrom[0]: Invalid value: \"\": must specify one of: `configMapRef` or `secretRef`"}},
+		{"envFrom name", pod("", "    envFrom: [{secretRef: {name: Bad}}]\n"),
+			[]string{`spec.containers[0].envFrom[0].secretRef.name: Invalid value: "Bad": ` + subdomain1123}},
 		{"envFrom name missing", pod("", "    envFrom: [{configMapRef: {}}]\n"), []string{`spec.containers[0].envFrom[0].configMapRef.name: Required value`}},
 
 		// ValidateVolumeMounts. Deliberate difference: subPath errors keep the mount's index

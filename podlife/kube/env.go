@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -108,9 +109,16 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 			return
 		}
 	}
+	// The API server's name rule (ValidateConfigMapName, ValidateSecretName as prefixes).
+	msgs := apivalidation.NameIsDNSSubdomain(name, true)
 	switch {
 	case name == "":
 		c.is.field(field.Required(np, ""))
+		return
+	case len(msgs) > 0:
+		for _, msg := range msgs {
+			c.is.field(field.Invalid(np, name, msg))
+		}
 		return
 	case data == nil && (optional == nil || !*optional):
 		c.is.errorf(np, "Not found: %q: no such %s given with the pod", name, kind)
