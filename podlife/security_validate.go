@@ -94,9 +94,9 @@ func validateSeccomp(p *field.Path, sp *SeccompProfile) field.ErrorList {
 	switch sp.Type {
 	case SeccompRuntimeDefault, SeccompUnconfined:
 		if sp.LocalhostProfile != "" {
-			// The API server's wording (validateSeccompProfileField); it prints the whole
-			// profile as the value.
-			errs = append(errs, field.Invalid(lp, sp.LocalhostProfile, "can only be set when seccomp type is Localhost"))
+			// The API server's wording (validateSeccompProfileField), with the whole profile
+			// as the value.
+			errs = append(errs, field.Invalid(lp, sp, "can only be set when seccomp type is Localhost"))
 		}
 	case SeccompLocalhost:
 		switch {
@@ -113,11 +113,9 @@ func validateSeccomp(p *field.Path, sp *SeccompProfile) field.ErrorList {
 	return errs
 }
 
-// sysctlNameFormat is the API's sysctl name format (dotted or slashed segments), as its
-// message quotes it (SysctlContainSlashFmt).
-const sysctlNameFormat = `([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?`
-
-var sysctlName = regexp.MustCompile("^" + sysctlNameFormat + "$")
+// sysctlName is the API's sysctl name format (dotted or slashed segments); its message
+// quotes the regex, anchors included.
+var sysctlName = regexp.MustCompile(`^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$`)
 
 // validateSysctls checks sysctl names, that each is namespaced, and that none is set twice.
 // Whether an unsafe one is allowed depends on the Runtime's Config (see admitSecurity).
@@ -132,7 +130,7 @@ func validateSysctls(p *field.Path, sysctls []Sysctl, hostNetwork bool) field.Er
 			errs = append(errs, field.Required(np, ""))
 			continue
 		case len(sc.Name) > 253 || !sysctlName.MatchString(sc.Name):
-			errs = append(errs, field.Invalid(np, sc.Name, "must have at most 253 characters and match regex "+sysctlNameFormat))
+			errs = append(errs, field.Invalid(np, sc.Name, "must have at most 253 characters and match regex "+sysctlName.String()))
 			continue
 		case seen[name]:
 			errs = append(errs, field.Duplicate(np, sc.Name))

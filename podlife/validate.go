@@ -299,8 +299,11 @@ func validateLifecycle(p *field.Path, c *ContainerSpec, init bool) field.ErrorLi
 	switch {
 	case c.RestartPolicy == "":
 	case !init:
+		// The API server allows it since Kubernetes 1.35 (ContainerRestartRules); podlife
+		// does not implement it, and words the refusal as the API server without the feature.
 		errs = append(errs, field.Forbidden(p.Child("restartPolicy"), "may not be set for non-init containers"))
 	case c.RestartPolicy != RestartAlways:
+		// Likewise: an init container's own OnFailure or Never is not implemented.
 		errs = append(errs, field.NotSupported(p.Child("restartPolicy"), c.RestartPolicy, []RestartPolicy{RestartAlways}))
 	}
 	if init && !sidecar && (c.PostStart != nil || c.PreStop != nil || c.StopSignal != 0) {

@@ -157,6 +157,12 @@ func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path) pod
 	for _, name := range resourceNames(r.Limits) {
 		q, lp := r.Limits[name], p.Child("limits").Key(string(name))
 		switch {
+		case q.Sign() < 0:
+			// The API defaults a missing request to the limit, and then refuses both.
+			c.is.field(field.Invalid(lp, q.String(), "must be greater than or equal to 0"))
+			if _, ok := r.Requests[name]; !ok {
+				c.is.field(field.Invalid(p.Child("requests").Key(string(name)), q.String(), "must be greater than or equal to 0"))
+			}
 		case name == corev1.ResourceCPU:
 			if n, ok := c.quantity(lp, &q, true); ok {
 				out.CPULimit, limits[name] = n, n
@@ -176,6 +182,8 @@ func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path) pod
 		var n int64
 		var ok bool
 		switch {
+		case q.Sign() < 0:
+			c.is.field(field.Invalid(rp, q.String(), "must be greater than or equal to 0"))
 		case name == corev1.ResourceCPU:
 			if n, ok = c.quantity(rp, &q, true); ok {
 				out.CPURequest = n

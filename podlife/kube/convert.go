@@ -2,6 +2,7 @@ package kube
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"math"
 	"time"
@@ -125,7 +126,7 @@ func (c *converter) convertSpec() {
 		switch s.OS.Name {
 		case corev1.Linux:
 		case "":
-			c.is.field(field.Required(sp.Child("os", "name"), "cannot be empty"))
+			c.is.field(field.Required(sp.Child("os", "name"), ""))
 		case corev1.Windows:
 			c.is.field(field.NotSupported(sp.Child("os", "name"), s.OS.Name, []corev1.OSName{corev1.Linux}))
 		default:
@@ -150,9 +151,10 @@ func (c *converter) restartPolicy() {
 	rp := c.src.spec.RestartPolicy
 	p := c.specPath.Child("restartPolicy")
 	switch {
+	case c.src.job && (rp == "" || rp == corev1.RestartPolicyAlways):
+		c.is.field(field.Required(p, fmt.Sprintf("valid values: %q, %q", corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever)))
 	case c.src.job && rp != corev1.RestartPolicyOnFailure && rp != corev1.RestartPolicyNever:
-		// The API defaults an unset policy to Always before the Job's rule refuses it.
-		c.is.field(field.NotSupported(p, cmp.Or(rp, corev1.RestartPolicyAlways), []corev1.RestartPolicy{corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
+		c.is.field(field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
 	case c.src.template && !c.src.job && rp != "" && rp != corev1.RestartPolicyAlways:
 		c.is.field(field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyAlways}))
 	}

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -151,7 +152,7 @@ func (c *converter) valueFrom(vf *corev1.EnvVarSource, p *field.Path) (string, b
 	}
 	switch {
 	case n == 0:
-		c.is.field(field.Invalid(p, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`"))
+		c.is.field(field.Invalid(p, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`"))
 		return "", false
 	case n > 1:
 		c.is.field(field.Invalid(p, "", "may not have more than one field specified at a time"))
@@ -226,12 +227,29 @@ func (c *converter) keyRef(p *field.Path, kind, name, key string, optional *bool
 // volume selects the fields a downwardAPI volume may use (whole label and annotation maps)
 // over those of env (spec.serviceAccountName).
 func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, volume bool) (string, bool) {
-	if ref.APIVersion != "" && ref.APIVersion != "v1" {
-		c.is.field(field.NotSupported(p.Child("apiVersion"), ref.APIVersion, []string{"v1"}))
+	fp := p.Child("fieldPath")
+	// The API server converts the path first (ConvertDownwardAPIFieldLabel), with these
+	// errors.
+	path, key, subscripted := splitSubscript(ref.FieldPath)
+	var convErr string
+	switch {
+	case ref.FieldPath == "":
+		c.is.field(field.Required(fp, ""))
+		return "", false
+	case ref.APIVersion != "" && ref.APIVersion != "v1":
+		convErr = "unsupported pod version: " + ref.APIVersion
+	case subscripted && path != "metadata.labels" && path != "metadata.annotations":
+		convErr = "field label does not support subscript: " + ref.FieldPath
+	case !subscripted && !slices.Contains(downwardFieldLabels, path):
+		convErr = "field label not supported: " + ref.FieldPath
+	}
+	if convErr != "" {
+		c.is.field(field.Invalid(fp, ref.FieldPath, "error converting fieldPath: "+convErr))
 		return "", false
 	}
-	fp := p.Child("fieldPath")
-	path, key, subscripted := splitSubscript(ref.FieldPath)
+	if path == "spec.host" { // an old client's name for spec.nodeName
+		path = "spec.nodeName"
+	}
 	if subscripted {
 		// The API server's wording and path (validateObjectFieldSelector): at fieldRef,
 		// naming the key (lowercased for an annotation, whose keys ignore case).
@@ -240,9 +258,6 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 		case "metadata.labels":
 		case "metadata.annotations":
 			check = strings.ToLower(key)
-		default:
-			c.is.field(field.Invalid(p, path, "does not support subscript"))
-			return "", false
 		}
 		msgs := validation.IsQualifiedName(check)
 		for _, msg := range msgs {
@@ -295,9 +310,14 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 	if volume {
 		supported = []string{"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"}
 	}
-	c.is.field(field.NotSupported(fp, ref.FieldPath, supported))
+	c.is.field(field.NotSupported(fp, path, supported))
 	return "", false
 }
+
+// downwardFieldLabels are the pod fields the API server's downward API knows at all.
+var downwardFieldLabels = []string{"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace",
+	"metadata.uid", "spec.nodeName", "spec.restartPolicy", "spec.serviceAccountName", "spec.schedulerName",
+	"status.phase", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs", "spec.host"}
 
 // splitSubscript splits "metadata.labels['key']" into its path and key.
 func splitSubscript(fp string) (path, key string, ok bool) {

@@ -125,7 +125,7 @@ func TestRejections(t *testing.T) {
 		{"stopSignal without os", pod("", "    lifecycle: {stopSignal: SIGUSR1}\n"), []string{"spec.containers[0].lifecycle.stopSignal"}},
 		{"unknown stopSignal", pod("  os: {name: linux}\n", "    lifecycle: {stopSignal: SIGFOO}\n"), []string{"spec.containers[0].lifecycle.stopSignal"}},
 		{"cpu request above limit", pod("", "    resources: {limits: {cpu: 500m}, requests: {cpu: 1}}\n"), []string{"spec.containers[0].resources.requests"}},
-		{"negative memory", pod("", "    resources: {limits: {memory: -1Mi}}\n"), []string{"spec.containers[0].resources.limits[memory]"}},
+		{"negative memory", pod("", "    resources: {limits: {memory: -1Mi}}\n"), []string{"spec.containers[0].resources.limits[memory]", "spec.containers[0].resources.requests[memory]"}},
 		{"hugepages", pod("", "    resources: {limits: {hugepages-2Mi: 64Mi}}\n"), []string{"spec.containers[0].resources.limits[hugepages-2Mi]"}},
 		{"gpu", pod("", "    resources: {limits: {nvidia.com/gpu: 1}, requests: {nvidia.com/gpu: 1}}\n"),
 			[]string{"spec.containers[0].resources.limits[nvidia.com/gpu]", "spec.containers[0].resources.requests[nvidia.com/gpu]"}},

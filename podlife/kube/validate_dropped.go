@@ -91,7 +91,7 @@ func (c *converter) validateDroppedContainer(ct *corev1.Container, p *field.Path
 			c.is.field(field.NotSupported(rp, r.RestartPolicy, []corev1.ResourceResizeRestartPolicy{corev1.NotRequired, corev1.RestartContainer}))
 		}
 		if podRestart == corev1.RestartPolicyNever && r.RestartPolicy != corev1.NotRequired {
-			c.is.field(field.Invalid(rp, r.RestartPolicy, "must be 'NotRequired' when `restartPolicy` is 'Never'"))
+			c.is.field(field.Invalid(rp, r.RestartPolicy, "must be 'NotRequired' when pod `restartPolicy` is 'Never'"))
 		}
 	}
 }
