@@ -17,7 +17,7 @@ export PODLIFE_CNI_PATH ?= $(CNI_BIN)
 DEBS := containerd runc containernetworking-plugins busybox-static iptables iproute2 docker-registry apache2-utils ca-certificates
 TEST_TIMEOUT ?= 15m
 
-.PHONY: demo test deps containerd2 cni-plugins unit integration smoke-1.6 lint bench clean
+.PHONY: demo test deps containerd2 cni-plugins unit integration smoke-1.6 lint bench clean apiserver-diff
 
 ## demo: run the startup-sequence experiment (short times) on a private containerd if none runs.
 demo: deps cni-plugins
@@ -43,6 +43,14 @@ failures = rc=$${PIPESTATUS[0]}; if [ $$rc -ne 0 ]; then \
 ## bench: pod start/stop against the containerd floor; BENCH_FLAGS=--json for JSON.
 bench: deps containerd2 cni-plugins
 	go run ./internal/cmd/podlife-bench --containerd $(CONTAINERD2) $(BENCH_FLAGS)
+
+## apiserver-diff: run the API server's own validation (k8s.io/kubernetes, internal/apiserverdiff's
+## go.mod) on the manifests of podlife/kube's TestAPIServerValidation; fails on a difference not
+## marked deliberate. Needs the Go module proxy.
+apiserver-diff:
+	@mkdir -p .cache
+	PODLIFE_APISERVER_CASES=$(CURDIR)/.cache/apiserver-cases.jsonl go test -count=1 -run TestAPIServerValidation ./podlife/kube
+	cd internal/apiserverdiff && go run . $(CURDIR)/.cache/apiserver-cases.jsonl
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*')); \
