@@ -353,6 +353,24 @@ func TestAPIServerValidation(t *testing.T) {
 				`spec.containers[0].resizePolicy[1]: Duplicate value: "gpu"`,
 				`spec.containers[0].resizePolicy: Unsupported value: "gpu": supported values: "cpu", "memory"`}},
 
+		// podlife's own rules, stricter than the API server's for what the kubelet or the
+		// runtime would fail later, or for what podlife does not implement (see deliberate).
+		{"pod name with a dot", strings.Replace(pod("", ""), "name: p\n", "name: web.v1\n", 1),
+			[]string{`metadata.name: Invalid value: "web.v1": ` + validation.IsDNS1123Label("web.v1")[0]}},
+		{"image reference", strings.Replace(pod("", ""), "image: busybox:1.36", "image: Busy Box", 1),
+			[]string{`spec.containers[0].image: Invalid value: "Busy Box": invalid reference format: repository name (library/Busy Box) must be lowercase`}},
+		{"relative mountPath", pod("  volumes: [{name: v}]\n", "    volumeMounts: [{name: v, mountPath: data}]\n"),
+			[]string{`spec.containers[0].volumeMounts[0].mountPath: Invalid value: "data": must be an absolute path`}},
+		{"relative workingDir", pod("", "    workingDir: data\n"), []string{`spec.containers[0].workingDir: Invalid value: "data": must be an absolute path`}},
+		{"relative hostPath", pod("  volumes: [{name: v, hostPath: {path: data}}]\n", ""),
+			[]string{`spec.volumes[0].hostPath.path: Invalid value: "data": must be an absolute path`}},
+		{"hostIP", pod("", "    ports: [{containerPort: 80, hostPort: 80, hostIP: nope}]\n"),
+			[]string{`spec.containers[0].ports[0].hostIP: Invalid value: "nope": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`}},
+		{"emptyDir medium", pod("  volumes: [{name: v, emptyDir: {medium: HugePages}}]\n", ""),
+			[]string{`spec.volumes[0].emptyDir.medium: Unsupported value: "HugePages": supported values: "", "Memory"`}},
+		{"named port not found", pod("", "    livenessProbe: {httpGet: {port: http}}\n"),
+			[]string{`spec.containers[0].livenessProbe.httpGet.port: Invalid value: "http": no port of the container has this name`}},
+
 		// Job (pkg/apis/batch/validation: ValidateJobSpec): the template's restartPolicy,
 		// defaulted to Always, must be OnFailure or Never.
 		{"Job restartPolicy", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: busybox}]\n",
@@ -389,6 +407,14 @@ var deliberate = map[string]string{
 	"subPath absolute":               "the API server drops the mount's index",
 	"subPath backstep":               "the API server drops the mount's index",
 	"downwardAPI fieldPath":          "the API server drops the item's index",
+	"pod name with a dot":            "a pod name is a DNS-1123 label in podlife: it is also the hostname and part of runtime IDs",
+	"image reference":                "refused up front (the kubelet fails the container with InvalidImageName)",
+	"relative mountPath":             "refused up front (the runtime would fail the container)",
+	"relative workingDir":            "refused up front (the runtime would fail the container)",
+	"relative hostPath":              "refused up front (the kubelet would resolve it against its own directory)",
+	"hostIP":                         "refused up front (the port mapping would fail)",
+	"emptyDir medium":                "only the default and Memory media are implemented",
+	"named port not found":           "refused up front (the kubelet fails the probe or hook at run time)",
 }
 
 // apiCase is a row of TestAPIServerValidation: a manifest breaking one rule, and the API
