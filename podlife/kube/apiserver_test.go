@@ -255,7 +255,9 @@ func TestAPIServerValidation(t *testing.T) {
 			[]string{`spec.containers[0].livenessProbe.grpc.port: Invalid value: 0: must be between 1 and 65535, inclusive`}},
 		{"negative sleep", pod("", "    lifecycle: {preStop: {sleep: {seconds: -1}}}\n"),
 			[]string{`spec.containers[0].lifecycle.preStop.sleep: Invalid value: -1: must be non-negative and less than terminationGracePeriodSeconds (30)`}},
-		// validateContainerStopSignal (Linux pods).
+		// validateStopSignal.
+		{"stopSignal without os", pod("", "    lifecycle: {stopSignal: SIGUSR1}\n"),
+			[]string{"spec.containers[0].lifecycle.stopSignal: Forbidden: may not be set for containers with empty `spec.os.name`"}},
 		{"stopSignal", pod("  os: {name: linux}\n", "    lifecycle: {stopSignal: SIGFOO}\n"),
 			[]string{`spec.containers[0].lifecycle.stopSignal: Unsupported value: "SIGFOO": supported values: ` + quotedSorted(linuxSignals)}},
 		// validateProbe, validateLivenessProbe, validateReadinessProbe, validateStartupProbe.

@@ -59,9 +59,11 @@ func (c *converter) handler(ct *corev1.Container, h *corev1.LifecycleHandler, p 
 // stopSignal converts lifecycle.stopSignal, a signal name such as "SIGUSR1"; the API allows
 // it only when spec.os.name is set.
 func (c *converter) stopSignal(p *field.Path, name corev1.Signal) syscall.Signal {
-	if os := c.src.spec.OS; os == nil || os.Name == "" {
-		c.is.field(field.Forbidden(p, "may only be set when spec.os.name is set"))
+	if os := c.src.spec.OS; os == nil {
+		c.is.field(field.Forbidden(p, "may not be set for containers with empty `spec.os.name`"))
 		return 0
+	} else if os.Name == "" {
+		return 0 // os.name is reported Required
 	}
 	if slices.Contains(linuxStopSignals, name) {
 		if sig, err := signal.ParseSignal(strings.TrimPrefix(string(name), "SIG")); err == nil {
