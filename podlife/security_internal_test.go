@@ -162,7 +162,7 @@ func TestValidateSecurity(t *testing.T) {
 		{"net sysctl with host network", func(s *PodSpec) {
 			s.HostNetwork = true
 			s.SecurityContext = &PodSecurityContext{Sysctls: []Sysctl{{Name: "net.ipv4.tcp_syncookies", Value: "1"}}}
-		}, `spec.securityContext.sysctls[0].name: Forbidden: sysctl "net.ipv4.tcp_syncookies" not allowed with host net enabled`},
+		}, `spec.securityContext.sysctls[0].name: Invalid value: "net.ipv4.tcp_syncookies": may not be specified when 'hostNetwork' is true`},
 		{"init container too", func(s *PodSpec) {
 			s.InitContainers = []ContainerSpec{{Name: "init", Image: "busybox", SecurityContext: &SecurityContext{RunAsUser: i64(-3)}}}
 		}, "spec.initContainers[0].securityContext.runAsUser: Invalid value"},

@@ -57,8 +57,12 @@ func validateContainerSecurity(p *field.Path, s *PodSpec, c *ContainerSpec) fiel
 		}
 		switch cs.ProcMount {
 		case "", ProcMountDefault:
-		default:
+		case "Unmasked":
+			// Known to the API server (with user namespaces), not implemented by podlife.
 			errs = append(errs, field.NotSupported(p.Child("procMount"), cs.ProcMount, []ProcMountType{ProcMountDefault}))
+		default:
+			// The API server's values (validateProcMountType).
+			errs = append(errs, field.NotSupported(p.Child("procMount"), cs.ProcMount, []ProcMountType{ProcMountDefault, "Unmasked"}))
 		}
 		if a := cs.AllowPrivilegeEscalation; a != nil && !*a {
 			if cs.Privileged {
@@ -89,26 +93,29 @@ func validateSeccomp(p *field.Path, sp *SeccompProfile) field.ErrorList {
 	if sp == nil {
 		return nil
 	}
+	// The API server's rules (validateSeccompProfileField), with its wording.
 	var errs field.ErrorList
 	lp := p.Child("localhostProfile")
 	switch sp.Type {
-	case SeccompRuntimeDefault, SeccompUnconfined:
-		if sp.LocalhostProfile != "" {
-			// The API server's wording (validateSeccompProfileField), with the whole profile
-			// as the value.
-			errs = append(errs, field.Invalid(lp, sp, "can only be set when seccomp type is Localhost"))
-		}
-	case SeccompLocalhost:
-		switch {
-		case sp.LocalhostProfile == "":
-			errs = append(errs, field.Required(lp, "must be set when seccomp type is Localhost"))
-		case !filepath.IsLocal(sp.LocalhostProfile):
-			errs = append(errs, field.Invalid(lp, sp.LocalhostProfile, "must be a relative path without '..', inside the seccomp profile root"))
-		}
+	case SeccompRuntimeDefault, SeccompUnconfined, SeccompLocalhost:
 	case "":
 		errs = append(errs, field.Required(p.Child("type"), "type is required when seccompProfile is set"))
 	default:
 		errs = append(errs, field.NotSupported(p.Child("type"), sp.Type, []SeccompProfileType{SeccompLocalhost, SeccompRuntimeDefault, SeccompUnconfined}))
+	}
+	switch {
+	case sp.Type == SeccompLocalhost && sp.LocalhostProfile == "":
+		errs = append(errs, field.Required(lp, "must be set when seccomp type is Localhost"))
+	case sp.Type == SeccompLocalhost:
+		pathErrs := validateLocalDescendingPath(lp, sp.LocalhostProfile)
+		if len(pathErrs) == 0 && !filepath.IsLocal(sp.LocalhostProfile) {
+			// podlife's own rule: the profile stays inside the profile root.
+			pathErrs = append(pathErrs, field.Invalid(lp, sp.LocalhostProfile, "must be a relative path without '..', inside the seccomp profile root"))
+		}
+		errs = append(errs, pathErrs...)
+	case sp.LocalhostProfile != "":
+		// The API server prints the whole profile as the value.
+		errs = append(errs, field.Invalid(lp, sp, "can only be set when seccomp type is Localhost"))
 	}
 	return errs
 }
@@ -137,7 +144,8 @@ func validateSysctls(p *field.Path, sysctls []Sysctl, hostNetwork bool) field.Er
 		case sysctlNamespace(name) == "":
 			errs = append(errs, field.Forbidden(np, fmt.Sprintf("sysctl %q is not namespaced: it would change the host", sc.Name)))
 		case hostNetwork && sysctlNamespace(name) == "net":
-			errs = append(errs, field.Forbidden(np, fmt.Sprintf("sysctl %q not allowed with host net enabled", sc.Name)))
+			// The API server's wording (ValidateHostSysctl).
+			errs = append(errs, field.Invalid(np, sc.Name, "may not be specified when 'hostNetwork' is true"))
 		}
 		seen[name] = true
 	}

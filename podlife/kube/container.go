@@ -28,7 +28,7 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 	out.Env = env
 	out.Command = expandAll(ct.Command, mapLookup(vars))
 	out.Args = expandAll(ct.Args, mapLookup(vars))
-	out.Ports = c.ports(ct, p)
+	out.Ports = c.ports(ct, p, list == "containers")
 	out.VolumeMounts = c.mounts(ct, p, pl, vars)
 	out.Resources = c.resources(&ct.Resources, p.Child("resources"))
 	out.StartupProbe = c.probe(ct, ct.StartupProbe, p.Child("startupProbe"))
@@ -72,8 +72,9 @@ func pullPolicy(image string, p corev1.PullPolicy) podlife.PullPolicy {
 }
 
 // ports converts the container's ports; the protocol defaults to TCP, and with hostNetwork
-// the host port to the container port.
-func (c *converter) ports(ct *corev1.Container, p *field.Path) []podlife.ContainerPort {
+// the host port to the container port. app tells an app container, whose host ports the API
+// server wants equal to the container ports with hostNetwork (validatePodHostNetworkDeps).
+func (c *converter) ports(ct *corev1.Container, p *field.Path, app bool) []podlife.ContainerPort {
 	var out []podlife.ContainerPort
 	for j, cp := range ct.Ports {
 		pp := p.Child("ports").Index(j)
@@ -82,7 +83,7 @@ func (c *converter) ports(ct *corev1.Container, p *field.Path) []podlife.Contain
 			// them equal.
 			if cp.HostPort == 0 {
 				cp.HostPort = cp.ContainerPort
-			} else if cp.HostPort != cp.ContainerPort {
+			} else if app && cp.HostPort != cp.ContainerPort {
 				c.is.field(field.Invalid(pp.Child("hostPort"), cp.HostPort, "must match `containerPort` when `hostNetwork` is true"))
 			}
 		}

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -33,6 +35,9 @@ func (c *converter) validateDropped() {
 	for _, fe := range metavalidation.ValidateLabels(s.NodeSelector, sp.Child("nodeSelector")) {
 		c.is.field(fe)
 	}
+	for i := range s.Tolerations {
+		c.validateToleration(&s.Tolerations[i], sp.Child("tolerations").Index(i))
+	}
 	if pp := s.PreemptionPolicy; pp != nil {
 		switch *pp {
 		case corev1.PreemptLowerPriority, corev1.PreemptNever:
@@ -57,6 +62,44 @@ func (c *converter) validateDropped() {
 		for i := range list.cs {
 			c.validateDroppedContainer(&list.cs[i], sp.Child(list.name).Index(i), s.RestartPolicy)
 		}
+	}
+}
+
+// validateToleration checks a toleration as the API server does (ValidateTolerations, with
+// the numeric operators Lt and Gt behind their feature gate, off by default).
+func (c *converter) validateToleration(t *corev1.Toleration, p *field.Path) {
+	if t.Key != "" {
+		for _, fe := range metavalidation.ValidateLabelName(t.Key, p.Child("key")) {
+			c.is.field(fe)
+		}
+	}
+	if t.Key == "" && t.Operator != corev1.TolerationOpExists {
+		c.is.field(field.Invalid(p.Child("operator"), t.Operator,
+			"operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+	}
+	if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
+		c.is.field(field.Invalid(p.Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+	}
+	switch t.Operator {
+	case corev1.TolerationOpEqual, "":
+		if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
+			c.is.field(field.Invalid(p.Child("operator"), t.Value, strings.Join(msgs, ";")))
+		}
+	case corev1.TolerationOpExists:
+		if t.Value != "" {
+			c.is.field(field.Invalid(p.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
+		}
+	case corev1.TolerationOpLt, corev1.TolerationOpGt:
+		c.is.field(field.NotSupported(p.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual,
+			corev1.TolerationOpExists, corev1.TolerationOpLt, corev1.TolerationOpGt}))
+	default:
+		c.is.field(field.NotSupported(p.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
+	}
+	switch t.Effect {
+	case "", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+	default:
+		c.is.field(field.NotSupported(p.Child("effect"), t.Effect, []corev1.TaintEffect{corev1.TaintEffectNoSchedule,
+			corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}))
 	}
 }
 
