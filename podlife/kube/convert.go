@@ -19,6 +19,11 @@ type Options struct {
 	Strict bool
 	// Namespace is the namespace of objects whose metadata names none; default "default".
 	Namespace string
+	// Allocatable is the node allocatable the downward API (resourceFieldRef) reports for a
+	// limit a container does not set, as the kubelet does. Nil means this host's: its CPUs
+	// (runtime.NumCPU), memory (MemTotal in /proc/meminfo) and root filesystem size, with
+	// nothing reserved.
+	Allocatable corev1.ResourceList
 }
 
 // namespace returns the namespace of an object that names ns (maybe empty).
@@ -57,6 +62,9 @@ type converter struct {
 	// pathMap maps paths of podlife's validation errors to document paths, where they differ
 	// (an env entry that came from envFrom, a file that came from a configMap item).
 	pathMap map[string]string
+	// opts are the load options; alloc is the node allocatable, read when first needed.
+	opts  Options
+	alloc corev1.ResourceList
 }
 
 // convertPod converts a pod source; the issues it finds go to is.
@@ -64,7 +72,7 @@ func convertPod(src *podSource, objects Objects, opts Options, is *issues) podli
 	c := &converter{
 		src: src, objects: objects, is: is,
 		metaPath: childPath(src.root, "metadata"), specPath: childPath(src.root, "spec"),
-		pathMap: map[string]string{},
+		pathMap: map[string]string{}, opts: opts,
 	}
 	checkFields(podRuleSet(), src.checked, src.root, is)
 	c.convertMeta(opts)

@@ -51,7 +51,7 @@ func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) ([]podli
 		case ev.Value != "":
 			c.is.field(field.Invalid(ep.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
 		default:
-			if v, ok := c.valueFrom(ev.ValueFrom, ep.Child("valueFrom")); ok {
+			if v, ok := c.valueFrom(ct, ev.ValueFrom, ep.Child("valueFrom")); ok {
 				e.set(ev.Name, v, ep)
 			}
 		}
@@ -116,9 +116,9 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 	}
 }
 
-// valueFrom resolves an env valueFrom. It returns false when the variable is not to be set:
-// an error, or an optional reference to something missing.
-func (c *converter) valueFrom(vf *corev1.EnvVarSource, p *field.Path) (string, bool) {
+// valueFrom resolves an env valueFrom of container ct. It returns false when the variable is
+// not to be set: an error, or an optional reference to something missing.
+func (c *converter) valueFrom(ct *corev1.Container, vf *corev1.EnvVarSource, p *field.Path) (string, bool) {
 	n := 0
 	for _, set := range []bool{vf.FieldRef != nil, vf.ResourceFieldRef != nil, vf.ConfigMapKeyRef != nil,
 		vf.SecretKeyRef != nil, vf.FileKeyRef != nil} {
@@ -137,6 +137,8 @@ func (c *converter) valueFrom(vf *corev1.EnvVarSource, p *field.Path) (string, b
 	switch {
 	case vf.FieldRef != nil:
 		return c.fieldRef(p.Child("fieldRef"), vf.FieldRef, false)
+	case vf.ResourceFieldRef != nil:
+		return c.resourceFieldRef(p.Child("resourceFieldRef"), vf.ResourceFieldRef, ct)
 	case vf.ConfigMapKeyRef != nil:
 		r, rp := vf.ConfigMapKeyRef, p.Child("configMapKeyRef")
 		var data map[string]string
@@ -158,7 +160,7 @@ func (c *converter) valueFrom(vf *corev1.EnvVarSource, p *field.Path) (string, b
 			return string(v), ok
 		})
 	}
-	return "", false // resourceFieldRef and fileKeyRef: reported by the field rules
+	return "", false // fileKeyRef: reported by the field rules
 }
 
 // keyRef resolves a configMapKeyRef or secretKeyRef.

@@ -100,8 +100,8 @@ func TestRejections(t *testing.T) {
 			[]string{"spec.containers[0].env[0].valueFrom.fieldRef.fieldPath"}},
 		{"env unknown fieldPath", pod("", "    env: [{name: X, valueFrom: {fieldRef: {fieldPath: metadata.labels}}}]\n"),
 			[]string{"spec.containers[0].env[0].valueFrom.fieldRef.fieldPath"}},
-		{"env resourceFieldRef", pod("", "    env: [{name: CPU, valueFrom: {resourceFieldRef: {resource: limits.cpu}}}]\n"),
-			[]string{"spec.containers[0].env[0].valueFrom.resourceFieldRef"}},
+		{"env resourceFieldRef", pod("", "    env: [{name: CPU, valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: 1k}}}]\n"),
+			[]string{"spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor"}},
 		{"env missing configMap", pod("", "    env: [{name: X, valueFrom: {configMapKeyRef: {name: cfg, key: k}}}]\n"),
 			[]string{"spec.containers[0].env[0].valueFrom.configMapKeyRef.name"}},
 		{"env missing key", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {k: v}\n---\n" +

@@ -239,7 +239,8 @@ func (c *converter) secretFiles(p *field.Path, nameField, name string, items []c
 	return c.keyFiles(p, p.Child(nameField), secretData(s), items, opt, mode, pl, first, fmt.Sprintf("Secret %q", name))
 }
 
-// downwardFiles makes the files of a downwardAPI source from the pod's metadata.
+// downwardFiles makes the files of a downwardAPI source from the pod's metadata and its
+// containers' resources.
 func (c *converter) downwardFiles(p *field.Path, items []corev1.DownwardAPIVolumeFile, mode os.FileMode, pl string, first int) []podlife.File {
 	var files []podlife.File
 	for j, it := range items {
@@ -247,13 +248,18 @@ func (c *converter) downwardFiles(p *field.Path, items []corev1.DownwardAPIVolum
 		if !c.relativePath(ip.Child("path"), it.Path) {
 			continue
 		}
-		if it.FieldRef == nil {
-			if it.ResourceFieldRef == nil {
-				c.is.field(field.Required(ip, "one of fieldRef and resourceFieldRef is required"))
-			}
-			continue // a resourceFieldRef is reported by the field rules
+		var v string
+		var ok bool
+		switch {
+		case it.FieldRef != nil && it.ResourceFieldRef != nil:
+			c.is.field(field.Invalid(ip, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"))
+		case it.FieldRef != nil:
+			v, ok = c.fieldRef(ip.Child("fieldRef"), it.FieldRef, true)
+		case it.ResourceFieldRef != nil:
+			v, ok = c.resourceFieldRef(ip.Child("resourceFieldRef"), it.ResourceFieldRef, nil)
+		default:
+			c.is.field(field.Required(ip, "one of fieldRef and resourceFieldRef is required"))
 		}
-		v, ok := c.fieldRef(ip.Child("fieldRef"), it.FieldRef, true)
 		if !ok {
 			continue
 		}
