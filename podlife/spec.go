@@ -52,6 +52,9 @@ type PodSpec struct {
 	// SecurityContext holds the security settings of all the pod's containers; nil means the
 	// defaults (see docs/concepts.md, "Security contexts").
 	SecurityContext *PodSecurityContext
+	// ReadinessGates are conditions (set with Pod.SetCondition) that must all be True, besides
+	// every container being ready, for the pod to be Ready (Kubernetes' readinessGates).
+	ReadinessGates []ConditionType
 }
 
 // ContainerSpec describes one container of a pod.

@@ -120,6 +120,9 @@ func (c *converter) convertSpec() {
 	}
 	c.pullCredentials()
 	c.out.SecurityContext = podSecurity(s.SecurityContext)
+	for _, g := range s.ReadinessGates {
+		c.out.ReadinessGates = append(c.out.ReadinessGates, podlife.ConditionType(g.ConditionType))
+	}
 	c.volumes()
 	for i := range s.InitContainers {
 		c.out.InitContainers = append(c.out.InitContainers, c.container(&s.InitContainers[i], "initContainers", i))

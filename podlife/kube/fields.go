@@ -125,7 +125,7 @@ func podRules() []rule {
 		rej("spec.shareProcessNamespace", "podlife has no shared PID namespace yet", false),
 		rej("spec.hostUsers", "user namespaces are not supported", true),
 		rej("spec.runtimeClassName", "podlife runs every container with the runtime it is configured with"),
-		rej("spec.readinessGates", "no controller sets custom pod conditions"),
+		sup("spec.readinessGates[*].conditionType", "→ ReadinessGates: Ready also waits for the condition, set with Pod.SetCondition or `podlife condition`"),
 		rej("spec.resourceClaims", "dynamic resource allocation is not supported"),
 		rej("spec.resources", "pod-level resources are not supported; set them on the containers"),
 		rej("spec.ephemeralContainers", "ephemeral containers are not supported"),

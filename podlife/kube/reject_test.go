@@ -62,7 +62,7 @@ func TestRejections(t *testing.T) {
 			[]string{"spec.containers[0].volumeMounts[0].subPathExpr"}},
 		{"shareProcessNamespace", pod("  shareProcessNamespace: true\n", ""), []string{"spec.shareProcessNamespace"}},
 		{"hostPID", pod("  hostPID: true\n", ""), []string{"spec.hostPID"}},
-		{"readinessGates", pod("  readinessGates: [{conditionType: x}]\n", ""), []string{"spec.readinessGates"}},
+		{"readinessGates", pod("  readinessGates: [{conditionType: -x}]\n", ""), []string{"spec.readinessGates[0].conditionType"}},
 		{"runtimeClassName", pod("  runtimeClassName: gvisor\n", ""), []string{"spec.runtimeClassName"}},
 		{"pod securityContext", pod("  securityContext: {runAsUser: -1, supplementalGroupsPolicy: Strict, seLinuxOptions: {level: s0}, sysctls: [{name: vm.swappiness, value: '1'}]}\n", ""),
 			[]string{"spec.securityContext.runAsUser", "spec.securityContext.seLinuxOptions", "spec.securityContext.supplementalGroupsPolicy", "spec.securityContext.sysctls[0].name"}},
