@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -182,4 +183,113 @@ func TestReadinessGates(t *testing.T) {
 		}
 	}
 	checkReady(pod.Status(), "True", "", "")
+}
+
+// podResourcesManifest has pod-level limits, a container without limits of its own and one
+// with a lower memory limit.
+const podResourcesManifest = `apiVersion: v1
+kind: Pod
+metadata: {name: pod-resources}
+spec:
+  terminationGracePeriodSeconds: 2
+  resources:
+    limits: {cpu: 500m, memory: 96Mi}
+    requests: {cpu: 250m}
+  containers:
+  - name: app
+    image: busybox
+    command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
+    env:
+    - {name: MEM_LIMIT_MI, valueFrom: {resourceFieldRef: {resource: limits.memory, divisor: 1Mi}}}
+    - {name: CPU_LIMIT_M, valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: 1m}}}
+  - name: capped
+    image: busybox
+    command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
+    resources:
+      limits: {memory: 32Mi}
+`
+
+// TestPodLevelResources: pod-level resources make a pod cgroup with the pod's limits, the
+// containers' cgroups under it (a container's own limit still applies within); a container
+// without limits is held by the pod's (a 150 MiB allocation is OOM-killed under the 96 MiB
+// pod limit, a 16 MiB one is not) and reads the pod's limits through the downward API; the
+// pod cgroup is gone once the pod is removed.
+func TestPodLevelResources(t *testing.T) {
+	h := newHarness(t)
+	if _, err := os.Stat("/sys/fs/cgroup/memory"); err != nil {
+		t.Skip("covers cgroup v1 (this host's); cgroup v2 is written but not tested here")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := kube.Load(ctx, kube.Options{}, strings.NewReader(podResourcesManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := res.Pods[0].Spec
+	for i := range spec.Containers {
+		spec.Containers[i].Image, spec.Containers[i].ImagePullPolicy = testImage, ""
+	}
+	pod, err := h.rt.Run(ctx, spec)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	podCg := filepath.Join(h.ns, "pod"+pod.UID())
+	hostFile := func(parts ...string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(append([]string{"/sys/fs/cgroup"}, parts...)...))
+		if err != nil {
+			t.Fatalf("cgroup file: %v", err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	for _, f := range []struct{ hier, file, want string }{
+		{"memory", "memory.limit_in_bytes", strconv.Itoa(96 << 20)},
+		{"cpu", "cpu.cfs_quota_us", "50000"},
+		{"cpu", "cpu.cfs_period_us", "100000"},
+		{"cpu", "cpu.shares", "256"},
+	} {
+		if got := hostFile(f.hier, podCg, f.file); got != f.want {
+			t.Errorf("pod cgroup %s = %s, want %s", f.file, got, f.want)
+		}
+	}
+	exec := func(container, cmd string) (string, int) {
+		t.Helper()
+		c, err := pod.Container(container)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.Exec(ctx, []string{"sh", "-c", cmd})
+		if err != nil {
+			t.Fatalf("%s: exec %q: %v", container, cmd, err)
+		}
+		return strings.TrimSpace(string(r.Output)), r.ExitCode
+	}
+	for _, name := range []string{"app", "capped"} {
+		c, _ := pod.Container(name)
+		// From inside: the container's memory cgroup is under the pod's.
+		if got, _ := exec(name, "grep ':memory:' /proc/self/cgroup"); !strings.HasSuffix(got, ":memory:/"+filepath.Join(podCg, c.ID())) {
+			t.Errorf("%s: memory cgroup %q, want under /%s", name, got, podCg)
+		}
+	}
+	capped, _ := pod.Container("capped")
+	if got := hostFile("memory", podCg, capped.ID(), "memory.limit_in_bytes"); got != strconv.Itoa(32<<20) {
+		t.Errorf("capped container's memory.limit_in_bytes = %s, want 32 MiB", got)
+	}
+	if got, _ := exec("app", "echo $MEM_LIMIT_MI $CPU_LIMIT_M"); got != "96 500" {
+		t.Errorf("app's downward API limits %q, want the pod's: \"96 500\"", got)
+	}
+	if out, code := exec("app", "dd if=/dev/zero of=/dev/null bs=16M count=1 2>&1"); code != 0 {
+		t.Errorf("a 16 MiB allocation under the 96 MiB pod limit: exit %d, %q", code, out)
+	}
+	if out, code := exec("app", "dd if=/dev/zero of=/dev/null bs=150M count=1 2>&1"); code != 137 {
+		t.Errorf("a 150 MiB allocation under the 96 MiB pod limit: exit %d, %q; want 137 (OOM-killed)", code, out)
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+	for _, hier := range []string{"memory", "cpu", "pids"} {
+		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", hier, podCg)); !os.IsNotExist(err) {
+			t.Errorf("pod cgroup left in %s after Remove: %v", hier, err)
+		}
+	}
 }

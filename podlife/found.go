@@ -399,8 +399,10 @@ func (u unmanaged) remove(ctx context.Context) error {
 		if err := ctr.Delete(ctx, client.WithSnapshotCleanup); err != nil && !errdefs.IsNotFound(err) {
 			errs = append(errs, err)
 		}
-		errs = append(errs, removeCgroup(filepath.Join("/", u.r.cfg.Namespace, ctr.ID())))
+		errs = append(errs, removeCgroup(filepath.Join("/", u.r.cfg.Namespace, ctr.ID())),
+			removeCgroup(filepath.Join(podCgroupPath(u.r.cfg.Namespace, u.rec.UID), ctr.ID())))
 	}
+	errs = append(errs, sweepCgroup(podCgroupPath(u.r.cfg.Namespace, u.rec.UID)))
 	if err := u.r.client.LeasesService().Delete(ctx, leases.Lease{ID: leaseID(u.rec.UID)}); err != nil && !errdefs.IsNotFound(err) {
 		errs = append(errs, err)
 	}

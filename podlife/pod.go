@@ -349,6 +349,11 @@ func (p *Pod) startSequence() error {
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
 	}
+	if err := p.createPodCgroup(); err != nil {
+		p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+		close(p.netReady)
+		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
+	}
 	p.log.Debug("sandbox created", "took", time.Since(t0))
 	setupFailed := make(chan error, 1+len(p.byName))
 	go func() {

@@ -65,6 +65,7 @@ func (s *PodSpec) Validate() error {
 	check(root.Child("initContainers"), s.InitContainers, true)
 	errs = append(errs, validateDependencies(root, s)...)
 	errs = append(errs, validateSecurity(root, s)...)
+	errs = append(errs, validatePodResources(root.Child("resources"), s)...)
 	errs = append(errs, validateReadinessGates(root.Child("readinessGates"), s.ReadinessGates)...)
 	if d := s.ActiveDeadline; d != nil && *d <= 0 {
 		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), d.String(), "must be greater than 0"))

@@ -120,6 +120,9 @@ func (c *converter) convertSpec() {
 	}
 	c.pullCredentials()
 	c.out.SecurityContext = podSecurity(s.SecurityContext)
+	if s.Resources != nil {
+		c.out.Resources = c.resources(s.Resources, sp.Child("resources"))
+	}
 	for _, g := range s.ReadinessGates {
 		c.out.ReadinessGates = append(c.out.ReadinessGates, podlife.ConditionType(g.ConditionType))
 	}

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,8 +28,8 @@ var (
 // volume item) as the kubelet does: the container's limit or request of the resource,
 // divided by the divisor (default 1) and rounded up (ExtractContainerResourceValue). A
 // request the container does not set defaults to its limit, as the API server defaults it;
-// a limit it does not set is the node's allocatable (defaultPodLimitsForDownwardAPI), here
-// the host's (see Options.Allocatable). self is the container of an env variable (nil for a
+// a limit it does not set is the pod-level limit or else the node's allocatable
+// (defaultPodLimitsForDownwardAPI), here the host's (see Options.Allocatable). self is the container of an env variable (nil for a
 // volume, where containerName is required).
 func (c *converter) resourceFieldRef(p *field.Path, ref *corev1.ResourceFieldSelector, self *corev1.Container) (string, bool) {
 	volume := self == nil
@@ -118,12 +119,23 @@ func (c *converter) containerResource(ct *corev1.Container, kind string, name co
 	return c.allocatable()[name]
 }
 
-// allocatable returns the node allocatable the kubelet would report for this host.
+// allocatable returns what the kubelet gives a container without a limit: the pod-level
+// limit of the resource if the pod has one (cpu and memory), else the node allocatable
+// (Options.Allocatable or this host's).
 func (c *converter) allocatable() corev1.ResourceList {
 	if c.alloc == nil {
-		c.alloc = c.opts.Allocatable
+		c.alloc = maps.Clone(c.opts.Allocatable)
 		if c.alloc == nil {
 			c.alloc = hostAllocatable()
+		}
+		if r := c.src.spec.Resources; r != nil {
+			for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+				if q, ok := r.Limits[name]; ok && !q.IsZero() {
+					if _, ok := c.alloc[name]; ok {
+						c.alloc[name] = q
+					}
+				}
+			}
 		}
 	}
 	return c.alloc

@@ -195,3 +195,23 @@ func volumeFiles(t *testing.T, spec podlife.PodSpec, name string) map[string]str
 	t.Fatalf("no files volume %q in %+v", name, spec.Volumes)
 	return nil
 }
+
+// TestResourceFieldRefPodLimits: with pod-level limits, a container without a limit reads the
+// pod's (the kubelet's defaultPodLimitsForDownwardAPI), and the pod's resources convert.
+func TestResourceFieldRefPodLimits(t *testing.T) {
+	node := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3"), corev1.ResourceMemory: resource.MustParse("2Gi")}
+	res, err := loadString(kube.Options{Allocatable: node}, pod("  resources: {limits: {memory: 256Mi}, requests: {cpu: 300m}}\n",
+		"    env:\n"+
+			"    - {name: MEM, valueFrom: {resourceFieldRef: {resource: limits.memory, divisor: 1Mi}}}\n"+
+			"    - {name: CPU, valueFrom: {resourceFieldRef: {resource: limits.cpu}}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := onePod(t, res)
+	if env := envMap(spec.Containers[0].Env); env["MEM"] != "256" || env["CPU"] != "3" {
+		t.Errorf("env %v, want MEM=256 (the pod's limit) and CPU=3 (the node's: the pod sets no cpu limit)", env)
+	}
+	if want := (podlife.Resources{MemoryLimit: 256 << 20, CPURequest: 300}); spec.Resources != want {
+		t.Errorf("pod resources %+v, want %+v", spec.Resources, want)
+	}
+}
