@@ -3,6 +3,7 @@ package podlife_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -163,15 +164,27 @@ func TestReadinessGates(t *testing.T) {
 		t.Errorf("gate condition %+v", c)
 	}
 
+	// Another process (here another Runtime on the state directory) sets it through the
+	// pod's manager, as `podlife condition` does.
+	other := h.another(t)
 	done := make(chan error, 1)
 	go func() { done <- pod.WaitReady(ctx) }()
-	if err := pod.SetCondition(gate, podlife.ConditionTrue, "", ""); err != nil {
+	if err := other.SetPodCondition(ctx, "gated", gate, podlife.ConditionTrue, "Configured", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("WaitReady after the gate went True: %v", err)
 	}
 	checkReady(pod.Status(), "True", "", "")
+	if c := pod.Status().Condition(gate); c.Status != "True" || c.Reason != "Configured" {
+		t.Errorf("gate condition %+v, want True/Configured", c)
+	}
+	if err := other.SetPodCondition(ctx, "gated", podlife.PodReady, "False", "", ""); !errors.Is(err, podlife.ErrInvalidSpec) {
+		t.Errorf("another runtime setting Ready: %v, want ErrInvalidSpec", err)
+	}
+	if err := other.SetPodCondition(ctx, "nosuchpod", gate, "True", "", ""); !errors.Is(err, podlife.ErrNotFound) {
+		t.Errorf("condition of a missing pod: %v, want ErrNotFound", err)
+	}
 
 	// The conditions podlife computes are its own; a malformed type or status is refused.
 	for _, bad := range []struct {
