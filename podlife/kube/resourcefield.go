@@ -54,15 +54,16 @@ func (c *converter) resourceFieldRef(p *field.Path, ref *corev1.ResourceFieldSel
 	}
 	ct, defaulted := self, true
 	if ref.ContainerName != "" {
-		ct, defaulted = c.podContainer(ref.ContainerName)
+		var regular bool
+		ct, regular = c.podContainer(ref.ContainerName)
 		if ct == nil {
 			c.is.errorf(p.Child("containerName"), "Not found: %q: no such container in the pod", ref.ContainerName)
 			return "", false
 		}
-		// The kubelet defaults the limits of the pod's regular containers and of the
-		// variable's own container; an env variable naming an init container sees its
-		// limits as set.
-		defaulted = defaulted || volume || ct.Name == self.Name
+		// The kubelet defaults the limits of every container for a volume, but for an env
+		// variable that names its container only those of the pod's regular containers: one
+		// naming an init container (even its own) sees its limits as set, 0 if none.
+		defaulted = regular || volume
 	}
 	q := c.containerResource(ct, kind, corev1.ResourceName(name), defaulted)
 	if name == string(corev1.ResourceCPU) {

@@ -24,6 +24,7 @@ spec:
     image: busybox:1.36
     env:
     - {name: OWN_CPU, valueFrom: {resourceFieldRef: {resource: limits.cpu}}}
+    - {name: SELF_CPU, valueFrom: {resourceFieldRef: {containerName: setup, resource: limits.cpu}}}
     - {name: C_MEM, valueFrom: {resourceFieldRef: {containerName: c, resource: limits.memory, divisor: 1Mi}}}
   containers:
   - name: c
@@ -91,8 +92,9 @@ func TestResourceFieldRef(t *testing.T) {
 		}
 	}
 	check("setup env", envMap(spec.InitContainers[0].Env), map[string]string{
-		"OWN_CPU": "3", // its own limits are defaulted
-		"C_MEM":   "64",
+		"OWN_CPU":  "3", // its own limits are defaulted
+		"SELF_CPU": "0", // not when named: the kubelet defaults only regular containers' then
+		"C_MEM":    "64",
 	})
 	check("c env", envMap(spec.Containers[0].Env), map[string]string{
 		"LIM_CPU":    "1", // 500m rounded up
