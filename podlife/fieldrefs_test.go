@@ -306,3 +306,57 @@ func TestPodLevelResources(t *testing.T) {
 		}
 	}
 }
+
+// TestPodCgroupOfUnmanagedPodRemoved: a pod with pod-level resources whose manager is gone is
+// removed whole by another Runtime, its pod cgroup included; its conditions cannot be set
+// (nothing manages it).
+func TestPodCgroupOfUnmanagedPodRemoved(t *testing.T) {
+	h := newHarness(t)
+	if _, err := os.Stat("/sys/fs/cgroup/memory"); err != nil {
+		t.Skip("covers cgroup v1 (this host's)")
+	}
+	gone := h.another(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const name = "orphan-cg"
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := h.rt.RemovePod(ctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			t.Errorf("cleanup: RemovePod: %v", err)
+		}
+	})
+	pod, err := gone.Run(ctx, podlife.PodSpec{
+		Name: name, Resources: podlife.Resources{MemoryLimit: 64 << 20, CPULimit: 300},
+		ReadinessGates: []podlife.ConditionType{"example.com/x"},
+		Containers:     []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	podCg := filepath.Join(h.ns, "pod"+pod.UID())
+	if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { r, n := s.ReadyCount(); return r == n }); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join("/sys/fs/cgroup/memory", podCg, "memory.limit_in_bytes")); err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(64<<20) {
+		t.Fatalf("pod cgroup memory limit %q, %v", b, err)
+	}
+	if err := gone.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := h.rt.SetPodCondition(ctx, name, "example.com/x", podlife.ConditionTrue, "", ""); !errors.Is(err, podlife.ErrNotFound) {
+		t.Errorf("SetPodCondition on an unmanaged pod: %v, want ErrNotFound", err)
+	}
+	if err := h.rt.RemovePod(ctx, name, podlife.WithGracePeriod(time.Second)); err != nil {
+		t.Fatalf("RemovePod: %v", err)
+	}
+	hs, err := os.ReadDir("/sys/fs/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hier := range hs {
+		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", hier.Name(), podCg)); !os.IsNotExist(err) {
+			t.Errorf("pod cgroup left in %s: %v", hier.Name(), err)
+		}
+	}
+}
