@@ -56,7 +56,7 @@ func parseControlRequest(b []byte) (controlRequest, error) {
 		if req.Condition == nil {
 			return controlRequest{}, errors.New("control: condition op without a condition")
 		}
-		if err := validateCondition(req.Condition.Type, req.Condition.Status); err != nil {
+		if err := validateCondition(req.Pod, req.Condition.Type, req.Condition.Status); err != nil {
 			return controlRequest{}, fmt.Errorf("control: %w", err)
 		}
 	default:

@@ -40,7 +40,7 @@ func FuzzControlRequest(f *testing.F) {
 			if req.Op != "stop" && req.Op != "remove" && req.Op != "condition" {
 				t.Fatalf("accepted op %q", req.Op)
 			}
-			if c := req.Condition; req.Op == "condition" && (c == nil || validateCondition(c.Type, c.Status) != nil) {
+			if c := req.Condition; req.Op == "condition" && (c == nil || validateCondition(req.Pod, c.Type, c.Status) != nil) {
 				t.Fatalf("accepted condition %+v", c)
 			}
 			if err := checkName("pod", req.Pod); err != nil {

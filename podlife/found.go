@@ -235,8 +235,8 @@ func (r *Runtime) SetPodCondition(ctx context.Context, name string, t ConditionT
 	if p, err := r.Pod(name); err == nil {
 		return p.SetCondition(t, status, reason, message)
 	}
-	if err := validateCondition(t, status); err != nil {
-		return fmt.Errorf("pod %q: set condition: %w", name, err)
+	if err := validateCondition(name, t, status); err != nil {
+		return fmt.Errorf("set condition: %w", err)
 	}
 	var rec podRecord
 	if err := readFileJSON(filepath.Join(r.cfg.StateDir, "pods", name, recordFile), &rec); err != nil {

@@ -28,8 +28,8 @@ var kubeletConditions = []ConditionType{PodReadyToStartContainers, PodInitialize
 // PodReadyToStartContainers) cannot be set. The error wraps ErrInvalidSpec for an invalid
 // type or status.
 func (p *Pod) SetCondition(t ConditionType, status, reason, message string) error {
-	if err := validateCondition(t, status); err != nil {
-		return fmt.Errorf("pod %q: set condition: %w", p.name, err)
+	if err := validateCondition(p.name, t, status); err != nil {
+		return fmt.Errorf("set condition: %w", err)
 	}
 	p.mu.Lock()
 	now := time.Now()
@@ -47,8 +47,8 @@ func (p *Pod) SetCondition(t ConditionType, status, reason, message string) erro
 	return nil
 }
 
-// validateCondition checks a condition set from outside podlife.
-func validateCondition(t ConditionType, status string) error {
+// validateCondition checks a condition set from outside podlife on the named pod.
+func validateCondition(pod string, t ConditionType, status string) error {
 	var errs field.ErrorList
 	p := field.NewPath("status", "conditions")
 	for _, msg := range validation.IsQualifiedName(string(t)) {
@@ -63,7 +63,7 @@ func validateCondition(t ConditionType, status string) error {
 		errs = append(errs, field.NotSupported(p.Child("status"), status, []string{ConditionTrue, ConditionFalse, ConditionUnknown}))
 	}
 	if len(errs) > 0 {
-		return &ValidationError{Errs: errs}
+		return &ValidationError{Pod: pod, Errs: errs}
 	}
 	return nil
 }
