@@ -1,10 +1,9 @@
 package podlife
 
 import (
-	"fmt"
 	"path/filepath"
-	"strconv"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -45,9 +44,10 @@ func (p *Pod) removePodCgroup() error {
 	return sweepCgroup(podCgroupPath(p.rt.cfg.Namespace, p.uid))
 }
 
-// validatePodResources checks pod-level resources as the API server does: none negative, the
-// CPU request within the limit, the containers' CPU requests together within the pod's, and
-// each container's limits within the pod's.
+// validatePodResources checks pod-level resources as the API server does
+// (validatePodResourceConsistency): none negative, the CPU request within the limit, the
+// containers' aggregate CPU request (sidecars included) within the pod's, and each regular
+// container's limits within the pod's.
 func validatePodResources(p *field.Path, s *PodSpec) field.ErrorList {
 	var errs field.ErrorList
 	r := s.Resources
@@ -60,30 +60,42 @@ func validatePodResources(p *field.Path, s *PodSpec) field.ErrorList {
 		}
 	}
 	if r.CPULimit > 0 && r.CPURequest > r.CPULimit {
-		errs = append(errs, field.Invalid(p.Child("requests").Key("cpu"), milliCPU(r.CPURequest), "must be less than or equal to cpu limit of "+milliCPU(r.CPULimit)))
+		errs = append(errs, field.Invalid(p.Child("requests").Key("cpu"), cpuString(r.CPURequest), "must be less than or equal to cpu limit of "+cpuString(r.CPULimit)))
 	}
-	if r.CPURequest > 0 {
-		var sum int64
-		for _, c := range s.Containers {
-			sum += c.Resources.CPURequest
-		}
-		if sum > r.CPURequest {
-			errs = append(errs, field.Invalid(p.Child("requests").Key("cpu"), milliCPU(r.CPURequest), "must be greater than or equal to aggregate container requests of "+milliCPU(sum)))
-		}
+	if agg := aggregateCPURequest(s); r.CPURequest > 0 && agg > r.CPURequest {
+		errs = append(errs, field.Invalid(p.Child("requests").Key("cpu"), cpuString(r.CPURequest), "must be greater than or equal to aggregate container requests of "+cpuString(agg)))
 	}
-	for _, cs := range [][]ContainerSpec{s.InitContainers, s.Containers} {
-		for _, c := range cs {
-			if r.CPULimit > 0 && c.Resources.CPULimit > r.CPULimit {
-				errs = append(errs, field.Invalid(p.Child("limits").Key("cpu"), milliCPU(r.CPULimit),
-					fmt.Sprintf("must be greater than or equal to the cpu limit of container %q (%s)", c.Name, milliCPU(c.Resources.CPULimit))))
-			}
-			if r.MemoryLimit > 0 && c.Resources.MemoryLimit > r.MemoryLimit {
-				errs = append(errs, field.Invalid(p.Child("limits").Key("memory"), r.MemoryLimit,
-					fmt.Sprintf("must be greater than or equal to the memory limit of container %q (%d)", c.Name, c.Resources.MemoryLimit)))
-			}
+	for i, c := range s.Containers {
+		cp := p.Child("containers").Index(i)
+		if r.CPULimit > 0 && c.Resources.CPULimit > r.CPULimit {
+			errs = append(errs, field.Invalid(cp.Key("cpu").Child("limits"), cpuString(c.Resources.CPULimit), "must be less than or equal to pod limits of "+cpuString(r.CPULimit)))
+		}
+		if r.MemoryLimit > 0 && c.Resources.MemoryLimit > r.MemoryLimit {
+			errs = append(errs, field.Invalid(cp.Key("memory").Child("limits"), memString(c.Resources.MemoryLimit), "must be less than or equal to pod limits of "+memString(r.MemoryLimit)))
 		}
 	}
 	return errs
 }
 
-func milliCPU(m int64) string { return strconv.FormatInt(m, 10) + "m" }
+// aggregateCPURequest is the pod's containers' CPU request as the API server aggregates it:
+// the regular containers' and the sidecars' together, or an init container's with the sidecars
+// started before it, whichever is more.
+func aggregateCPURequest(s *PodSpec) int64 {
+	var sum, sidecars, inits int64
+	for _, c := range s.Containers {
+		sum += c.Resources.CPURequest
+	}
+	for _, c := range s.InitContainers {
+		if c.RestartPolicy == RestartAlways {
+			sum += c.Resources.CPURequest
+			sidecars += c.Resources.CPURequest
+			inits = max(inits, sidecars)
+		} else {
+			inits = max(inits, c.Resources.CPURequest+sidecars)
+		}
+	}
+	return max(sum, inits)
+}
+
+func cpuString(m int64) string { return resource.NewMilliQuantity(m, resource.DecimalSI).String() }
+func memString(b int64) string { return resource.NewQuantity(b, resource.BinarySI).String() }

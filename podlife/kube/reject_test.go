@@ -72,7 +72,7 @@ func TestRejections(t *testing.T) {
 		{"windows", pod("  os: {name: windows}\n", ""), []string{"spec.os.name"}},
 		{"ephemeralContainers", pod("  ephemeralContainers: [{name: debug, image: busybox}]\n", ""), []string{"spec.ephemeralContainers"}},
 		{"pod resources", pod("  resources: {limits: {cpu: 1, nvidia.com/gpu: 1}}\n", ""), []string{"spec.resources.limits[nvidia.com/gpu]"}},
-		{"pod resources below a container's", pod("  resources: {limits: {memory: 64Mi}}\n", "    resources: {limits: {memory: 128Mi}}\n"), []string{"spec.resources.limits[memory]"}},
+		{"pod resources below a container's", pod("  resources: {limits: {memory: 64Mi}}\n", "    resources: {limits: {memory: 128Mi}}\n"), []string{"spec.resources.containers[0][memory].limits"}}, // the API server's path
 		{"hostPath type", pod("  volumes: [{name: v, hostPath: {path: /run/x.sock, type: Socket}}]\n", ""), []string{"spec.volumes[0].hostPath.type"}},
 		{"hostPath relative", pod("  volumes: [{name: v, hostPath: {path: data}}]\n", ""), []string{"spec.volumes[0].hostPath.path"}},
 		{"persistentVolumeClaim", pod("  volumes: [{name: v, persistentVolumeClaim: {claimName: c}}]\n", ""), []string{"spec.volumes[0].persistentVolumeClaim"}},
