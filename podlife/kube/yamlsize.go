@@ -7,8 +7,8 @@ import (
 )
 
 // expandedYAMLSize measures a YAML document with its aliases expanded, stopping past limit:
-// the bytes of its strings, and one for every other value and every list, with each item and
-// map value counted as at least one. Without aliases the measure is at most the length of
+// the bytes of its strings and one for every other scalar, each list item, map key and map
+// value counted as at least one. Without aliases the measure is at most the length of
 // the text (every value takes at least a byte of it), so that the measure bounds what
 // aliases add. ok is false when the measure exceeds limit.
 //
@@ -45,8 +45,7 @@ func (m *yamlMeasure) add(v any) int {
 		m.n += len(v)
 		return len(v)
 	case []any:
-		size := 1
-		m.n++
+		size := 0
 		for _, e := range v {
 			size += m.atLeastOne(e)
 		}
@@ -54,7 +53,8 @@ func (m *yamlMeasure) add(v any) int {
 	case map[any]any:
 		size := 0
 		for k, e := range v {
-			size += m.atLeastOne(k) + m.atLeastOne(e)
+			size += m.atLeastOne(k)
+			size += m.atLeastOne(e)
 		}
 		return size
 	default: // nil, a number, a boolean, a time
