@@ -7,8 +7,10 @@ import (
 	yamlv2 "go.yaml.in/yaml/v2"
 )
 
-// kubeletExpand is the kubelet's expansion (third_party/forked/golang/expansion), as
-// written there: the reference expand is checked against.
+// kubeletExpand is the kubelet's expansion (third_party/forked/golang/expansion): the
+// reference expand is checked against. One difference: where the kubelet keeps the byte
+// after a "$" that starts nothing with string(input[0]), which turns a byte of a multi-byte
+// UTF-8 character into another character ("$é" becomes "$Ã\xa9"), the byte is kept as it is.
 func kubeletExpand(input string, mapping func(string) string) string {
 	var buf bytes.Buffer
 	checkpoint := 0
@@ -40,7 +42,7 @@ func kubeletTryReadVariableName(input string) (string, bool, int) {
 		}
 		return "$(", false, 1
 	default:
-		return "$" + string(input[0]), false, 1
+		return "$" + input[:1], false, 1
 	}
 }
 
@@ -87,7 +89,7 @@ func FuzzExpandedYAMLSize(f *testing.F) {
 			return
 		}
 		var v any
-		if yamlv2.Unmarshal(doc, &v) != nil {
+		if yamlv2.Unmarshal(doc, &v) != nil || v == nil {
 			return
 		}
 		m := yamlMeasure{limit: MaxManifestSize}

@@ -22,7 +22,7 @@ func expandedYAMLSize(doc []byte, limit int) (n int, ok bool) {
 		return len(doc), len(doc) <= limit
 	}
 	var v any
-	if err := yamlv2.Unmarshal(doc, &v); err != nil {
+	if err := yamlv2.Unmarshal(doc, &v); err != nil || v == nil {
 		return len(doc), len(doc) <= limit
 	}
 	m := yamlMeasure{limit: limit}
