@@ -18,6 +18,12 @@ const (
 	// out in full could be.
 	MaxManifestSize = 3 << 20
 
+	// MaxDocuments is the most documents a manifest may hold ("---" separated YAML, or a
+	// stream of JSON objects), empty ones included: far more than a set of pods and their
+	// ConfigMaps and Secrets, and few enough that a manifest of tiny documents is not
+	// hundreds of thousands of decodes and errors.
+	MaxDocuments = 1000
+
 	// MaxExpandedString is the longest string a container may be given, in bytes, once its
 	// $(VAR) references are expanded: an env value, a command or args element, an exec
 	// probe's command element, a subPathExpr. 128 KiB is Linux's MAX_ARG_STRLEN: execve

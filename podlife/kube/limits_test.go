@@ -259,3 +259,54 @@ func TestYAMLAliasBombs(t *testing.T) {
 		t.Fatalf("anchored env not shared: %+v", s.Containers)
 	}
 }
+
+// TestTooManyDocuments: a manifest may hold MaxDocuments documents, YAML or JSON; the next
+// one is refused and ends the manifest.
+func TestTooManyDocuments(t *testing.T) {
+	cm := func(i int) string { return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n", i) }
+	var yaml, json strings.Builder
+	for i := range kube.MaxDocuments {
+		if i > 0 { // and a pod
+			fmt.Fprintf(&yaml, "%s---\n", cm(i))
+		}
+		fmt.Fprintf(&json, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c%d"}}`, i)
+	}
+	for name, m := range map[string]string{"YAML": yaml.String() + pod("", ""), "JSON": json.String()} {
+		if _, err := loadString(kube.Options{}, m); err != nil {
+			t.Fatalf("%s: %d documents: %v", name, kube.MaxDocuments, err)
+		}
+	}
+	for name, m := range map[string]string{"YAML": yaml.String() + cm(-1) + "---\n" + pod("", ""),
+		"JSON": json.String() + `{"kind":"ConfigMap"}{"kind":"ConfigMap"}`} {
+		_, err := loadString(kube.Options{}, m)
+		is := loadErrors(t, err)
+		if len(is) != 1 || is[0].Document.Index != kube.MaxDocuments || is[0].Path != kube.DocumentPath ||
+			!strings.Contains(is[0].Message, fmt.Sprint(kube.MaxDocuments)) {
+			t.Fatalf("%s: issues %v, want one at document %d", name, is, kube.MaxDocuments)
+		}
+	}
+}
+
+// TestManyErrors: a pod of 20,000 containers of the same name (and an unknown field, of
+// which the decoder reports 100) is reported whole, in time linear in its size: checking
+// whether an error was already reported was quadratic.
+func TestManyErrors(t *testing.T) {
+	const n = 20000
+	manifest := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n" +
+		strings.Repeat("  - {name: c, image: busybox, foo: 1}\n", n)
+	var err error
+	_, took := measure(func() { _, err = loadString(kube.Options{}, manifest) })
+	is := loadErrors(t, err)
+	duplicates := 0
+	for _, i := range is {
+		if strings.HasSuffix(i.Path, ".name") && strings.HasPrefix(i.Message, "Duplicate value") {
+			duplicates++
+		}
+	}
+	if duplicates != n-1 {
+		t.Fatalf("%d duplicate names reported of %d issues, want %d", duplicates, len(is), n-1)
+	}
+	if took > time.Minute {
+		t.Errorf("Load took %v", took)
+	}
+}
