@@ -253,6 +253,7 @@ manifest (`+"`<document>`"+`) or the field; the first value over a limit ends it
 | limit | value | why |
 |---|---|---|
 | manifest size (`+"`MaxManifestSize`"+`) | %[1]d bytes (3 MiB) | the API server refuses request bodies over 3 MiB; Load reads at most one byte more, so an endless reader or `+"`/dev/zero`"+` costs nothing |
+| documents in a manifest (`+"`MaxDocuments`"+`) | %[5]d | far more than a set of pods with their ConfigMaps and Secrets; without it 3 MiB of tiny documents is hundreds of thousands of decodes and errors (half a minute, gigabytes allocated). Empty documents count |
 | a manifest's YAML, aliases expanded | %[1]d bytes | an alias of a long string is one node for go-yaml, whose own bound ("excessive aliasing") counts nodes: a 1 MiB manifest with 1000 aliases of a 1 MiB string would convert to 1 GiB of JSON. Documents are measured with their aliases expanded (strings by length, other values one byte) before they are converted, and may together take what a manifest written out in full could |
 | a string once $(VAR) is expanded (`+"`MaxExpandedString`"+`) | %[2]d bytes (128 KiB) | Linux's MAX_ARG_STRLEN: execve refuses a longer argument or environment string, so the container could not start. Applies to `+"`env[*].value`"+`, `+"`command`"+`, `+"`args`"+`, an exec probe's command and `+"`subPathExpr`"+`, and to env values from ConfigMaps and Secrets |
 | a container's env, command and args together (`+"`MaxContainerEnvironment`"+`) | %[3]d bytes (2 MiB) | Linux's ARG_MAX at the default 8 MiB stack limit (a quarter of it): execve refuses more. Each variable counts as NAME=value and a NUL, each argument with its NUL; the image's own env is not counted |
@@ -260,7 +261,7 @@ manifest (`+"`<document>`"+`) or the field; the first value over a limit ends it
 
 The expansion keeps the kubelet's semantics otherwise (a value sees the expanded values of the
 variables before it; unknown references stay as written; `+"`$$`"+` escapes).
-`, MaxManifestSize, MaxExpandedString, MaxContainerEnvironment, MaxExpansionTotal)
+`, MaxManifestSize, MaxExpandedString, MaxContainerEnvironment, MaxExpansionTotal, MaxDocuments)
 }
 
 // kindDocs says what Load does with each kind.
