@@ -131,10 +131,7 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 	case ef.SecretRef != nil:
 		name, optional, kind, np = ef.SecretRef.Name, ef.SecretRef.Optional, "Secret", p.Child("secretRef", "name")
 		if s := c.objects.secret(name); s != nil {
-			data = map[string]string{}
-			for k, v := range secretData(s) {
-				data[k] = string(v)
-			}
+			data = c.shared.secretStringData(s)
 		}
 	default:
 		c.is.field(field.Invalid(p, "", "must specify one of: `configMapRef` or `secretRef`"))
@@ -199,13 +196,13 @@ func (c *converter) valueFrom(vf *corev1.EnvVarSource, p *field.Path) (string, b
 		})
 	case vf.SecretKeyRef != nil:
 		r, rp := vf.SecretKeyRef, p.Child("secretKeyRef")
-		var data map[string][]byte
+		var data map[string]string
 		if s := c.objects.secret(r.Name); s != nil {
-			data = secretData(s)
+			data = c.shared.secretStringData(s)
 		}
 		return c.keyRef(rp, "Secret", r.Name, r.Key, r.Optional, data != nil, func(k string) (string, bool) {
 			v, ok := data[k]
-			return string(v), ok
+			return v, ok
 		})
 	}
 	return "", false // resourceFieldRef and fileKeyRef: reported by the field rules

@@ -60,11 +60,6 @@ func manifestTooLong(at Document) Issue {
 		Message: fmt.Sprintf("Too long: a manifest may not be more than %d bytes (the API server's limit on a request body)", MaxManifestSize)}
 }
 
-// expansionBudget is what $(VAR) expansion may still produce in a load (MaxExpansionTotal).
-type expansionBudget struct{ left int }
-
-func newExpansionBudget() *expansionBudget { return &expansionBudget{left: MaxExpansionTotal} }
-
 // overrun tells which bound an expansion ran into.
 type overrun int
 
@@ -87,8 +82,8 @@ func (c *converter) expandAt(p *field.Path, s string, lookup func(string) (strin
 		limit, hit = max(room, 0), containerTooBig
 	}
 	expands := strings.Contains(s, "$")
-	if expands && c.budget.left < limit {
-		limit, hit = c.budget.left, loadTooBig
+	if expands && c.shared.expansionLeft < limit {
+		limit, hit = c.shared.expansionLeft, loadTooBig
 	}
 	out, ok := expand(s, lookup, limit)
 	if !ok {
@@ -96,7 +91,7 @@ func (c *converter) expandAt(p *field.Path, s string, lookup func(string) (strin
 		return "", hit
 	}
 	if expands {
-		c.budget.left -= len(out)
+		c.shared.expansionLeft -= len(out)
 	}
 	return out, fits
 }

@@ -310,3 +310,47 @@ func TestManyErrors(t *testing.T) {
 		t.Errorf("Load took %v", took)
 	}
 }
+
+// TestSharedObjectData: a large Secret or ConfigMap referred to many times (envFrom and
+// secretKeyRef in many containers, volumes, imagePullSecrets) costs its size once: the specs
+// share its data.
+func TestSharedObjectData(t *testing.T) {
+	const refs = 200
+	value := strings.Repeat("v", kube.MaxExpandedString-64)
+	var m strings.Builder
+	m.WriteString("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n")
+	for i := range 8 { // 1 MiB
+		fmt.Fprintf(&m, "  K%d: %s\n", i, value)
+	}
+	m.WriteString("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata:\n")
+	for i := range 8 {
+		fmt.Fprintf(&m, "  f%d: %s\n", i, value)
+	}
+	auths := `{"auths":{"r.example":{"auth":"dTpw"}}}`
+	fmt.Fprintf(&m, "---\napiVersion: v1\nkind: Secret\nmetadata: {name: pull}\ntype: kubernetes.io/dockerconfigjson\nstringData: {.dockerconfigjson: '%s'}\n", auths)
+	m.WriteString("---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  imagePullSecrets:\n")
+	m.WriteString(strings.Repeat("  - name: pull\n", refs))
+	m.WriteString("  volumes:\n")
+	for i := range refs {
+		fmt.Fprintf(&m, "  - {name: v%d, configMap: {name: cm}}\n", i)
+	}
+	m.WriteString("  containers:\n")
+	for i := range refs {
+		fmt.Fprintf(&m, "  - {name: c%d, image: busybox, envFrom: [{secretRef: {name: s}}], env: [{name: X, valueFrom: {secretKeyRef: {name: s, key: K0}}}], volumeMounts: [{name: v%d, mountPath: /v}]}\n", i, i)
+	}
+	var res *kube.Result
+	var err error
+	allocated, _ := measure(func() { res, err = loadString(kube.Options{}, m.String()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := onePod(t, res)
+	if len(s.Containers) != refs || len(s.Containers[refs-1].Env) != 9 || s.Containers[refs-1].Env[8].Value != value ||
+		len(s.Volumes) != refs || len(s.PullCredentials) != 1 {
+		t.Fatalf("%d containers, %d env, %d volumes, %d credentials", len(s.Containers), len(s.Containers[refs-1].Env), len(s.Volumes), len(s.PullCredentials))
+	}
+	// Copied for each reference, the data would take 3 * 200 MiB.
+	if allocated > memoryBound {
+		t.Errorf("Load allocated %d MiB", allocated>>20)
+	}
+}

@@ -86,12 +86,12 @@ type loader struct {
 	// objects are the ConfigMaps and Secrets read, by namespace.
 	objects map[string]*Objects
 	pods    []pending
-	// budget is what $(VAR) expansion may still produce.
-	budget *expansionBudget
+	// shared is what the conversions of the pods share.
+	shared *shared
 }
 
 func newLoader(opts Options) *loader {
-	return &loader{opts: opts, objects: map[string]*Objects{}, budget: newExpansionBudget()}
+	return &loader{opts: opts, objects: map[string]*Objects{}, shared: newShared()}
 }
 
 // readFrom reads one manifest, refusing it if it is longer than MaxManifestSize.
@@ -260,7 +260,7 @@ func (l *loader) finish(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		objects := l.objectsIn(l.opts.namespace(p.src.namespace))
-		spec := convertPod(p.src, *objects, l.opts, l.budget, p.is)
+		spec := convertPod(p.src, *objects, l.opts, l.shared, p.is)
 		if names[spec.Name] && spec.Name != "" {
 			p.is.field(field.Duplicate(p.src.namePath, spec.Name))
 		}
