@@ -7,8 +7,8 @@ import (
 )
 
 // expandedYAMLSize measures a YAML document with its aliases expanded, stopping past limit:
-// the bytes of its strings and one for every other scalar, each list item, map key and map
-// value counted as at least one. Without aliases the measure is at most the length of
+// the bytes of its strings and one for every other scalar but null, each list item and map
+// key counted as at least one. Without aliases the measure is at most the length of
 // the text (every value takes at least a byte of it), so that the measure bounds what
 // aliases add. ok is false when the measure exceeds limit.
 //
@@ -54,10 +54,12 @@ func (m *yamlMeasure) add(v any) int {
 		size := 0
 		for k, e := range v {
 			size += m.atLeastOne(k)
-			size += m.atLeastOne(e)
+			size += m.add(e)
 		}
 		return size
-	default: // nil, a number, a boolean, a time
+	case nil:
+		return 0
+	default: // a number, a boolean, a time
 		m.n++
 		return 1
 	}
