@@ -42,7 +42,7 @@ func Convert(pod *corev1.Pod, objects Objects, opts Options) (podlife.PodSpec, [
 			Path: DocumentPath, Message: "Required value: no pod given", Severity: Error}}}
 	}
 	is := &issues{doc: Document{Index: -1, Kind: kindPod, Name: pod.Name}}
-	spec := convertPod(podFromPod(pod), objects, opts, is)
+	spec := convertPod(podFromPod(pod), objects, opts, newShared(), is)
 	sortIssues(is.list)
 	errs, warns := split(is.list, opts.Strict)
 	if len(errs) > 0 {
@@ -62,15 +62,18 @@ type converter struct {
 	// pathMap maps paths of podlife's validation errors to document paths, where they differ
 	// (an env entry that came from envFrom, a file that came from a configMap item).
 	pathMap map[string]string
+	// shared is what the conversions of the load share.
+	shared *shared
 	// opts are the load options; alloc is the node allocatable, read when first needed.
 	opts  Options
 	alloc corev1.ResourceList
 }
 
-// convertPod converts a pod source; the issues it finds go to is.
-func convertPod(src *podSource, objects Objects, opts Options, is *issues) podlife.PodSpec {
+// convertPod converts a pod source, sharing with the other pods of the load what sh holds;
+// the issues it finds go to is.
+func convertPod(src *podSource, objects Objects, opts Options, sh *shared, is *issues) podlife.PodSpec {
 	c := &converter{
-		src: src, objects: objects, is: is,
+		src: src, objects: objects, is: is, shared: sh,
 		metaPath: childPath(src.root, "metadata"), specPath: childPath(src.root, "spec"),
 		pathMap: map[string]string{}, opts: opts,
 	}

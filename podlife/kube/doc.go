@@ -38,6 +38,14 @@
 // activeDeadlineSeconds. Annotations are informational and ignored, as is everything the API
 // server sets (uid, resourceVersion, managedFields, status...).
 //
+// # Limits
+//
+// A manifest is input from whoever wrote it; these bound what a load may cost, each an error
+// at the field: a manifest of at most [MaxManifestSize] bytes (3 MiB, the API server's limit
+// on a request), also with its YAML aliases expanded, and [MaxDocuments] documents; and $(VAR) expansion bounded while it
+// runs, to [MaxExpandedString] per string (Linux's MAX_ARG_STRLEN), [MaxContainerEnvironment]
+// for a container's env, command and args (ARG_MAX) and [MaxExpansionTotal] for a load.
+//
 // # Issues
 //
 // A field podlife cannot honour is an [Issue] with its path from the document's root, such as

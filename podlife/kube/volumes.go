@@ -217,7 +217,7 @@ func (c *converter) configMapFiles(p *field.Path, name string, items []corev1.Ke
 		}
 		return nil
 	}
-	return c.keyFiles(p, p.Child("name"), configMapData(cm), items, opt, mode, pl, first, fmt.Sprintf("ConfigMap %q", name))
+	return c.keyFiles(p, p.Child("name"), c.shared.configMapData(cm), items, opt, mode, pl, first, fmt.Sprintf("ConfigMap %q", name))
 }
 
 // secretFiles makes the files of a secret source; nameField is "secretName" (a volume) or
@@ -236,7 +236,7 @@ func (c *converter) secretFiles(p *field.Path, nameField, name string, items []c
 		}
 		return nil
 	}
-	return c.keyFiles(p, p.Child(nameField), secretData(s), items, opt, mode, pl, first, fmt.Sprintf("Secret %q", name))
+	return c.keyFiles(p, p.Child(nameField), c.shared.secretData(s), items, opt, mode, pl, first, fmt.Sprintf("Secret %q", name))
 }
 
 // downwardFiles makes the files of a downwardAPI source from the pod's metadata and its
