@@ -34,7 +34,7 @@ func boolStatus(b bool) string {
 }
 
 // conditionsLocked computes the conditions as the kubelet does (status/generate.go), keeping
-// each one's last transition time.
+// each one's last transition time; the conditions set with SetCondition follow.
 func (p *Pod) conditionsLocked(inits, apps []ContainerStatus) []PodCondition {
 	now := time.Now()
 	var conds []PodCondition
@@ -97,10 +97,15 @@ func (p *Pod) conditionsLocked(inits, apps []ContainerStatus) []PodCondition {
 		}
 	}
 	ready := len(unready) == 0 && !terminal
-	add(PodReady, ready, reason, msg)
+	// The pod is Ready when its containers are and every readiness gate's condition is True.
+	podReady, podReason, podMsg := ready, reason, msg
+	if gm := gatesMessage(p.spec.ReadinessGates, p.custom); ready && gm != "" {
+		podReady, podReason, podMsg = false, "ReadinessGatesNotReady", gm
+	}
+	add(PodReady, podReady, podReason, podMsg)
 	add(ContainersReady, ready, reason, msg)
 	add(PodScheduled, true, "", "")
-	return conds
+	return append(conds, p.custom...)
 }
 
 type condTime struct {

@@ -37,9 +37,19 @@ type control struct {
 
 // controlRequest is one line of JSON from a client; the answer is one controlReply.
 type controlRequest struct {
-	Op    string         `json:"op"` // "stop" or "remove"
+	Op    string         `json:"op"` // "stop", "remove" or "condition"
 	Pod   string         `json:"pod"`
 	Grace *time.Duration `json:"grace,omitempty"`
+	// Condition is the condition to set (op "condition").
+	Condition *conditionRequest `json:"condition,omitempty"`
+}
+
+// conditionRequest is a pod condition to set through the control socket (SetPodCondition).
+type conditionRequest struct {
+	Type    ConditionType `json:"type"`
+	Status  string        `json:"status"`
+	Reason  string        `json:"reason,omitempty"`
+	Message string        `json:"message,omitempty"`
 }
 
 type controlReply struct {
@@ -148,6 +158,9 @@ func (c *control) do(req controlRequest) error {
 			_ = p.Stop(ctx, WithGracePeriod(*req.Grace))
 		}
 		return p.Remove(ctx)
+	case "condition":
+		c := req.Condition
+		return p.SetCondition(c.Type, c.Status, c.Reason, c.Message)
 	}
 	return fmt.Errorf("control: unknown op %q", req.Op)
 }

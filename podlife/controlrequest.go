@@ -52,6 +52,13 @@ func parseControlRequest(b []byte) (controlRequest, error) {
 	}
 	switch req.Op {
 	case "stop", "remove":
+	case "condition":
+		if req.Condition == nil {
+			return controlRequest{}, errors.New("control: condition op without a condition")
+		}
+		if err := validateCondition(req.Pod, req.Condition.Type, req.Condition.Status); err != nil {
+			return controlRequest{}, fmt.Errorf("control: %w", err)
+		}
 	default:
 		return controlRequest{}, fmt.Errorf("control: unknown op %q", req.Op)
 	}

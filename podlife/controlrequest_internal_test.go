@@ -24,6 +24,11 @@ func FuzzControlRequest(f *testing.F) {
 		`{"op":"stop","pod":"web"} [`,
 		`{"op":"stop","pod":"web","grace":1e400}`,
 		`{"op":"stop","pod":"web\u0000"}`,
+		`{"op":"condition","pod":"web","condition":{"type":"example.com/lb","status":"True","reason":"Up"}}`,
+		`{"op":"condition","pod":"web"}`,
+		`{"op":"condition","pod":"web","condition":{"type":"Ready","status":"True"}}`,
+		`{"op":"condition","pod":"web","condition":{"type":"a/b/c","status":"True"}}`,
+		`{"op":"condition","pod":"web","condition":{"type":"x","status":"yes"}}`,
 		`[]`, `null`, ``, "\n", `{`, `"stop"`,
 		strings.Repeat(`[`, 10000),
 	} {
@@ -32,8 +37,11 @@ func FuzzControlRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, err := parseControlRequest(b)
 		if err == nil {
-			if req.Op != "stop" && req.Op != "remove" {
+			if req.Op != "stop" && req.Op != "remove" && req.Op != "condition" {
 				t.Fatalf("accepted op %q", req.Op)
+			}
+			if c := req.Condition; req.Op == "condition" && (c == nil || validateCondition(req.Pod, c.Type, c.Status) != nil) {
+				t.Fatalf("accepted condition %+v", c)
 			}
 			if err := checkName("pod", req.Pod); err != nil {
 				t.Fatalf("accepted pod name: %v", err)

@@ -225,6 +225,34 @@ func (r *Runtime) RemovePod(ctx context.Context, name string, opts ...StopOption
 	return r.foreign(ctx, name, "remove", opts)
 }
 
+// SetPodCondition sets a condition of the named pod (see Pod.SetCondition), whichever process
+// manages it: another process is asked through its control socket. A pod without a live
+// manager has no conditions to change: that is an error wrapping ErrNotFound.
+func (r *Runtime) SetPodCondition(ctx context.Context, name string, t ConditionType, status, reason, message string) error {
+	if err := checkName("pod", name); err != nil {
+		return err
+	}
+	if p, err := r.Pod(name); err == nil {
+		return p.SetCondition(t, status, reason, message)
+	}
+	if err := validateCondition(name, t, status); err != nil {
+		return fmt.Errorf("set condition: %w", err)
+	}
+	var rec podRecord
+	if err := readFileJSON(filepath.Join(r.cfg.StateDir, "pods", name, recordFile), &rec); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("pod %q: %w", name, ErrNotFound)
+		}
+		return fmt.Errorf("pod %q: %w", name, err)
+	}
+	err := ask(ctx, rec.Control, controlRequest{Op: "condition", Pod: name,
+		Condition: &conditionRequest{Type: t, Status: status, Reason: reason, Message: message}})
+	if errors.Is(err, errNoManager) {
+		return fmt.Errorf("pod %q: no process manages it (pid %d is gone): %w", name, rec.OwnerPID, ErrNotFound)
+	}
+	return err
+}
+
 func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOption) error {
 	if err := checkName("pod", name); err != nil {
 		return err // checked by every caller; here too, as this joins it into a path
@@ -399,8 +427,10 @@ func (u unmanaged) remove(ctx context.Context) error {
 		if err := ctr.Delete(ctx, client.WithSnapshotCleanup); err != nil && !errdefs.IsNotFound(err) {
 			errs = append(errs, err)
 		}
-		errs = append(errs, removeCgroup(filepath.Join("/", u.r.cfg.Namespace, ctr.ID())))
+		errs = append(errs, removeCgroup(filepath.Join("/", u.r.cfg.Namespace, ctr.ID())),
+			removeCgroup(filepath.Join(podCgroupPath(u.r.cfg.Namespace, u.rec.UID), ctr.ID())))
 	}
+	errs = append(errs, sweepCgroup(podCgroupPath(u.r.cfg.Namespace, u.rec.UID)))
 	if err := u.r.client.LeasesService().Delete(ctx, leases.Lease{ID: leaseID(u.rec.UID)}); err != nil && !errdefs.IsNotFound(err) {
 		errs = append(errs, err)
 	}

@@ -70,6 +70,7 @@ type Pod struct {
 	failReason   string // set when the pod is failed by podlife itself (DeadlineExceeded)
 	conditions   []PodCondition
 	condTimes    map[ConditionType]condTime
+	custom       []PodCondition // set by SetCondition, in the order first set
 	phase        Phase
 	reason       string
 	message      string
@@ -259,16 +260,20 @@ func (p *Pod) WaitStarted(ctx context.Context) error {
 	}
 }
 
-// WaitReady blocks until every container is ready, or the pod ends, or ctx ends.
+// WaitReady blocks until every container is ready and every readiness gate's condition is
+// True, or the pod ends, or ctx ends.
 func (p *Pod) WaitReady(ctx context.Context) error {
-	st, err := p.WaitFor(ctx, func(s PodStatus) bool {
+	ready := func(s PodStatus) bool {
 		r, n := s.ReadyCount()
-		return r == n || s.Phase == PhaseSucceeded || s.Phase == PhaseFailed
+		return r == n && gatesMessage(p.spec.ReadinessGates, s.Conditions) == ""
+	}
+	st, err := p.WaitFor(ctx, func(s PodStatus) bool {
+		return ready(s) || s.Phase == PhaseSucceeded || s.Phase == PhaseFailed
 	})
 	if err != nil {
 		return err
 	}
-	if r, n := st.ReadyCount(); r != n {
+	if !ready(st) {
 		return fmt.Errorf("pod %q ended %s before it was ready", p.name, st.Phase)
 	}
 	return nil
@@ -340,6 +345,11 @@ func (p *Pod) startSequence() error {
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
 	}
 	if err := p.sandbox.create(); err != nil {
+		p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+		close(p.netReady)
+		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
+	}
+	if err := p.createPodCgroup(); err != nil {
 		p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}

@@ -52,6 +52,13 @@ type PodSpec struct {
 	// SecurityContext holds the security settings of all the pod's containers; nil means the
 	// defaults (see docs/concepts.md, "Security contexts").
 	SecurityContext *PodSecurityContext
+	// Resources limits the pod as a whole (Kubernetes' pod-level resources): when set, the
+	// pod gets a cgroup of its own with these limits, its containers' cgroups under it (each
+	// container's own Resources still apply within).
+	Resources Resources
+	// ReadinessGates are conditions (set with Pod.SetCondition) that must all be True, besides
+	// every container being ready, for the pod to be Ready (Kubernetes' readinessGates).
+	ReadinessGates []ConditionType
 }
 
 // ContainerSpec describes one container of a pod.

@@ -184,6 +184,7 @@ func (p *Pod) Remove(ctx context.Context) error {
 			})
 		}
 		wg.Wait()
+		errs = append(errs, p.removePodCgroup())
 		for _, c := range p.byName {
 			// The Runtime outlives its pods: their back-off entries must not pile up. (No
 			// restart is left to advance one: the stop waited for them.)

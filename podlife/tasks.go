@@ -38,7 +38,7 @@ type taskRuntime interface {
 	imageConfig(ctx context.Context, img podImage) (ocispec.Image, error)
 	// newContainer creates a container (its snapshot and OCI spec: the image's config, then
 	// opts) with labels. No task exists yet.
-	newContainer(ctx context.Context, id string, img podImage, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error)
+	newContainer(ctx context.Context, id string, img podImage, labels map[string]string, cgroup string, opts []oci.SpecOpts) (ctrHandle, error)
 	// pinNamespaces creates and pins the pod's namespaces under dir (see sandboxns.Create).
 	pinNamespaces(dir string, kinds []sandboxns.Kind, hostname string) (map[sandboxns.Kind]string, error)
 	// unpinNamespaces removes them (see sandboxns.Remove).

@@ -69,19 +69,19 @@ func (t ctrdTasks) imageConfig(ctx context.Context, img podImage) (ocispec.Image
 	return img.ctrd.Spec(ctx)
 }
 
-func (t ctrdTasks) newContainer(ctx context.Context, id string, img podImage, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error) {
+func (t ctrdTasks) newContainer(ctx context.Context, id string, img podImage, labels map[string]string, cgroup string, opts []oci.SpecOpts) (ctrHandle, error) {
 	cfg := t.r.cfg
 	ctr, err := t.r.client.NewContainer(ctx, id,
 		client.WithImageName(img.name),
 		client.WithSnapshotter(cfg.Snapshotter),
 		client.WithNewSnapshot(id, img.ctrd),
 		client.WithRuntime(cfg.RuntimeName, nil),
-		client.WithNewSpec(append([]oci.SpecOpts{oci.WithImageConfig(img.ctrd)}, opts...)...),
+		client.WithNewSpec(append([]oci.SpecOpts{oci.WithImageConfig(img.ctrd), oci.WithCgroup(cgroup)}, opts...)...),
 		client.WithContainerLabels(labels))
 	if err != nil {
 		return nil, err
 	}
-	return ctrdContainer{ctr: ctr, cgroup: cgroupPath(cfg.Namespace, id)}, nil
+	return ctrdContainer{ctr: ctr, cgroup: cgroup}, nil
 }
 
 func (ctrdTasks) pinNamespaces(dir string, kinds []sandboxns.Kind, hostname string) (map[sandboxns.Kind]string, error) {

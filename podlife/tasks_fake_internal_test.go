@@ -150,7 +150,7 @@ func (f *fakeTasks) imageConfig(context.Context, podImage) (ocispec.Image, error
 	return ocispec.Image{}, nil
 }
 
-func (f *fakeTasks) newContainer(_ context.Context, id string, _ podImage, labels map[string]string, _ []oci.SpecOpts) (ctrHandle, error) {
+func (f *fakeTasks) newContainer(_ context.Context, id string, _ podImage, labels map[string]string, _ string, _ []oci.SpecOpts) (ctrHandle, error) {
 	name := labels[LabelContainer]
 	label := name
 	if a := labels[LabelAttempt]; a != "0" {

@@ -70,6 +70,8 @@ func (s *PodSpec) Validate() error {
 	check(root.Child("initContainers"), s.InitContainers, true)
 	errs = append(errs, validateDependencies(root, s)...)
 	errs = append(errs, validateSecurity(root, s)...)
+	errs = append(errs, validatePodResources(root.Child("resources"), s)...)
+	errs = append(errs, validateReadinessGates(root.Child("readinessGates"), s.ReadinessGates)...)
 	// The API server's range in seconds; a Go spec may also give a positive fraction of one.
 	if d := s.ActiveDeadline; d != nil && (*d <= 0 || *d > math.MaxInt32*time.Second) {
 		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), inSeconds(*d), validation.InclusiveRangeError(1, math.MaxInt32)))

@@ -68,6 +68,21 @@ func invalidSpecs() []invalidSpec {
 		{"empty exec hook", mod(func(s *podlife.PodSpec) { s.Containers[0].PostStart = hook.Exec() }), "spec.containers[0].lifecycle.postStart: Invalid value"},
 		{"bad httpGet port", mod(func(s *podlife.PodSpec) { s.Containers[0].PreStop = hook.HTTPGet(0, "/") }), "spec.containers[0].lifecycle.preStop: Invalid value"},
 		{"bad env name", mod(func(s *podlife.PodSpec) { s.Containers[0].Env = []podlife.EnvVar{{Name: "1=x"}} }), "spec.containers[0].env[0].name: Invalid value"},
+		{"bad readiness gate", mod(func(s *podlife.PodSpec) { s.ReadinessGates = []podlife.ConditionType{"a/b/c"} }), "spec.readinessGates[0].conditionType: Invalid value"},
+		{"pod cpu request above its limit", mod(func(s *podlife.PodSpec) { s.Resources = podlife.Resources{CPULimit: 500, CPURequest: 600} }),
+			`spec.resources.requests[cpu]: Invalid value: "600m": must be less than or equal to cpu limit of 500m`},
+		{"pod memory limit below a container's", mod(func(s *podlife.PodSpec) {
+			s.Resources.MemoryLimit = 64 << 20
+			s.Containers[0].Resources.MemoryLimit = 128 << 20
+		}), `spec.resources.containers[0][memory].limits: Invalid value: "128Mi": must be less than or equal to pod limits of 64Mi`},
+		{"pod cpu request below the containers'", mod(func(s *podlife.PodSpec) {
+			s.Resources.CPURequest = 500
+			s.Containers[0].Resources.CPURequest = 200
+			s.InitContainers = []podlife.ContainerSpec{
+				{Name: "side", Image: "busybox:1.36", RestartPolicy: podlife.RestartAlways, Resources: podlife.Resources{CPURequest: 300}},
+				{Name: "init", Image: "busybox:1.36", Resources: podlife.Resources{CPURequest: 900}},
+			}
+		}), `spec.resources.requests[cpu]: Invalid value: "500m": must be greater than or equal to aggregate container requests of 1200m`},
 	}
 }
 

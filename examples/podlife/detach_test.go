@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
@@ -23,6 +24,7 @@ metadata:
   name: cli-detached
 spec:
   terminationGracePeriodSeconds: 5
+  readinessGates: [{conditionType: example.com/cli}]
   volumes:
   - name: data
     emptyDir: {}
@@ -188,6 +190,24 @@ func TestDetachedPodAcrossProcesses(t *testing.T) {
 	}
 	if _, e, code := c.run("exec", "cli-detached", "nosuch", "--", "true"); code != 1 || !strings.Contains(e, "not found") {
 		t.Errorf("exec in a missing container: exit %d, %q", code, e)
+	}
+
+	// condition: the readiness gate holds Ready back until another process sets its condition
+	// through the supervisor.
+	c.waitPS("Ready held back by the readiness gate", func(l podList) bool {
+		r := l.Items[0].Status.Condition(podlife.PodReady)
+		return r.Status == "False" && r.Reason == "ReadinessGatesNotReady" &&
+			r.Message == `corresponding condition of pod readiness gate "example.com/cli" does not exist.`
+	})
+	if got, e, code := c.run("condition", "--reason", "Up", "cli-detached", "example.com/cli=True"); code != 0 || got != "pod/cli-detached condition example.com/cli=True\n" {
+		t.Fatalf("condition: exit %d, %q, %q", code, got, e)
+	}
+	c.waitPS("Ready once the gate's condition is True", func(l podList) bool {
+		st := l.Items[0].Status
+		return st.Condition(podlife.PodReady).Status == "True" && st.Condition("example.com/cli").Reason == "Up"
+	})
+	if _, e, code := c.run("condition", "cli-detached", "Ready=True"); code != 1 || !strings.Contains(e, "computed by podlife") {
+		t.Errorf("condition Ready: exit %d, %q; want refused", code, e)
 	}
 
 	// stop: the supervisor stops the pod its way (preStop, then the stop signal); it stays listed.

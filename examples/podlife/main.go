@@ -47,6 +47,7 @@ const usage = `usage:
   podlife exec [-i] POD CONTAINER -- CMD [ARG...]
   podlife stop [--grace-period SECONDS] POD...
   podlife rm [--grace-period SECONDS] POD...
+  podlife condition [--reason REASON] [--message MESSAGE] POD TYPE=True|False|Unknown
   podlife image import FILE...
   podlife image ls
   podlife daemon status|stop [--timeout DURATION]
@@ -74,6 +75,8 @@ func cli(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return execCmd(ctx, args, stdin, stdout, stderr)
 	case "stop", "rm":
 		return stopCmd(ctx, cmd, args, stdout, stderr)
+	case "condition":
+		return conditionCmd(ctx, args, stdout, stderr)
 	case "image":
 		return imageCmd(ctx, args, stdout, stderr)
 	case "daemon":

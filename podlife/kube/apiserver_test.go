@@ -198,6 +198,15 @@ func TestAPIServerValidation(t *testing.T) {
 			[]string{`spec.containers[0].env[0].valueFrom.configMapKeyRef.key: Invalid value: "a b": ` + configKey}},
 		{"env secret name", pod("", "    env: [{name: X, valueFrom: {secretKeyRef: {name: Bad, key: k}}}]\n"),
 			[]string{`spec.containers[0].env[0].valueFrom.secretKeyRef.name: Invalid value: "Bad": ` + subdomain1123}},
+		// validateContainerResourceFieldSelector, validateContainerResourceDivisor,
+		// validateDownwardAPIVolumeFile.
+		{"env resource", pod("", "    env: [{name: X, valueFrom: {resourceFieldRef: {resource: limits.foo}}}]\n"),
+			[]string{`spec.containers[0].env[0].valueFrom.resourceFieldRef.resource: Unsupported value: "limits.foo": supported values: "limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", "requests.ephemeral-storage", "requests.memory"`}},
+		{"env resource divisor", pod("", "    env: [{name: X, valueFrom: {resourceFieldRef: {resource: limits.cpu, divisor: 2m}}}]\n"),
+			[]string{`spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "limits.cpu": only divisor's values 1m and 1 are supported with the cpu resource`}},
+		{"downwardAPI resource without container", pod("  volumes: [{name: v, downwardAPI: {items: [{path: x, resourceFieldRef: {resource: limits.cpu}}]}}]\n", ""),
+			[]string{`spec.volumes[0].downwardAPI.items[0].resourceFieldRef.containerName: Required value`}},
+
 		// ValidateEnvFrom. Deliberate difference: the missing source is reported at the entry
 		// (the API server reports it at the list, envFrom).
 		{"envFrom prefix", cfg + pod("", "    envFrom: [{prefix: A=, configMapRef: {name: cfg}}]\n"),
@@ -363,6 +372,16 @@ func TestAPIServerValidation(t *testing.T) {
 		{"toleration value", pod("  tolerations: [{key: k, value: '-x'}]\n", ""),
 			[]string{`spec.tolerations[0].operator: Invalid value: "-x": ` + labelValue}},
 
+		// validateReadinessGates, validatePodResources, validatePodResourceConsistency.
+		{"readinessGates", pod("  readinessGates: [{conditionType: 'bad type'}]\n", ""),
+			[]string{`spec.readinessGates[0].conditionType: Invalid value: "bad type": ` + qualifiedName}},
+		{"pod request above limit", pod("  resources: {requests: {cpu: 2}, limits: {cpu: 1}}\n", ""),
+			[]string{`spec.resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1`}},
+		{"pod request below containers'", pod("  resources: {requests: {cpu: 100m}}\n", "    resources: {requests: {cpu: 200m}}\n"),
+			[]string{`spec.resources.requests[cpu]: Invalid value: "100m": must be greater than or equal to aggregate container requests of 200m`}},
+		{"container limit above pod's", pod("  resources: {limits: {memory: 64Mi}}\n", "    resources: {limits: {memory: 128Mi}}\n"),
+			[]string{`spec.resources.containers[0][memory].limits: Invalid value: "128Mi": must be less than or equal to pod limits of 64Mi`}},
+
 		// Fields podlife drops or ignores are still checked: ValidatePodSpec (subdomain,
 		// serviceAccountName, nodeName, priorityClassName, nodeSelector, preemptionPolicy),
 		// validateFSGroupChangePolicy, validateContainerCommon (terminationMessagePolicy),
@@ -451,6 +470,7 @@ var deliberate = map[string]string{
 	"subPath absolute":                        "the API server drops the mount's index",
 	"subPath backstep":                        "the API server drops the mount's index",
 	"downwardAPI fieldPath":                   "the API server drops the item's index",
+	"downwardAPI resource without container":  "the API server drops the item's index",
 	"pod name with a dot":                     "a pod name is a DNS-1123 label in podlife: it is also the hostname and part of runtime IDs",
 	"image reference":                         "refused up front (the kubelet fails the container with InvalidImageName)",
 	"relative mountPath":                      "refused up front (the runtime would fail the container)",

@@ -24,10 +24,17 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 		ImagePullPolicy: pullPolicy(ct.Image, ct.ImagePullPolicy),
 		WorkingDir:      ct.WorkingDir,
 	}
-	env, vars := c.env(ct, p, pl)
+	env, vars, size, stopped := c.env(ct, p, pl)
 	out.Env = env
-	out.Command = expandAll(ct.Command, mapLookup(vars))
-	out.Args = expandAll(ct.Args, mapLookup(vars))
+	if !stopped {
+		// command and args share the room of the process's start with the environment.
+		room := MaxContainerEnvironment - size
+		var used int
+		var ok bool
+		if out.Command, used, ok = c.expandList(p.Child("command"), ct.Command, mapLookup(vars), room); ok {
+			out.Args, _, _ = c.expandList(p.Child("args"), ct.Args, mapLookup(vars), room-used)
+		}
+	}
 	out.Ports = c.ports(ct, p, list == "containers")
 	out.VolumeMounts = c.mounts(ct, p, pl, vars)
 	out.Resources = c.resources(&ct.Resources, p.Child("resources"))
@@ -136,14 +143,17 @@ func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, vars 
 // empty is an error.
 func (c *converter) subPathExpr(p *field.Path, expr string, vars map[string]string) string {
 	missing := map[string]bool{}
-	sub := expand(expr, func(name string) (string, bool) {
+	sub, hit := c.expandAt(p, expr, func(name string) (string, bool) {
 		v := vars[name]
 		if v == "" {
 			missing[name] = true
 		}
 		return v, true
-	})
-	if len(missing) > 0 {
+	}, noRoom)
+	switch {
+	case hit != fits:
+		return ""
+	case len(missing) > 0:
 		names := sortedKeys(missing)
 		c.is.field(field.Invalid(p, expr, "missing value for "+strings.Join(names, ", ")))
 	}

@@ -23,6 +23,11 @@ type Options struct {
 	Strict bool
 	// Namespace is the namespace of objects whose metadata names none; default "default".
 	Namespace string
+	// Allocatable is the node allocatable the downward API (resourceFieldRef) reports for a
+	// limit a container does not set, as the kubelet does. Nil means this host's: its CPUs
+	// (runtime.NumCPU), memory (MemTotal in /proc/meminfo) and root filesystem size, with
+	// nothing reserved.
+	Allocatable corev1.ResourceList
 }
 
 // namespace returns the namespace of an object that names ns (maybe empty).
@@ -41,7 +46,7 @@ func Convert(pod *corev1.Pod, objects Objects, opts Options) (podlife.PodSpec, [
 			Path: DocumentPath, Message: "Required value: no pod given", Severity: Error}}}
 	}
 	is := &issues{doc: Document{Index: -1, Kind: kindPod, Name: pod.Name}}
-	spec := convertPod(podFromPod(pod), objects, opts, is)
+	spec := convertPod(podFromPod(pod), objects, opts, newShared(), is)
 	sortIssues(is.list)
 	errs, warns := split(is.list, opts.Strict)
 	if len(errs) > 0 {
@@ -61,14 +66,20 @@ type converter struct {
 	// pathMap maps paths of podlife's validation errors to document paths, where they differ
 	// (an env entry that came from envFrom, a file that came from a configMap item).
 	pathMap map[string]string
+	// shared is what the conversions of the load share.
+	shared *shared
+	// opts are the load options; alloc is the node allocatable, read when first needed.
+	opts  Options
+	alloc corev1.ResourceList
 }
 
-// convertPod converts a pod source; the issues it finds go to is.
-func convertPod(src *podSource, objects Objects, opts Options, is *issues) podlife.PodSpec {
+// convertPod converts a pod source, sharing with the other pods of the load what sh holds;
+// the issues it finds go to is.
+func convertPod(src *podSource, objects Objects, opts Options, sh *shared, is *issues) podlife.PodSpec {
 	c := &converter{
-		src: src, objects: objects, is: is,
+		src: src, objects: objects, is: is, shared: sh,
 		metaPath: childPath(src.root, "metadata"), specPath: childPath(src.root, "spec"),
-		pathMap: map[string]string{},
+		pathMap: map[string]string{}, opts: opts,
 	}
 	checkFields(podRuleSet(), src.checked, src.root, is)
 	c.convertMeta(opts)
@@ -136,6 +147,12 @@ func (c *converter) convertSpec() {
 	c.pullCredentials()
 	c.validateDropped()
 	c.out.SecurityContext = podSecurity(s.SecurityContext)
+	if s.Resources != nil {
+		c.out.Resources = c.resources(s.Resources, sp.Child("resources"))
+	}
+	for _, g := range s.ReadinessGates {
+		c.out.ReadinessGates = append(c.out.ReadinessGates, podlife.ConditionType(g.ConditionType))
+	}
 	c.volumes()
 	for i := range s.InitContainers {
 		c.out.InitContainers = append(c.out.InitContainers, c.container(&s.InitContainers[i], "initContainers", i))

@@ -31,13 +31,21 @@ type rawDoc struct {
 
 // splitManifest cuts a manifest into documents: a stream of JSON objects if it starts with
 // "{", else "---" separated YAML documents. A document that cannot be cut out is reported,
-// and ends the manifest.
+// and ends the manifest, as does a document past MaxDocuments.
 func splitManifest(data []byte, at Document, is *[]Issue) []rawDoc {
 	var docs []rawDoc
-	fail := func(err error) {
+	report := func(msg string) {
 		d := at
 		d.Index = len(docs)
-		*is = append(*is, Issue{Document: d, Path: DocumentPath, Message: "Invalid value: " + err.Error(), Severity: Error})
+		*is = append(*is, Issue{Document: d, Path: DocumentPath, Message: msg, Severity: Error})
+	}
+	fail := func(err error) { report("Invalid value: " + err.Error()) }
+	tooMany := func() bool {
+		if len(docs) < MaxDocuments {
+			return false
+		}
+		report(fmt.Sprintf("Too many: a manifest may hold at most %d documents", MaxDocuments))
+		return true
 	}
 	if utilyaml.IsJSONBuffer(data) {
 		dec := json.NewDecoder(bytes.NewReader(data))
@@ -47,6 +55,9 @@ func splitManifest(data []byte, at Document, is *[]Issue) []rawDoc {
 				return docs
 			} else if err != nil {
 				fail(fmt.Errorf("invalid JSON: %w", err))
+				return docs
+			}
+			if tooMany() {
 				return docs
 			}
 			d := at
@@ -61,6 +72,9 @@ func splitManifest(data []byte, at Document, is *[]Issue) []rawDoc {
 			return docs
 		} else if err != nil {
 			fail(fmt.Errorf("invalid YAML: %w", err))
+			return docs
+		}
+		if tooMany() {
 			return docs
 		}
 		d := at

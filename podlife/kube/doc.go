@@ -21,17 +21,30 @@
 // The container environment is resolved as the kubelet does: envFrom sources, then env
 // entries in order; a literal value has its $(VAR) references expanded with the variables
 // defined before it ("$$" escapes, unknown references stay as written); valueFrom reads
-// ConfigMaps and Secrets given with the pod, or the pod's name, namespace, labels and
-// annotations. command and args are expanded with the whole environment, an exec probe's
+// ConfigMaps and Secrets given with the pod, the pod's name, namespace, labels and
+// annotations, or a container's resources (resourceFieldRef: the limit or request divided by
+// the divisor and rounded up; a missing request is the limit, a missing limit the pod-level
+// limit or else the node allocatable, which is this host's unless [Options].Allocatable says
+// otherwise). command and args are expanded with the whole environment, an exec probe's
 // command with the literal env values only, and subPathExpr with the environment (a missing
 // variable is an error). Named ports of probes and httpGet hooks are resolved against the
-// container's ports. configMap, secret, downwardAPI and projected volumes become
-// podlife.FilesVolume (secrets and projections on a tmpfs).
+// container's ports. configMap, secret, downwardAPI (fieldRef and resourceFieldRef) and
+// projected volumes become podlife.FilesVolume (secrets and projections on a tmpfs).
+// readinessGates become podlife.PodSpec.ReadinessGates and pod-level resources
+// podlife.PodSpec.Resources.
 //
 // A workload's pod takes the workload's name and namespace and its template's labels; a
 // Job's pod keeps its template's restartPolicy (OnFailure or Never) and its
 // activeDeadlineSeconds. Annotations are informational and ignored, as is everything the API
 // server sets (uid, resourceVersion, managedFields, status...).
+//
+// # Limits
+//
+// A manifest is input from whoever wrote it; these bound what a load may cost, each an error
+// at the field: a manifest of at most [MaxManifestSize] bytes (3 MiB, the API server's limit
+// on a request), also with its YAML aliases expanded, and [MaxDocuments] documents; and $(VAR) expansion bounded while it
+// runs, to [MaxExpandedString] per string (Linux's MAX_ARG_STRLEN), [MaxContainerEnvironment]
+// for a container's env, command and args (ARG_MAX) and [MaxExpansionTotal] for a load.
 //
 // # Issues
 //

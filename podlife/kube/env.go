@@ -19,25 +19,50 @@ type environment struct {
 	order []string
 	vars  map[string]string
 	from  map[string]*field.Path
+	// size is what the variables take in the process's environment: NAME=value and a NUL
+	// each (see MaxContainerEnvironment).
+	size int
 }
 
 func (e *environment) set(name, value string, from *field.Path) {
-	if _, ok := e.vars[name]; !ok {
+	if old, ok := e.vars[name]; ok {
+		e.size -= envSize(name, old)
+	} else {
 		e.order = append(e.order, name)
 	}
 	e.vars[name] = value
 	e.from[name] = from
+	e.size += envSize(name, value)
 }
+
+// room is the longest value name may be set to within MaxContainerEnvironment.
+func (e *environment) room(name string) int {
+	size := e.size
+	if old, ok := e.vars[name]; ok {
+		size -= envSize(name, old)
+	}
+	return MaxContainerEnvironment - size - envSize(name, "")
+}
+
+func envSize(name, value string) int { return len(name) + 1 + len(value) + 1 }
 
 // env resolves a container's environment as the kubelet does (makeEnvironmentVariables):
 // envFrom sources first, in order, then env entries in order, later definitions winning.
 // A literal value has its $(VAR) references expanded with the variables defined before it;
 // a value from a reference is taken as is. pl is the container's path in podlife's
 // validation.
-func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) ([]podlife.EnvVar, map[string]string) {
+//
+// Values are held to MaxExpandedString, and the environment to MaxContainerEnvironment,
+// while they are expanded. The size of the environment is returned too. stopped tells that a
+// value went over a limit (reported): what follows it was not resolved, and the container's
+// command and args are not to be expanded either. (Going on would only report the same
+// bomb again: a reference to a variable left unset stays as written, and doubles as well.)
+func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []podlife.EnvVar, vars map[string]string, size int, stopped bool) {
 	e := &environment{vars: map[string]string{}, from: map[string]*field.Path{}}
 	for j := range ct.EnvFrom {
-		c.envFrom(&ct.EnvFrom[j], p.Child("envFrom").Index(j), e)
+		if !c.envFrom(&ct.EnvFrom[j], p.Child("envFrom").Index(j), e) {
+			return nil, e.vars, e.size, true
+		}
 	}
 	for j, ev := range ct.Env {
 		ep := p.Child("env").Index(j)
@@ -49,29 +74,50 @@ func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) ([]podli
 				c.is.field(field.Invalid(ep.Child("name"), ev.Name, msg))
 			}
 		case ev.ValueFrom == nil:
-			v := ev.Value
-			if v != "" {
-				v = expand(v, mapLookup(e.vars))
+			v, hit := c.expandAt(ep.Child("value"), ev.Value, mapLookup(e.vars), e.room(ev.Name))
+			if hit != fits {
+				return nil, e.vars, e.size, true
 			}
 			e.set(ev.Name, v, ep)
 		case ev.Value != "":
 			c.is.field(field.Invalid(ep.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
 		default:
-			if v, ok := c.valueFrom(ev.ValueFrom, ep.Child("valueFrom")); ok {
-				e.set(ev.Name, v, ep)
+			v, ok := c.valueFrom(ct, ev.ValueFrom, ep.Child("valueFrom"))
+			if !ok {
+				continue
 			}
+			if !c.fitsEnv(ep.Child("valueFrom"), e, ev.Name, v) {
+				return nil, e.vars, e.size, true
+			}
+			e.set(ev.Name, v, ep)
 		}
 	}
-	var list []podlife.EnvVar
 	for i, name := range e.order {
 		list = append(list, podlife.EnvVar{Name: name, Value: e.vars[name]})
 		c.mapPath(fmt.Sprintf("%s.env[%d]", pl, i), e.from[name])
 	}
-	return list, e.vars
+	return list, e.vars, e.size, false
 }
 
-// envFrom adds the keys of a ConfigMap or Secret to e.
-func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environment) {
+// fitsEnv checks a value read from a ConfigMap, a Secret or the pod (not expanded) against
+// MaxExpandedString and the environment's room, and reports at p what it exceeds.
+func (c *converter) fitsEnv(p *field.Path, e *environment, name, value string) bool {
+	var hit overrun
+	switch {
+	case len(value) > MaxExpandedString:
+		hit = stringTooLong
+	case len(value) > e.room(name):
+		hit = containerTooBig
+	default:
+		return true
+	}
+	c.is.errorf(p, "Too long: %s", hit.message(false))
+	return false
+}
+
+// envFrom adds the keys of a ConfigMap or Secret to e. It returns false when a value went
+// over a limit (reported).
+func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environment) bool {
 	var (
 		data     map[string]string
 		optional *bool
@@ -82,7 +128,7 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 	switch {
 	case ef.ConfigMapRef != nil && ef.SecretRef != nil:
 		c.is.field(field.Invalid(p, "", "may not have more than one field specified at a time"))
-		return
+		return true
 	case ef.ConfigMapRef != nil:
 		name, optional, kind, np = ef.ConfigMapRef.Name, ef.ConfigMapRef.Optional, "ConfigMap", p.Child("configMapRef", "name")
 		if cm := c.objects.configMap(name); cm != nil {
@@ -91,15 +137,12 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 	case ef.SecretRef != nil:
 		name, optional, kind, np = ef.SecretRef.Name, ef.SecretRef.Optional, "Secret", p.Child("secretRef", "name")
 		if s := c.objects.secret(name); s != nil {
-			data = map[string]string{}
-			for k, v := range secretData(s) {
-				data[k] = string(v)
-			}
+			data = c.shared.secretStringData(s)
 		}
 	default:
 		// The API server reports it at the envFrom list; the entry's index is kept here.
 		c.is.field(field.Invalid(p, "", "must specify one of: `configMapRef` or `secretRef`"))
-		return
+		return true
 	}
 	if ef.Prefix != "" {
 		msgs := validation.IsRelaxedEnvVarName(ef.Prefix)
@@ -107,7 +150,7 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 			c.is.field(field.Invalid(p.Child("prefix"), ef.Prefix, msg))
 		}
 		if len(msgs) > 0 {
-			return
+			return true
 		}
 	}
 	// The API server's name rule (ValidateConfigMapName, ValidateSecretName as prefixes).
@@ -115,15 +158,15 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 	switch {
 	case name == "":
 		c.is.field(field.Required(np, ""))
-		return
+		return true
 	case len(msgs) > 0:
 		for _, msg := range msgs {
 			c.is.field(field.Invalid(np, name, msg))
 		}
-		return
+		return true
 	case data == nil && (optional == nil || !*optional):
 		c.is.errorf(np, "Not found: %q: no such %s given with the pod", name, kind)
-		return
+		return true
 	}
 	var invalid []string
 	for _, k := range sortedKeys(data) {
@@ -133,16 +176,20 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 			invalid = append(invalid, n)
 			continue
 		}
+		if !c.fitsEnv(p, e, n, data[k]) {
+			return false
+		}
 		e.set(n, data[k], p)
 	}
 	if len(invalid) > 0 {
 		c.is.warnf(p, "Not honoured: %s %q: keys %q are not valid environment variable names and are skipped", kind, name, invalid)
 	}
+	return true
 }
 
-// valueFrom resolves an env valueFrom. It returns false when the variable is not to be set:
-// an error, or an optional reference to something missing.
-func (c *converter) valueFrom(vf *corev1.EnvVarSource, p *field.Path) (string, bool) {
+// valueFrom resolves an env valueFrom of container ct. It returns false when the variable is
+// not to be set: an error, or an optional reference to something missing.
+func (c *converter) valueFrom(ct *corev1.Container, vf *corev1.EnvVarSource, p *field.Path) (string, bool) {
 	n := 0
 	for _, set := range []bool{vf.FieldRef != nil, vf.ResourceFieldRef != nil, vf.ConfigMapKeyRef != nil,
 		vf.SecretKeyRef != nil, vf.FileKeyRef != nil} {
@@ -161,6 +208,8 @@ func (c *converter) valueFrom(vf *corev1.EnvVarSource, p *field.Path) (string, b
 	switch {
 	case vf.FieldRef != nil:
 		return c.fieldRef(p.Child("fieldRef"), vf.FieldRef, false)
+	case vf.ResourceFieldRef != nil:
+		return c.resourceFieldRef(p.Child("resourceFieldRef"), vf.ResourceFieldRef, ct)
 	case vf.ConfigMapKeyRef != nil:
 		r, rp := vf.ConfigMapKeyRef, p.Child("configMapKeyRef")
 		var data map[string]string
@@ -173,16 +222,16 @@ func (c *converter) valueFrom(vf *corev1.EnvVarSource, p *field.Path) (string, b
 		})
 	case vf.SecretKeyRef != nil:
 		r, rp := vf.SecretKeyRef, p.Child("secretKeyRef")
-		var data map[string][]byte
+		var data map[string]string
 		if s := c.objects.secret(r.Name); s != nil {
-			data = secretData(s)
+			data = c.shared.secretStringData(s)
 		}
 		return c.keyRef(rp, "Secret", r.Name, r.Key, r.Optional, data != nil, func(k string) (string, bool) {
 			v, ok := data[k]
-			return string(v), ok
+			return v, ok
 		})
 	}
-	return "", false // resourceFieldRef and fileKeyRef: reported by the field rules
+	return "", false // fileKeyRef: reported by the field rules
 }
 
 // keyRef resolves a configMapKeyRef or secretKeyRef.

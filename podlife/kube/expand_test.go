@@ -1,7 +1,9 @@
 package kube
 
 import (
+	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -41,12 +43,48 @@ func TestExpand(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		if got := expand(tt.in, mapLookup(vars)); got != tt.want {
-			t.Errorf("expand(%q) = %q, want %q", tt.in, got, tt.want)
+		if got, ok := expand(tt.in, mapLookup(vars), math.MaxInt); got != tt.want || !ok {
+			t.Errorf("expand(%q) = %q, %v, want %q", tt.in, got, ok, tt.want)
+		}
+		// At its exact length the result fits; one byte less, it does not.
+		if got, ok := expand(tt.in, mapLookup(vars), len(tt.want)); got != tt.want || !ok {
+			t.Errorf("expand(%q, limit %d) = %q, %v", tt.in, len(tt.want), got, ok)
+		}
+		if len(tt.want) > 0 {
+			if got, ok := expand(tt.in, mapLookup(vars), len(tt.want)-1); ok {
+				t.Errorf("expand(%q, limit %d) = %q, want refused", tt.in, len(tt.want)-1, got)
+			}
 		}
 	}
-	if got := expandAll(nil, mapLookup(vars)); got != nil {
-		t.Errorf("expandAll(nil) = %q", got)
+}
+
+// TestExpandStopsAtLimit checks that expand stops before building more than its limit: a
+// lookup that would give a huge value is not copied, and the lookups after the limit is
+// reached are not made.
+func TestExpandStopsAtLimit(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	lookups := 0
+	lookup := func(string) (string, bool) { lookups++; return huge, true }
+	allocs := testing.AllocsPerRun(10, func() {
+		if _, ok := expand("a$(X)$(X)$(X)", lookup, 100); ok {
+			t.Fatal("expansion over the limit accepted")
+		}
+	})
+	if lookups != 11 { // one per run, and AllocsPerRun's warm-up
+		t.Errorf("%d lookups, want 11: expand went on after the limit", lookups)
+	}
+	if allocs > 2 {
+		t.Errorf("%v allocations per refused expansion", allocs)
+	}
+}
+
+// TestExpandLinear checks that a long run of unterminated "$(" is expanded in linear time: the
+// kubelet's code scans to the end of the string for each.
+func TestExpandLinear(t *testing.T) {
+	s := strings.Repeat("$(", 1<<20)
+	got, ok := expand(s, mapLookup(nil), len(s))
+	if !ok || got != s {
+		t.Fatalf("expand of unterminated references changed them (ok %v)", ok)
 	}
 }
 

@@ -67,6 +67,7 @@ const (
 	noteNoUser     = "file ownership is not supported"
 	noteStatic     = "fieldPath metadata.name, metadata.namespace, metadata.labels, metadata.annotations (also ['key']); others rejected"
 	noteRollout    = "controller setting: one pod is run once"
+	noteResource   = "limits/requests of cpu, memory, ephemeral-storage, divided by divisor and rounded up; a missing request is the limit, a missing limit the host's allocatable (CPUs, MemTotal, root filesystem size); hugepages rejected"
 )
 
 // objectMetaRules are the metadata rules of a Pod or workload, relative to its root.
@@ -124,9 +125,11 @@ func podRules() []rule {
 		rej("spec.shareProcessNamespace", "podlife has no shared PID namespace yet", false),
 		rej("spec.hostUsers", "user namespaces are not supported", true),
 		rej("spec.runtimeClassName", "podlife runs every container with the runtime it is configured with"),
-		rej("spec.readinessGates", "no controller sets custom pod conditions"),
+		sup("spec.readinessGates[*].conditionType", "→ ReadinessGates: Ready also waits for the condition, set with Pod.SetCondition or `podlife condition`"),
 		rej("spec.resourceClaims", "dynamic resource allocation is not supported"),
-		rej("spec.resources", "pod-level resources are not supported; set them on the containers"),
+		sup("spec.resources.limits", "pod-level resources → Resources: a pod cgroup with these cpu and memory limits, the containers' cgroups under it (and the downward API's limit of a container without one); ephemeral-storage: a warning; others rejected"),
+		sup("spec.resources.requests", "cpu → Resources.CPURequest, the pod cgroup's cpu shares (defaults to the limit); memory and ephemeral-storage only steer scheduling; others rejected"),
+		rej("spec.resources.claims", "dynamic resource allocation is not supported"),
 		rej("spec.ephemeralContainers", "ephemeral containers are not supported"),
 		warn("spec.nodeName", noteScheduling),
 		warn("spec.nodeSelector", noteScheduling),
@@ -181,7 +184,7 @@ func podRules() []rule {
 		sup("spec.volumes[*].secret.optional", "a missing Secret or key gives an empty volume or no file"),
 		sup("spec.volumes[*].downwardAPI.items[*].path", "→ Files on a tmpfs"),
 		sup("spec.volumes[*].downwardAPI.items[*].fieldRef", noteStatic),
-		rej("spec.volumes[*].downwardAPI.items[*].resourceFieldRef", "resource fields are not supported"),
+		sup("spec.volumes[*].downwardAPI.items[*].resourceFieldRef", noteResource),
 		sup("spec.volumes[*].downwardAPI.items[*].mode", "→ File.Mode"),
 		rej("spec.volumes[*].downwardAPI.items[*].user", noteNoUser),
 		sup("spec.volumes[*].downwardAPI.defaultMode", "→ File.Mode; default 0644"),
@@ -202,7 +205,7 @@ func podRules() []rule {
 		sup("spec.volumes[*].projected.sources[*].secret.optional", "as for a secret volume"),
 		sup("spec.volumes[*].projected.sources[*].downwardAPI.items[*].path", "→ Files, as a downwardAPI volume"),
 		sup("spec.volumes[*].projected.sources[*].downwardAPI.items[*].fieldRef", noteStatic),
-		rej("spec.volumes[*].projected.sources[*].downwardAPI.items[*].resourceFieldRef", "resource fields are not supported"),
+		sup("spec.volumes[*].projected.sources[*].downwardAPI.items[*].resourceFieldRef", noteResource),
 		sup("spec.volumes[*].projected.sources[*].downwardAPI.items[*].mode", "→ File.Mode"),
 		rej("spec.volumes[*].projected.sources[*].downwardAPI.items[*].user", noteNoUser),
 		rej("spec.volumes[*].projected.sources[*].serviceAccountToken", "there is no API server to issue tokens"),
@@ -237,7 +240,7 @@ func containerRules() []rule {
 		sup("<container>.env[*].valueFrom.fieldRef", "fieldPath metadata.name, metadata.namespace, metadata.labels['key'], metadata.annotations['key'], spec.serviceAccountName; status.podIP and others rejected (not known before the pod runs)"),
 		sup("<container>.env[*].valueFrom.configMapKeyRef", "from a ConfigMap given with the pod; optional allows it or the key to be missing"),
 		sup("<container>.env[*].valueFrom.secretKeyRef", "from a Secret given with the pod; optional allows it or the key to be missing"),
-		rej("<container>.env[*].valueFrom.resourceFieldRef", "resource fields are not supported"),
+		sup("<container>.env[*].valueFrom.resourceFieldRef", noteResource+"; containerName defaults to the container"),
 		rej("<container>.env[*].valueFrom.fileKeyRef", "env files are not supported"),
 		sup("<container>.envFrom[*].configMapRef", "every key of the ConfigMap, after prefix; keys that are not valid variable names are skipped with a warning"),
 		sup("<container>.envFrom[*].secretRef", "every key of the Secret, after prefix"),

@@ -172,6 +172,7 @@ func fieldsDoc() string {
 		fmt.Fprintf(&b, "| %s | `%s` | %s |\n", k, infos[k].apiVersion, kindDocs[k])
 	}
 	b.WriteString("| any other | | error at `kind` |\n")
+	b.WriteString(limitsDoc())
 
 	var pod, ctr []rule
 	for _, r := range podRules() {
@@ -239,6 +240,29 @@ func parentOf(path string) string {
 }
 
 func leafOf(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }
+
+// limitsDoc renders the limits section, with the values of the constants.
+func limitsDoc() string {
+	return fmt.Sprintf(`
+## Limits
+
+A manifest is input from whoever wrote it, and podlife runs as root: these limits bound what a
+manifest can make a load cost, and refuse early what could not run. Each is an error naming the
+manifest (`+"`<document>`"+`) or the field; the first value over a limit ends its container's expansion.
+
+| limit | value | why |
+|---|---|---|
+| manifest size (`+"`MaxManifestSize`"+`) | %[1]d bytes (3 MiB) | the API server refuses request bodies over 3 MiB; Load reads at most one byte more, so an endless reader or `+"`/dev/zero`"+` costs nothing |
+| documents in a manifest (`+"`MaxDocuments`"+`) | %[5]d | far more than a set of pods with their ConfigMaps and Secrets; without it 3 MiB of tiny documents is hundreds of thousands of decodes and errors (half a minute, gigabytes allocated). Empty documents count |
+| a manifest's YAML, aliases expanded | %[1]d bytes | an alias of a long string is one node for go-yaml, whose own bound ("excessive aliasing") counts nodes: a 1 MiB manifest with 1000 aliases of a 1 MiB string would convert to 1 GiB of JSON. Documents holding a `+"`*`"+` are measured with their aliases expanded (strings by their length, list items and keys one byte at least) before they are converted, and may together take what a manifest written out in full could |
+| a string once $(VAR) is expanded (`+"`MaxExpandedString`"+`) | %[2]d bytes (128 KiB) | Linux's MAX_ARG_STRLEN: execve refuses a longer argument or environment string, so the container could not start. Applies to `+"`env[*].value`"+`, `+"`command`"+`, `+"`args`"+`, an exec probe's command and `+"`subPathExpr`"+`, and to env values from ConfigMaps and Secrets |
+| a container's env, command and args together (`+"`MaxContainerEnvironment`"+`) | %[3]d bytes (2 MiB) | Linux's ARG_MAX at the default 8 MiB stack limit (a quarter of it): execve refuses more. Each variable counts as NAME=value and a NUL, each argument with its NUL; the image's own env is not counted |
+| all $(VAR) expansion in one Load or Convert (`+"`MaxExpansionTotal`"+`) | %[4]d bytes (16 MiB) | the kubelet expands each env value with the expanded values before it, so `+"`A1=$(A0)$(A0)`"+`, `+"`A2=$(A1)$(A1)`"+`, ... doubles at each entry: 60 entries would be 2^60 times A0. The limits above stop each container as it expands, before the memory is spent; this one stops many containers from adding up |
+
+The expansion keeps the kubelet's semantics otherwise (a value sees the expanded values of the
+variables before it; unknown references stay as written; `+"`$$`"+` escapes).
+`, MaxManifestSize, MaxExpandedString, MaxContainerEnvironment, MaxExpansionTotal, MaxDocuments)
+}
 
 // kindDocs says what Load does with each kind.
 var kindDocs = map[string]string{

@@ -27,7 +27,10 @@ func FuzzLoad(f *testing.F) {
 		f.Add(data)
 	}
 	for _, s := range []string{"", "---", "{}", "[]", "kind: Pod", `{"kind":"Pod","apiVersion":"v1"}{"kind":"Secret"}`,
-		pod("", "    env: [{name: A, value: $(B)$$(C)}]\n    command: [$(A)]\n")} {
+		pod("", "    env: [{name: A, value: $(B)$$(C)}]\n    command: [$(A)]\n"),
+		pod("", doublingEnv(8, 20)+"    args: [\"$(A20)$(A20)\", $($($(]\n"),
+		pod("", "    env: &e [{name: A, value: &v x}, {name: B, value: *v}]\n    envFrom: [{secretRef: {name: s}}]\n") +
+			"---\napiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {k: &k v, l: *k}\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -133,6 +133,9 @@ func (e *LoadError) Is(target error) bool { return target == podlife.ErrInvalidS
 type issues struct {
 	doc  Document
 	list []Issue
+	// errorPaths are the paths of the errors in list, for covered: a document can have
+	// tens of thousands.
+	errorPaths map[string]bool
 }
 
 func (s *issues) add(sev Severity, p *field.Path, msg string) {
@@ -149,6 +152,12 @@ func (s *issues) addAt(sev Severity, path, msg string) {
 		path = DocumentPath
 	}
 	s.list = append(s.list, Issue{Document: s.doc, Path: path, Message: msg, Severity: sev})
+	if sev == Error {
+		if s.errorPaths == nil {
+			s.errorPaths = map[string]bool{}
+		}
+		s.errorPaths[path] = true
+	}
 }
 
 // errorf records an error at p.
@@ -167,18 +176,16 @@ func (s *issues) field(fe *field.Error) {
 }
 
 // hasErrors tells whether an error was recorded.
-func (s *issues) hasErrors() bool {
-	return slices.ContainsFunc(s.list, func(i Issue) bool { return i.Severity == Error })
-}
+func (s *issues) hasErrors() bool { return len(s.errorPaths) > 0 }
 
 // covered tells whether an error was recorded at path or at one of its ancestors, so that a
 // consequence of it need not be reported again.
-func (s *issues) covered(path string) bool { return s.coveredBy(path, len(s.list)) }
-
-// coveredBy is covered, looking at the first n issues only.
-func (s *issues) coveredBy(path string, n int) bool {
-	for _, i := range s.list[:n] {
-		if i.Severity == Error && (path == i.Path || strings.HasPrefix(path, i.Path+".") || strings.HasPrefix(path, i.Path+"[")) {
+func (s *issues) covered(path string) bool {
+	if s.errorPaths[path] {
+		return true
+	}
+	for i := len(path) - 1; i > 0; i-- {
+		if (path[i] == '.' || path[i] == '[') && s.errorPaths[path[:i]] {
 			return true
 		}
 	}

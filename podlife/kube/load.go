@@ -40,35 +40,41 @@ type Pod struct {
 // honour is an error, or a warning where running without it is safe. Each converted spec
 // has passed podlife's validation.
 //
+// A manifest may have at most MaxManifestSize bytes, also once its YAML aliases are
+// expanded, and $(VAR) expansion is bounded (MaxExpandedString, MaxContainerEnvironment,
+// MaxExpansionTotal): what exceeds a limit is an error, found before the memory is spent.
+//
 // The error is a *LoadError listing every error, each with its document and field path; or
 // the error of a reader, or ctx's.
 func Load(ctx context.Context, opts Options, manifests ...io.Reader) (*Result, error) {
-	l := &loader{opts: opts, objects: map[string]*Objects{}}
+	l := newLoader(opts)
 	for i, r := range manifests {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := io.ReadAll(r)
-		if err != nil {
+		if err := l.readFrom(r, Document{Manifest: i}); err != nil {
 			return nil, fmt.Errorf("kube: manifest %d: %w", i, err)
 		}
-		l.read(data, Document{Manifest: i})
 	}
 	return l.finish(ctx)
 }
 
 // LoadFiles is Load on the files at paths; issues name the files.
 func LoadFiles(ctx context.Context, opts Options, paths ...string) (*Result, error) {
-	l := &loader{opts: opts, objects: map[string]*Objects{}}
+	l := newLoader(opts)
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := os.ReadFile(p)
+		f, err := os.Open(p)
 		if err != nil {
 			return nil, fmt.Errorf("kube: %w", err)
 		}
-		l.read(data, Document{Manifest: i, File: p})
+		err = l.readFrom(f, Document{Manifest: i, File: p})
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("kube: %s: %w", p, err)
+		}
 	}
 	return l.finish(ctx)
 }
@@ -80,6 +86,26 @@ type loader struct {
 	// objects are the ConfigMaps and Secrets read, by namespace.
 	objects map[string]*Objects
 	pods    []pending
+	// shared is what the conversions of the pods share.
+	shared *shared
+}
+
+func newLoader(opts Options) *loader {
+	return &loader{opts: opts, objects: map[string]*Objects{}, shared: newShared()}
+}
+
+// readFrom reads one manifest, refusing it if it is longer than MaxManifestSize.
+func (l *loader) readFrom(r io.Reader, at Document) error {
+	data, tooLong, err := readManifest(r)
+	if err != nil {
+		return err
+	}
+	if tooLong {
+		l.issues = append(l.issues, manifestTooLong(at))
+		return nil
+	}
+	l.read(data, at)
+	return nil
 }
 
 // pending is a pod to convert once every ConfigMap and Secret is known.
@@ -88,10 +114,22 @@ type pending struct {
 	src *podSource
 }
 
-// read decodes the documents of one manifest.
+// read decodes the documents of one manifest. Its YAML documents, with their aliases
+// expanded, may have MaxManifestSize bytes in all: the first that goes over is refused, and
+// ends the manifest.
 func (l *loader) read(data []byte, at Document) {
+	room := MaxManifestSize
 	for _, rd := range splitManifest(data, at, &l.issues) {
 		is := &issues{doc: rd.doc}
+		if rd.yamlDoc {
+			n, ok := expandedYAMLSize(rd.data, room)
+			if !ok {
+				is.errorf(nil, "Too long: with its YAML aliases expanded, a manifest may not be more than %d bytes", MaxManifestSize)
+				l.issues = append(l.issues, is.list...)
+				return
+			}
+			room -= n
+		}
 		if src := l.readDocument(rd, is); src != nil {
 			// Its issues are reported with the conversion's.
 			l.pods = append(l.pods, pending{is: is, src: src})
@@ -222,7 +260,7 @@ func (l *loader) finish(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		objects := l.objectsIn(l.opts.namespace(p.src.namespace))
-		spec := convertPod(p.src, *objects, l.opts, p.is)
+		spec := convertPod(p.src, *objects, l.opts, l.shared, p.is)
 		if names[spec.Name] && spec.Name != "" {
 			p.is.field(field.Duplicate(p.src.namePath, spec.Name))
 		}

@@ -62,7 +62,11 @@ func (c *converter) prober(ct *corev1.Container, h *corev1.ProbeHandler, p *fiel
 			c.is.field(field.Required(p.Child("exec", "command"), ""))
 			return nil
 		}
-		return probe.Exec(expandAll(h.Exec.Command, mapLookup(staticEnv(ct.Env)))...)
+		cmd, _, ok := c.expandList(p.Child("exec", "command"), h.Exec.Command, mapLookup(staticEnv(ct.Env)), noRoom)
+		if !ok {
+			return nil
+		}
+		return probe.Exec(cmd...)
 	case h.HTTPGet != nil:
 		g := h.HTTPGet
 		port, ok := c.resolvePort(ct, g.Port, p.Child("httpGet", "port"))

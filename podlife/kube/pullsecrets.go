@@ -13,21 +13,26 @@ import (
 )
 
 // pullCredentials converts imagePullSecrets to pull credentials, from docker config Secrets
-// given with the pod. A Secret that is missing, or not a docker config, is a warning: the
+// given with the pod; a Secret named twice counts once. A Secret that is missing, or not a docker config, is a warning: the
 // kubelet then pulls without it (FailedToRetrieveImagePullSecret).
 func (c *converter) pullCredentials() {
+	seen := map[string]bool{}
 	for i, ref := range c.src.spec.ImagePullSecrets {
 		p := c.specPath.Child("imagePullSecrets").Index(i).Child("name")
 		if ref.Name == "" {
 			c.is.field(field.Required(p, ""))
 			continue
 		}
+		if seen[ref.Name] { // its credentials are in already
+			continue
+		}
+		seen[ref.Name] = true
 		s := c.objects.secret(ref.Name)
 		if s == nil {
 			c.is.warnf(p, "Not found: %q: no such Secret given with the pod: images are pulled without it, as the kubelet does", ref.Name)
 			continue
 		}
-		creds, err := dockerCredentials(s)
+		creds, err := c.shared.dockerCredentials(s)
 		if err != nil {
 			c.is.field(field.Invalid(p, ref.Name, err.Error()))
 			continue

@@ -20,14 +20,18 @@ func (c *converter) validate() {
 		return
 	}
 	// Only the conversion's issues hide validation's: several errors at one path (a name
-	// both missing and not found) are all reported, as the API server does.
-	converted := len(c.is.list)
+	// both missing and not found) are all reported, as the API server does. So all are
+	// checked before any is added.
+	type found struct{ path, body string }
+	var add []found
 	for _, fe := range ve.Errs {
 		path := c.documentPath(fe.Field)
-		if c.is.coveredBy(path, converted) {
-			continue
+		if !c.is.covered(path) {
+			add = append(add, found{path, fe.ErrorBody()})
 		}
-		c.is.addAt(Error, path, fe.ErrorBody())
+	}
+	for _, f := range add {
+		c.is.addAt(Error, f.path, f.body)
 	}
 }
 

@@ -268,7 +268,7 @@ func (c *converter) configMapFiles(p *field.Path, name string, items []corev1.Ke
 		}
 		return nil
 	}
-	return c.keyFiles(p, p.Child("name"), configMapData(cm), items, opt, mode, pl, first, fmt.Sprintf("ConfigMap %q", name))
+	return c.keyFiles(p, p.Child("name"), c.shared.configMapData(cm), items, opt, mode, pl, first, fmt.Sprintf("ConfigMap %q", name))
 }
 
 // secretFiles makes the files of a secret source; nameField is "secretName" (a volume) or
@@ -287,10 +287,11 @@ func (c *converter) secretFiles(p *field.Path, nameField, name string, items []c
 		}
 		return nil
 	}
-	return c.keyFiles(p, p.Child(nameField), secretData(s), items, opt, mode, pl, first, fmt.Sprintf("Secret %q", name))
+	return c.keyFiles(p, p.Child(nameField), c.shared.secretData(s), items, opt, mode, pl, first, fmt.Sprintf("Secret %q", name))
 }
 
-// downwardFiles makes the files of a downwardAPI source from the pod's metadata.
+// downwardFiles makes the files of a downwardAPI source from the pod's metadata and its
+// containers' resources.
 func (c *converter) downwardFiles(p *field.Path, items []corev1.DownwardAPIVolumeFile, mode os.FileMode, pl string, first int) []podlife.File {
 	var files []podlife.File
 	for j, it := range items {
@@ -298,13 +299,18 @@ func (c *converter) downwardFiles(p *field.Path, items []corev1.DownwardAPIVolum
 		if !c.relativePath(ip.Child("path"), it.Path) {
 			continue
 		}
-		if it.FieldRef == nil {
-			if it.ResourceFieldRef == nil {
-				c.is.field(field.Required(ip, "one of fieldRef and resourceFieldRef is required"))
-			}
-			continue // a resourceFieldRef is reported by the field rules
+		var v string
+		var ok bool
+		switch {
+		case it.FieldRef != nil && it.ResourceFieldRef != nil:
+			c.is.field(field.Invalid(ip, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"))
+		case it.FieldRef != nil:
+			v, ok = c.fieldRef(ip.Child("fieldRef"), it.FieldRef, true)
+		case it.ResourceFieldRef != nil:
+			v, ok = c.resourceFieldRef(ip.Child("resourceFieldRef"), it.ResourceFieldRef, nil)
+		default:
+			c.is.field(field.Required(ip, "one of fieldRef and resourceFieldRef is required"))
 		}
-		v, ok := c.fieldRef(ip.Child("fieldRef"), it.FieldRef, true)
 		if !ok {
 			continue
 		}
