@@ -66,6 +66,10 @@ func TestAPIServerValidation(t *testing.T) {
 	long := strings.Repeat("a", 250)
 	searchesLong := []string{long, long, long, long, long, long, long, long, long}
 	flow := func(ss []string) string { return "[" + strings.Join(ss, ", ") + "]" }
+	const (
+		nodeTerms = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+		podTerm   = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+	)
 	tests := []apiCase{
 		// ValidateObjectMeta → ValidateLabels, ValidateAnnotations (apimachinery): errors at
 		// the map's path, not at the key.
@@ -381,6 +385,31 @@ func TestAPIServerValidation(t *testing.T) {
 			[]string{`spec.resources.requests[cpu]: Invalid value: "100m": must be greater than or equal to aggregate container requests of 200m`}},
 		{"container limit above pod's", pod("  resources: {limits: {memory: 64Mi}}\n", "    resources: {limits: {memory: 128Mi}}\n"),
 			[]string{`spec.resources.containers[0][memory].limits: Invalid value: "128Mi": must be less than or equal to pod limits of 64Mi`}},
+
+		// validateAffinity (a field podlife drops with a warning): validateNodeAffinity,
+		// ValidateNodeSelector, ValidatePreferredSchedulingTerms, validatePodAffinityTerm.
+		{"node affinity without terms", pod("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: []}}}\n", ""),
+			[]string{nodeTerms + `: Required value: must have at least one node selector term`}},
+		{"node selector requirements", pod("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: k, operator: In}, {key: k, operator: Exists, values: [a]}, {key: k, operator: Gt, values: ['1', '2']}, {key: k, operator: Foo}, {key: k, operator: In, values: ['-x']}], matchFields: [{key: spec.x, operator: In, values: [a]}]}]}}}\n", ""),
+			[]string{nodeTerms + "[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+				nodeTerms + "[0].matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+				nodeTerms + "[0].matchExpressions[2].values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'",
+				nodeTerms + `[0].matchExpressions[3].operator: Invalid value: "Foo": not a valid selector operator`,
+				nodeTerms + `[0].matchExpressions[4].values[0]: Invalid value: "-x": ` + labelValue,
+				nodeTerms + `[0].matchFields[0].key: Invalid value: "spec.x": not a valid field selector key`}},
+		{"preferred node affinity weight", pod("  affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 0, preference: {matchExpressions: [{key: k, operator: In, values: ['-x']}]}}]}}\n", ""),
+			[]string{`spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100`}},
+		{"pod affinity term", pod("  affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {'bad key': v}}, namespaces: [Bad], topologyKey: ''}]}}\n", ""),
+			[]string{podTerm + `.labelSelector.matchLabels: Invalid value: "bad key": ` + qualifiedName,
+				podTerm + `.namespace: Invalid value: "Bad": ` + label1123,
+				podTerm + `.topologyKey: Required value: can not be empty`,
+				podTerm + `.topologyKey: Invalid value: "": name part must be non-empty`,
+				podTerm + `.topologyKey: Invalid value: "": ` + qualifiedName}},
+		{"pod anti-affinity weighted term", pod("  affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 101, podAffinityTerm: {labelSelector: {matchExpressions: [{key: k, operator: In}]}, topologyKey: 'bad key'}}]}}\n", ""),
+			[]string{"spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+				`spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey: Invalid value: "bad key": ` + qualifiedName,
+				`spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 101: must be in the range 1-100`}},
+		{"affinity accepted", pod("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/os, operator: In, values: [linux]}]}]}}, podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}}]}}\n", ""), nil},
 
 		// Fields podlife drops or ignores are still checked: ValidatePodSpec (subdomain,
 		// serviceAccountName, nodeName, priorityClassName, nodeSelector, preemptionPolicy),

@@ -38,6 +38,7 @@ func (c *converter) validateDropped() {
 	for i := range s.Tolerations {
 		c.validateToleration(&s.Tolerations[i], sp.Child("tolerations").Index(i))
 	}
+	c.validateAffinity(s.Affinity, sp.Child("affinity"))
 	if pp := s.PreemptionPolicy; pp != nil {
 		switch *pp {
 		case corev1.PreemptLowerPriority, corev1.PreemptNever:
