@@ -409,6 +409,17 @@ func TestAPIServerValidation(t *testing.T) {
 			[]string{"spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
 				`spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey: Invalid value: "bad key": ` + qualifiedName,
 				`spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 101: must be in the range 1-100`}},
+		// validateTopologySpreadConstraints (dropped with a warning too).
+		{"topology spread", pod("  topologySpreadConstraints: [{maxSkew: 0, topologyKey: '', whenUnsatisfiable: Sometimes, minDomains: 0, nodeAffinityPolicy: Foo}, {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, minDomains: 2, labelSelector: {matchLabels: {'bad key': v}}}, {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}]\n", ""),
+			[]string{`spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero`,
+				`spec.topologySpreadConstraints[0].minDomains: Invalid value: 0: must be greater than zero`,
+				`spec.topologySpreadConstraints[0].minDomains: Invalid value: 0: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not Sometimes`,
+				`spec.topologySpreadConstraints[0].nodeAffinityPolicy: Unsupported value: "Foo": supported values: "Honor", "Ignore"`,
+				`spec.topologySpreadConstraints[0].topologyKey: Required value: can not be empty`,
+				`spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Sometimes": supported values: "DoNotSchedule", "ScheduleAnyway"`,
+				`spec.topologySpreadConstraints[1].labelSelector.matchLabels: Invalid value: "bad key": ` + qualifiedName,
+				`spec.topologySpreadConstraints[1].minDomains: Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway`,
+				`spec.topologySpreadConstraints[1].{topologyKey, whenUnsatisfiable}: Duplicate value: "{zone, ScheduleAnyway}"`}},
 		{"affinity accepted", pod("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/os, operator: In, values: [linux]}]}]}}, podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}}]}}\n", ""), nil},
 
 		// Fields podlife drops or ignores are still checked: ValidatePodSpec (subdomain,

@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -162,5 +164,54 @@ func (c *converter) podAffinityTerm(t *corev1.PodAffinityTerm, p *field.Path) {
 	}
 	for _, fe := range metavalidation.ValidateLabelName(t.TopologyKey, p.Child("topologyKey")) {
 		c.is.field(fe)
+	}
+}
+
+// validateTopologySpread checks spec.topologySpreadConstraints, a field podlife drops with a
+// warning, as the API server does (validateTopologySpreadConstraints, validateMinDomains,
+// ValidateSpreadConstraintNotRepeat, validateNodeInclusionPolicy); matchLabelKeys are not
+// checked.
+func (c *converter) validateTopologySpread(cs []corev1.TopologySpreadConstraint, p *field.Path) {
+	for i, t := range cs {
+		tp := p.Index(i)
+		if t.MaxSkew <= 0 {
+			c.is.field(field.Invalid(tp.Child("maxSkew"), int64(t.MaxSkew), "must be greater than zero"))
+		}
+		if t.TopologyKey == "" {
+			c.is.field(field.Required(tp.Child("topologyKey"), "can not be empty"))
+		}
+		switch t.WhenUnsatisfiable {
+		case corev1.DoNotSchedule, corev1.ScheduleAnyway:
+		default:
+			c.is.field(field.NotSupported(tp.Child("whenUnsatisfiable"), t.WhenUnsatisfiable,
+				[]corev1.UnsatisfiableConstraintAction{corev1.DoNotSchedule, corev1.ScheduleAnyway}))
+		}
+		for _, later := range cs[i+1:] {
+			if t.TopologyKey == later.TopologyKey && t.WhenUnsatisfiable == later.WhenUnsatisfiable {
+				c.is.field(field.Duplicate(tp.Child("{topologyKey, whenUnsatisfiable}"), fmt.Sprintf("{%v, %v}", t.TopologyKey, t.WhenUnsatisfiable)))
+				break
+			}
+		}
+		if md := t.MinDomains; md != nil {
+			if *md <= 0 {
+				c.is.field(field.Invalid(tp.Child("minDomains"), int64(*md), "must be greater than zero"))
+			}
+			if t.WhenUnsatisfiable != corev1.DoNotSchedule {
+				c.is.field(field.Invalid(tp.Child("minDomains"), md,
+					fmt.Sprintf("can only use minDomains if whenUnsatisfiable=%s, not %s", corev1.DoNotSchedule, t.WhenUnsatisfiable)))
+			}
+		}
+		for _, np := range []struct {
+			name   string
+			policy *corev1.NodeInclusionPolicy
+		}{{"nodeAffinityPolicy", t.NodeAffinityPolicy}, {"nodeTaintsPolicy", t.NodeTaintsPolicy}} {
+			if np.policy != nil && *np.policy != corev1.NodeInclusionPolicyHonor && *np.policy != corev1.NodeInclusionPolicyIgnore {
+				c.is.field(field.NotSupported(tp.Child(np.name), np.policy,
+					[]corev1.NodeInclusionPolicy{corev1.NodeInclusionPolicyHonor, corev1.NodeInclusionPolicyIgnore}))
+			}
+		}
+		for _, fe := range metavalidation.ValidateLabelSelector(t.LabelSelector, metavalidation.LabelSelectorValidationOptions{}, tp.Child("labelSelector")) {
+			c.is.field(fe)
+		}
 	}
 }

@@ -39,6 +39,7 @@ func (c *converter) validateDropped() {
 		c.validateToleration(&s.Tolerations[i], sp.Child("tolerations").Index(i))
 	}
 	c.validateAffinity(s.Affinity, sp.Child("affinity"))
+	c.validateTopologySpread(s.TopologySpreadConstraints, sp.Child("topologySpreadConstraints"))
 	if pp := s.PreemptionPolicy; pp != nil {
 		switch *pp {
 		case corev1.PreemptLowerPriority, corev1.PreemptNever:
