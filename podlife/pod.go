@@ -52,6 +52,7 @@ type Pod struct {
 	stopped       chan struct{} // closed when every process is gone and the network released
 	stopErr       error
 	shimOwner     *Container    // the container whose NewTask starts the pod's shim (see withShim)
+	pause         *pause        // the pause of a pod with ShareProcessNamespace, else nil
 	shimReady     chan struct{} // closed once the pod's shim answers
 	shimReadyOnce sync.Once
 
@@ -143,6 +144,9 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 		p.shimOwner = p.inits[0]
 	}
 	p.shimReady = make(chan struct{})
+	if spec.ShareProcessNamespace {
+		p.pause = &pause{id: newID()}
+	}
 	return p, nil
 }
 
@@ -343,6 +347,15 @@ func (p *Pod) startSequence() error {
 		p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
+	}
+	if p.pause != nil {
+		// Before the network attach and the containers' preparations: they read the
+		// sandbox's namespace paths.
+		if err := p.startPause(ctx); err != nil {
+			p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+			close(p.netReady)
+			return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
+		}
 	}
 	p.log.Debug("sandbox created", "took", time.Since(t0))
 	setupFailed := make(chan error, 1+len(p.byName))

@@ -148,6 +148,8 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 		})
 	}
 	wg.Wait()
+	// The pause last: its SIGKILL takes with it whatever is left in the PID namespace.
+	errs = append(errs, p.stopPause(ctx))
 	p.removeStaleShimSocket()
 	errs = append(errs, detachErr)
 	errs = append(errs, p.sandbox.release())
@@ -184,6 +186,7 @@ func (p *Pod) Remove(ctx context.Context) error {
 			})
 		}
 		wg.Wait()
+		errs = append(errs, p.stopPause(p.lifeCtx)) // if the stop could not
 		for _, c := range p.byName {
 			// The Runtime outlives its pods: their back-off entries must not pile up. (No
 			// restart is left to advance one: the stop waited for them.)

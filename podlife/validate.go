@@ -65,6 +65,10 @@ func (s *PodSpec) Validate() error {
 	check(root.Child("initContainers"), s.InitContainers, true)
 	errs = append(errs, validateDependencies(root, s)...)
 	errs = append(errs, validateSecurity(root, s)...)
+	if s.ShareProcessNamespace && s.HostPID {
+		// The API server's path: its internal PodSecurityContext holds the field.
+		errs = append(errs, field.Invalid(root.Child("securityContext", "shareProcessNamespace"), true, "ShareProcessNamespace and HostPID cannot both be enabled"))
+	}
 	if d := s.ActiveDeadline; d != nil && *d <= 0 {
 		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), d.String(), "must be greater than 0"))
 	}
