@@ -132,8 +132,40 @@ func (p *Pod) startPause(ctx context.Context) error {
 		return fmt.Errorf("pin the pause's PID namespace: %w", err)
 	}
 	s.nsPaths[sandboxns.PID] = path // before anything that reads it starts (see startSequence)
+	exited, err := task.wait(p.watchCtx)
+	if err != nil {
+		return fmt.Errorf("wait pause: %w", err)
+	}
+	go p.watchPause(exited)
 	p.log.Debug("pause started", "id", p.pause.id, "pid", task.pid())
 	return nil
+}
+
+// watchPause fails the pod if its pause exits before a stop: its PID namespace, and every
+// process in it, is gone, and no container could join it again. (The kubelet recreates the
+// sandbox and restarts the containers; podlife stops the pod, which ends Failed with reason
+// SandboxChanged.) A wait cut short (containerd went away, the Runtime closed) ends the watch.
+func (p *Pod) watchPause(exited <-chan client.ExitStatus) {
+	st := <-exited
+	if st.Error() != nil {
+		p.log.Debug("pause no longer watched", "err", st.Error())
+		return
+	}
+	msg := fmt.Sprintf("the pod's pause process exited (code %d): its PID namespace is gone with every process in it; stopping the pod", st.ExitCode())
+	if p.rt.isClosed() {
+		return
+	}
+	p.mu.Lock()
+	if p.stopping {
+		p.mu.Unlock()
+		return
+	}
+	p.failReason = ReasonSandboxChanged
+	p.reason, p.message = ReasonSandboxChanged, msg
+	p.unlockChanged()
+	p.log.Warn("pause exited", "code", st.ExitCode())
+	p.emit("", EventWarning, ReasonSandboxChanged, msg)
+	p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
 }
 
 // pauseSpecOpts is the pause's OCI spec, on top of containerd's default: a new PID namespace,

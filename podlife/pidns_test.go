@@ -146,6 +146,38 @@ func TestShareProcessNamespace(t *testing.T) {
 	}
 }
 
+// A pause killed from inside the pod (kill -TERM 1 from a container: catatonit exits on it, as
+// the kubelet's pause does) takes the pod's PID namespace with it: the pod is stopped and fails
+// with reason SandboxChanged (a Warning event says why), rather than restarting containers into
+// a namespace that is gone.
+func TestSharedPIDPauseKilled(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{Name: "pausekilled", ShareProcessNamespace: true,
+		Containers: []podlife.ContainerSpec{{Name: "a", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	c, err := pod.Container("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The exec's own process dies with the namespace: its result does not matter.
+	_, _ = c.Exec(ctx, []string{"/bin/sh", "-c", "kill -TERM 1; sleep 10"})
+	st, err := pod.Wait(ctx)
+	if err != nil {
+		t.Fatalf("Wait: %v (status %+v)", err, pod.Status())
+	}
+	if st.Phase != podlife.PhaseFailed || st.Reason != podlife.ReasonSandboxChanged {
+		t.Errorf("phase %s reason %q, want Failed SandboxChanged", st.Phase, st.Reason)
+	}
+	waitEvent(t, ctx, pod, "", podlife.ReasonSandboxChanged)
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+}
+
 // A pod without shareProcessNamespace has no pause: each container is PID 1 of its own
 // namespace and does not see the other's processes.
 func TestNoSharedProcessNamespaceByDefault(t *testing.T) {
