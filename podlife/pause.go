@@ -74,7 +74,7 @@ type pause struct {
 func (s *Sandbox) pauseRoot() string { return filepath.Join(s.dir, "pause") }
 
 // PIDNSPath is the pinned PID namespace the containers share ("" unless ShareProcessNamespace).
-func (s *Sandbox) PIDNSPath() string { return s.nsPaths[sandboxns.PID] }
+func (s *Sandbox) PIDNSPath() string { return s.pidNS }
 
 // startPause creates and starts the pod's pause task and pins its PID namespace. On failure
 // what it made stays for stopPause to delete.
@@ -131,13 +131,13 @@ func (p *Pod) startPause(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("pin the pause's PID namespace: %w", err)
 	}
-	s.nsPaths[sandboxns.PID] = path // before anything that reads it starts (see startSequence)
+	s.pidNS = path // before the containers' preparations start (see startSequence)
 	exited, err := task.wait(p.watchCtx)
 	if err != nil {
 		return fmt.Errorf("wait pause: %w", err)
 	}
 	go p.watchPause(exited)
-	p.log.Debug("pause started", "id", p.pause.id, "pid", task.pid())
+	p.log.Debug("pause running", "id", p.pause.id, "pid", task.pid())
 	return nil
 }
 

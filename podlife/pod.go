@@ -348,15 +348,6 @@ func (p *Pod) startSequence() error {
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
 	}
-	if p.pause != nil {
-		// Before the network attach and the containers' preparations: they read the
-		// sandbox's namespace paths.
-		if err := p.startPause(ctx); err != nil {
-			p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
-			close(p.netReady)
-			return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
-		}
-	}
 	p.log.Debug("sandbox created", "took", time.Since(t0))
 	setupFailed := make(chan error, 1+len(p.byName))
 	go func() {
@@ -372,6 +363,16 @@ func (p *Pod) startSequence() error {
 		p.unlockChanged()
 		p.emit("", EventNormal, ReasonSandboxReady, "Pod sandbox ready, IP "+p.sandbox.IP().String())
 	}()
+	if p.pause != nil {
+		// While the network attaches, before the containers' preparations: their specs
+		// join the pause's PID namespace.
+		if err := p.startPause(ctx); err != nil {
+			p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+			<-p.netReady
+			return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
+		}
+		p.log.Debug("pause started", "took", time.Since(t0))
+	}
 	// Every way out waits for every preparation, so no creation races a teardown.
 	defer func() {
 		for _, c := range p.byName {

@@ -23,6 +23,7 @@ type Sandbox struct {
 	pod      *Pod
 	dir      string
 	nsPaths  map[sandboxns.Kind]string
+	pidNS    string // the pause's pinned PID namespace (ShareProcessNamespace)
 	hostname string
 	ip       netip.Addr
 	attached bool // a network attachment may exist (intent recorded)
