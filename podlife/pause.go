@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/oci"
@@ -144,17 +145,51 @@ func (p *Pod) startPause(ctx context.Context) error {
 // watchPause fails the pod if its pause exits before a stop: its PID namespace, and every
 // process in it, is gone, and no container could join it again. (The kubelet recreates the
 // sandbox and restarts the containers; podlife stops the pod, which ends Failed with reason
-// SandboxChanged.) A wait cut short (containerd went away, the Runtime closed) ends the watch.
+// SandboxChanged.) While containerd is away the watch waits for it, then follows the task
+// again; the Runtime's Close ends it.
 func (p *Pod) watchPause(exited <-chan client.ExitStatus) {
-	st := <-exited
-	if st.Error() != nil {
-		p.log.Debug("pause no longer watched", "err", st.Error())
-		return
+	ctx := p.watchCtx
+	var st client.ExitStatus
+	for {
+		st = <-exited
+		if st.Error() == nil {
+			break
+		}
+		if ctx.Err() != nil || p.rt.waitConnected(ctx) != nil {
+			return // the Runtime detached: the pause may well still run
+		}
+		p.mu.Lock()
+		ctr := p.pause.ctr
+		p.mu.Unlock()
+		if ctr == nil {
+			return // deleted by a stop
+		}
+		var task taskHandle
+		err := p.rt.retry(ctx, func() (err error) {
+			if task, err = ctr.loadTask(ctx); err != nil {
+				return err
+			}
+			exited, err = task.wait(ctx)
+			return err
+		})
+		if errdefs.IsNotFound(err) {
+			st = *client.NewExitStatus(client.UnknownExitStatus, time.Time{}, nil)
+			break // gone while containerd was away
+		}
+		if err != nil {
+			p.log.Warn("pause no longer watched", "err", err)
+			return
+		}
+		p.mu.Lock()
+		if p.pause.task != nil {
+			p.pause.task = task
+		}
+		p.mu.Unlock()
 	}
-	msg := fmt.Sprintf("the pod's pause process exited (code %d): its PID namespace is gone with every process in it; stopping the pod", st.ExitCode())
 	if p.rt.isClosed() {
 		return
 	}
+	msg := fmt.Sprintf("the pod's pause process exited (code %d): its PID namespace is gone with every process in it; stopping the pod", st.ExitCode())
 	p.mu.Lock()
 	if p.stopping {
 		p.mu.Unlock()

@@ -373,3 +373,49 @@ func TestUnmanagedSharedPIDPod(t *testing.T) {
 		t.Errorf("containers of the pod after RemovePod: %d, %v, want none", len(ctrs), err)
 	}
 }
+
+// containerd restarts under a pod with shareProcessNamespace: the pause and the containers keep
+// running (no exit recorded, the pause still PID 1), and the pause is followed again once
+// containerd is back: killed from inside afterwards, it fails the pod (SandboxChanged).
+func TestSharedPIDContainerdRestart(t *testing.T) {
+	own, h := newOwnContainerd(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{Name: "sharedrestart", ShareProcessNamespace: true, TerminationGracePeriod: ptr(10 * time.Second),
+		Containers: []podlife.ContainerSpec{
+			{Name: "a", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}},
+			{Name: "b", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}},
+		}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	evs := collect(ctx, pod)
+	own.kill()
+	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	own.start()
+	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdRecovered)
+	if got := execIn(t, ctx, pod, "b", `tr '\0' ' ' < /proc/1/cmdline`); got != pauseCmdline {
+		t.Errorf("after the restart: /proc/1/cmdline %q, want the pause's %q", got, pauseCmdline)
+	}
+	if e := append(evs.with(podlife.ReasonExited), evs.with(podlife.ReasonSandboxChanged)...); len(e) > 0 {
+		t.Errorf("events across the restart: %v, want no exit", e)
+	}
+	if st := pod.Status(); st.Phase != podlife.PhaseRunning {
+		t.Errorf("phase %s after the restart, want Running", st.Phase)
+	}
+	c, err := pod.Container("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = c.Exec(ctx, []string{"/bin/sh", "-c", "kill -TERM 1; sleep 10"})
+	st, err := pod.Wait(ctx)
+	if err != nil {
+		t.Fatalf("Wait: %v (status %+v)", err, pod.Status())
+	}
+	if st.Phase != podlife.PhaseFailed || st.Reason != podlife.ReasonSandboxChanged {
+		t.Errorf("after the pause was killed: phase %s reason %q, want Failed SandboxChanged", st.Phase, st.Reason)
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+}
