@@ -97,3 +97,45 @@ func countCalls(calls []string, call string) int {
 	}
 	return n
 }
+
+// The host's PID and IPC namespaces need Config.AllowHostNamespaces; the API server's rules
+// on shareProcessNamespace with hostPID and IPC sysctls with hostIPC apply whatever the Config.
+func TestHostNamespacesValidation(t *testing.T) {
+	spec := PodSpec{Name: "p", HostPID: true, HostIPC: true, Containers: []ContainerSpec{{Name: "app", Image: "busybox"}}}
+	err := (&Config{}).admitSecurity(&spec)
+	for _, want := range []string{
+		"spec.hostPID: Forbidden: the host's PID namespace is not allowed: set Config.AllowHostNamespaces",
+		"spec.hostIPC: Forbidden: the host's IPC namespace is not allowed: set Config.AllowHostNamespaces",
+	} {
+		if !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), want) {
+			t.Errorf("admit: %v, want %q", err, want)
+		}
+	}
+	if err := (&Config{AllowHostNamespaces: true}).admitSecurity(&spec); err != nil {
+		t.Errorf("allowed: %v", err)
+	}
+	if err := (&Config{AllowPrivileged: true}).admitSecurity(&spec); err == nil {
+		t.Error("AllowPrivileged let hostPID and hostIPC through")
+	}
+	if err := spec.Validate(); err != nil {
+		t.Errorf("Validate: %v", err)
+	}
+
+	spec.ShareProcessNamespace = true
+	spec.SecurityContext = &PodSecurityContext{Sysctls: []Sysctl{{Name: "kernel.shm_rmid_forced", Value: "1"}, {Name: "net.ipv4.tcp_syncookies", Value: "1"}}}
+	err = spec.Validate()
+	for _, want := range []string{
+		"spec.securityContext.shareProcessNamespace: Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled",
+		`spec.securityContext.sysctls[0].name: Forbidden: sysctl "kernel.shm_rmid_forced" not allowed with host ipc enabled`,
+	} {
+		if !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v, want %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "sysctls[1]") {
+		t.Errorf("Validate: %v: a net sysctl refused with hostIPC", err)
+	}
+	if err := (Config{PauseBinary: "catatonit"}).Validate(); err == nil || !strings.Contains(err.Error(), "config.pauseBinary") {
+		t.Errorf("Config.Validate of a relative pause binary: %v", err)
+	}
+}

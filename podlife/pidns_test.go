@@ -68,7 +68,8 @@ func waitFile(t *testing.T, path string) string {
 // pauseCmdline is /proc/<pause>/cmdline, NULs as spaces.
 const pauseCmdline = "/catatonit -P "
 
-// shareProcessNamespace, seen from inside the containers: PID 1 is the pause; ps in one
+// shareProcessNamespace, seen from inside the containers (an init container's included): PID 1
+// is the pause; ps in one
 // container lists the other's processes; a signal sent from one reaches a process of the other
 // (which traps it and writes a file); /proc/<pid>/root reaches the other's filesystem. The pod
 // stops within its grace period, and nothing is left after Remove (the harness's leak checks).
@@ -83,6 +84,8 @@ func TestShareProcessNamespace(t *testing.T) {
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "sharedpid", ShareProcessNamespace: true, TerminationGracePeriod: &grace,
 		Volumes: []podlife.Volume{{Name: "shared", EmptyDir: &podlife.EmptyDirVolume{}}},
+		InitContainers: []podlife.ContainerSpec{{Name: "init", Image: testImage, VolumeMounts: shared,
+			Command: []string{"/bin/sh", "-c", `tr '\0' ' ' < /proc/1/cmdline > /shared/init-pid1`}}},
 		Containers: []podlife.ContainerSpec{
 			{Name: "target", Image: testImage, VolumeMounts: shared, Command: []string{"/bin/sh", "-c", target}},
 			{Name: "peer", Image: testImage, VolumeMounts: shared, Command: []string{"sleep", "3600"}},
@@ -95,6 +98,9 @@ func TestShareProcessNamespace(t *testing.T) {
 	pid := strings.TrimSpace(waitFile(t, filepath.Join(vol, "target.pid")))
 	if _, err := strconv.Atoi(pid); err != nil {
 		t.Fatalf("target's pid %q", pid)
+	}
+	if got, err := os.ReadFile(filepath.Join(vol, "init-pid1")); err != nil || string(got) != pauseCmdline {
+		t.Errorf("init container: /proc/1/cmdline %q, %v, want the pause's %q", got, err, pauseCmdline)
 	}
 	for _, c := range []string{"target", "peer"} {
 		if got := execIn(t, ctx, pod, c, `tr '\0' ' ' < /proc/1/cmdline`); got != pauseCmdline {
