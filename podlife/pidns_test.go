@@ -222,7 +222,8 @@ func TestNoSharedProcessNamespaceByDefault(t *testing.T) {
 
 // hostPID and hostIPC, allowed by Config.AllowHostNamespaces: the container sees a process the
 // test started on the host (by its PID), a System V shared memory segment and a /dev/shm file
-// created on the host. A pod without them sees none of it.
+// created on the host. A pod without them sees none of it. (The first pod also has hostNetwork:
+// no namespace of its own at all.)
 func TestHostPIDAndIPC(t *testing.T) {
 	h := newHarness(t, func(c *podlife.Config) { c.AllowHostNamespaces = true })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -246,7 +247,8 @@ func TestHostPIDAndIPC(t *testing.T) {
 	t.Cleanup(func() { _ = os.Remove(filepath.Join("/dev/shm", shmFile)) })
 
 	run := func(name string, hostNS bool) *podlife.Pod {
-		pod, err := h.rt.Run(ctx, podlife.PodSpec{Name: name, HostPID: hostNS, HostIPC: hostNS,
+		// With hostNetwork too, the pod has no namespace of its own to pin.
+		pod, err := h.rt.Run(ctx, podlife.PodSpec{Name: name, HostPID: hostNS, HostIPC: hostNS, HostNetwork: hostNS,
 			Containers: []podlife.ContainerSpec{{Name: "c", Image: testImage, Command: []string{"sleep", "3600"}}}})
 		if err != nil {
 			t.Fatalf("Run %s: %v", name, err)
@@ -420,6 +422,28 @@ func TestSharedPIDContainerdRestart(t *testing.T) {
 	}
 	if st.Phase != podlife.PhaseFailed || st.Reason != podlife.ReasonSandboxChanged {
 		t.Errorf("after the pause was killed: phase %s reason %q, want Failed SandboxChanged", st.Phase, st.Reason)
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+}
+
+// With one shim per container the pause has a shim of its own; the containers still join its
+// PID namespace, and nothing is left after the removal (the harness's shim checks).
+func TestSharedPIDShimPerContainer(t *testing.T) {
+	h := newHarness(t, func(c *podlife.Config) { c.Shims = podlife.ShimPerContainer })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{Name: "sharedshims", ShareProcessNamespace: true,
+		Containers: []podlife.ContainerSpec{
+			{Name: "a", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}},
+			{Name: "b", Image: testImage, Command: []string{"sleep", "3606"}},
+		}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if got := execIn(t, ctx, pod, "a", `tr '\0' ' ' < /proc/1/cmdline; ps -o args | grep -c '^sleep 3606$'`); got != pauseCmdline+"1\n" {
+		t.Errorf("from a: %q, want the pause as PID 1 and b's sleep", got)
 	}
 	if err := pod.Remove(ctx); err != nil {
 		t.Fatalf("Remove: %v", err)
