@@ -111,11 +111,7 @@ func (p *Pod) startPause(ctx context.Context) error {
 	p.mu.Lock()
 	p.pause.ctr = ctr
 	p.mu.Unlock()
-	var task taskHandle
-	err = r.retry(ctx, func() (err error) {
-		task, err = ctr.newTask(ctx, io.Discard, io.Discard, s.fifoDir())
-		return err
-	})
+	task, err := ctr.newTask(ctx, io.Discard, io.Discard, s.fifoDir())
 	if err != nil {
 		if cerr := ctr.sweepCgroup(); cerr != nil {
 			p.log.Warn("failed pause create left its cgroup", "err", cerr)
