@@ -67,6 +67,10 @@ func (s *PodSpec) Validate() error {
 	errs = append(errs, validateSecurity(root, s)...)
 	errs = append(errs, validatePodResources(root.Child("resources"), s)...)
 	errs = append(errs, validateReadinessGates(root.Child("readinessGates"), s.ReadinessGates)...)
+	if s.ShareProcessNamespace && s.HostPID {
+		// The API server's path: its internal PodSecurityContext holds the field.
+		errs = append(errs, field.Invalid(root.Child("securityContext", "shareProcessNamespace"), true, "ShareProcessNamespace and HostPID cannot both be enabled"))
+	}
 	if d := s.ActiveDeadline; d != nil && *d <= 0 {
 		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), d.String(), "must be greater than 0"))
 	}
