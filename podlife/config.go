@@ -79,6 +79,14 @@ type Config struct {
 	// AllowPrivileged lets containers set SecurityContext.Privileged (the kubelet's
 	// --allow-privileged). Without it such pods are refused.
 	AllowPrivileged bool `json:"allowPrivileged,omitempty"`
+	// AllowHostNamespaces lets pods set HostPID and HostIPC (the kubelet's former
+	// --host-pid-sources and --host-ipc-sources). Without it such pods are refused. HostNetwork
+	// is not gated by it.
+	AllowHostNamespaces bool `json:"allowHostNamespaces,omitempty"`
+	// PauseBinary is the pause process of pods with ShareProcessNamespace: a statically linked
+	// catatonit (run as "catatonit -P"). Empty looks up catatonit in PATH, then
+	// /usr/libexec/podman/catatonit. Other pods need none.
+	PauseBinary string `json:"pauseBinary,omitempty"`
 	// AllowedUnsafeSysctls are namespaced sysctls beyond the kubelet's safe set that pods may
 	// set: names, or prefixes ending in "*" ("net.core.*"), as the kubelet's
 	// --allowed-unsafe-sysctls.
@@ -146,6 +154,9 @@ func (c Config) Validate() error {
 	case "", ShimPerPod, ShimPerContainer:
 	default:
 		errs = append(errs, fmt.Errorf("config.shims: unsupported value %q: supported values: %q, %q", c.Shims, ShimPerPod, ShimPerContainer))
+	}
+	if c.PauseBinary != "" && !filepath.IsAbs(c.PauseBinary) {
+		errs = append(errs, fmt.Errorf("config.pauseBinary: %q must be an absolute path", c.PauseBinary))
 	}
 	if c.SeccompProfileRoot != "" && !filepath.IsAbs(c.SeccompProfileRoot) {
 		errs = append(errs, fmt.Errorf("config.seccompProfileRoot: %q must be an absolute path", c.SeccompProfileRoot))

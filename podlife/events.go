@@ -48,6 +48,10 @@ const (
 	// podlife: the start policy had not returned when a stop cancelled it; the stop went on
 	// without it, and the policy can start nothing more (Warning).
 	ReasonStartPolicyAbandoned = "StartPolicyAbandoned"
+	// kubelet: the pod's sandbox died. In podlife only a pod's pause (ShareProcessNamespace)
+	// can: its PID namespace, and every process in it, is gone with it, so the pod is stopped
+	// and fails with this reason (the kubelet would recreate the sandbox) (Warning).
+	ReasonSandboxChanged = "SandboxChanged"
 )
 
 // Event is something that happened to a pod or one of its containers. Time is when it happened,

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -323,20 +324,32 @@ func (u unmanaged) stop(ctx context.Context, grace time.Duration) error {
 	var mu sync.Mutex
 	var errs []error
 	exits := map[string]client.ExitStatus{}
-	var wg sync.WaitGroup
-	for _, ctr := range ctrs {
-		wg.Go(func() {
-			st, err := stopTask(ctx, ctr, grace)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-			} else if st != nil {
-				exits[ctr.ID()] = *st
-			}
-		})
+	// The containers first, then the pod's pause (ShareProcessNamespace), whose exit would kill
+	// what is left in its PID namespace before the containers' stop signals are due.
+	var pauses []client.Container
+	ctrs = slices.DeleteFunc(ctrs, func(ctr client.Container) bool {
+		if labels, err := ctr.Labels(ctx); err == nil && labels[LabelKind] == LabelKindPause {
+			pauses = append(pauses, ctr)
+			return true
+		}
+		return false
+	})
+	for _, group := range [][]client.Container{ctrs, pauses} {
+		var wg sync.WaitGroup
+		for _, ctr := range group {
+			wg.Go(func() {
+				st, err := stopTask(ctx, ctr, grace)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					errs = append(errs, err)
+				} else if st != nil {
+					exits[ctr.ID()] = *st
+				}
+			})
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	var sb sandboxRecord
 	if err := readFileJSON(filepath.Join(u.dir, "sandbox.json"), &sb); err == nil && sb.Network != "" {
 		if err := u.r.network.Remove(ctx, "podlife-"+u.rec.UID, sb.NetNS, cni.WithPortMappings(u.rec.Ports...)); err != nil {

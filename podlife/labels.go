@@ -48,15 +48,18 @@ func (p *Pod) labels(c *Container) map[string]string {
 }
 
 // shimGroup is the runc shim group of the pod's containers ("" for one shim per container): the
-// ID of the pod's first container, which starts the shim. containerd's runc shim removes, when
+// ID of the pod's pause if it has one, else of its first container, which starts the shim. containerd's runc shim removes, when
 // it exits, the socket derived from the ID of the task that started it; a group ID of its own
 // would leave a stale socket in /run/containerd/s for every pod (the CRI plugin groups by its
 // sandbox's ID for the same reason).
 func (p *Pod) shimGroup() string {
-	if p.rt.cfg.Shims == ShimPerPod {
-		return p.shimOwner.plannedID
+	switch {
+	case p.rt.cfg.Shims != ShimPerPod:
+		return ""
+	case p.pause != nil:
+		return p.pause.id // created first, deleted last
 	}
-	return ""
+	return p.shimOwner.plannedID
 }
 
 // withShim runs fn, the NewTask of container c. With one shim per pod, the owner's NewTask
@@ -71,8 +74,8 @@ func (p *Pod) shimGroup() string {
 // stop, or a sibling's setup failure), and errShimAborted when the owner's preparation ended
 // without starting the shim (its pull, image config or create failed).
 func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error {
-	if p.shimGroup() == "" {
-		return fn()
+	if p.shimGroup() == "" || p.pause != nil {
+		return fn() // one shim each, or the pause's task has started the pod's shim
 	}
 	if c != p.shimOwner {
 		select {

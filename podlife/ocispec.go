@@ -3,6 +3,7 @@ package podlife
 import (
 	"context"
 
+	"github.com/containerd/containerd/v2/core/containers"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
@@ -32,15 +33,17 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 	if c.spec.WorkingDir != "" {
 		opts = append(opts, oci.WithProcessCwd(c.spec.WorkingDir))
 	}
-	if p.spec.HostNetwork {
-		opts = append(opts, oci.WithHostNamespace(specs.NetworkNamespace), oci.WithHostNamespace(specs.UTSNamespace))
-	} else {
-		opts = append(opts,
-			oci.WithHostname(s.hostname),
-			oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: s.nsPaths[sandboxns.Net]}),
-			oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.UTSNamespace, Path: s.nsPaths[sandboxns.UTS]}))
+	opts = append(opts, p.sharedNamespaceOpts()...)
+	switch {
+	case p.spec.HostPID:
+		opts = append(opts, oci.WithHostNamespace(specs.PIDNamespace))
+	case p.spec.ShareProcessNamespace:
+		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.PIDNamespace, Path: s.PIDNSPath()}))
 	}
-	opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.IPCNamespace, Path: s.nsPaths[sandboxns.IPC]}))
+	if p.spec.HostIPC {
+		// The host's POSIX shared memory too, as the CRI plugin does with hostIPC.
+		opts = append(opts, withHostDevShm)
+	}
 	mounts := []specs.Mount{
 		bindMount(s.etc("hosts"), "/etc/hosts", false),
 		bindMount(s.etc("hostname"), "/etc/hostname", false),
@@ -59,6 +62,39 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 	}
 	opts = append(opts, c.spec.SpecOpts...)
 	return opts, nil
+}
+
+// sharedNamespaceOpts joins the pod's network, UTS and IPC namespaces, or the host's with
+// HostNetwork and HostIPC. The pause and every container have them.
+func (p *Pod) sharedNamespaceOpts() []oci.SpecOpts {
+	s := p.sandbox
+	var opts []oci.SpecOpts
+	if p.spec.HostNetwork {
+		opts = append(opts, oci.WithHostNamespace(specs.NetworkNamespace), oci.WithHostNamespace(specs.UTSNamespace))
+	} else {
+		opts = append(opts,
+			oci.WithHostname(s.hostname),
+			oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: s.nsPaths[sandboxns.Net]}),
+			oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.UTSNamespace, Path: s.nsPaths[sandboxns.UTS]}))
+	}
+	if p.spec.HostIPC {
+		opts = append(opts, oci.WithHostNamespace(specs.IPCNamespace))
+	} else {
+		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.IPCNamespace, Path: s.nsPaths[sandboxns.IPC]}))
+	}
+	return opts
+}
+
+// withHostDevShm replaces the spec's /dev/shm (a tmpfs of the container's own) with the host's.
+func withHostDevShm(_ context.Context, _ oci.Client, _ *containers.Container, s *specs.Spec) error {
+	for i, m := range s.Mounts {
+		if m.Destination == "/dev/shm" {
+			s.Mounts[i] = bindMount("/dev/shm", "/dev/shm", false)
+			return nil
+		}
+	}
+	s.Mounts = append(s.Mounts, bindMount("/dev/shm", "/dev/shm", false))
+	return nil
 }
 
 func bindMount(src, dst string, ro bool) specs.Mount {

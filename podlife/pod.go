@@ -52,6 +52,7 @@ type Pod struct {
 	stopped       chan struct{} // closed when every process is gone and the network released
 	stopErr       error
 	shimOwner     *Container    // the container whose NewTask starts the pod's shim (see withShim)
+	pause         *pause        // the pause of a pod with ShareProcessNamespace, else nil
 	shimReady     chan struct{} // closed once the pod's shim answers
 	shimReadyOnce sync.Once
 
@@ -144,6 +145,9 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 		p.shimOwner = p.inits[0]
 	}
 	p.shimReady = make(chan struct{})
+	if spec.ShareProcessNamespace {
+		p.pause = &pause{id: newID()}
+	}
 	return p, nil
 }
 
@@ -369,6 +373,16 @@ func (p *Pod) startSequence() error {
 		p.unlockChanged()
 		p.emit("", EventNormal, ReasonSandboxReady, "Pod sandbox ready, IP "+p.sandbox.IP().String())
 	}()
+	if p.pause != nil {
+		// While the network attaches, before the containers' preparations: their specs
+		// join the pause's PID namespace.
+		if err := p.startPause(ctx); err != nil {
+			p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+			<-p.netReady
+			return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
+		}
+		p.log.Debug("pause started", "took", time.Since(t0))
+	}
 	// Every way out waits for every preparation, so no creation races a teardown.
 	defer func() {
 		for _, c := range p.byName {

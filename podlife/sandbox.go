@@ -15,13 +15,15 @@ import (
 	"github.com/podlife/podlife/internal/sandboxns"
 )
 
-// Sandbox is what a pod's containers share: the pinned network, IPC and UTS namespaces, the pod
-// network attachment, the generated /etc/hosts, /etc/hostname and /etc/resolv.conf, and the
-// volumes. No pause process is needed for it.
+// Sandbox is what a pod's containers share: the pinned network, IPC and UTS namespaces (and
+// with ShareProcessNamespace the pause's PID namespace), the pod network attachment, the
+// generated /etc/hosts, /etc/hostname and /etc/resolv.conf, and the volumes. Only a shared PID
+// namespace needs a pause process (see Pod.startPause).
 type Sandbox struct {
 	pod      *Pod
 	dir      string
 	nsPaths  map[sandboxns.Kind]string
+	pidNS    string // the pause's pinned PID namespace (ShareProcessNamespace)
 	hostname string
 	ip       netip.Addr
 	attached bool // a network attachment may exist (intent recorded)
@@ -66,16 +68,23 @@ func (s *Sandbox) create() error {
 			return err
 		}
 	}
-	kinds := []sandboxns.Kind{sandboxns.IPC, sandboxns.UTS, sandboxns.Net}
+	var kinds []sandboxns.Kind
+	if !spec.HostIPC {
+		kinds = append(kinds, sandboxns.IPC)
+	}
 	if spec.HostNetwork {
-		kinds = []sandboxns.Kind{sandboxns.IPC}
 		s.hostname, _ = os.Hostname()
+	} else {
+		kinds = append(kinds, sandboxns.UTS, sandboxns.Net)
 	}
-	paths, err := s.pod.rt.tasks.pinNamespaces(filepath.Join(s.dir, "ns"), kinds, s.hostname)
-	if err != nil {
-		return fmt.Errorf("pin namespaces: %w", err)
+	paths := map[sandboxns.Kind]string{}
+	if len(kinds) > 0 {
+		var err error
+		if paths, err = s.pod.rt.tasks.pinNamespaces(filepath.Join(s.dir, "ns"), kinds, s.hostname); err != nil {
+			return fmt.Errorf("pin namespaces: %w", err)
+		}
 	}
-	s.nsPaths = paths
+	s.nsPaths = paths // before anything that reads it starts
 	if err := s.writeEtc(); err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func validateSecurity(root *field.Path, s *PodSpec) field.ErrorList {
 			errs = append(errs, validateID(p.Child("supplementalGroups").Index(i), &g)...)
 		}
 		errs = append(errs, validateSeccomp(p.Child("seccompProfile"), ps.SeccompProfile)...)
-		errs = append(errs, validateSysctls(p.Child("sysctls"), ps.Sysctls, s.HostNetwork)...)
+		errs = append(errs, validateSysctls(p.Child("sysctls"), ps.Sysctls, s.HostNetwork, s.HostIPC)...)
 	}
 	check := func(list *field.Path, cs []ContainerSpec) {
 		for i := range cs {
@@ -126,7 +126,7 @@ var sysctlName = regexp.MustCompile(`^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\./])*[a-z
 
 // validateSysctls checks sysctl names, that each is namespaced, and that none is set twice.
 // Whether an unsafe one is allowed depends on the Runtime's Config (see admitSecurity).
-func validateSysctls(p *field.Path, sysctls []Sysctl, hostNetwork bool) field.ErrorList {
+func validateSysctls(p *field.Path, sysctls []Sysctl, hostNetwork, hostIPC bool) field.ErrorList {
 	var errs field.ErrorList
 	seen := map[string]bool{}
 	for i, sc := range sysctls {
@@ -146,6 +146,8 @@ func validateSysctls(p *field.Path, sysctls []Sysctl, hostNetwork bool) field.Er
 		case hostNetwork && sysctlNamespace(name) == "net":
 			// The API server's wording (ValidateHostSysctl).
 			errs = append(errs, field.Invalid(np, sc.Name, "may not be specified when 'hostNetwork' is true"))
+		case hostIPC && sysctlNamespace(name) == "ipc":
+			errs = append(errs, field.Invalid(np, sc.Name, "may not be specified when 'hostIPC' is true"))
 		}
 		seen[name] = true
 	}
@@ -153,11 +155,17 @@ func validateSysctls(p *field.Path, sysctls []Sysctl, hostNetwork bool) field.Er
 }
 
 // admitSecurity refuses what the Runtime's configuration does not allow: privileged
-// containers, unsafe sysctls and Localhost seccomp profiles without a profile root. The error
-// is a *ValidationError.
+// containers, the host's PID and IPC namespaces, unsafe sysctls and Localhost seccomp profiles
+// without a profile root. The error is a *ValidationError.
 func (c *Config) admitSecurity(s *PodSpec) error {
 	var errs field.ErrorList
 	root := field.NewPath("spec")
+	if s.HostPID && !c.AllowHostNamespaces {
+		errs = append(errs, field.Forbidden(root.Child("hostPID"), "the host's PID namespace is not allowed: set Config.AllowHostNamespaces"))
+	}
+	if s.HostIPC && !c.AllowHostNamespaces {
+		errs = append(errs, field.Forbidden(root.Child("hostIPC"), "the host's IPC namespace is not allowed: set Config.AllowHostNamespaces"))
+	}
 	if ps := s.SecurityContext; ps != nil {
 		for i, sc := range ps.Sysctls {
 			name := sysctlDots(sc.Name)

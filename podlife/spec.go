@@ -27,6 +27,17 @@ type PodSpec struct {
 	Hostname string
 	// HostNetwork runs the pod in the host's network (and UTS) namespace: no CNI, no pod IP of its own.
 	HostNetwork bool
+	// HostPID runs the containers in the host's PID namespace: they see (and, with the
+	// capabilities, signal) every process of the host. Refused unless Config.AllowHostNamespaces.
+	HostPID bool
+	// HostIPC runs the containers in the host's IPC namespace: System V IPC objects and POSIX
+	// message queues are the host's. Refused unless Config.AllowHostNamespaces.
+	HostIPC bool
+	// ShareProcessNamespace puts all the pod's containers in one PID namespace whose PID 1 is a
+	// pause process (catatonit, see Config.PauseBinary): the containers see and signal each
+	// other's processes and reach each other's filesystems through /proc/<pid>/root. Only such
+	// pods have a pause process. It cannot be combined with HostPID.
+	ShareProcessNamespace bool
 	// DNS overrides /etc/resolv.conf; nil copies the host's resolv.conf.
 	DNS *DNSConfig
 	// HostAliases are extra /etc/hosts entries.

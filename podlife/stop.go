@@ -136,10 +136,11 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 	}
 	errs := make([]error, 0, len(p.byName)+2)
 	var mu sync.Mutex
-	var detachErr error
+	var detachErr, pauseErr error
 	wg.Go(func() { detachErr = p.sandbox.detach(ctx, p.rt.network) })
+	var tasks sync.WaitGroup
 	for _, c := range p.byName {
-		wg.Go(func() {
+		tasks.Go(func() {
 			if err := c.deleteInstances(ctx, false); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
@@ -147,9 +148,14 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 			}
 		})
 	}
+	wg.Go(func() {
+		tasks.Wait()
+		// The pause last: its SIGKILL takes with it whatever is left in the PID namespace.
+		pauseErr = p.stopPause(ctx)
+	})
 	wg.Wait()
 	p.removeStaleShimSocket()
-	errs = append(errs, detachErr)
+	errs = append(errs, pauseErr, detachErr)
 	errs = append(errs, p.sandbox.release())
 	return errors.Join(errs...)
 }
@@ -184,6 +190,7 @@ func (p *Pod) Remove(ctx context.Context) error {
 			})
 		}
 		wg.Wait()
+		errs = append(errs, p.stopPause(p.lifeCtx)) // if the stop could not
 		errs = append(errs, p.removePodCgroup())
 		for _, c := range p.byName {
 			// The Runtime outlives its pods: their back-off entries must not pile up. (No

@@ -41,6 +41,11 @@ type taskRuntime interface {
 	newContainer(ctx context.Context, id string, img podImage, labels map[string]string, cgroup string, opts []oci.SpecOpts) (ctrHandle, error)
 	// pinNamespaces creates and pins the pod's namespaces under dir (see sandboxns.Create).
 	pinNamespaces(dir string, kinds []sandboxns.Kind, hostname string) (map[sandboxns.Kind]string, error)
+	// newPause creates a pod's pause container (no image: its spec's root is a host directory).
+	newPause(ctx context.Context, id string, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error)
+	// pinProcessNamespace pins the namespace of kind k of process pid under dir (see
+	// sandboxns.PinProcess).
+	pinProcessNamespace(dir string, k sandboxns.Kind, pid int) (string, error)
 	// unpinNamespaces removes them (see sandboxns.Remove).
 	unpinNamespaces(dir string) error
 	// socketAnswers reports whether anything accepts connections on containerd's socket (a
@@ -91,6 +96,8 @@ type taskHandle interface {
 	wait(ctx context.Context) (<-chan client.ExitStatus, error)
 	// start starts the process.
 	start(ctx context.Context) error
+	// pid is the process's PID in the host's PID namespace (known once the task is created).
+	pid() uint32
 	// kill sends sig to the main process, or with all to every process of the container.
 	kill(ctx context.Context, sig syscall.Signal, all bool) error
 	// status returns the task's status.

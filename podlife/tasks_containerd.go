@@ -155,6 +155,8 @@ func (t ctrdTask) wait(ctx context.Context) (<-chan client.ExitStatus, error) {
 
 func (t ctrdTask) start(ctx context.Context) error { return t.task.Start(ctx) }
 
+func (t ctrdTask) pid() uint32 { return t.task.Pid() }
+
 func (t ctrdTask) kill(ctx context.Context, sig syscall.Signal, all bool) error {
 	if all {
 		return t.task.Kill(ctx, sig, client.WithKillAll)

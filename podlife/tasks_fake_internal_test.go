@@ -178,6 +178,15 @@ func (f *fakeTasks) pinNamespaces(dir string, kinds []sandboxns.Kind, _ string) 
 
 func (f *fakeTasks) unpinNamespaces(string) error { return nil }
 
+func (f *fakeTasks) newPause(ctx context.Context, id string, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error) {
+	return f.newContainer(ctx, id, podImage{}, labels, "", opts)
+}
+
+func (f *fakeTasks) pinProcessNamespace(dir string, k sandboxns.Kind, pid int) (string, error) {
+	f.note("pin %s %d", k, pid)
+	return filepath.Join(dir, fmt.Sprint(k)), nil
+}
+
 func (f *fakeTasks) socketAnswers() bool { return true }
 
 func (f *fakeTasks) shimAnswers(group string) bool {
@@ -314,6 +323,8 @@ func (t *fakeTask) wait(ctx context.Context) (<-chan client.ExitStatus, error) {
 	}()
 	return ch, nil
 }
+
+func (t *fakeTask) pid() uint32 { return 4242 }
 
 func (t *fakeTask) start(context.Context) error {
 	f := t.p.f

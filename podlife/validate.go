@@ -72,6 +72,10 @@ func (s *PodSpec) Validate() error {
 	errs = append(errs, validateSecurity(root, s)...)
 	errs = append(errs, validatePodResources(root.Child("resources"), s)...)
 	errs = append(errs, validateReadinessGates(root.Child("readinessGates"), s.ReadinessGates)...)
+	if s.ShareProcessNamespace && s.HostPID {
+		// The API server's path (validateShareProcessNamespace, Kubernetes 1.37).
+		errs = append(errs, field.Invalid(root.Child("shareProcessNamespace"), true, "ShareProcessNamespace and HostPID cannot both be enabled"))
+	}
 	// The API server's range in seconds; a Go spec may also give a positive fraction of one.
 	if d := s.ActiveDeadline; d != nil && (*d <= 0 || *d > math.MaxInt32*time.Second) {
 		errs = append(errs, field.Invalid(root.Child("activeDeadlineSeconds"), inSeconds(*d), validation.InclusiveRangeError(1, math.MaxInt32)))

@@ -9,9 +9,12 @@ const (
 	Net Kind = "net"
 	IPC Kind = "ipc"
 	UTS Kind = "uts"
+	// PID is a PID namespace. [Create] cannot make one (a PID namespace exists only while its
+	// first process lives): [PinProcess] pins a running process's.
+	PID Kind = "pid"
 )
 
 // allKinds lists every Kind this package knows, in a fixed order.
 func allKinds() []Kind {
-	return []Kind{Net, IPC, UTS}
+	return []Kind{Net, IPC, UTS, PID}
 }

@@ -15,6 +15,8 @@ func cloneFlag(k Kind) (int, error) {
 		return unix.CLONE_NEWIPC, nil
 	case UTS:
 		return unix.CLONE_NEWUTS, nil
+	case PID:
+		return 0, fmt.Errorf("sandboxns: a PID namespace cannot be created without its first process: pin a process's with PinProcess")
 	default:
 		return 0, fmt.Errorf("sandboxns: unknown namespace kind %q", k)
 	}

@@ -18,3 +18,9 @@ func Create(dir string, kinds []Kind, hostname string) (map[Kind]string, error) 
 func Remove(dir string) error {
 	return fmt.Errorf("sandboxns: unpin namespaces under %s: %w", dir, errors.ErrUnsupported)
 }
+
+// PinProcess is not supported off Linux: it returns an error wrapping
+// [errors.ErrUnsupported].
+func PinProcess(dir string, k Kind, pid int) (string, error) {
+	return "", fmt.Errorf("sandboxns: pin the %s namespace of process %d under %s: %w", k, pid, dir, errors.ErrUnsupported)
+}

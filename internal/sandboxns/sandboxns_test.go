@@ -5,10 +5,13 @@ package sandboxns
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -74,19 +77,20 @@ func mountsUnder(t *testing.T, dir string) []string {
 
 func TestCreateAndRemove(t *testing.T) {
 	requireRoot(t)
+	created := []Kind{Net, IPC, UTS}
 	hostNS := make(map[Kind]uint64)
-	for _, k := range allKinds() {
+	for _, k := range created {
 		hostNS[k] = inode(t, "/proc/self/ns/"+string(k))
 	}
 	dir := filepath.Join(t.TempDir(), "ns")
 	t.Cleanup(func() { _ = Remove(dir) })
 
 	const hostname = "pod-under-test"
-	paths, err := Create(dir, []Kind{Net, IPC, UTS}, hostname)
+	paths, err := Create(dir, created, hostname)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	for _, k := range allKinds() {
+	for _, k := range created {
 		if want := filepath.Join(dir, string(k)); paths[k] != want {
 			t.Errorf("path for %s = %q, want %q", k, paths[k], want)
 		}
@@ -98,7 +102,7 @@ func TestCreateAndRemove(t *testing.T) {
 		t.Errorf("%d mounts under %s, want 3", got, dir)
 	}
 
-	for _, k := range allKinds() {
+	for _, k := range created {
 		if inode(t, paths[k]) == hostNS[k] {
 			t.Errorf("%s namespace is the host's", k)
 		}
@@ -231,5 +235,55 @@ func BenchmarkCreateRemove(b *testing.B) {
 		if err := Remove(dir); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestPinProcess(t *testing.T) {
+	requireRoot(t)
+	dir := filepath.Join(t.TempDir(), "ns")
+	t.Cleanup(func() { _ = Remove(dir) })
+	cmd := exec.Command("sleep", "60")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	want := inode(t, fmt.Sprintf("/proc/%d/ns/pid", cmd.Process.Pid))
+	if want == inode(t, "/proc/self/ns/pid") {
+		t.Fatal("the child is in the test's PID namespace")
+	}
+	p, err := PinProcess(dir, PID, cmd.Process.Pid)
+	if err != nil {
+		t.Fatalf("PinProcess: %v", err)
+	}
+	if p != filepath.Join(dir, "pid") {
+		t.Errorf("path %q", p)
+	}
+	if got := inode(t, p); got != want {
+		t.Errorf("pinned inode %d, the child's PID namespace is %d", got, want)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	// The pin outlives the process and still names its namespace.
+	if got := inode(t, p); got != want {
+		t.Errorf("after the exit: pinned inode %d, want %d", got, want)
+	}
+	if _, err := PinProcess(dir, PID, cmd.Process.Pid); err == nil {
+		t.Error("a second pin of the same kind succeeded")
+	}
+	if err := Remove(dir); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+	if m := mountsUnder(t, dir); len(m) != 0 {
+		t.Errorf("mounts left after Remove: %v", m)
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still exists: %v", p, err)
+	}
+}
+
+func TestCreateRefusesPID(t *testing.T) {
+	if _, err := Create(t.TempDir(), []Kind{PID}, ""); err == nil {
+		t.Fatal("Create of a PID namespace succeeded")
 	}
 }

@@ -422,6 +422,12 @@ func TestAPIServerValidation(t *testing.T) {
 				`spec.topologySpreadConstraints[1].{topologyKey, whenUnsatisfiable}: Duplicate value: "{zone, ScheduleAnyway}"`}},
 		{"affinity accepted", pod("  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/os, operator: In, values: [linux]}]}]}}, podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {labelSelector: {matchLabels: {app: x}}, topologyKey: kubernetes.io/hostname}}]}}\n", ""), nil},
 
+		// validateShareProcessNamespace, ValidateHostSysctl.
+		{"shareProcessNamespace with hostPID", pod("  shareProcessNamespace: true\n  hostPID: true\n", ""),
+			[]string{`spec.shareProcessNamespace: Invalid value: true: ShareProcessNamespace and HostPID cannot both be enabled`}},
+		{"ipc sysctl with hostIPC", pod("  hostIPC: true\n  securityContext: {sysctls: [{name: kernel.shm_rmid_forced, value: '1'}]}\n", ""),
+			[]string{`spec.securityContext.sysctls[0].name: Invalid value: "kernel.shm_rmid_forced": may not be specified when 'hostIPC' is true`}},
+
 		// Fields podlife drops or ignores are still checked: ValidatePodSpec (subdomain,
 		// serviceAccountName, nodeName, priorityClassName, nodeSelector, preemptionPolicy),
 		// validateFSGroupChangePolicy, validateContainerCommon (terminationMessagePolicy),

@@ -121,6 +121,9 @@ func (c *converter) convertSpec() {
 	}
 	c.activeDeadline()
 	c.out.HostNetwork = s.HostNetwork
+	c.out.HostPID = s.HostPID
+	c.out.HostIPC = s.HostIPC
+	c.out.ShareProcessNamespace = s.ShareProcessNamespace != nil && *s.ShareProcessNamespace
 	c.out.Hostname = s.Hostname
 	if s.HostnameOverride != nil {
 		if s.HostNetwork {

@@ -79,7 +79,7 @@ kind: Pod
 metadata:
   name: app
 spec:
-  shareProcessNamespace: true
+  hostUsers: false
   containers:
   - name: app
     image: busybox:1.36
@@ -103,7 +103,7 @@ spec:
 	// Output:
 	// spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: Unsupported value: "status.podIP": not known before the pod runs, and podlife does not inject it
 	// spec.containers[0].volumeMounts[0].mountPropagation: Unsupported value: "HostToContainer": mounts are private (supported: "None")
-	// spec.shareProcessNamespace: Unsupported value: true: podlife has no shared PID namespace yet (supported: false)
+	// spec.hostUsers: Unsupported value: false: user namespaces are not supported (supported: true)
 	// spec.volumes[0].persistentVolumeClaim: Forbidden: not supported by podlife: volume type not supported (emptyDir, hostPath, configMap, secret, downwardAPI and projected are)
 }
 

@@ -60,8 +60,9 @@ func TestRejections(t *testing.T) {
 			[]string{"spec.containers[0].volumeMounts[0].subPathExpr"}},
 		{"subPathExpr escaping", pod("  volumes: [{name: v}]\n", "    env: [{name: D, value: ..}]\n    volumeMounts: [{name: v, mountPath: /a, subPathExpr: $(D)/x}]\n"),
 			[]string{"spec.containers[0].volumeMounts[0].subPathExpr"}},
-		{"shareProcessNamespace", pod("  shareProcessNamespace: true\n", ""), []string{"spec.shareProcessNamespace"}},
-		{"hostPID", pod("  hostPID: true\n", ""), []string{"spec.hostPID"}},
+		{"shareProcessNamespace with hostPID", pod("  shareProcessNamespace: true\n  hostPID: true\n", ""), []string{"spec.shareProcessNamespace"}},
+		{"ipc sysctl with hostIPC", pod("  hostIPC: true\n  securityContext: {sysctls: [{name: kernel.shm_rmid_forced, value: '1'}]}\n", ""), []string{"spec.securityContext.sysctls[0].name"}},
+		{"hostUsers", pod("  hostUsers: false\n", ""), []string{"spec.hostUsers"}},
 		{"readinessGates", pod("  readinessGates: [{conditionType: -x}]\n", ""), []string{"spec.readinessGates[0].conditionType"}},
 		{"runtimeClassName", pod("  runtimeClassName: gvisor\n", ""), []string{"spec.runtimeClassName"}},
 		{"pod securityContext", pod("  securityContext: {runAsUser: -1, supplementalGroupsPolicy: Strict, seLinuxOptions: {level: s0}, sysctls: [{name: vm.swappiness, value: '1'}]}\n", ""),
@@ -148,8 +149,8 @@ func TestRejections(t *testing.T) {
 			[]string{"spec.template.spec.restartPolicy"}},
 		{"Deployment without name", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: busybox}]\n",
 			[]string{"metadata.name"}},
-		{"Deployment template fields", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      hostIPC: true\n      containers: [{name: c, image: busybox, volumeMounts: [{name: x, mountPath: /x}]}]\n",
-			[]string{"spec.template.spec.containers[0].volumeMounts[0].name", "spec.template.spec.hostIPC"}},
+		{"Deployment template fields", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n      hostUsers: false\n      containers: [{name: c, image: busybox, volumeMounts: [{name: x, mountPath: /x}]}]\n",
+			[]string{"spec.template.spec.containers[0].volumeMounts[0].name", "spec.template.spec.hostUsers"}},
 		{"StatefulSet volumeClaimTemplates", "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s}\nspec:\n  volumeClaimTemplates: [{metadata: {name: data}}]\n  template:\n    spec:\n      containers: [{name: c, image: busybox, volumeMounts: [{name: data, mountPath: /data}]}]\n",
 			[]string{"spec.template.spec.containers[0].volumeMounts[0].name", "spec.volumeClaimTemplates"}},
 	}
@@ -278,6 +279,25 @@ func TestHostNetwork(t *testing.T) {
 	spec := onePod(t, res)
 	check(t, "hostNetwork", spec.HostNetwork, true)
 	check(t, "port", spec.Containers[0].Ports[0], podlife.ContainerPort{ContainerPort: 80, HostPort: 80, Protocol: podlife.ProtocolTCP})
+}
+
+// TestProcessNamespaces: shareProcessNamespace, hostPID and hostIPC are converted.
+func TestProcessNamespaces(t *testing.T) {
+	res, err := loadString(kube.Options{}, pod("  shareProcessNamespace: true\n  hostIPC: true\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := onePod(t, res)
+	check(t, "shareProcessNamespace", spec.ShareProcessNamespace, true)
+	check(t, "hostIPC", spec.HostIPC, true)
+	check(t, "hostPID", spec.HostPID, false)
+	res, err = loadString(kube.Options{}, pod("  shareProcessNamespace: false\n  hostPID: true\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec = onePod(t, res)
+	check(t, "shareProcessNamespace", spec.ShareProcessNamespace, false)
+	check(t, "hostPID", spec.HostPID, true)
 }
 
 // TestConvertErrors: Convert reports paths from the Pod's root, and a nil pod.

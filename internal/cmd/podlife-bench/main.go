@@ -3,7 +3,7 @@
 // another directly through the containerd client, plus one netns and CNI ADD (and, to stop:
 // kill, wait and delete both, CNI DEL, netns removal). It then measures what probes cost (many
 // pods with an exec and an httpGet probe each) and how long a start gated on a readiness
-// probe (DependsOn ... Ready) waits.
+// probe (DependsOn ... Ready) waits, and what a pause (shareProcessNamespace) adds to a start.
 //
 //	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
 //
@@ -39,7 +39,7 @@ func main() {
 	execPods := flag.Int("probe-exec-pods", 10, "of the probe pods, how many really run their exec probe (each costs ~0.1 s of CPU a second)")
 	probeWindow := flag.Duration("probe-window", 15*time.Second, "length of each of the probe cost's four windows")
 	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
-	only := flag.String("only", "times,memory,probes,gated", "comma-separated measurements to run")
+	only := flag.String("only", "times,memory,probes,gated,sharedpid", "comma-separated measurements to run")
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -51,8 +51,8 @@ func main() {
 	o := options{n: *n, pods: *pods, probePods: *probePods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
-		if m != "times" && m != "memory" && m != "probes" && m != "gated" {
-			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated)\n", m)
+		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" {
+			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid)\n", m)
 			os.Exit(2)
 		}
 		o.only[m] = true
@@ -88,7 +88,7 @@ func (e *env) ns(what string) string { return "plb-" + e.runID + "-" + what }
 type options struct {
 	n, pods, probePods, execPods, gated int
 	probeWindow                         time.Duration
-	only                                map[string]bool // measurements to run: times, memory, probes, gated
+	only                                map[string]bool // measurements to run: times, memory, probes, gated, sharedpid
 }
 
 func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*report, error) {
@@ -131,6 +131,11 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 	if o.only["gated"] && o.gated > 0 {
 		if rep.Gated, err = e.measureGated(ctx, o.gated); err != nil {
 			return nil, fmt.Errorf("gated start: %w", err)
+		}
+	}
+	if o.only["sharedpid"] {
+		if rep.SharedPID, err = e.measureSharedPID(ctx, o.n); err != nil {
+			return nil, fmt.Errorf("shared PID namespace: %w", err)
 		}
 	}
 	return rep, nil

@@ -1,0 +1,276 @@
+package podlife
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/pkg/oci"
+	"github.com/containerd/errdefs"
+	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/podlife/podlife/internal/sandboxns"
+)
+
+// A pod with ShareProcessNamespace has a pause process: PID 1 of the pod's PID namespace, which
+// every container joins. It is a containerd task like the containers (so it lives as long as the
+// pod, whatever happens to the process that started it, and containerd's labels find it again),
+// created and started before any container, and deleted after every container's task. Its PID
+// namespace is pinned in the pod's ns directory with the other namespaces: containers join it by
+// that path, which can never come to name another process's namespace. Other pods have no pause.
+//
+// The pause is catatonit in pause mode ("catatonit -P", podman's infra process): statically
+// linked, it runs from an empty root directory in the pod's dir with only its own binary
+// bind-mounted, as user 65535 with no capabilities. It reaps the pod's orphaned processes (the
+// kernel reparents them to the namespace's PID 1) and exits on SIGTERM or SIGINT; it is
+// stopped with SIGKILL, which takes every process left in the namespace with it.
+
+// LabelKindPause is the LabelKind value of a pod's pause container.
+const LabelKindPause = "pause"
+
+// pauseNameInPod is the LabelContainer value of the pause container (not a valid container
+// name, so it never collides with one).
+const pauseNameInPod = "POD"
+
+// podmanCatatonit is where podman's packages install catatonit.
+const podmanCatatonit = "/usr/libexec/podman/catatonit"
+
+// ErrNoPauseBinary is wrapped by the start error of a pod with ShareProcessNamespace when no
+// pause binary is found (see Config.PauseBinary).
+var ErrNoPauseBinary = errors.New("no pause binary: install catatonit (Debian: apt-get install catatonit) or set Config.PauseBinary")
+
+// pauseBinary returns the pause binary to run (see Config.PauseBinary).
+func (c *Config) pauseBinary() (string, error) {
+	if c.PauseBinary != "" {
+		if _, err := os.Stat(c.PauseBinary); err != nil {
+			return "", fmt.Errorf("%w: %w", ErrNoPauseBinary, err)
+		}
+		return c.PauseBinary, nil
+	}
+	if p, err := exec.LookPath("catatonit"); err == nil {
+		return filepath.Abs(p)
+	}
+	if _, err := os.Stat(podmanCatatonit); err == nil {
+		return podmanCatatonit, nil
+	}
+	return "", ErrNoPauseBinary
+}
+
+// pause is a pod's pause container and task. Its fields are guarded by the pod's mu.
+type pause struct {
+	id   string
+	ctr  ctrHandle  // nil until created, and once deleted
+	task taskHandle // nil until created, and once deleted
+}
+
+// pauseRoot is the pause's root directory: empty but for the mount points runc makes.
+func (s *Sandbox) pauseRoot() string { return filepath.Join(s.dir, "pause") }
+
+// PIDNSPath is the pinned PID namespace the containers share ("" unless ShareProcessNamespace).
+func (s *Sandbox) PIDNSPath() string { return s.pidNS }
+
+// startPause creates and starts the pod's pause task and pins its PID namespace. On failure
+// what it made stays for stopPause to delete.
+func (p *Pod) startPause(ctx context.Context) error {
+	r := p.rt
+	bin, err := r.cfg.pauseBinary()
+	if err != nil {
+		return err
+	}
+	// Not cancellable, as a container's create (see newInstance): a stop waits for it.
+	ctx = context.WithoutCancel(ctx)
+	s := p.sandbox
+	if err := os.Mkdir(s.pauseRoot(), 0o755); err != nil {
+		return fmt.Errorf("pause root: %w", err)
+	}
+	labels := map[string]string{}
+	for k, v := range p.spec.Labels {
+		labels[k] = v
+	}
+	labels[LabelPod] = p.name
+	labels[LabelPodUID] = p.uid
+	labels[LabelNamespace] = p.spec.Namespace
+	labels[LabelContainer] = pauseNameInPod
+	labels[LabelKind] = LabelKindPause
+	labels[LabelAttempt] = "0"
+	// A process that stops the pod without its manager kills the pause at once (see stopTask):
+	// it is stopped last, when nothing is left to stop gracefully.
+	labels[LabelStopSignal] = strconv.Itoa(int(syscall.SIGKILL))
+	ctr, err := r.tasks.newPause(ctx, p.pause.id, labels, p.pauseSpecOpts(bin))
+	if err != nil {
+		return fmt.Errorf("create pause container: %w", err)
+	}
+	p.mu.Lock()
+	p.pause.ctr = ctr
+	p.mu.Unlock()
+	task, err := ctr.newTask(ctx, io.Discard, io.Discard, s.fifoDir())
+	if err != nil {
+		if cerr := ctr.sweepCgroup(); cerr != nil {
+			p.log.Warn("failed pause create left its cgroup", "err", cerr)
+		}
+		return fmt.Errorf("create pause task: %w", err)
+	}
+	p.mu.Lock()
+	p.pause.task = task
+	p.mu.Unlock()
+	if err := task.start(ctx); err != nil {
+		return fmt.Errorf("start pause: %w", err)
+	}
+	path, err := r.tasks.pinProcessNamespace(filepath.Join(s.dir, "ns"), sandboxns.PID, int(task.pid()))
+	if err != nil {
+		return fmt.Errorf("pin the pause's PID namespace: %w", err)
+	}
+	s.pidNS = path // before the containers' preparations start (see startSequence)
+	exited, err := task.wait(p.watchCtx)
+	if err != nil {
+		return fmt.Errorf("wait pause: %w", err)
+	}
+	go p.watchPause(exited)
+	p.log.Debug("pause running", "id", p.pause.id, "pid", task.pid())
+	return nil
+}
+
+// watchPause fails the pod if its pause exits before a stop: its PID namespace, and every
+// process in it, is gone, and no container could join it again. (The kubelet recreates the
+// sandbox and restarts the containers; podlife stops the pod, which ends Failed with reason
+// SandboxChanged.) While containerd is away the watch waits for it, then follows the task
+// again; the Runtime's Close ends it.
+func (p *Pod) watchPause(exited <-chan client.ExitStatus) {
+	ctx := p.watchCtx
+	var st client.ExitStatus
+	for {
+		st = <-exited
+		if st.Error() == nil {
+			break
+		}
+		if ctx.Err() != nil || p.rt.waitConnected(ctx) != nil {
+			return // the Runtime detached: the pause may well still run
+		}
+		p.mu.Lock()
+		ctr := p.pause.ctr
+		p.mu.Unlock()
+		if ctr == nil {
+			return // deleted by a stop
+		}
+		var task taskHandle
+		err := p.rt.retry(ctx, func() (err error) {
+			if task, err = ctr.loadTask(ctx); err != nil {
+				return err
+			}
+			exited, err = task.wait(ctx)
+			return err
+		})
+		if errdefs.IsNotFound(err) {
+			st = *client.NewExitStatus(client.UnknownExitStatus, time.Time{}, nil)
+			break // gone while containerd was away
+		}
+		if err != nil {
+			p.log.Warn("pause no longer watched", "err", err)
+			return
+		}
+		p.mu.Lock()
+		if p.pause.task != nil {
+			p.pause.task = task
+		}
+		p.mu.Unlock()
+	}
+	if p.rt.isClosed() {
+		return
+	}
+	msg := fmt.Sprintf("the pod's pause process exited (code %d): its PID namespace is gone with every process in it; stopping the pod", st.ExitCode())
+	p.mu.Lock()
+	if p.stopping {
+		p.mu.Unlock()
+		return
+	}
+	p.failReason = ReasonSandboxChanged
+	p.reason, p.message = ReasonSandboxChanged, msg
+	p.unlockChanged()
+	p.log.Warn("pause exited", "code", st.ExitCode())
+	p.emit("", EventWarning, ReasonSandboxChanged, msg)
+	p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+}
+
+// pauseSpecOpts is the pause's OCI spec, on top of containerd's default: a new PID namespace,
+// the pod's network, UTS and IPC namespaces, no privilege.
+func (p *Pod) pauseSpecOpts(bin string) []oci.SpecOpts {
+	s := p.sandbox
+	opts := []oci.SpecOpts{
+		oci.WithRootFSPath(s.pauseRoot()),
+		oci.WithProcessArgs("/catatonit", "-P"),
+		oci.WithProcessCwd("/"),
+		oci.WithMounts([]specs.Mount{bindMount(bin, "/catatonit", true)}),
+		oci.WithUIDGID(65535, 65535),
+		oci.WithCapabilities(nil),
+		oci.WithAmbientCapabilities(nil),
+		oci.WithNoNewPrivileges,
+	}
+	opts = append(opts, p.sharedNamespaceOpts()...)
+	if g := p.shimGroup(); g != "" {
+		opts = append(opts, oci.WithAnnotations(map[string]string{annotationShimGroup: g}))
+	}
+	return opts
+}
+
+// stopPause kills and deletes the pause task and container (and the cgroup runc may leave).
+// It is idempotent; the pod's containers' tasks must be deleted first.
+func (p *Pod) stopPause(ctx context.Context) error {
+	if p.pause == nil {
+		return nil
+	}
+	p.mu.Lock()
+	ctr, task := p.pause.ctr, p.pause.task
+	p.mu.Unlock()
+	var errs []error
+	if task != nil {
+		// The delete kills the process (SIGKILL) and waits for it.
+		err := p.rt.retry(ctx, func() error { return task.delete(ctx) })
+		if err != nil && !errdefs.IsNotFound(err) && !ctr.taskGone(ctx) {
+			errs = append(errs, fmt.Errorf("delete pause task: %w", err))
+		} else {
+			p.mu.Lock()
+			p.pause.task = nil
+			p.mu.Unlock()
+			if err := ctr.removeCgroup(); err != nil {
+				errs = append(errs, fmt.Errorf("pause: cgroup left behind: %w", err))
+			}
+		}
+	}
+	if ctr != nil && len(errs) == 0 {
+		err := p.rt.retry(ctx, func() error { return ctr.delete(ctx) })
+		if err != nil && !errdefs.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("delete pause container: %w", err))
+		} else {
+			p.mu.Lock()
+			p.pause.ctr = nil
+			p.mu.Unlock()
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// newPause creates a container with no image: its root is a host directory (the spec's
+// root.path), its process and mounts those of opts.
+func (t ctrdTasks) newPause(ctx context.Context, id string, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error) {
+	cfg := t.r.cfg
+	ctr, err := t.r.client.NewContainer(ctx, id,
+		client.WithRuntime(cfg.RuntimeName, nil),
+		client.WithNewSpec(opts...),
+		client.WithContainerLabels(labels))
+	if err != nil {
+		return nil, err
+	}
+	return ctrdContainer{ctr: ctr, cgroup: cgroupPath(cfg.Namespace, id)}, nil
+}
+
+func (ctrdTasks) pinProcessNamespace(dir string, k sandboxns.Kind, pid int) (string, error) {
+	return sandboxns.PinProcess(dir, k, pid)
+}
