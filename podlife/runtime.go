@@ -202,6 +202,10 @@ func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	if err := r.cfg.admitSecurity(&spec); err != nil {
 		return nil, err
 	}
+	handler, err := r.cfg.runtimeFor(&spec)
+	if err != nil {
+		return nil, err
+	}
 	if r.disconnected() || !r.tasks.socketAnswers() {
 		// A Runtime that was idle learns of an outage here (the private containerd stopped by
 		// StopPrivateContainerd, or one that died meanwhile): fail at once and start the
@@ -218,7 +222,7 @@ func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	if _, ok := r.pods[spec.Name]; ok {
 		return nil, fmt.Errorf("pod %q: %w", spec.Name, ErrAlreadyExists)
 	}
-	p, err := newPod(r, spec)
+	p, err := newPod(r, spec, handler)
 	if err != nil {
 		return nil, err
 	}

@@ -110,6 +110,9 @@ func (c *converter) convertSpec() {
 	c.out.HostPID = s.HostPID
 	c.out.HostIPC = s.HostIPC
 	c.out.ShareProcessNamespace = s.ShareProcessNamespace != nil && *s.ShareProcessNamespace
+	if s.RuntimeClassName != nil {
+		c.out.RuntimeClassName = *s.RuntimeClassName
+	}
 	c.out.Hostname = s.Hostname
 	if s.HostnameOverride != nil {
 		if s.HostNetwork {
