@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,8 +31,9 @@ const runcStateRoot = "/run/containerd/runc"
 // `runc state` does not know it, and containerd's record of the container names crun as the
 // shim's binary. Both containers are served by one shim (the pod's shim group), a postStart
 // exec hook and an exec readiness probe run (through crun's exec), an exec works; Remove
-// leaves no state directory (and the harness's leak checks pass). An unknown class is refused
-// at spec.runtimeClassName before anything is made.
+// leaves no state directory (and the harness's leak checks pass). A shareProcessNamespace
+// pod's pause runs on crun as well. An unknown class is refused at spec.runtimeClassName
+// before anything is made.
 func TestRuntimeClassCrun(t *testing.T) {
 	crun, err := exec.LookPath("crun")
 	if err != nil {
@@ -135,6 +137,36 @@ func TestRuntimeClassCrun(t *testing.T) {
 		}
 	}
 	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+
+	// A shareProcessNamespace pod: its pause runs on crun too (and starts the pod's shim).
+	shared, err := h.rt.Run(ctx, podlife.PodSpec{
+		Name: "sharedcrun", RuntimeClassName: podlife.RuntimeClassCrun, ShareProcessNamespace: true,
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"sleep", "3600"}, StopSignal: syscall.SIGKILL}},
+	})
+	if err != nil {
+		t.Fatalf("Run (shareProcessNamespace): %v", err)
+	}
+	pauses, err := env.client.Containers(nctx, `labels."`+podlife.LabelKind+`"==`+podlife.LabelKindPause)
+	if err != nil || len(pauses) != 1 {
+		t.Fatalf("pause containers: %d, %v", len(pauses), err)
+	}
+	c, _ := shared.Container("app")
+	for _, id := range []string{pauses[0].ID(), c.ID()} {
+		dir := filepath.Join(runcStateRoot, h.ns, id)
+		stateDirs = append(stateDirs, dir)
+		if _, err := os.Stat(filepath.Join(dir, "status")); err != nil {
+			t.Errorf("%s: crun's state file: %v", id, err)
+		}
+		if out, err := exec.CommandContext(ctx, crun, "--root", filepath.Join(runcStateRoot, h.ns), "state", id).CombinedOutput(); err != nil || !strings.Contains(string(out), `"status": "running"`) {
+			t.Errorf("%s: crun state: %v: %s", id, err, out)
+		}
+	}
+	if got := execIn(t, ctx, shared, "app", `tr '\0' ' ' < /proc/1/cmdline`); got != pauseCmdline {
+		t.Errorf("PID 1 %q, want the pause", got)
+	}
+	if err := shared.Remove(ctx); err != nil {
 		t.Fatalf("Remove: %v", err)
 	}
 	for _, d := range stateDirs {
