@@ -39,6 +39,8 @@ type Runtime struct {
 	closing chan struct{} // closed by Close
 	conn    connWatch     // the connection to containerd (see reconnect.go)
 
+	specVersions specVersions // crun's spec version, for the built-in crun runtime class
+
 	mu     sync.Mutex
 	pods   map[string]*Pod
 	closed bool
@@ -202,7 +204,7 @@ func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	if err := r.cfg.admitSecurity(&spec); err != nil {
 		return nil, err
 	}
-	handler, err := r.cfg.runtimeFor(&spec)
+	handler, err := r.cfg.runtimeFor(&spec, &r.specVersions)
 	if err != nil {
 		return nil, err
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/containerd/containerd/api/types/runc/options"
 	"github.com/containerd/containerd/v2/client"
@@ -55,8 +57,8 @@ type ctrRuntime struct {
 // runtimeFor resolves a pod's runtimeClassName: "" is the default runtime
 // (Config.RuntimeName), a class of Config.RuntimeClasses, or the built-in crun class when crun
 // is in PATH. An unknown class is refused with a *ValidationError at spec.runtimeClassName.
-// c has its defaults filled in.
-func (c *Config) runtimeFor(s *PodSpec) (ctrRuntime, error) {
+// c has its defaults filled in; versions caches crun's spec version (nil: none).
+func (c *Config) runtimeFor(s *PodSpec, versions *specVersions) (ctrRuntime, error) {
 	name := s.RuntimeClassName
 	if name == "" {
 		return ctrRuntime{name: c.RuntimeName}, nil
@@ -65,7 +67,7 @@ func (c *Config) runtimeFor(s *PodSpec) (ctrRuntime, error) {
 	if !ok && name == RuntimeClassCrun {
 		if bin, err := exec.LookPath("crun"); err == nil {
 			if abs, err := filepath.Abs(bin); err == nil {
-				rc, ok = RuntimeClass{BinaryName: abs, OCIVersion: crunSpecVersion(abs)}, true
+				rc, ok = RuntimeClass{BinaryName: abs, OCIVersion: versions.crun(abs)}, true
 			}
 		}
 	}
@@ -135,4 +137,33 @@ func crunSpecVersion(bin string) string {
 		}
 	}
 	return ""
+}
+
+// specVersions caches the spec versions crun binaries report (a Runtime's), so that crun runs
+// once per binary, not at every pod start. A binary replaced in place (another modification
+// time) is asked again.
+type specVersions struct {
+	mu sync.Mutex
+	m  map[string]string // by path and modification time
+}
+
+func (v *specVersions) crun(bin string) string {
+	if v == nil {
+		return crunSpecVersion(bin)
+	}
+	key := bin
+	if fi, err := os.Stat(bin); err == nil {
+		key += "@" + fi.ModTime().String()
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if s, ok := v.m[key]; ok {
+		return s
+	}
+	s := crunSpecVersion(bin)
+	if v.m == nil {
+		v.m = map[string]string{}
+	}
+	v.m[key] = s
+	return s
 }

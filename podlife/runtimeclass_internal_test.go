@@ -19,16 +19,17 @@ func TestRuntimeFor(t *testing.T) {
 		"other": {Runtime: "io.containerd.other.v1"},
 	}}.withDefaults()
 	spec := func(class string) *PodSpec { return &PodSpec{Name: "p", RuntimeClassName: class} }
+	var versions specVersions
 
-	rt, err := cfg.runtimeFor(spec(""))
+	rt, err := cfg.runtimeFor(spec(""), &versions)
 	if err != nil || rt.name != DefaultRuntime || rt.options != nil || rt.ociVersion != "" {
 		t.Errorf("no class: %+v, %v", rt, err)
 	}
-	rt, err = cfg.runtimeFor(spec("fast"))
+	rt, err = cfg.runtimeFor(spec("fast"), &versions)
 	if err != nil || rt.name != DefaultRuntime || rt.options == nil || rt.options.BinaryName != "/opt/bin/fastrt" || rt.options.Root != "/run/fastrt" {
 		t.Errorf("fast: %+v, %v", rt, err)
 	}
-	rt, err = cfg.runtimeFor(spec("other"))
+	rt, err = cfg.runtimeFor(spec("other"), &versions)
 	if err != nil || rt.name != "io.containerd.other.v1" || rt.options != nil {
 		t.Errorf("other: %+v, %v (a class without runc options passes none)", rt, err)
 	}
@@ -36,7 +37,7 @@ func TestRuntimeFor(t *testing.T) {
 		t.Error("a class without OCIVersion changes the spec")
 	}
 
-	_, err = cfg.runtimeFor(spec("gvisor"))
+	_, err = cfg.runtimeFor(spec("gvisor"), &versions)
 	var verr *ValidationError
 	if !errors.As(err, &verr) || len(verr.Errs) != 1 ||
 		verr.Errs[0].Type != field.ErrorTypeNotFound || verr.Errs[0].Field != "spec.runtimeClassName" {
@@ -47,15 +48,18 @@ func TestRuntimeFor(t *testing.T) {
 	}
 
 	if bin, err := exec.LookPath("crun"); err == nil {
-		rt, err := cfg.runtimeFor(spec(RuntimeClassCrun))
+		rt, err := cfg.runtimeFor(spec(RuntimeClassCrun), &versions)
 		if err != nil || rt.name != DefaultRuntime || rt.options == nil || rt.options.BinaryName != bin || rt.ociVersion == "" || len(rt.specOpts()) != 1 {
 			t.Errorf("built-in crun (%s): %+v, %v", bin, rt, err)
 		}
-	} else if _, err := cfg.runtimeFor(spec(RuntimeClassCrun)); err == nil {
+		if again, _ := cfg.runtimeFor(spec(RuntimeClassCrun), &versions); again.ociVersion != rt.ociVersion || len(versions.m) != 1 {
+			t.Errorf("crun's spec version is not cached: %q, cache %v", again.ociVersion, versions.m)
+		}
+	} else if _, err := cfg.runtimeFor(spec(RuntimeClassCrun), &versions); err == nil {
 		t.Error("built-in crun resolved without crun installed")
 	}
 	own := Config{RuntimeClasses: map[string]RuntimeClass{RuntimeClassCrun: {BinaryName: "/opt/crun", OCIVersion: "1.0.2"}}}.withDefaults()
-	rt, err = own.runtimeFor(spec(RuntimeClassCrun))
+	rt, err = own.runtimeFor(spec(RuntimeClassCrun), &versions)
 	if err != nil || rt.options == nil || rt.options.BinaryName != "/opt/crun" || rt.ociVersion != "1.0.2" {
 		t.Errorf("configured crun: %+v, %v", rt, err)
 	}

@@ -66,10 +66,10 @@ func TestRuntimeClassCrun(t *testing.T) {
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "oncrun", RuntimeClassName: podlife.RuntimeClassCrun, TerminationGracePeriod: ptr(10 * time.Second),
 		Containers: []podlife.ContainerSpec{
-			{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loop},
+			{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loop}, StopSignal: syscall.SIGKILL,
 				ReadinessProbe: execProbe("test -f /tmp/ready && test -f /tmp/hook", 100*time.Millisecond, 1),
 				PostStart:      hook.Exec("/bin/sh", "-c", "echo hooked > /tmp/hook")},
-			{Name: "side", Image: testImage, Command: []string{"sleep", "3600"}},
+			{Name: "side", Image: testImage, Command: []string{"sleep", "3600"}, StopSignal: syscall.SIGKILL},
 		},
 	})
 	if err != nil {
