@@ -373,3 +373,18 @@ func TestConvertObjects(t *testing.T) {
 	checkSlice(t, "paths", paths(is), []string{"spec.volumes[0].projected.sources[1].secret.name"})
 	check(t, "document", is[0].Document.String(), "Pod/app")
 }
+
+// TestRuntimeClassName: spec.runtimeClassName is converted as is (whether the Runtime knows the
+// class is decided when the pod starts); absent, the pod has none.
+func TestRuntimeClassName(t *testing.T) {
+	res, err := loadString(kube.Options{}, pod("  runtimeClassName: crun\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "runtimeClassName", onePod(t, res).RuntimeClassName, "crun")
+	res, err = loadString(kube.Options{}, pod("", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "runtimeClassName", onePod(t, res).RuntimeClassName, "")
+}
