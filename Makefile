@@ -14,7 +14,7 @@ CNI_BIN := $(CURDIR)/.cache/cni/bin
 export PODLIFE_CNI_PATH ?= $(CNI_BIN)
 # Debian's containernetworking-plugins stays as the fallback in the library's default plugin
 # dirs (/usr/lib/cni), for programs run outside make, such as `go run ./examples/quickstart`.
-DEBS := containerd runc containernetworking-plugins busybox-static catatonit iptables iproute2 docker-registry apache2-utils ca-certificates
+DEBS := containerd runc crun containernetworking-plugins busybox-static catatonit iptables iproute2 docker-registry apache2-utils ca-certificates
 TEST_TIMEOUT ?= 15m
 
 .PHONY: demo test deps containerd2 cni-plugins unit integration smoke-1.6 lint bench clean apiserver-diff

@@ -52,6 +52,11 @@ type Config struct {
 	Snapshotter string `json:"snapshotter,omitempty"`
 	// RuntimeName is the containerd runtime; default io.containerd.runc.v2.
 	RuntimeName string `json:"runtime,omitempty"`
+	// RuntimeClasses are the runtime classes pods may name in PodSpec.RuntimeClassName, by
+	// name (Kubernetes' RuntimeClass, DNS-1123 subdomains). Besides them, "crun"
+	// (RuntimeClassCrun) is built in when crun is in PATH: the runc shim running crun. A class
+	// named "crun" here replaces the built-in one.
+	RuntimeClasses map[string]RuntimeClass `json:"runtimeClasses,omitempty"`
 	// Shims is ShimPerPod (default) or ShimPerContainer.
 	Shims ShimMode `json:"shims,omitempty"`
 	// Network attaches pods; nil means a CNI bridge (cni.BridgeConfig defaults) with its state
@@ -166,6 +171,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("config.allowedUnsafeSysctls[%d]: %q is not a namespaced sysctl (net.*, kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*)", i, p))
 		}
 	}
+	errs = append(errs, validateRuntimeClasses(c.RuntimeClasses)...)
 	if c.Address != "" && !filepath.IsAbs(c.Address) {
 		errs = append(errs, fmt.Errorf("config.address: %q must be an absolute socket path", c.Address))
 	}

@@ -68,7 +68,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	labels[LabelAttempt] = strconv.Itoa(attempt)
 	labels[LabelStopSignal] = strconv.Itoa(int(c.stopSignal))
 	t1 := time.Now()
-	ctr, err := r.tasks.newContainer(ctx, id, c.image, labels, p.containerCgroup(id), opts)
+	ctr, err := r.tasks.newContainer(ctx, id, p.handler, c.image, labels, p.containerCgroup(id), opts)
 	if err != nil {
 		if r.lostConn(ctx, err) {
 			r.deleteOrphanContainer(ctx, id)

@@ -104,7 +104,7 @@ func (p *Pod) startPause(ctx context.Context) error {
 	// A process that stops the pod without its manager kills the pause at once (see stopTask):
 	// it is stopped last, when nothing is left to stop gracefully.
 	labels[LabelStopSignal] = strconv.Itoa(int(syscall.SIGKILL))
-	ctr, err := r.tasks.newPause(ctx, p.pause.id, labels, p.pauseSpecOpts(bin))
+	ctr, err := r.tasks.newPause(ctx, p.pause.id, p.handler, labels, p.pauseSpecOpts(bin))
 	if err != nil {
 		return fmt.Errorf("create pause container: %w", err)
 	}
@@ -259,11 +259,11 @@ func (p *Pod) stopPause(ctx context.Context) error {
 
 // newPause creates a container with no image: its root is a host directory (the spec's
 // root.path), its process and mounts those of opts.
-func (t ctrdTasks) newPause(ctx context.Context, id string, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error) {
+func (t ctrdTasks) newPause(ctx context.Context, id string, rt ctrRuntime, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error) {
 	cfg := t.r.cfg
 	ctr, err := t.r.client.NewContainer(ctx, id,
-		client.WithRuntime(cfg.RuntimeName, nil),
-		client.WithNewSpec(opts...),
+		rt.opt(),
+		client.WithNewSpec(append(opts, rt.specOpts()...)...),
 		client.WithContainerLabels(labels))
 	if err != nil {
 		return nil, err

@@ -53,6 +53,7 @@ type Pod struct {
 	stopErr       error
 	shimOwner     *Container    // the container whose NewTask starts the pod's shim (see withShim)
 	pause         *pause        // the pause of a pod with ShareProcessNamespace, else nil
+	handler       ctrRuntime    // the containerd runtime of its containers and pause (spec.RuntimeClassName)
 	shimReady     chan struct{} // closed once the pod's shim answers
 	shimReadyOnce sync.Once
 
@@ -79,7 +80,7 @@ type Pod struct {
 	notify       chan struct{} // closed and replaced on every status change
 }
 
-func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
+func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
 	if spec.Namespace == "" {
 		spec.Namespace = "default"
 	}
@@ -103,7 +104,7 @@ func newPod(r *Runtime, spec PodSpec) (*Pod, error) {
 		return nil, fmt.Errorf("podlife: pod dir: %w", err)
 	}
 	p := &Pod{
-		rt: r, name: spec.Name, uid: newID(), spec: spec,
+		rt: r, name: spec.Name, uid: newID(), spec: spec, handler: handler,
 		log:      r.log.With("pod", spec.Name),
 		events:   newBus(r.events),
 		byName:   map[string]*Container{},

@@ -39,6 +39,8 @@ type Runtime struct {
 	closing chan struct{} // closed by Close
 	conn    connWatch     // the connection to containerd (see reconnect.go)
 
+	specVersions specVersions // crun's spec version, for the built-in crun runtime class
+
 	mu     sync.Mutex
 	pods   map[string]*Pod
 	closed bool
@@ -202,6 +204,10 @@ func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	if err := r.cfg.admitSecurity(&spec); err != nil {
 		return nil, err
 	}
+	handler, err := r.cfg.runtimeFor(&spec, &r.specVersions)
+	if err != nil {
+		return nil, err
+	}
 	if r.disconnected() || !r.tasks.socketAnswers() {
 		// A Runtime that was idle learns of an outage here (the private containerd stopped by
 		// StopPrivateContainerd, or one that died meanwhile): fail at once and start the
@@ -218,7 +224,7 @@ func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	if _, ok := r.pods[spec.Name]; ok {
 		return nil, fmt.Errorf("pod %q: %w", spec.Name, ErrAlreadyExists)
 	}
-	p, err := newPod(r, spec)
+	p, err := newPod(r, spec, handler)
 	if err != nil {
 		return nil, err
 	}

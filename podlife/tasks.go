@@ -38,11 +38,12 @@ type taskRuntime interface {
 	imageConfig(ctx context.Context, img podImage) (ocispec.Image, error)
 	// newContainer creates a container (its snapshot and OCI spec: the image's config, then
 	// opts) with labels. No task exists yet.
-	newContainer(ctx context.Context, id string, img podImage, labels map[string]string, cgroup string, opts []oci.SpecOpts) (ctrHandle, error)
+	// rt is the containerd runtime and its options (the pod's runtime class).
+	newContainer(ctx context.Context, id string, rt ctrRuntime, img podImage, labels map[string]string, cgroup string, opts []oci.SpecOpts) (ctrHandle, error)
 	// pinNamespaces creates and pins the pod's namespaces under dir (see sandboxns.Create).
 	pinNamespaces(dir string, kinds []sandboxns.Kind, hostname string) (map[sandboxns.Kind]string, error)
 	// newPause creates a pod's pause container (no image: its spec's root is a host directory).
-	newPause(ctx context.Context, id string, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error)
+	newPause(ctx context.Context, id string, rt ctrRuntime, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error)
 	// pinProcessNamespace pins the namespace of kind k of process pid under dir (see
 	// sandboxns.PinProcess).
 	pinProcessNamespace(dir string, k sandboxns.Kind, pid int) (string, error)

@@ -69,14 +69,14 @@ func (t ctrdTasks) imageConfig(ctx context.Context, img podImage) (ocispec.Image
 	return img.ctrd.Spec(ctx)
 }
 
-func (t ctrdTasks) newContainer(ctx context.Context, id string, img podImage, labels map[string]string, cgroup string, opts []oci.SpecOpts) (ctrHandle, error) {
+func (t ctrdTasks) newContainer(ctx context.Context, id string, rt ctrRuntime, img podImage, labels map[string]string, cgroup string, opts []oci.SpecOpts) (ctrHandle, error) {
 	cfg := t.r.cfg
 	ctr, err := t.r.client.NewContainer(ctx, id,
 		client.WithImageName(img.name),
 		client.WithSnapshotter(cfg.Snapshotter),
 		client.WithNewSnapshot(id, img.ctrd),
-		client.WithRuntime(cfg.RuntimeName, nil),
-		client.WithNewSpec(append([]oci.SpecOpts{oci.WithImageConfig(img.ctrd), oci.WithCgroup(cgroup)}, opts...)...),
+		rt.opt(),
+		client.WithNewSpec(append(append([]oci.SpecOpts{oci.WithImageConfig(img.ctrd), oci.WithCgroup(cgroup)}, opts...), rt.specOpts()...)...),
 		client.WithContainerLabels(labels))
 	if err != nil {
 		return nil, err

@@ -150,7 +150,7 @@ func (f *fakeTasks) imageConfig(context.Context, podImage) (ocispec.Image, error
 	return ocispec.Image{}, nil
 }
 
-func (f *fakeTasks) newContainer(_ context.Context, id string, _ podImage, labels map[string]string, _ string, _ []oci.SpecOpts) (ctrHandle, error) {
+func (f *fakeTasks) newContainer(_ context.Context, id string, _ ctrRuntime, _ podImage, labels map[string]string, _ string, _ []oci.SpecOpts) (ctrHandle, error) {
 	name := labels[LabelContainer]
 	label := name
 	if a := labels[LabelAttempt]; a != "0" {
@@ -178,8 +178,8 @@ func (f *fakeTasks) pinNamespaces(dir string, kinds []sandboxns.Kind, _ string) 
 
 func (f *fakeTasks) unpinNamespaces(string) error { return nil }
 
-func (f *fakeTasks) newPause(ctx context.Context, id string, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error) {
-	return f.newContainer(ctx, id, podImage{}, labels, "", opts)
+func (f *fakeTasks) newPause(ctx context.Context, id string, rt ctrRuntime, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error) {
+	return f.newContainer(ctx, id, rt, podImage{}, labels, "", opts)
 }
 
 func (f *fakeTasks) pinProcessNamespace(dir string, k sandboxns.Kind, pid int) (string, error) {

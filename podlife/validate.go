@@ -72,6 +72,11 @@ func (s *PodSpec) Validate() error {
 	errs = append(errs, validateSecurity(root, s)...)
 	errs = append(errs, validatePodResources(root.Child("resources"), s)...)
 	errs = append(errs, validateReadinessGates(root.Child("readinessGates"), s.ReadinessGates)...)
+	if s.RuntimeClassName != "" {
+		for _, msg := range validation.IsDNS1123Subdomain(s.RuntimeClassName) {
+			errs = append(errs, field.Invalid(root.Child("runtimeClassName"), s.RuntimeClassName, msg))
+		}
+	}
 	if s.ShareProcessNamespace && s.HostPID {
 		// The API server's path (validateShareProcessNamespace, Kubernetes 1.37).
 		errs = append(errs, field.Invalid(root.Child("shareProcessNamespace"), true, "ShareProcessNamespace and HostPID cannot both be enabled"))

@@ -45,7 +45,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	pullBackoff := fs.Duration("image-pull-backoff", 10*time.Second, "initial back-off between failed image pulls, doubling up to 300s, as the kubelet retries them; 0 fails at the first failed pull")
 	c := addCommon(fs)
 	sec := addSecurityFlags(fs)
+	rcs := addRuntimeClassFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	classes, err := rcs.classes()
+	if err != nil {
+		fmt.Fprintln(stderr, "podlife run:", err)
 		return 2
 	}
 	if len(manifests) == 0 {
@@ -85,6 +91,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	rt, err := c.runtime(ctx, stderr, func(cfg *podlife.Config) {
 		sec.apply(cfg)
+		cfg.RuntimeClasses = classes
 		if *backoff > 0 {
 			cfg.Backoff.Initial = *backoff
 		}

@@ -124,6 +124,9 @@ func (c *converter) convertSpec() {
 	c.out.HostPID = s.HostPID
 	c.out.HostIPC = s.HostIPC
 	c.out.ShareProcessNamespace = s.ShareProcessNamespace != nil && *s.ShareProcessNamespace
+	if s.RuntimeClassName != nil {
+		c.out.RuntimeClassName = *s.RuntimeClassName
+	}
 	c.out.Hostname = s.Hostname
 	if s.HostnameOverride != nil {
 		if s.HostNetwork {

@@ -124,7 +124,7 @@ func podRules() []rule {
 		sup("spec.hostIPC", "→ HostIPC (the host's /dev/shm too): refused unless Config.AllowHostNamespaces"),
 		sup("spec.shareProcessNamespace", "→ ShareProcessNamespace: a catatonit pause is PID 1 of the pod's PID namespace (Config.PauseBinary)"),
 		rej("spec.hostUsers", "user namespaces are not supported", true),
-		rej("spec.runtimeClassName", "podlife runs every container with the runtime it is configured with"),
+		sup("spec.runtimeClassName", "→ RuntimeClassName: a class of Config.RuntimeClasses, or the built-in crun; an unknown class is refused when the pod starts"),
 		sup("spec.readinessGates[*].conditionType", "→ ReadinessGates: Ready also waits for the condition, set with Pod.SetCondition or `podlife condition`"),
 		rej("spec.resourceClaims", "dynamic resource allocation is not supported"),
 		sup("spec.resources.limits", "pod-level resources → Resources: a pod cgroup with these cpu and memory limits, the containers' cgroups under it (and the downward API's limit of a container without one); ephemeral-storage: a warning; others rejected"),

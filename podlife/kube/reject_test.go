@@ -64,7 +64,7 @@ func TestRejections(t *testing.T) {
 		{"ipc sysctl with hostIPC", pod("  hostIPC: true\n  securityContext: {sysctls: [{name: kernel.shm_rmid_forced, value: '1'}]}\n", ""), []string{"spec.securityContext.sysctls[0].name"}},
 		{"hostUsers", pod("  hostUsers: false\n", ""), []string{"spec.hostUsers"}},
 		{"readinessGates", pod("  readinessGates: [{conditionType: -x}]\n", ""), []string{"spec.readinessGates[0].conditionType"}},
-		{"runtimeClassName", pod("  runtimeClassName: gvisor\n", ""), []string{"spec.runtimeClassName"}},
+		{"runtimeClassName", pod("  runtimeClassName: Not_A_Class\n", ""), []string{"spec.runtimeClassName"}},
 		{"pod securityContext", pod("  securityContext: {runAsUser: -1, supplementalGroupsPolicy: Strict, seLinuxOptions: {level: s0}, sysctls: [{name: vm.swappiness, value: '1'}]}\n", ""),
 			[]string{"spec.securityContext.runAsUser", "spec.securityContext.seLinuxOptions", "spec.securityContext.supplementalGroupsPolicy", "spec.securityContext.sysctls[0].name"}},
 		{"container securityContext", pod("", "    securityContext: {procMount: Unmasked, capabilities: {add: [FLY]}, appArmorProfile: {type: RuntimeDefault}, seccompProfile: {type: Localhost, localhostProfile: ../x.json}}\n"),
@@ -370,4 +370,19 @@ func TestConvertObjects(t *testing.T) {
 	is := loadErrors(t, err)
 	checkSlice(t, "paths", paths(is), []string{"spec.volumes[0].projected.sources[1].secret.name"})
 	check(t, "document", is[0].Document.String(), "Pod/app")
+}
+
+// TestRuntimeClassName: spec.runtimeClassName is converted as is (whether the Runtime knows the
+// class is decided when the pod starts); absent, the pod has none.
+func TestRuntimeClassName(t *testing.T) {
+	res, err := loadString(kube.Options{}, pod("  runtimeClassName: crun\n", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "runtimeClassName", onePod(t, res).RuntimeClassName, "crun")
+	res, err = loadString(kube.Options{}, pod("", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "runtimeClassName", onePod(t, res).RuntimeClassName, "")
 }

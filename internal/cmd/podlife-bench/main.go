@@ -3,7 +3,8 @@
 // another directly through the containerd client, plus one netns and CNI ADD (and, to stop:
 // kill, wait and delete both, CNI DEL, netns removal). It then measures what probes cost (many
 // pods with an exec and an httpGet probe each) and how long a start gated on a readiness
-// probe (DependsOn ... Ready) waits, and what a pause (shareProcessNamespace) adds to a start.
+// probe (DependsOn ... Ready) waits, what a pause (shareProcessNamespace) adds to a start, and
+// how the crun runtime class compares with runc (start, and exec-probe CPU).
 //
 //	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
 //
@@ -39,7 +40,8 @@ func main() {
 	execPods := flag.Int("probe-exec-pods", 10, "of the probe pods, how many really run their exec probe (each costs ~0.1 s of CPU a second)")
 	probeWindow := flag.Duration("probe-window", 15*time.Second, "length of each of the probe cost's four windows")
 	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
-	only := flag.String("only", "times,memory,probes,gated,sharedpid", "comma-separated measurements to run")
+	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass", "comma-separated measurements to run (runtimeclass needs crun)")
+	classPods := flag.Int("runtimeclass-probe-pods", 3, "pods of each runtime class with an exec probe every 100 ms, for runtimeclass (0: skip the probe cost)")
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -48,11 +50,11 @@ func main() {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	o := options{n: *n, pods: *pods, probePods: *probePods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
+	o := options{n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
-		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" {
-			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid)\n", m)
+		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" {
+			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass)\n", m)
 			os.Exit(2)
 		}
 		o.only[m] = true
@@ -86,9 +88,9 @@ func (e *env) ns(what string) string { return "plb-" + e.runID + "-" + what }
 
 // options says what to measure, and how much.
 type options struct {
-	n, pods, probePods, execPods, gated int
-	probeWindow                         time.Duration
-	only                                map[string]bool // measurements to run: times, memory, probes, gated, sharedpid
+	n, pods, probePods, execPods, gated, classPods int
+	probeWindow                                    time.Duration
+	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass
 }
 
 func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*report, error) {
@@ -136,6 +138,13 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 	if o.only["sharedpid"] {
 		if rep.SharedPID, err = e.measureSharedPID(ctx, o.n); err != nil {
 			return nil, fmt.Errorf("shared PID namespace: %w", err)
+		}
+	}
+	if o.only["runtimeclass"] {
+		// crun may be missing, or refuse the host's cgroup layout (docs/troubleshooting.md): the
+		// other figures stand without it.
+		if rep.RuntimeClass, err = e.measureRuntimeClass(ctx, o.n, o.classPods, o.probeWindow); err != nil {
+			rep.RuntimeClassError = err.Error()
 		}
 	}
 	return rep, nil

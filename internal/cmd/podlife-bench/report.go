@@ -44,24 +44,26 @@ type shimReport struct {
 }
 
 type report struct {
-	Containerd            string           `json:"containerd"`
-	Iterations            int              `json:"iterations"`
-	FloorStart            stat             `json:"floor_start"`
-	PodlifeStart          stat             `json:"podlife_start"`
-	StartRatio            float64          `json:"start_ratio"`
-	FloorStartCPU         stat             `json:"floor_start_cpu"`
-	PodlifeStartCPU       stat             `json:"podlife_start_cpu"`
-	FloorStop             stat             `json:"floor_stop"`
-	PodlifeStop           stat             `json:"podlife_stop"`
-	StopRatio             float64          `json:"stop_ratio"`
-	Pods                  int              `json:"memory_pods"`
-	ProcessRSSMiB         float64          `json:"process_rss_mib"`
-	ProcessRSSWithPodsMiB float64          `json:"process_rss_with_pods_mib"`
-	ManagerKiBPerPod      float64          `json:"manager_kib_per_pod"`
-	ShimModes             []shimReport     `json:"shim_modes"`
-	Probes                *probeReport     `json:"probes,omitempty"`
-	Gated                 *gatedReport     `json:"gated_start,omitempty"`
-	SharedPID             *sharedPIDReport `json:"shared_pid,omitempty"`
+	Containerd            string              `json:"containerd"`
+	Iterations            int                 `json:"iterations"`
+	FloorStart            stat                `json:"floor_start"`
+	PodlifeStart          stat                `json:"podlife_start"`
+	StartRatio            float64             `json:"start_ratio"`
+	FloorStartCPU         stat                `json:"floor_start_cpu"`
+	PodlifeStartCPU       stat                `json:"podlife_start_cpu"`
+	FloorStop             stat                `json:"floor_stop"`
+	PodlifeStop           stat                `json:"podlife_stop"`
+	StopRatio             float64             `json:"stop_ratio"`
+	Pods                  int                 `json:"memory_pods"`
+	ProcessRSSMiB         float64             `json:"process_rss_mib"`
+	ProcessRSSWithPodsMiB float64             `json:"process_rss_with_pods_mib"`
+	ManagerKiBPerPod      float64             `json:"manager_kib_per_pod"`
+	ShimModes             []shimReport        `json:"shim_modes"`
+	Probes                *probeReport        `json:"probes,omitempty"`
+	Gated                 *gatedReport        `json:"gated_start,omitempty"`
+	SharedPID             *sharedPIDReport    `json:"shared_pid,omitempty"`
+	RuntimeClass          *runtimeClassReport `json:"runtime_class,omitempty"`
+	RuntimeClassError     string              `json:"runtime_class_error,omitempty"`
 }
 
 func (r *report) print(w io.Writer) {
@@ -80,6 +82,12 @@ func (r *report) print(w io.Writer) {
 	}
 	if r.SharedPID != nil {
 		r.SharedPID.print(w)
+	}
+	if r.RuntimeClass != nil {
+		r.RuntimeClass.print(w)
+	}
+	if r.RuntimeClassError != "" {
+		fmt.Fprintf(w, "\nruntimeClassName crun: not measured: %s\n", r.RuntimeClassError)
 	}
 }
 
