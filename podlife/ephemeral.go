@@ -103,21 +103,21 @@ func (p *Pod) validateEphemeralLocked(spec *EphemeralContainerSpec) error {
 		volumes[v.Name] = true
 	}
 	errs := validateContainer(path, c, volumes, names, map[string]bool{})
-	forbid := func(set bool, child ...string) {
+	forbid := func(set bool, p *field.Path) {
 		if set {
-			errs = append(errs, field.Forbidden(path.Child(child[0], child[1:]...), "cannot be set for an Ephemeral Container"))
+			errs = append(errs, field.Forbidden(p, "cannot be set for an Ephemeral Container"))
 		}
 	}
-	forbid(len(c.Ports) > 0, "ports")
-	forbid(c.PostStart != nil || c.PreStop != nil || c.HookTimeout != 0 || c.StopSignal != 0, "lifecycle")
-	forbid(c.LivenessProbe != nil, "livenessProbe")
-	forbid(c.ReadinessProbe != nil, "readinessProbe")
-	forbid(c.StartupProbe != nil, "startupProbe")
-	forbid(c.Resources != (Resources{}), "resources")
-	forbid(c.RestartPolicy != "", "restartPolicy")
-	forbid(len(c.DependsOn) > 0, "dependsOn")
+	forbid(len(c.Ports) > 0, path.Child("ports"))
+	forbid(c.PostStart != nil || c.PreStop != nil || c.HookTimeout != 0 || c.StopSignal != 0, path.Child("lifecycle"))
+	forbid(c.LivenessProbe != nil, path.Child("livenessProbe"))
+	forbid(c.ReadinessProbe != nil, path.Child("readinessProbe"))
+	forbid(c.StartupProbe != nil, path.Child("startupProbe"))
+	forbid(c.Resources != (Resources{}), path.Child("resources"))
+	forbid(c.RestartPolicy != "", path.Child("restartPolicy"))
+	forbid(len(c.DependsOn) > 0, path.Child("dependsOn"))
 	for i, m := range c.VolumeMounts {
-		forbid(m.SubPath != "", "volumeMounts", fmt.Sprint(i), "subPath")
+		forbid(m.SubPath != "", path.Child("volumeMounts").Index(i).Child("subPath"))
 	}
 	if t := spec.TargetContainerName; t != "" {
 		if _, ok := p.byName[t]; !ok {

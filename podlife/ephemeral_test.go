@@ -233,3 +233,37 @@ func TestEphemeralContainerThroughControl(t *testing.T) {
 		t.Errorf("a duplicate name through the control socket: %v", err)
 	}
 }
+
+// In a pod with shareProcessNamespace, an ephemeral container joins the pod's PID namespace,
+// target or not: PID 1 is the pause, and it sees every container's processes.
+func TestEphemeralContainerSharedPID(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{Name: "ephshared", ShareProcessNamespace: true, Containers: []podlife.ContainerSpec{
+		{Name: "a", Image: testImage, Command: []string{"/bin/sh", "-c", "trap 'exit 0' TERM; x=marker-a; while :; do sleep 0.1; done"}},
+		{Name: "b", Image: testImage, Command: []string{"/bin/sh", "-c", "trap 'exit 0' TERM; x=marker-b; while :; do sleep 0.1; done"}},
+	}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	for _, target := range []string{"", "a"} {
+		name := "dbg" + target
+		c, err := pod.AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{TargetContainerName: target,
+			ContainerSpec: podlife.ContainerSpec{Name: name, Image: testImage, Command: []string{"/bin/sh", "-c",
+				`ps -o args; echo "pid1=$(tr '\0' ' ' < /proc/1/cmdline)"`}}})
+		if err != nil {
+			t.Fatalf("AddEphemeralContainer %s: %v", name, err)
+		}
+		if cs := waitEphemeralExit(t, ctx, pod, name); cs.State.Terminated.ExitCode != 0 {
+			t.Errorf("%s: %+v", name, cs.State.Terminated)
+		}
+		out := logText(t, c)
+		if !strings.Contains(out, "pid1="+pauseCmdline+"\n") || !strings.Contains(out, "marker-a") || !strings.Contains(out, "marker-b") {
+			t.Errorf("%s (target %q) is not in the pod's PID namespace:\n%s", name, target, out)
+		}
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+}
