@@ -28,6 +28,7 @@ type Container struct {
 	// targetName names the container whose PID namespace it joins ("" for none).
 	ephemeral  bool
 	targetName string
+	targetPin  string // the directory of the target's pinned PID namespace, while created (see unpinTarget)
 
 	plannedID string // the containerd ID of its first instance
 

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/opencontainers/runtime-spec/specs-go"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/internal/sandboxns"
 )
 
 // EphemeralContainerSpec describes an ephemeral container: a container added to a running pod
@@ -133,9 +136,10 @@ func (p *Pod) validateEphemeralLocked(spec *EphemeralContainerSpec) error {
 	return &ValidationError{Pod: p.name, Errs: errs}
 }
 
-// targetPIDNamespace returns the PID namespace an ephemeral container with a target joins: the
-// one of the target's current process (/proc/<pid>/ns/pid), read now, as the container is
-// created.
+// targetPIDNamespace pins the PID namespace of the target's current process and returns the
+// pin's path, which the ephemeral container joins: the pin is checked to hold the target's
+// namespace (its PID may have been reused), and unpinTarget removes it once the container's
+// task is created (runc has joined the namespace then).
 func (c *Container) targetPIDNamespace() (string, error) {
 	p := c.pod
 	t, ok := p.byName[c.targetName]
@@ -157,7 +161,28 @@ func (c *Container) targetPIDNamespace() (string, error) {
 	if pid == 0 {
 		return "", fmt.Errorf("target container %q: no process", c.targetName)
 	}
-	return fmt.Sprintf("/proc/%d/ns/pid", pid), nil
+	dir := filepath.Join(p.sandbox.dir, "ns", "target-"+c.plannedID)
+	path, err := p.rt.tasks.pinContainerNamespace(dir, sandboxns.PID, int(pid), p.containerCgroup(inst.id))
+	if err != nil {
+		return "", fmt.Errorf("target container %q: join its PID namespace: %w", c.targetName, err)
+	}
+	c.targetPin = dir
+	return path, nil
+}
+
+// unpinTarget removes the pin of the target's PID namespace, if any.
+func (c *Container) unpinTarget() {
+	if c.targetPin == "" {
+		return
+	}
+	err := c.pod.rt.tasks.unpinNamespaces(c.targetPin)
+	if err == nil {
+		err = os.Remove(c.targetPin)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.pod.log.Warn("target's PID namespace left pinned", "container", c.spec.Name, "err", err)
+	}
+	c.targetPin = ""
 }
 
 // ephemeralPIDOpts is the PID namespace of an ephemeral container: the pod's if it shares one

@@ -2,11 +2,13 @@ package podlife
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -32,6 +34,11 @@ func TestFakeEphemeralLife(t *testing.T) {
 		t.Errorf("Container(dbg) = %v, %v", got, err)
 	}
 	f.waitCall(t, "start dbg")
+	// The target's PID namespace, pinned and checked against b's cgroup.
+	bID := strings.TrimPrefix(p.Status().ContainerStatuses[1].ContainerID, "containerd://")
+	if want := "pin pid 4242 of " + cgroupPath(r.cfg.Namespace, bID); !hasCall(f.history(), want) {
+		t.Errorf("no %q call; calls: %q", want, f.history())
+	}
 	if !hasEvent(p, "dbg", EventNormal, ReasonStarted, "Started container dbg") {
 		t.Errorf("no Started event for dbg: %v", p.Events())
 	}
@@ -198,5 +205,66 @@ func TestEphemeralRequestFields(t *testing.T) {
 	spec.VolumeMounts = []VolumeMount{{Name: "v", MountPath: "/v"}}
 	if _, err := newEphemeralRequest("pod", spec); !errors.Is(err, ErrInvalidSpec) {
 		t.Errorf("a spec with volume mounts: %v, want ErrInvalidSpec", err)
+	}
+}
+
+// checkPinned accepts a process in the cgroup named and in the pinned namespace, and nothing
+// else: another cgroup, another namespace, a process that is gone.
+func TestCheckPinned(t *testing.T) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Skip(err)
+	}
+	parts := strings.SplitN(strings.SplitN(string(b), "\n", 2)[0], ":", 3)
+	if len(parts) != 3 {
+		t.Skipf("/proc/self/cgroup: %q", b)
+	}
+	own, pid := parts[2], os.Getpid()
+	if err := checkPinned("/proc/self/ns/pid", pid, sandboxns.PID, own); err != nil {
+		t.Errorf("this process in its own cgroup and namespace: %v", err)
+	}
+	if err := checkPinned("/proc/self/ns/pid", pid, sandboxns.PID, own+"/not-this-one"); !errors.Is(err, errTargetChanged) {
+		t.Errorf("another cgroup: %v, want errTargetChanged", err)
+	}
+	if err := checkPinned("/proc/self/ns/net", pid, sandboxns.PID, own); !errors.Is(err, errTargetChanged) {
+		t.Errorf("another namespace pinned: %v, want errTargetChanged", err)
+	}
+	if err := checkPinned("/proc/self/ns/pid", 1<<30, sandboxns.PID, own); !errors.Is(err, errTargetChanged) {
+		t.Errorf("a process that is gone: %v, want errTargetChanged", err)
+	}
+	if inCgroup([]byte("12:pids:/a/b\n0::/x\n"), "/a") || !inCgroup([]byte("12:pids:/a/b\n0::/x\n"), "/x") {
+		t.Error("inCgroup matches a path that is not a hierarchy's whole path")
+	}
+}
+
+// A target that does not run has no PID namespace to join: the create fails, the container
+// waits with CreateContainerError saying so, and nothing was pinned.
+func TestFakeEphemeralTargetNotRunning(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, _ := newFakeRuntime(t)
+	p, err := r.Run(ctx, PodSpec{Name: "ephdone", RestartPolicy: RestartOnFailure,
+		Containers: []ContainerSpec{{Name: "done", Image: fakeImage}, {Name: "b", Image: fakeImage}}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	f.waitCall(t, "start done")
+	f.exit(t, "done", 0)
+	if _, err := p.WaitFor(ctx, func(s PodStatus) bool { return containerStatus(s, "done").State.Terminated != nil }); err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.AddEphemeralContainer(ctx, EphemeralContainerSpec{TargetContainerName: "done",
+		ContainerSpec: ContainerSpec{Name: "dbg", Image: fakeImage}})
+	var se *StartError
+	if !errors.As(err, &se) || se.Step != StepCreate || !strings.Contains(err.Error(), `target container "done" is not running`) {
+		t.Fatalf("AddEphemeralContainer with a target that exited: %v, want a create error", err)
+	}
+	cs := p.Status().EphemeralContainerStatuses
+	if len(cs) != 1 || cs[0].State.Waiting == nil || cs[0].State.Waiting.Reason != ReasonCreateContainerError {
+		t.Errorf("dbg's status %+v, want waiting CreateContainerError", cs)
+	}
+	for _, c := range f.history() {
+		if strings.HasPrefix(c, "pin ") || c == "create dbg" {
+			t.Errorf("%q with a target that does not run; calls: %q", c, f.history())
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,10 @@ func TestEphemeralContainer(t *testing.T) {
 	}
 	cs := waitEphemeralExit(t, ctx, pod, "debugger")
 	out := logText(t, debug)
+	// The pin of the target's PID namespace is gone once the debugger's task exists.
+	if pins, _ := filepath.Glob(filepath.Join(pod.Sandbox().Dir(), "ns", "target-*")); len(pins) > 0 {
+		t.Errorf("the target's PID namespace is still pinned: %v", pins)
+	}
 	if tt := cs.State.Terminated; tt.ExitCode != 0 || tt.Reason != podlife.ReasonCompleted {
 		t.Errorf("debugger terminated %+v, want 0 Completed; output:\n%s", tt, out)
 	}
