@@ -272,3 +272,53 @@ func TestEphemeralContainerSharedPID(t *testing.T) {
 		t.Fatalf("Remove: %v", err)
 	}
 }
+
+// A pod whose manager is gone keeps its ephemeral container, seen by other processes (its task
+// still runs); no ephemeral container can be added without a manager; RemovePod from another
+// process removes it with the rest (the harness checks that nothing is left).
+func TestEphemeralContainerUnmanaged(t *testing.T) {
+	h := newHarness(t)
+	gone := h.another(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const name = "ephorphan"
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := h.rt.RemovePod(ctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			t.Errorf("cleanup: RemovePod: %v", err)
+		}
+	})
+	pod, err := gone.Run(ctx, podlife.PodSpec{Name: name, Containers: []podlife.ContainerSpec{
+		{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if _, err := pod.AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{TargetContainerName: "app",
+		ContainerSpec: podlife.ContainerSpec{Name: "dbg", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}}); err != nil {
+		t.Fatalf("AddEphemeralContainer: %v", err)
+	}
+	if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
+		cs, ok := ephemeralStatus(s, "dbg")
+		return ok && cs.State.Running != nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := gone.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	rec, err := h.rt.LookupPod(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs, ok := ephemeralStatus(rec.Status, "dbg"); rec.Managed() || !ok || cs.State.Running == nil {
+		t.Errorf("unmanaged record: managed %v, dbg %+v", rec.Managed(), rec.Status.EphemeralContainerStatuses)
+	}
+	err = h.rt.AddEphemeralContainer(ctx, name, podlife.EphemeralContainerSpec{ContainerSpec: podlife.ContainerSpec{Name: "late", Image: testImage}})
+	if !errors.Is(err, podlife.ErrNotFound) {
+		t.Errorf("AddEphemeralContainer without a manager: %v, want ErrNotFound", err)
+	}
+	if err := h.rt.RemovePod(ctx, name, podlife.WithGracePeriod(0)); err != nil {
+		t.Fatalf("RemovePod: %v", err)
+	}
+}
