@@ -15,13 +15,15 @@ import (
 	"github.com/podlife/podlife/podlife"
 )
 
-const debugUsage = "usage: podlife debug POD --image IMAGE [--target CONTAINER] [--name NAME] [--image-pull-policy POLICY] [-- CMD [ARG...]]"
+const debugUsage = "usage: podlife debug POD --image IMAGE [--target CONTAINER] [--name NAME] [--image-pull-policy POLICY] [--detach] [-- CMD [ARG...]]"
 
 // debugCmd is `debug POD --image IMAGE [--target C] [--name N] [-- CMD...]` (kubectl debug):
 // it adds an ephemeral container to a running pod, whichever process manages it, joining the
 // pod's network, IPC and UTS namespaces and, with --target, the PID namespace of that container.
 // It is not interactive: it runs CMD (default sh), prints its output as it comes, and exits with
 // its exit code once it exited. Ctrl-C stops following; the container goes on until the pod ends.
+// With --detach it returns once the container started (`podlife exec -i POD NAME -- sh` then
+// gives a shell in it, if CMD keeps it running).
 func debugCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("debug", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -29,6 +31,7 @@ func debugCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	target := fs.String("target", "", "the container whose processes the debug container sees (its PID namespace)")
 	name := fs.String("name", "", "the debug container's name (default debugger-XXXXX)")
 	pull := fs.String("image-pull-policy", "", "Always, IfNotPresent or Never (default: Kubernetes' for the image)")
+	detach := fs.Bool("detach", false, "return once the container started, without following it")
 	c := addCommon(fs)
 	// The pod may come before the flags (kubectl's order) or after them.
 	if err := fs.Parse(args); err != nil {
@@ -72,6 +75,10 @@ func debugCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		Name: *name, Image: *image, ImagePullPolicy: podlife.PullPolicy(*pull), Command: argv}}
 	if err := rt.AddEphemeralContainer(ctx, pod, spec); err != nil {
 		return fail(stderr, "debug", err)
+	}
+	if *detach {
+		fmt.Fprintf(stdout, "pod/%s ephemeral container %s started\n", pod, *name)
+		return 0
 	}
 	code, err := followEphemeral(ctx, rt, pod, *name, func(s string) { fmt.Fprintln(stdout, s) })
 	if err != nil {

@@ -31,8 +31,9 @@ spec:
 
 // debug against a pod a background supervisor manages, from another process: the debug
 // container sees the target's processes (and not the other container's), reaches the pod's
-// 127.0.0.1, its output is printed and its exit code is the command's; ps shows it among the
-// ephemeral containers, logs prints its log, and rm removes it with the pod.
+// 127.0.0.1, its output is printed and its exit code is the command's; with --detach it keeps
+// running and exec -i gives a shell in it; ps shows them among the ephemeral containers, logs
+// prints their log, and rm removes them with the pod.
 func TestDebugDetachedPod(t *testing.T) {
 	dir := cliTestDir(t)
 	manifest := filepath.Join(dir, "pod.yaml")
@@ -93,8 +94,19 @@ func TestDebugDetachedPod(t *testing.T) {
 	if _, e, code := c.run("debug", "cli-debug", "--image", "podlife.cli/busybox:1", "--name", "dbg"); code != 1 || !strings.Contains(e, `Duplicate value: "dbg"`) {
 		t.Errorf("debug with a name taken: exit %d, %q", code, e)
 	}
+	// --detach, then a shell in it with exec -i: it sees the target's processes.
+	if got, e, code := c.run("debug", "cli-debug", "--image", "podlife.cli/busybox:1", "--target", "target", "--name", "keep", "--detach", "--",
+		"/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 0.1; done"); code != 0 || got != "pod/cli-debug ephemeral container keep started\n" {
+		t.Errorf("debug --detach: exit %d, %q, %q", code, got, e)
+	}
+	cmd := exec.Command(bin, "exec", "--state-dir", state, "-i", "cli-debug", "keep", "--", "/bin/sh")
+	cmd.Stdin = strings.NewReader("ps -o args; exit 5\n")
+	b, err := cmd.Output()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 5 || !strings.Contains(string(b), "x=target-marker") {
+		t.Errorf("exec -i in the detached debug container: %v, %q", err, b)
+	}
 	l := c.waitPS("the debug containers in ephemeralContainerStatuses", func(l podList) bool {
-		return len(l.Items) == 1 && len(l.Items[0].Status.EphemeralContainerStatuses) == 2 &&
+		return len(l.Items) == 1 && len(l.Items[0].Status.EphemeralContainerStatuses) == 3 &&
 			l.Items[0].Status.EphemeralContainerStatuses[0].State.Terminated != nil
 	})
 	st := l.Items[0].Status
