@@ -58,20 +58,31 @@ func waitEphemeralExit(t *testing.T, ctx context.Context, pod *podlife.Pod, name
 	return cs
 }
 
-// logText returns the text of a container's current log file.
+// endMarker is the last line the debug commands print (a line of its own: their command lines,
+// which ps lists, have it too): their log is complete once it is there.
+const endMarker = "end-of-debug"
+
+// logText returns the text of a container's current log file once it has the line endMarker
+// (the output of a process that exited may still be on its way to the file), for at most 30 s.
 func logText(t *testing.T, c *podlife.Container) string {
 	t.Helper()
-	b, err := os.ReadFile(c.LogPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		if l, ok := podlife.ParseLogLine([]byte(strings.TrimSuffix(line, "\n"))); ok {
-			out.WriteString(l.Text + "\n")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(c.LogPath())
+		if err != nil {
+			t.Fatal(err)
 		}
+		var out strings.Builder
+		for _, line := range strings.SplitAfter(string(b), "\n") {
+			if l, ok := podlife.ParseLogLine([]byte(strings.TrimSuffix(line, "\n"))); ok {
+				out.WriteString(l.Text + "\n")
+			}
+		}
+		if strings.Contains("\n"+out.String(), "\n"+endMarker+"\n") || time.Now().After(deadline) {
+			return out.String()
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return out.String()
 }
 
 // An ephemeral container targeting one container of a running pod sees that container's
@@ -88,7 +99,7 @@ func TestEphemeralContainer(t *testing.T) {
 
 	debug, err := pod.AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{TargetContainerName: "target",
 		ContainerSpec: podlife.ContainerSpec{Name: "debugger", Image: testImage, Command: []string{"/bin/sh", "-c",
-			`ps -o pid,args; echo "pid1=$(tr '\0' ' ' < /proc/1/cmdline)"; wget -q -O - http://127.0.0.1:8080/; echo "host=$(hostname)"`}}})
+			`ps -o pid,args; echo "pid1=$(tr '\0' ' ' < /proc/1/cmdline)"; wget -q -O - http://127.0.0.1:8080/; echo "host=$(hostname)"; echo ` + endMarker}}})
 	if err != nil {
 		t.Fatalf("AddEphemeralContainer: %v", err)
 	}
@@ -199,7 +210,7 @@ func TestEphemeralContainerThroughControl(t *testing.T) {
 	pod := ephemeralPod(t, ctx, h, "ephemctl")
 	other := h.another(t)
 	err := other.AddEphemeralContainer(ctx, "ephemctl", podlife.EphemeralContainerSpec{TargetContainerName: "target",
-		ContainerSpec: podlife.ContainerSpec{Name: "debugger", Image: testImage, Command: []string{"ps", "-o", "args"}}})
+		ContainerSpec: podlife.ContainerSpec{Name: "debugger", Image: testImage, Command: []string{"/bin/sh", "-c", "ps -o args; echo " + endMarker}}})
 	if err != nil {
 		t.Fatalf("AddEphemeralContainer through the control socket: %v", err)
 	}
@@ -256,7 +267,7 @@ func TestEphemeralContainerSharedPID(t *testing.T) {
 		name := "dbg" + target
 		c, err := pod.AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{TargetContainerName: target,
 			ContainerSpec: podlife.ContainerSpec{Name: name, Image: testImage, Command: []string{"/bin/sh", "-c",
-				`ps -o args; echo "pid1=$(tr '\0' ' ' < /proc/1/cmdline)"`}}})
+				`ps -o args; echo "pid1=$(tr '\0' ' ' < /proc/1/cmdline)"; echo ` + endMarker}}})
 		if err != nil {
 			t.Fatalf("AddEphemeralContainer %s: %v", name, err)
 		}
