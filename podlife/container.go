@@ -24,6 +24,11 @@ type Container struct {
 	spec    *ContainerSpec
 	init    bool // an init container
 	sidecar bool // an init container with restartPolicy Always (a native sidecar)
+	// ephemeral: added to the running pod (Pod.AddEphemeralContainer), never restarted;
+	// targetName names the container whose PID namespace it joins ("" for none).
+	ephemeral  bool
+	targetName string
+	targetPin  string // the directory of the target's pinned PID namespace, while created (see unpinTarget)
 
 	plannedID string // the containerd ID of its first instance
 
@@ -84,6 +89,10 @@ func (c *Container) statusLocked() ContainerStatus {
 		// The kubelet: a regular init container is ready once it completed, not while it runs.
 		t := c.state.Terminated
 		st.Ready = t != nil && t.ExitCode == 0
+	}
+	if c.ephemeral {
+		// The kubelet's prober never reports on ephemeral containers.
+		st.Ready, st.Started = false, false
 	}
 	if c.cur != nil {
 		st.ContainerID = "containerd://" + c.cur.id

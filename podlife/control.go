@@ -37,11 +37,13 @@ type control struct {
 
 // controlRequest is one line of JSON from a client; the answer is one controlReply.
 type controlRequest struct {
-	Op    string         `json:"op"` // "stop", "remove" or "condition"
+	Op    string         `json:"op"` // "stop", "remove", "condition" or "ephemeral"
 	Pod   string         `json:"pod"`
 	Grace *time.Duration `json:"grace,omitempty"`
 	// Condition is the condition to set (op "condition").
 	Condition *conditionRequest `json:"condition,omitempty"`
+	// Ephemeral is the ephemeral container to add (op "ephemeral").
+	Ephemeral *ephemeralRequest `json:"ephemeral,omitempty"`
 }
 
 // conditionRequest is a pod condition to set through the control socket (SetPodCondition).
@@ -161,6 +163,9 @@ func (c *control) do(req controlRequest) error {
 	case "condition":
 		c := req.Condition
 		return p.SetCondition(c.Type, c.Status, c.Reason, c.Message)
+	case "ephemeral":
+		_, err := p.AddEphemeralContainer(ctx, req.Ephemeral.spec())
+		return err
 	}
 	return fmt.Errorf("control: unknown op %q", req.Op)
 }

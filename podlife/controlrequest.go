@@ -59,6 +59,10 @@ func parseControlRequest(b []byte) (controlRequest, error) {
 		if err := validateCondition(req.Pod, req.Condition.Type, req.Condition.Status); err != nil {
 			return controlRequest{}, fmt.Errorf("control: %w", err)
 		}
+	case "ephemeral":
+		if err := req.Ephemeral.check(); err != nil {
+			return controlRequest{}, fmt.Errorf("control: %w", err)
+		}
 	default:
 		return controlRequest{}, fmt.Errorf("control: unknown op %q", req.Op)
 	}

@@ -29,6 +29,12 @@ func FuzzControlRequest(f *testing.F) {
 		`{"op":"condition","pod":"web","condition":{"type":"Ready","status":"True"}}`,
 		`{"op":"condition","pod":"web","condition":{"type":"a/b/c","status":"True"}}`,
 		`{"op":"condition","pod":"web","condition":{"type":"x","status":"yes"}}`,
+		`{"op":"ephemeral","pod":"web","ephemeral":{"name":"debugger","image":"busybox","command":["sh"],"args":null,"env":[{"Name":"A","Value":"b"}],"targetContainerName":"app"}}`,
+		`{"op":"ephemeral","pod":"web"}`,
+		`{"op":"ephemeral","pod":"web","ephemeral":{"name":"../x","image":"busybox"}}`,
+		`{"op":"ephemeral","pod":"web","ephemeral":{"name":"d","image":""}}`,
+		`{"op":"ephemeral","pod":"web","ephemeral":{"name":"d","image":"busybox","targetContainerName":"A B"}}`,
+		`{"op":"ephemeral","pod":"web","ephemeral":{"name":"d","image":"busybox","ports":[1]}}`,
 		`[]`, `null`, ``, "\n", `{`, `"stop"`,
 		strings.Repeat(`[`, 10000),
 	} {
@@ -37,11 +43,14 @@ func FuzzControlRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, err := parseControlRequest(b)
 		if err == nil {
-			if req.Op != "stop" && req.Op != "remove" && req.Op != "condition" {
+			if req.Op != "stop" && req.Op != "remove" && req.Op != "condition" && req.Op != "ephemeral" {
 				t.Fatalf("accepted op %q", req.Op)
 			}
 			if c := req.Condition; req.Op == "condition" && (c == nil || validateCondition(req.Pod, c.Type, c.Status) != nil) {
 				t.Fatalf("accepted condition %+v", c)
+			}
+			if req.Op == "ephemeral" && req.Ephemeral.check() != nil {
+				t.Fatalf("accepted ephemeral container %+v", req.Ephemeral)
 			}
 			if err := checkName("pod", req.Pod); err != nil {
 				t.Fatalf("accepted pod name: %v", err)

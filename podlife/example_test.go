@@ -139,3 +139,34 @@ func ExamplePodSecurityContext() {
 	fmt.Println(pod.Status().Phase)
 	_ = pod.Remove(ctx)
 }
+
+// Debug a running pod (kubectl debug): an ephemeral container that sees the processes of the
+// pod's "app" container and reaches the pod's network, never restarted, removed with the pod.
+// Runtime.AddEphemeralContainer does the same for a pod another process manages.
+func ExamplePod_AddEphemeralContainer() {
+	ctx := context.Background()
+	rt, err := podlife.New(ctx, podlife.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close()
+	pod, err := rt.Pod("web")
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = pod.AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{
+		TargetContainerName: "app",
+		ContainerSpec: podlife.ContainerSpec{Name: "debugger", Image: "docker.io/library/busybox:1.36",
+			Command: []string{"sh", "-c", "ps; wget -q -O- http://127.0.0.1:8080/"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
+		return s.EphemeralContainerStatuses[0].State.Terminated != nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(st.EphemeralContainerStatuses[0].State.Terminated.ExitCode)
+}

@@ -61,6 +61,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		}
 	}()
 	opts, err := c.specOpts(ctx, volumes)
+	defer c.unpinTarget() // an ephemeral container's task has joined its target's PID namespace
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,7 @@ const (
 	LabelPodUID    = "podlife.io/pod-uid"
 	LabelNamespace = "podlife.io/namespace"
 	LabelContainer = "podlife.io/container"
-	LabelKind      = "podlife.io/kind" // "init" or "app"
+	LabelKind      = "podlife.io/kind" // "init", "app" or "ephemeral"
 	LabelAttempt   = "podlife.io/attempt"
 	// LabelStopSignal is the container's stop signal (a number), for a process that stops the
 	// pod after its manager died.
@@ -41,8 +41,11 @@ func (p *Pod) labels(c *Container) map[string]string {
 	l[LabelContainer] = c.spec.Name
 	l[LabelAttempt] = strconv.Itoa(0)
 	l[LabelKind] = "app"
-	if c.init {
+	switch {
+	case c.init:
 		l[LabelKind] = "init"
+	case c.ephemeral:
+		l[LabelKind] = "ephemeral"
 	}
 	return l
 }

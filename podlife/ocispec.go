@@ -39,6 +39,12 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 		opts = append(opts, oci.WithHostNamespace(specs.PIDNamespace))
 	case p.spec.ShareProcessNamespace:
 		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.PIDNamespace, Path: s.PIDNSPath()}))
+	case c.ephemeral:
+		pid, err := c.ephemeralPIDOpts()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, pid...)
 	}
 	if p.spec.HostIPC {
 		// The host's POSIX shared memory too, as the CRI plugin does with hostIPC.

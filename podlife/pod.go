@@ -31,6 +31,9 @@ type Pod struct {
 	byName  map[string]*Container
 	// sidecars names the restartable init containers (immutable).
 	sidecars map[string]bool
+	// ephemeralOps counts AddEphemeralContainer creations and starts in flight: registered
+	// under mu while the pod is not stopping, waited for by the stop.
+	ephemeralOps sync.WaitGroup
 
 	lifeCtx     context.Context    // containerd calls that must outlive callers (namespaced, never cancelled)
 	startCtx    context.Context    // cancelled when a stop begins
@@ -78,6 +81,7 @@ type Pod struct {
 	message      string
 	startTime    time.Time
 	notify       chan struct{} // closed and replaced on every status change
+	ephemerals   []*Container  // added by AddEphemeralContainer, in order; never removed
 }
 
 func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
@@ -164,10 +168,17 @@ func (p *Pod) Spec() PodSpec { return p.spec }
 // Sandbox returns what the pod's containers share.
 func (p *Pod) Sandbox() *Sandbox { return p.sandbox }
 
-// Container returns the container of that name (init containers included).
+// Container returns the container of that name (init and ephemeral containers included).
 func (p *Pod) Container(name string) (*Container, error) {
 	if c, ok := p.byName[name]; ok {
 		return c, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.ephemerals {
+		if c.spec.Name == name {
+			return c, nil
+		}
 	}
 	return nil, fmt.Errorf("pod %q: container %q: %w", p.name, name, ErrNotFound)
 }
@@ -231,6 +242,9 @@ func (p *Pod) Status() PodStatus {
 		ContainerStatuses: p.statusesLocked(p.apps)}
 	if len(p.inits) > 0 {
 		st.InitContainerStatuses = p.statusesLocked(p.inits)
+	}
+	if len(p.ephemerals) > 0 {
+		st.EphemeralContainerStatuses = p.statusesLocked(p.ephemerals)
 	}
 	return st
 }

@@ -12,6 +12,8 @@ import (
 // container per the pod's policy.
 func (c *Container) shouldRestart(code int) bool {
 	switch {
+	case c.ephemeral:
+		return false // never restarted (Kubernetes' ephemeral containers)
 	case c.sidecar:
 		return true
 	case c.init:

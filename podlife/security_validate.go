@@ -180,17 +180,7 @@ func (c *Config) admitSecurity(s *PodSpec) error {
 	}
 	check := func(list *field.Path, cs []ContainerSpec) {
 		for i := range cs {
-			sc := cs[i].SecurityContext
-			if sc == nil {
-				continue
-			}
-			p := list.Index(i).Child("securityContext")
-			if sc.Privileged && !c.AllowPrivileged {
-				errs = append(errs, field.Forbidden(p.Child("privileged"), "privileged containers are not allowed: set Config.AllowPrivileged"))
-			}
-			if c.SeccompProfileRoot == "" && sc.SeccompProfile != nil && sc.SeccompProfile.Type == SeccompLocalhost {
-				errs = append(errs, field.Forbidden(p.Child("seccompProfile"), "Localhost profiles need Config.SeccompProfileRoot"))
-			}
+			errs = append(errs, c.admitContainerSecurity(list.Index(i).Child("securityContext"), cs[i].SecurityContext)...)
 		}
 	}
 	check(root.Child("initContainers"), s.InitContainers)
@@ -199,6 +189,22 @@ func (c *Config) admitSecurity(s *PodSpec) error {
 		return nil
 	}
 	return &ValidationError{Pod: s.Name, Errs: errs}
+}
+
+// admitContainerSecurity checks a container's security context (at path p) against what the
+// Config allows.
+func (c *Config) admitContainerSecurity(p *field.Path, sc *SecurityContext) field.ErrorList {
+	var errs field.ErrorList
+	if sc == nil {
+		return nil
+	}
+	if sc.Privileged && !c.AllowPrivileged {
+		errs = append(errs, field.Forbidden(p.Child("privileged"), "privileged containers are not allowed: set Config.AllowPrivileged"))
+	}
+	if c.SeccompProfileRoot == "" && sc.SeccompProfile != nil && sc.SeccompProfile.Type == SeccompLocalhost {
+		errs = append(errs, field.Forbidden(p.Child("seccompProfile"), "Localhost profiles need Config.SeccompProfileRoot"))
+	}
+	return errs
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -46,6 +46,9 @@ type PodStatus struct {
 	Conditions            []PodCondition    `json:"conditions,omitempty"`
 	InitContainerStatuses []ContainerStatus `json:"initContainerStatuses,omitempty"`
 	ContainerStatuses     []ContainerStatus `json:"containerStatuses"`
+	// EphemeralContainerStatuses are the containers added by Pod.AddEphemeralContainer, in
+	// the order added. They count in neither the phase nor the conditions.
+	EphemeralContainerStatuses []ContainerStatus `json:"ephemeralContainerStatuses,omitempty"`
 }
 
 // ContainerStatus is a snapshot of one container, shaped like Kubernetes' ContainerStatus.

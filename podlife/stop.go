@@ -81,6 +81,7 @@ func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cau
 		p.startGate.Lock()
 		p.startGate.Unlock() // a barrier, not a critical section
 		p.restarts.Wait()
+		p.ephemeralOps.Wait() // creations are bounded; their starts see p.stopping
 		p.stopErr = p.stopAll(ctx, grace, hooks)
 		p.mu.Lock()
 		p.terminated = true
@@ -125,7 +126,7 @@ func (p *Pod) awaitStartSequence() {
 
 func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) error {
 	var wg sync.WaitGroup
-	for _, c := range p.byName {
+	for _, c := range p.allContainers() {
 		wg.Go(func() { c.kill(grace, "", hooks) })
 	}
 	wg.Wait()
@@ -134,12 +135,13 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 		// pod is another Runtime's to stop and remove.
 		return fmt.Errorf("pod %q: stop cut short: %w", p.name, ErrClosed)
 	}
-	errs := make([]error, 0, len(p.byName)+2)
+	all := p.allContainers()
+	errs := make([]error, 0, len(all)+2)
 	var mu sync.Mutex
 	var detachErr, pauseErr error
 	wg.Go(func() { detachErr = p.sandbox.detach(ctx, p.rt.network) })
 	var tasks sync.WaitGroup
-	for _, c := range p.byName {
+	for _, c := range all {
 		tasks.Go(func() {
 			if err := c.deleteInstances(ctx, false); err != nil {
 				mu.Lock()
@@ -180,7 +182,8 @@ func (p *Pod) Remove(ctx context.Context) error {
 		var errs []error
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		for _, c := range p.byName {
+		all := p.allContainers()
+		for _, c := range all {
 			wg.Go(func() {
 				if err := c.deleteInstances(p.lifeCtx, true); err != nil {
 					mu.Lock()
@@ -192,7 +195,7 @@ func (p *Pod) Remove(ctx context.Context) error {
 		wg.Wait()
 		errs = append(errs, p.stopPause(p.lifeCtx)) // if the stop could not
 		errs = append(errs, p.removePodCgroup())
-		for _, c := range p.byName {
+		for _, c := range all {
 			// The Runtime outlives its pods: their back-off entries must not pile up. (No
 			// restart is left to advance one: the stop waited for them.)
 			p.rt.backoff.Reset(c.backoffKey())

@@ -47,6 +47,10 @@ type taskRuntime interface {
 	// pinProcessNamespace pins the namespace of kind k of process pid under dir (see
 	// sandboxns.PinProcess).
 	pinProcessNamespace(dir string, k sandboxns.Kind, pid int) (string, error)
+	// pinContainerNamespace pins it as pinProcessNamespace does, then checks that what it
+	// pinned is the namespace of a process in the cgroup at cgroup (a PID may be reused the
+	// moment its process is reaped): else it unpins it and fails.
+	pinContainerNamespace(dir string, k sandboxns.Kind, pid int, cgroup string) (string, error)
 	// unpinNamespaces removes them (see sandboxns.Remove).
 	unpinNamespaces(dir string) error
 	// socketAnswers reports whether anything accepts connections on containerd's socket (a

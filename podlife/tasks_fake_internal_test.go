@@ -187,6 +187,11 @@ func (f *fakeTasks) pinProcessNamespace(dir string, k sandboxns.Kind, pid int) (
 	return filepath.Join(dir, fmt.Sprint(k)), nil
 }
 
+func (f *fakeTasks) pinContainerNamespace(dir string, k sandboxns.Kind, pid int, cgroup string) (string, error) {
+	f.note("pin %s %d of %s", k, pid, cgroup)
+	return filepath.Join(dir, fmt.Sprint(k)), nil
+}
+
 func (f *fakeTasks) socketAnswers() bool { return true }
 
 func (f *fakeTasks) shimAnswers(group string) bool {

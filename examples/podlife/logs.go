@@ -190,6 +190,13 @@ func pickContainer(rec podlife.PodRecord, name string) (string, error) {
 	for _, cs := range append(rec.Status.InitContainerStatuses, rec.Status.ContainerStatuses...) {
 		names = append(names, cs.Name)
 	}
+	ephemeral := make([]string, 0, len(rec.Status.EphemeralContainerStatuses))
+	for _, cs := range rec.Status.EphemeralContainerStatuses {
+		ephemeral = append(ephemeral, cs.Name)
+	}
+	if name != "" && slices.Contains(ephemeral, name) {
+		return name, nil // not a default: `kubectl logs` names an ephemeral container explicitly
+	}
 	if name == "" {
 		if len(names) == 1 {
 			return names[0], nil

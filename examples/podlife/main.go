@@ -5,6 +5,7 @@
 //	podlife ps [-o json]
 //	podlife logs [-f] [--previous] POD [CONTAINER]
 //	podlife exec [-i] POD CONTAINER -- CMD [ARG...]
+//	podlife debug POD --image IMAGE [--target CONTAINER] [--name NAME] [-- CMD [ARG...]]
 //	podlife stop [--grace-period SECONDS] POD...
 //	podlife rm [--grace-period SECONDS] POD...
 //	podlife image import FILE...
@@ -45,6 +46,7 @@ const usage = `usage:
   podlife ps [-o json]
   podlife logs [-f] [--previous] POD [CONTAINER]
   podlife exec [-i] POD CONTAINER -- CMD [ARG...]
+  podlife debug POD --image IMAGE [--target CONTAINER] [--name NAME] [--image-pull-policy POLICY] [-- CMD [ARG...]]
   podlife stop [--grace-period SECONDS] POD...
   podlife rm [--grace-period SECONDS] POD...
   podlife condition [--reason REASON] [--message MESSAGE] POD TYPE=True|False|Unknown
@@ -73,6 +75,8 @@ func cli(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return logsCmd(ctx, args, stdout, stderr)
 	case "exec":
 		return execCmd(ctx, args, stdin, stdout, stderr)
+	case "debug":
+		return debugCmd(ctx, args, stdout, stderr)
 	case "stop", "rm":
 		return stopCmd(ctx, cmd, args, stdout, stderr)
 	case "condition":

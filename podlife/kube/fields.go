@@ -130,7 +130,7 @@ func podRules() []rule {
 		sup("spec.resources.limits", "pod-level resources → Resources: a pod cgroup with these cpu and memory limits, the containers' cgroups under it (and the downward API's limit of a container without one); ephemeral-storage: a warning; others rejected"),
 		sup("spec.resources.requests", "cpu → Resources.CPURequest, the pod cgroup's cpu shares (defaults to the limit); memory and ephemeral-storage only steer scheduling; others rejected"),
 		rej("spec.resources.claims", "dynamic resource allocation is not supported"),
-		rej("spec.ephemeralContainers", "ephemeral containers are not supported"),
+		rej("spec.ephemeralContainers", "the API server refuses it too (cannot be set on create): add one to a running pod with Pod.AddEphemeralContainer or `podlife debug`"),
 		warn("spec.nodeName", noteScheduling),
 		warn("spec.nodeSelector", noteScheduling),
 		warn("spec.affinity", noteScheduling),
