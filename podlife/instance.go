@@ -80,15 +80,13 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	}
 	inst := &instance{rt: r, mu: &p.mu, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
 	t2 := time.Now()
-	inst.log, inst.logPath, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt, r.cfg.Logs)
+	out, err := inst.openLog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), p.sandbox.fifoDir())
 	if err != nil {
 		inst.delete(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	stdout, stderr := inst.log.Stream("stdout"), inst.log.Stream("stderr")
-	inst.streams = []io.Closer{stdout, stderr}
 	err = p.withShim(waitCtx, c, func() error {
-		task, err := ctr.newTask(ctx, stdout, stderr, p.sandbox.fifoDir())
+		task, err := ctr.newTask(ctx, out)
 		if err == nil {
 			inst.task = task
 		}

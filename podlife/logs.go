@@ -2,14 +2,48 @@ package podlife
 
 import (
 	"bytes"
+	"io"
 	"time"
 
 	"github.com/podlife/podlife/internal/crilog"
+	"github.com/podlife/podlife/internal/logdriver"
 )
 
+// openLog prepares the log file of the instance's attempt in dir (the container's log
+// directory), removing the files of attempts older than the previous one, and returns where
+// the task's output goes. With Config.ContainerLogger set, the logger that the shim runs beside
+// the container writes the file; otherwise this process does, copying the output from FIFOs in
+// fifoDir (the fallback: the output stops flowing, and the container blocks on a full pipe,
+// once this process is gone).
+func (i *instance) openLog(dir, fifoDir string) (taskOutput, error) {
+	cfg := i.rt.cfg
+	if cfg.ContainerLogger == "" {
+		w, path, err := openCRILog(dir, i.attempt, cfg.Logs)
+		if err != nil {
+			return taskOutput{}, err
+		}
+		stdout, stderr := w.Stream("stdout"), w.Stream("stderr")
+		i.log, i.logPath, i.streams = w, path, []io.Closer{stdout, stderr}
+		return taskOutput{stdout: stdout, stderr: stderr, fifoDir: fifoDir}, nil
+	}
+	crilog.PruneAttempts(dir, i.attempt)
+	path := crilog.Path(dir, i.attempt)
+	// Made here, so that Logs finds it at once and an unwritable directory fails the create
+	// with its reason (the logger's own errors go nowhere).
+	w, err := crilog.Open(path, cfg.Logs.crilog())
+	if err != nil {
+		return taskOutput{}, err
+	}
+	if err := w.Close(); err != nil {
+		return taskOutput{}, err
+	}
+	i.logPath = path
+	return taskOutput{logger: cfg.ContainerLogger, loggerArgs: logdriver.Args(path, cfg.Logs.crilog())}, nil
+}
+
 // openCRILog opens the log file of a container's attempt in dir (limits with their defaults
-// applied) for the manager to write, and removes the files of attempts older than the previous
-// one. It is the fallback writer, used when no Config.ContainerLogger is set.
+// applied) for this process to write, and removes the files of attempts older than the
+// previous one.
 func openCRILog(dir string, attempt int, limits LogLimits) (*crilog.Writer, string, error) {
 	crilog.PruneAttempts(dir, attempt)
 	path := crilog.Path(dir, attempt)

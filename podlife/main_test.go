@@ -47,6 +47,7 @@ type testEnv struct {
 	client  *client.Client
 	archive []byte
 	version string
+	logger  string // the container logger binary every harness uses
 	next    atomic.Int32
 }
 
@@ -98,6 +99,9 @@ func (e *testEnv) setup() error {
 		return err
 	}
 	e.version, _ = e.daemon.Version(ctx)
+	if e.logger, err = podlifetest.ContainerLogger(dir); err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	if err := podlifetest.BusyboxArchive(&buf, testImage); err != nil {
 		return err
@@ -189,7 +193,10 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 		Namespace: h.ns,
 		StateDir:  h.stateDir,
 		Network:   nw,
-		Logger:    slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		// Containers' output is written by the logger the shim runs, as in production; a test
+		// of the in-process fallback clears it.
+		ContainerLogger: env.logger,
+		Logger:          slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	for _, o := range opts {
 		o(&cfg)

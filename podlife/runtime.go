@@ -51,6 +51,12 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	if cfg.ContainerLogger != "" {
+		// The shim's failure to start it would only show as a container without output.
+		if st, err := os.Stat(cfg.ContainerLogger); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+			return nil, fmt.Errorf("podlife: config.containerLogger %q is not an executable file (%v): %w", cfg.ContainerLogger, err, ErrInvalidSpec)
+		}
+	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}
