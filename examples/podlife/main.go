@@ -41,6 +41,7 @@ import (
 
 const usage = `usage:
   podlife run -f FILE [-f FILE ...] [--detach] [--strict] [-o json] [--logs] [--timeline FILE.svg]
+              [--container-logger PATH|none]
               [--import ARCHIVE] [--busybox REF] [--restart-backoff DURATION] [--image-pull-backoff DURATION]
   podlife ps [-o json]
   podlife logs [-f] [--previous] POD [CONTAINER]
@@ -54,6 +55,12 @@ const usage = `usage:
 Every command takes --state-dir DIR, --network NAME, --bridge NAME, --subnet CIDR and -v.`
 
 func main() {
+	// containerd's shim runs this same program as each container's logger (see
+	// podlife.Config.ContainerLogger), so that the output of the pods keeps being written when
+	// the process that supervises them is gone.
+	if podlife.IsContainerLogger() {
+		podlife.ServeContainerLogger()
+	}
 	os.Exit(cli(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -157,6 +164,10 @@ func (c *common) runtime(ctx context.Context, stderr io.Writer, opts ...func(*po
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	cfg := podlife.Config{StateDir: c.stateDir, Logger: logger}
+	// This program is its own container logger (main): nothing more to install.
+	if self, err := os.Executable(); err == nil {
+		cfg.ContainerLogger = self
+	}
 	cfg.Bridge.Name, cfg.Bridge.Bridge = c.network, c.bridge
 	cfg.Bridge.PluginDirs = filepath.SplitList(c.cniPath)
 	if c.subnet != "" {
