@@ -24,6 +24,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/cnipath"
+	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
@@ -41,6 +42,10 @@ func main() {
 	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
 	only := flag.String("only", "times,memory,probes,gated,sharedpid", "comma-separated measurements to run")
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
+	containerLogger := flag.String("container-logger", "", `containers' logger: "" (podlife-logger, built for the run), "self" (this program re-executed, as the podlife CLI does), "none" (the managing process writes the logs), or a path`)
+	if podlife.IsContainerLogger() {
+		podlife.ServeContainerLogger() // -container-logger self
+	}
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -48,7 +53,7 @@ func main() {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	o := options{n: *n, pods: *pods, probePods: *probePods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
+	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
 		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" {
@@ -79,6 +84,8 @@ type env struct {
 	subnet netip.Prefix
 	logger *slog.Logger
 	runID  string
+	// containerLogger is Config.ContainerLogger of every Runtime.
+	containerLogger string
 }
 
 // ns names a containerd namespace of this run (unique, so no earlier run's leftovers collide).
@@ -86,6 +93,7 @@ func (e *env) ns(what string) string { return "plb-" + e.runID + "-" + what }
 
 // options says what to measure, and how much.
 type options struct {
+	containerLogger                     string // the -container-logger flag
 	n, pods, probePods, execPods, gated int
 	probeWindow                         time.Duration
 	only                                map[string]bool // measurements to run: times, memory, probes, gated, sharedpid
@@ -111,7 +119,21 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		return nil, err
 	}
 	defer e.bridge.Destroy(context.WithoutCancel(ctx))
-	rep := &report{Containerd: version}
+	switch o.containerLogger {
+	case "none":
+		e.containerLogger = ""
+	case "self":
+		if e.containerLogger, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	case "":
+		if e.containerLogger, err = podlifetest.ContainerLogger(dir); err != nil {
+			return nil, err
+		}
+	default:
+		e.containerLogger = o.containerLogger
+	}
+	rep := &report{Containerd: version, ContainerLogger: o.containerLogger}
 	if o.only["times"] {
 		rep.Iterations = o.n
 		if err := e.measureTimes(ctx, o.n, rep); err != nil {
