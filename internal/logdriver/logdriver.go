@@ -104,14 +104,22 @@ func Main() {
 }
 
 // serve copies stdout and stderr to the log file until both end, or until ctx ends (the shim's
-// SIGTERM) and then at most drainTimeout more.
+// SIGTERM) and then at most drainTimeout more. A log file it cannot open makes it drain the
+// output to nowhere (and report the error when it ends): a container must not die of SIGPIPE,
+// nor block, because its log cannot be written.
 func serve(ctx context.Context, cfg config, stdout, stderr io.Reader, ready func() error) error {
-	w, err := crilog.Open(cfg.path, cfg.limits)
-	if err != nil {
-		return err
+	var sink func(name string) io.WriteCloser
+	w, openErr := crilog.Open(cfg.path, cfg.limits)
+	if openErr != nil {
+		fmt.Fprintln(os.Stderr, "podlife container logger: the output is dropped:", openErr)
+		sink = func(string) io.WriteCloser { return nopCloser{io.Discard} }
+	} else {
+		sink = w.Stream
 	}
 	if err := ready(); err != nil {
-		_ = w.Close()
+		if w != nil {
+			_ = w.Close()
+		}
 		return fmt.Errorf("signal readiness: %w", err)
 	}
 	var (
@@ -123,7 +131,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Reader, ready func
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := w.Stream(name)
+			s := sink(name)
 			_, err := io.Copy(s, r)
 			_ = s.Close() // a trailing line without its newline, marked partial
 			if err != nil && !errors.Is(err, os.ErrClosed) {
@@ -145,5 +153,12 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Reader, ready func
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	return errors.Join(append(errs, w.Close())...)
+	if w != nil {
+		errs = append(errs, w.Close())
+	}
+	return errors.Join(append(errs, openErr)...)
 }
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -105,3 +105,29 @@ func TestServeDrainsAfterCancel(t *testing.T) {
 		t.Errorf("log %q lacks the line written after the stop request", b)
 	}
 }
+
+// A log file that cannot be opened does not kill the container or block it: the logger says it
+// is ready, drains the output to nowhere, and reports the error when the streams end.
+func TestServeUnwritableDrains(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(parent, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	outR, outW := io.Pipe()
+	errR, errW := io.Pipe()
+	readied := make(chan struct{})
+	served := make(chan error, 1)
+	go func() {
+		served <- serve(context.Background(), config{path: filepath.Join(parent, "0.log"), limits: crilog.Limits{MaxSize: crilog.MinMaxSize, MaxFiles: 2}},
+			outR, errR, func() error { close(readied); return nil })
+	}()
+	<-readied
+	// io.Pipe writes block until read: these return only if the logger drains.
+	_, _ = io.WriteString(outW, strings.Repeat("x\n", 1<<16))
+	_, _ = io.WriteString(errW, "oops\n")
+	_ = outW.Close()
+	_ = errW.Close()
+	if err := <-served; err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("serve: %v, want the open error", err)
+	}
+}
