@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
 // chattyCommand prints numbered lines of about 210 bytes as fast as it can and writes the
@@ -106,6 +107,13 @@ func TestLogsOutliveManager(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the log's last line is %d, want at least %d: the log stopped growing", last, target)
 		}
+	}
+
+	// The harness's leak check sees the running logger (and, after the removal, none).
+	done, stop := context.WithCancel(ctx)
+	stop()
+	if l := podlifetest.LoggerLeaks(done, h.stateDir); len(l) != 1 || !strings.Contains(l[0], strconv.Itoa(logger)) {
+		t.Errorf("LoggerLeaks while the container runs: %q, want its logger %d", l, logger)
 	}
 
 	// Stopped from another Runtime; then the files are final: under the cap, contiguous.

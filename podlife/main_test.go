@@ -259,6 +259,7 @@ func (h *harness) cleanup() {
 	}
 	sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
 	shims := podlifetest.ShimLeaks(sctx, h.ns)
+	shims = append(shims, podlifetest.LoggerLeaks(sctx, h.stateDir)...)
 	scancel()
 	for name := range listSockets() {
 		// A new socket nothing answers on is a leak; a live one belongs to a shim still running
