@@ -1,6 +1,7 @@
 package podlife
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/podlife/podlife/internal/logdriver"
@@ -24,3 +25,17 @@ func IsContainerLogger() bool { return logdriver.IsLogger(os.Args[1:]) }
 // writes the container's output to its log file until the container's task is deleted, then
 // exits the process. It never returns.
 func ServeContainerLogger() { logdriver.Main() }
+
+// checkExecutable says why path is not an executable file, if it is not.
+func checkExecutable(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", path)
+	case st.Mode().Perm()&0o111 == 0:
+		return fmt.Errorf("%s is not executable", path)
+	}
+	return nil
+}

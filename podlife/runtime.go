@@ -53,8 +53,8 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	cfg = cfg.withDefaults()
 	if cfg.ContainerLogger != "" {
 		// The shim's failure to start it would only show as a container without output.
-		if st, err := os.Stat(cfg.ContainerLogger); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
-			return nil, fmt.Errorf("podlife: config.containerLogger %q is not an executable file (%v): %w", cfg.ContainerLogger, err, ErrInvalidSpec)
+		if err := checkExecutable(cfg.ContainerLogger); err != nil {
+			return nil, fmt.Errorf("podlife: config.containerLogger: %w: %w", err, ErrInvalidSpec)
 		}
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
