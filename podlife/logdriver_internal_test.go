@@ -29,3 +29,49 @@ func TestContainerLoggerValidate(t *testing.T) {
 		t.Errorf("the state dir was made: %v", err)
 	}
 }
+
+// With a container logger, openLog hands the task to it: the log URI's arguments name the
+// attempt's file and the limits, the file exists already (Logs finds it at once), older
+// attempts are pruned, and this process keeps no writer. Without one, this process writes.
+func TestOpenLog(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"0.log", "1.log"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	limits := LogLimits{MaxSize: 1 << 20, MaxFiles: 3}
+	inst := &instance{rt: &Runtime{cfg: Config{ContainerLogger: "/usr/local/bin/podlife-logger", Logs: limits}}, attempt: 2}
+	out, err := inst.openLog(dir, "/fifo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "2.log")
+	if out.logger != "/usr/local/bin/podlife-logger" || out.stdout != nil || out.stderr != nil || inst.log != nil || len(inst.streams) != 0 {
+		t.Errorf("output %+v, writer %v: want the logger alone", out, inst.log)
+	}
+	if out.loggerArgs["--podlife-log-file"] != want || out.loggerArgs["--podlife-log-max-size"] != "1048576" || out.loggerArgs["--podlife-log-max-files"] != "3" {
+		t.Errorf("logger args %v, want the file %s and the limits", out.loggerArgs, want)
+	}
+	if inst.logPath != want {
+		t.Errorf("logPath %s, want %s", inst.logPath, want)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "1.log 2.log" {
+		t.Errorf("files %v, want the previous attempt's and the new one's", names)
+	}
+
+	inst = &instance{rt: &Runtime{cfg: Config{Logs: limits}}, attempt: 3}
+	out, err = inst.openLog(dir, "/fifo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.log.Close()
+	if out.logger != "" || out.stdout == nil || out.stderr == nil || out.fifoDir != "/fifo" || inst.log == nil || len(inst.streams) != 2 {
+		t.Errorf("fallback output %+v: want this process's streams through FIFOs", out)
+	}
+}
