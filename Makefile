@@ -8,6 +8,8 @@ export GOFLAGS ?= -buildvcs=false
 CONTAINERD_VERSION ?= v2.4.2
 BIN := $(CURDIR)/.cache/bin
 CONTAINERD2 := $(BIN)/containerd
+# The container logger (Config.ContainerLogger) that tests, the demo and the benchmark use.
+LOGGER := $(BIN)/podlife-logger
 # The CNI plugins are the tool packages of github.com/containernetworking/plugins pinned in go.mod
 # (`go get -tool ...@vX`); tests, examples and the benchmark find them through PODLIFE_CNI_PATH.
 CNI_BIN := $(CURDIR)/.cache/cni/bin
@@ -17,20 +19,20 @@ export PODLIFE_CNI_PATH ?= $(CNI_BIN)
 DEBS := containerd runc crun containernetworking-plugins busybox-static catatonit iptables iproute2 docker-registry apache2-utils ca-certificates
 TEST_TIMEOUT ?= 15m
 
-.PHONY: demo test deps containerd2 cni-plugins unit integration smoke-1.6 lint bench clean apiserver-diff
+.PHONY: demo test deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench clean apiserver-diff
 
 ## demo: run the startup-sequence experiment (short times) on a private containerd if none runs.
-demo: deps cni-plugins
-	go run ./examples/startup-sequence --short
+demo: deps cni-plugins logger
+	go run ./examples/startup-sequence --short --container-logger $(LOGGER)
 
 ## test: lint, unit and integration tests (containerd 2.x), then a smoke subset on Debian's containerd 1.6.
-test: deps containerd2 cni-plugins lint
-	PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee .cache/test.log; \
+test: deps containerd2 cni-plugins logger lint
+	PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee .cache/test.log; \
 	  $(call failures,.cache/test.log)
 	$(MAKE) smoke-1.6
 
-smoke-1.6: deps cni-plugins
-	PODLIFE_TEST_CONTAINERD=/usr/bin/containerd go test -race -count=1 -timeout 10m -run 'Smoke' ./podlife/ 2>&1 | tee .cache/smoke.log; \
+smoke-1.6: deps cni-plugins logger
+	PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=/usr/bin/containerd go test -race -count=1 -timeout 10m -run 'Smoke' ./podlife/ 2>&1 | tee .cache/smoke.log; \
 	  $(call failures,.cache/smoke.log)
 
 # failures: after a `go test ... | tee LOG`, exit with go test's status and, when it failed,
@@ -41,8 +43,8 @@ failures = rc=$${PIPESTATUS[0]}; if [ $$rc -ne 0 ]; then \
 	fi; exit $$rc
 
 ## bench: pod start/stop against the containerd floor; BENCH_FLAGS=--json for JSON.
-bench: deps containerd2 cni-plugins
-	go run ./internal/cmd/podlife-bench --containerd $(CONTAINERD2) $(BENCH_FLAGS)
+bench: deps containerd2 cni-plugins logger
+	go run ./internal/cmd/podlife-bench --containerd $(CONTAINERD2) --container-logger $(LOGGER) $(BENCH_FLAGS)
 
 ## apiserver-diff: run the API server's own validation (k8s.io/kubernetes, internal/apiserverdiff's
 ## go.mod) on the manifests of podlife/kube's TestAPIServerValidation; fails on a difference not
@@ -80,6 +82,11 @@ $(CONTAINERD2):
 	  github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2@$(CONTAINERD_VERSION)
 
 ## cni-plugins: build the CNI plugins go.mod pins (bridge, host-local, portmap, loopback) into .cache/cni/bin.
+# Rebuilt every time (go build is a no-op when nothing changed): it must match this tree.
+logger:
+	@mkdir -p $(BIN)
+	CGO_ENABLED=0 go build -trimpath -o $(LOGGER) ./internal/cmd/podlife-logger
+
 cni-plugins: $(CNI_BIN)/.built
 
 $(CNI_BIN)/.built: go.mod go.sum

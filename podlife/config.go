@@ -77,6 +77,15 @@ type Config struct {
 	// Logs bounds each container's log files (rotation by size, the kubelet's defaults:
 	// 10 MiB, 5 files).
 	Logs LogLimits `json:"logs,omitzero"`
+	// ContainerLogger is the absolute path of the program that writes containers' output to
+	// their log files: containerd's shim runs one beside each container (containerd's binary
+	// log driver), so that the output keeps flowing, and the container keeps running, when the
+	// process that manages the pod is gone. Use the podlife-logger command
+	// (internal/cmd/podlife-logger), or a program of yours that calls ServeContainerLogger
+	// when IsContainerLogger. Empty: this process copies the output through FIFOs, and a
+	// container that writes blocks once its pipe is full after this process is gone (see
+	// docs/concepts.md, "Logs").
+	ContainerLogger string `json:"containerLogger,omitempty"`
 	// Credentials, if set, is asked for registry credentials a pod's PullCredentials do not give.
 	Credentials func(ctx context.Context, host string) (username, password string, err error) `json:"-"`
 	// Logger receives podlife's logs; nil discards them.
@@ -162,6 +171,9 @@ func (c Config) Validate() error {
 	}
 	if c.PauseBinary != "" && !filepath.IsAbs(c.PauseBinary) {
 		errs = append(errs, fmt.Errorf("config.pauseBinary: %q must be an absolute path", c.PauseBinary))
+	}
+	if c.ContainerLogger != "" && !filepath.IsAbs(c.ContainerLogger) {
+		errs = append(errs, fmt.Errorf("config.containerLogger: %q must be an absolute path", c.ContainerLogger))
 	}
 	if c.SeccompProfileRoot != "" && !filepath.IsAbs(c.SeccompProfileRoot) {
 		errs = append(errs, fmt.Errorf("config.seccompProfileRoot: %q must be an absolute path", c.SeccompProfileRoot))

@@ -13,6 +13,8 @@ import (
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/errdefs"
 	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/podlife/podlife/internal/crilog"
 )
 
 // instance is one attempt of a container: its containerd container and task, its log file and
@@ -26,7 +28,7 @@ type instance struct {
 	cg      ctrHandle   // ctr, kept after its deletion for its cgroup and its spec (immutable)
 	task    taskHandle  // nil until created, and once deleted
 	exitCh  <-chan client.ExitStatus
-	log     *criLog
+	log     *crilog.Writer
 	logPath string
 	streams []io.Closer
 	exited  chan struct{} // closed when the process has exited (or will never run)
@@ -79,15 +81,13 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	}
 	inst := &instance{rt: r, mu: &p.mu, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
 	t2 := time.Now()
-	inst.log, inst.logPath, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt, r.cfg.Logs)
+	out, err := inst.openLog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), p.sandbox.fifoDir())
 	if err != nil {
 		inst.delete(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	stdout, stderr := inst.log.stream("stdout"), inst.log.stream("stderr")
-	inst.streams = []io.Closer{stdout, stderr}
 	err = p.withShim(waitCtx, c, func() error {
-		task, err := ctr.newTask(ctx, stdout, stderr, p.sandbox.fifoDir())
+		task, err := ctr.newTask(ctx, out)
 		if err == nil {
 			inst.task = task
 		}

@@ -2,12 +2,8 @@ package podlife
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
+
+	"github.com/podlife/podlife/internal/crilog"
 )
 
 // Defaults of LogLimits: the kubelet's containerLogMaxSize and containerLogMaxFiles.
@@ -51,57 +47,8 @@ func (l LogLimits) validate() error {
 }
 
 // minLogMaxSize is the smallest MaxSize: a whole split line fits in a file.
-const minLogMaxSize = 2 * maxLogLine
+const minLogMaxSize = crilog.MinMaxSize
 
-// rotatedSuffix is the time format of a rotated file's suffix: fixed width, so that names sort
-// by time.
-const rotatedSuffix = "20060102-150405.000000000"
-
-// rotate renames the current file aside, starts a new one and removes the oldest rotated files
-// beyond the limit. On an error it keeps writing where it can and tries again at the next line.
-// Called with l.mu held.
-func (l *criLog) rotate() {
-	rotated := l.path + "." + time.Now().UTC().Format(rotatedSuffix)
-	if err := os.Rename(l.path, rotated); err != nil {
-		return
-	}
-	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return // go on in the renamed file; the next line tries again
-	}
-	_ = l.f.Close()
-	l.f, l.size = f, 0
-	old, _ := filepath.Glob(l.path + ".*")
-	slices.Sort(old)
-	for len(old) > l.limits.MaxFiles-1 {
-		_ = os.Remove(old[0])
-		old = old[1:]
-	}
-}
-
-// pruneAttempts removes from a container's log directory the files of every attempt before
-// current except the newest of them (the previous attempt).
-func pruneAttempts(dir string, current int) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	attemptOf := func(name string) int {
-		n, err := strconv.Atoi(strings.SplitN(name, ".", 2)[0])
-		if err != nil {
-			return -1
-		}
-		return n
-	}
-	previous := -1
-	for _, e := range entries {
-		if n := attemptOf(e.Name()); n < current {
-			previous = max(previous, n)
-		}
-	}
-	for _, e := range entries {
-		if n := attemptOf(e.Name()); n >= 0 && n < previous {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
+func (l LogLimits) crilog() crilog.Limits {
+	return crilog.Limits{MaxSize: l.MaxSize, MaxFiles: l.MaxFiles}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/podlife/podlife/internal/crilog"
 )
 
 // A flood of output is rotated: the attempt keeps MaxFiles files, each about MaxSize, and what
@@ -20,7 +22,7 @@ func TestCRILogRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := lg.stream("stdout")
+	out := lg.Stream("stdout")
 	const lines = 5000
 	for i := range lines {
 		fmt.Fprintf(out, "line %05d %s\n", i, strings.Repeat("y", 100))
@@ -39,7 +41,7 @@ func TestCRILogRotation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Size() > limits.MaxSize+maxLogLine {
+		if st.Size() > limits.MaxSize+crilog.MaxLine {
 			t.Errorf("%s: %d bytes, over MaxSize %d", f, st.Size(), limits.MaxSize)
 		}
 		seen = append(seen, lineNumbers(t, f)...)

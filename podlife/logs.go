@@ -3,114 +3,55 @@ package podlife
 import (
 	"bytes"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
-	"sync"
 	"time"
+
+	"github.com/podlife/podlife/internal/crilog"
+	"github.com/podlife/podlife/internal/logdriver"
 )
 
-// criLog writes a container attempt's stdout and stderr to one file in the CRI log format that
-// the kubelet and `kubectl logs` read: "<RFC3339Nano time> <stream> <P|F> <text>", one line per
-// line of output, P marking a partial line (split because it was too long, or cut at exit).
-//
-// The file is rotated at limits.MaxSize (see LogLimits).
-type criLog struct {
-	limits LogLimits
-	path   string
-
-	mu   sync.Mutex
-	f    *os.File
-	size int64
+// openLog prepares the log file of the instance's attempt in dir (the container's log
+// directory), removing the files of attempts older than the previous one, and returns where
+// the task's output goes. With Config.ContainerLogger set, the logger that the shim runs beside
+// the container writes the file; otherwise this process does, copying the output from FIFOs in
+// fifoDir (the fallback: the output stops flowing, and the container blocks on a full pipe,
+// once this process is gone).
+func (i *instance) openLog(dir, fifoDir string) (taskOutput, error) {
+	cfg := i.rt.cfg
+	if cfg.ContainerLogger == "" {
+		w, path, err := openCRILog(dir, i.attempt, cfg.Logs)
+		if err != nil {
+			return taskOutput{}, err
+		}
+		stdout, stderr := w.Stream("stdout"), w.Stream("stderr")
+		i.log, i.logPath, i.streams = w, path, []io.Closer{stdout, stderr}
+		return taskOutput{stdout: stdout, stderr: stderr, fifoDir: fifoDir}, nil
+	}
+	crilog.PruneAttempts(dir, i.attempt)
+	path := crilog.Path(dir, i.attempt)
+	// Made here, so that Logs finds it at once and an unwritable directory fails the create
+	// with its reason (the logger's own errors go nowhere).
+	w, err := crilog.Open(path, cfg.Logs.crilog())
+	if err != nil {
+		return taskOutput{}, err
+	}
+	if err := w.Close(); err != nil {
+		return taskOutput{}, err
+	}
+	i.logPath = path
+	return taskOutput{logger: cfg.ContainerLogger, loggerArgs: logdriver.Args(path, cfg.Logs.crilog())}, nil
 }
 
-// maxLogLine is where a long line is split into partial lines, as containerd's CRI does.
-const maxLogLine = 16 * 1024
-
 // openCRILog opens the log file of a container's attempt in dir (limits with their defaults
-// applied), and removes the files of attempts older than the previous one.
-func openCRILog(dir string, attempt int, limits LogLimits) (*criLog, string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, "", err
-	}
-	pruneAttempts(dir, attempt)
-	path := filepath.Join(dir, strconv.Itoa(attempt)+".log")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+// applied) for this process to write, and removes the files of attempts older than the
+// previous one.
+func openCRILog(dir string, attempt int, limits LogLimits) (*crilog.Writer, string, error) {
+	crilog.PruneAttempts(dir, attempt)
+	path := crilog.Path(dir, attempt)
+	w, err := crilog.Open(path, limits.crilog())
 	if err != nil {
 		return nil, "", err
 	}
-	var size int64
-	if st, err := f.Stat(); err == nil {
-		size = st.Size()
-	}
-	return &criLog{limits: limits, path: path, f: f, size: size}, path, nil
-}
-
-// stream returns a writer for one stream ("stdout" or "stderr"). Close it to flush a trailing
-// partial line.
-func (l *criLog) stream(name string) io.WriteCloser {
-	return &criStream{log: l, name: name}
-}
-
-func (l *criLog) writeLine(stream string, tag byte, text []byte) {
-	var b bytes.Buffer
-	b.Grow(len(text) + 48)
-	b.WriteString(time.Now().Format(time.RFC3339Nano))
-	b.WriteByte(' ')
-	b.WriteString(stream)
-	b.WriteByte(' ')
-	b.WriteByte(tag)
-	b.WriteByte(' ')
-	b.Write(text)
-	b.WriteByte('\n')
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n, _ := l.f.Write(b.Bytes())
-	l.size += int64(n)
-	if l.size >= l.limits.MaxSize {
-		l.rotate()
-	}
-}
-
-// Close closes the file.
-func (l *criLog) Close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.f.Close()
-}
-
-type criStream struct {
-	log  *criLog
-	name string
-	buf  []byte
-}
-
-func (s *criStream) Write(p []byte) (int, error) {
-	s.buf = append(s.buf, p...)
-	for {
-		i := bytes.IndexByte(s.buf, '\n')
-		if i < 0 {
-			break
-		}
-		s.log.writeLine(s.name, 'F', s.buf[:i])
-		s.buf = s.buf[i+1:]
-	}
-	for len(s.buf) >= maxLogLine {
-		s.log.writeLine(s.name, 'P', s.buf[:maxLogLine])
-		s.buf = s.buf[maxLogLine:]
-	}
-	if len(s.buf) == 0 {
-		s.buf = nil
-	}
-	return len(p), nil
-}
-
-func (s *criStream) Close() error {
-	if len(s.buf) > 0 {
-		s.log.writeLine(s.name, 'P', s.buf)
-		s.buf = nil
-	}
-	return nil
+	return w, path, nil
 }
 
 // LogLine is one parsed line of a CRI log file.

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// FuzzParseLogLine feeds ParseLogLine arbitrary lines, and lines in the format criLog
+// FuzzParseLogLine feeds ParseLogLine arbitrary lines, and lines in the format crilog.Writer
 // writes: it must not panic, what it accepts must be "<time> <stream> <tag> <text>" with the
 // parts it returns, and a written line must parse back to what was written.
 func FuzzParseLogLine(f *testing.F) {

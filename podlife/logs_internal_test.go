@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/podlife/podlife/internal/crilog"
 )
 
 // The CRI log writer splits output into lines, tags streams, marks partial lines with P.
@@ -14,11 +16,11 @@ func TestCRILog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, errw := lg.stream("stdout"), lg.stream("stderr")
+	out, errw := lg.Stream("stdout"), lg.Stream("stderr")
 	_, _ = out.Write([]byte("hello\nwor"))
 	_, _ = errw.Write([]byte("oops\n"))
 	_, _ = out.Write([]byte("ld\n"))
-	_, _ = out.Write([]byte(strings.Repeat("x", maxLogLine+10)))
+	_, _ = out.Write([]byte(strings.Repeat("x", crilog.MaxLine+10)))
 	_, _ = out.Write([]byte("\ntail-without-newline"))
 	_ = out.Close()
 	_ = errw.Close()
@@ -46,7 +48,7 @@ func TestCRILog(t *testing.T) {
 		{"stdout", false, "hello"},
 		{"stderr", false, "oops"},
 		{"stdout", false, "world"},
-		{"stdout", true, strings.Repeat("x", maxLogLine)},
+		{"stdout", true, strings.Repeat("x", crilog.MaxLine)},
 		{"stdout", false, "xxxxxxxxxx"},
 		{"stdout", true, "tail-without-newline"},
 	}

@@ -47,6 +47,7 @@ type testEnv struct {
 	client  *client.Client
 	archive []byte
 	version string
+	logger  string // the container logger binary every harness uses
 	next    atomic.Int32
 }
 
@@ -98,6 +99,9 @@ func (e *testEnv) setup() error {
 		return err
 	}
 	e.version, _ = e.daemon.Version(ctx)
+	if e.logger, err = podlifetest.ContainerLogger(dir); err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	if err := podlifetest.BusyboxArchive(&buf, testImage); err != nil {
 		return err
@@ -189,7 +193,10 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 		Namespace: h.ns,
 		StateDir:  h.stateDir,
 		Network:   nw,
-		Logger:    slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		// Containers' output is written by the logger the shim runs, as in production; a test
+		// of the in-process fallback clears it.
+		ContainerLogger: env.logger,
+		Logger:          slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -252,6 +259,7 @@ func (h *harness) cleanup() {
 	}
 	sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
 	shims := podlifetest.ShimLeaks(sctx, h.ns)
+	shims = append(shims, podlifetest.LoggerLeaks(sctx, h.stateDir)...)
 	scancel()
 	for name := range listSockets() {
 		// A new socket nothing answers on is a leak; a live one belongs to a shim still running

@@ -111,7 +111,7 @@ func (p *Pod) startPause(ctx context.Context) error {
 	p.mu.Lock()
 	p.pause.ctr = ctr
 	p.mu.Unlock()
-	task, err := ctr.newTask(ctx, io.Discard, io.Discard, s.fifoDir())
+	task, err := ctr.newTask(ctx, taskOutput{stdout: io.Discard, stderr: io.Discard, fifoDir: s.fifoDir()})
 	if err != nil {
 		if cerr := ctr.sweepCgroup(); cerr != nil {
 			p.log.Warn("failed pause create left its cgroup", "err", cerr)

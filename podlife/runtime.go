@@ -53,6 +53,12 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	if cfg.ContainerLogger != "" {
+		// The shim's failure to start it would only show as a container without output.
+		if err := checkExecutable(cfg.ContainerLogger); err != nil {
+			return nil, fmt.Errorf("podlife: config.containerLogger: %w: %w", err, ErrInvalidSpec)
+		}
+	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}

@@ -72,11 +72,22 @@ type podImage struct {
 	ctrd client.Image
 }
 
+// taskOutput is where a task's stdout and stderr go: to a logger program that the shim runs
+// beside the container (logger set), else through FIFOs in fifoDir to stdout and stderr,
+// copied by this process.
+type taskOutput struct {
+	logger     string            // absolute path of the logger binary
+	loggerArgs map[string]string // its arguments (the log URI's query)
+
+	stdout, stderr io.Writer
+	fifoDir        string
+}
+
 // ctrHandle is one containerd container (one instance of a pod's container).
 type ctrHandle interface {
 	// newTask creates its task (runc create): the process exists, not started, its output
-	// copied to stdout and stderr through FIFOs in fifoDir.
-	newTask(ctx context.Context, stdout, stderr io.Writer, fifoDir string) (taskHandle, error)
+	// going where out says.
+	newTask(ctx context.Context, out taskOutput) (taskHandle, error)
 	// taskGone reports whether the container is known to have no task any more.
 	taskGone(ctx context.Context) bool
 	// loadTask returns its existing task (an error wrapping errdefs.ErrNotFound if none).

@@ -3,7 +3,6 @@ package podlife
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"syscall"
 
@@ -107,8 +106,12 @@ type ctrdContainer struct {
 	cgroup string
 }
 
-func (c ctrdContainer) newTask(ctx context.Context, stdout, stderr io.Writer, fifoDir string) (taskHandle, error) {
-	task, err := c.ctr.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr), cio.WithFIFODir(fifoDir)))
+func (c ctrdContainer) newTask(ctx context.Context, out taskOutput) (taskHandle, error) {
+	creator := cio.NewCreator(cio.WithStreams(nil, out.stdout, out.stderr), cio.WithFIFODir(out.fifoDir))
+	if out.logger != "" {
+		creator = cio.BinaryIO(out.logger, out.loggerArgs)
+	}
+	task, err := c.ctr.NewTask(ctx, creator)
 	if err != nil {
 		return nil, err
 	}

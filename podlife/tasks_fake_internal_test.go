@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/netip"
 	"os"
@@ -264,7 +263,7 @@ func (p *fakeProc) finish(code int) {
 
 type fakeCtr struct{ p *fakeProc }
 
-func (c *fakeCtr) newTask(context.Context, io.Writer, io.Writer, string) (taskHandle, error) {
+func (c *fakeCtr) newTask(context.Context, taskOutput) (taskHandle, error) {
 	f := c.p.f
 	f.note("task %s", c.p.label)
 	f.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	detach := fs.Bool("detach", false, "start the pods, leave them supervised by a background podlife process, and return")
 	backoff := fs.Duration("restart-backoff", 0, "initial crash-loop back-off (default the kubelet's 10s)")
 	pullBackoff := fs.Duration("image-pull-backoff", 10*time.Second, "initial back-off between failed image pulls, doubling up to 300s, as the kubelet retries them; 0 fails at the first failed pull")
+	containerLogger := fs.String("container-logger", "", `the program containerd's shims run beside each container to write its output: "" (podlife-logger beside this program or in PATH, else this program), a path (such as podlife-logger's), or "none" (this process writes the logs: a chatty container blocks once this process is gone)`)
 	c := addCommon(fs)
 	sec := addSecurityFlags(fs)
 	rcs := addRuntimeClassFlags(fs)
@@ -97,6 +99,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if *pullBackoff > 0 {
 			cfg.ImagePullBackOff = &podlife.Backoff{Initial: *pullBackoff}
+		}
+		switch *containerLogger {
+		case "": // this program (see main and common.runtime)
+		case "none":
+			cfg.ContainerLogger = ""
+		default:
+			cfg.ContainerLogger, _ = filepath.Abs(*containerLogger)
 		}
 	})
 	if err != nil {

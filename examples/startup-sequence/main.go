@@ -39,22 +39,23 @@ func main() {
 	policy := flag.String("policy", "sequential", "start policy: sequential (the kubelet's) or parallel")
 	stateDir := flag.String("state-dir", "", "podlife state directory (default /var/lib/podlife)")
 	verbose := flag.Bool("v", false, "log podlife's debug output to stderr")
+	containerLogger := flag.String("container-logger", "", "absolute path of podlife-logger, which writes the containers' logs beside their shims (default: this program writes them)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *short, *image, *policy, *stateDir, *verbose); err != nil {
+	if err := run(ctx, *short, *image, *policy, *stateDir, *containerLogger, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "startup-sequence:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, short bool, image, policy, stateDir string, verbose bool) error {
+func run(ctx context.Context, short bool, image, policy, stateDir, containerLogger string, verbose bool) error {
 	logger := slog.New(slog.DiscardHandler)
 	if verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	cfg := podlife.Config{StateDir: stateDir, Logger: logger}
+	cfg := podlife.Config{StateDir: stateDir, Logger: logger, ContainerLogger: containerLogger}
 	// `make demo` builds the CNI plugins pinned in go.mod and names their directory here; unset,
 	// the plugins are looked up in /opt/cni/bin, /usr/lib/cni and /usr/libexec/cni.
 	cfg.Bridge.PluginDirs = filepath.SplitList(os.Getenv("PODLIFE_CNI_PATH"))

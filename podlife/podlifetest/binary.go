@@ -27,3 +27,22 @@ func ContainerdBinary(cached string) (string, error) {
 	}
 	return p, nil
 }
+
+// LoggerPackage is the import path of podlife's container logger command.
+const LoggerPackage = "github.com/podlife/podlife/internal/cmd/podlife-logger"
+
+// ContainerLogger returns a podlife container logger binary for Config.ContainerLogger:
+// $PODLIFE_TEST_LOGGER if set, else one built (`go build` of LoggerPackage) into dir.
+func ContainerLogger(dir string) (string, error) {
+	if bin := os.Getenv("PODLIFE_TEST_LOGGER"); bin != "" {
+		return bin, nil
+	}
+	bin, err := filepath.Abs(filepath.Join(dir, "podlife-logger"))
+	if err != nil {
+		return "", err
+	}
+	if out, err := exec.Command("go", "build", "-o", bin, LoggerPackage).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the container logger: %w\n%s", err, out)
+	}
+	return bin, nil
+}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/cnipath"
+	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
@@ -43,6 +44,10 @@ func main() {
 	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass", "comma-separated measurements to run (runtimeclass needs crun)")
 	classPods := flag.Int("runtimeclass-probe-pods", 3, "pods of each runtime class with an exec probe every 100 ms, for runtimeclass (0: skip the probe cost)")
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
+	containerLogger := flag.String("container-logger", "", `containers' logger: "" (podlife-logger, built for the run), "self" (this program re-executed, as the podlife CLI does), "none" (the managing process writes the logs), or a path`)
+	if podlife.IsContainerLogger() {
+		podlife.ServeContainerLogger() // -container-logger self
+	}
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -50,7 +55,7 @@ func main() {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	o := options{n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
+	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
 		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" {
@@ -81,6 +86,8 @@ type env struct {
 	subnet netip.Prefix
 	logger *slog.Logger
 	runID  string
+	// containerLogger is Config.ContainerLogger of every Runtime.
+	containerLogger string
 }
 
 // ns names a containerd namespace of this run (unique, so no earlier run's leftovers collide).
@@ -88,6 +95,7 @@ func (e *env) ns(what string) string { return "plb-" + e.runID + "-" + what }
 
 // options says what to measure, and how much.
 type options struct {
+	containerLogger                                string // the -container-logger flag
 	n, pods, probePods, execPods, gated, classPods int
 	probeWindow                                    time.Duration
 	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass
@@ -113,7 +121,21 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		return nil, err
 	}
 	defer e.bridge.Destroy(context.WithoutCancel(ctx))
-	rep := &report{Containerd: version}
+	switch o.containerLogger {
+	case "none":
+		e.containerLogger = ""
+	case "self":
+		if e.containerLogger, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	case "":
+		if e.containerLogger, err = podlifetest.ContainerLogger(dir); err != nil {
+			return nil, err
+		}
+	default:
+		e.containerLogger = o.containerLogger
+	}
+	rep := &report{Containerd: version, ContainerLogger: o.containerLogger}
 	if o.only["times"] {
 		rep.Iterations = o.n
 		if err := e.measureTimes(ctx, o.n, rep); err != nil {

@@ -14,7 +14,7 @@ import (
 
 func (e *env) runtime(ctx context.Context, ns string, shims podlife.ShimMode) (*podlife.Runtime, error) {
 	rt, err := podlife.New(ctx, podlife.Config{Address: e.ctrd.Daemon.Address(), Namespace: ns,
-		StateDir: filepath.Join(e.dir, ns), Network: e.bridge, Shims: shims, Logger: e.logger})
+		StateDir: filepath.Join(e.dir, ns), Network: e.bridge, Shims: shims, Logger: e.logger, ContainerLogger: e.containerLogger})
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +115,10 @@ func (e *env) measureMemory(ctx context.Context, k int, rep *report) error {
 		}
 		shims, pss, rss := shimMemory(ns)
 		m := shimReport{Mode: string(mode), Shims: shims, PSSPerPodMiB: pss / float64(k), RSSPerPodMiB: rss / float64(k)}
+		m.Loggers, pss, rss = loggerMemory(filepath.Join(e.dir, ns))
+		if m.Loggers > 0 {
+			m.LoggerPSSMiB, m.LoggerRSSMiB = pss/float64(m.Loggers), rss/float64(m.Loggers)
+		}
 		if mode == podlife.ShimPerPod {
 			rep.ProcessRSSWithPodsMiB = rssMiB()
 		}

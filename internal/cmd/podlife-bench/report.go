@@ -41,10 +41,16 @@ type shimReport struct {
 	Shims        int     `json:"shims"`
 	PSSPerPodMiB float64 `json:"pss_per_pod_mib"`
 	RSSPerPodMiB float64 `json:"rss_per_pod_mib"`
+	// The container loggers (one per container, children of the shims): how many, and the
+	// PSS and RSS of one.
+	Loggers      int     `json:"loggers"`
+	LoggerPSSMiB float64 `json:"logger_pss_mib"`
+	LoggerRSSMiB float64 `json:"logger_rss_mib"`
 }
 
 type report struct {
 	Containerd            string              `json:"containerd"`
+	ContainerLogger       string              `json:"container_logger"`
 	Iterations            int                 `json:"iterations"`
 	FloorStart            stat                `json:"floor_start"`
 	PodlifeStart          stat                `json:"podlife_start"`
@@ -114,6 +120,9 @@ func (r *report) printMemory(w io.Writer) {
 		r.ProcessRSSMiB, r.ProcessRSSWithPodsMiB, r.Pods, r.ManagerKiBPerPod)
 	for _, m := range r.ShimModes {
 		fmt.Fprintf(w, "shims %-9s: %d shims for %d pods, %.2f MiB PSS and %.2f MiB RSS per pod\n", m.Mode, m.Shims, r.Pods, m.PSSPerPodMiB, m.RSSPerPodMiB)
+		if m.Loggers > 0 {
+			fmt.Fprintf(w, "  container loggers (%q): %d, %.2f MiB PSS and %.2f MiB RSS each\n", r.ContainerLogger, m.Loggers, m.LoggerPSSMiB, m.LoggerRSSMiB)
+		}
 	}
 }
 
@@ -144,6 +153,26 @@ func statusKiB(path, key string) float64 {
 		}
 	}
 	return 0
+}
+
+// loggerMemory sums PSS and RSS (MiB) of the container loggers writing under stateDir.
+func loggerMemory(stateDir string) (n int, pss, rss float64) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		if i := slices.Index(args, "--podlife-log-file"); i < 0 || i+1 >= len(args) || !strings.HasPrefix(args[i+1], stateDir+"/") {
+			continue
+		}
+		dir := filepath.Dir(p)
+		n++
+		pss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Pss:") / 1024
+		rss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Rss:") / 1024
+	}
+	return n, pss, rss
 }
 
 // shimMemory sums PSS and RSS (MiB) of the runc shims serving containerd namespace ns.

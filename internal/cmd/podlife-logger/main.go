@@ -1,0 +1,14 @@
+// Command podlife-logger is the container logger of podlife (Config.ContainerLogger):
+// containerd's shim runs one beside each container, and it writes the container's output to
+// the pod's log files in the CRI format, rotated by size, whether or not the process that
+// manages the pod still runs. It is not meant to be run by hand.
+//
+// Build it with `go build -o /usr/local/bin/podlife-logger ./internal/cmd/podlife-logger`
+// (or `go install github.com/podlife/podlife/internal/cmd/podlife-logger@<version>`) and set
+// Config.ContainerLogger to its absolute path. A program can instead be its own logger: see
+// podlife.ServeContainerLogger.
+package main
+
+import "github.com/podlife/podlife/internal/logdriver"
+
+func main() { logdriver.Main() }

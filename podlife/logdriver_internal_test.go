@@ -1,0 +1,77 @@
+package podlife
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Config.ContainerLogger must be an absolute path (Validate) to an executable file (New, which
+// refuses it before it connects to containerd or touches the state dir).
+func TestContainerLoggerValidate(t *testing.T) {
+	if err := (Config{ContainerLogger: "podlife-logger"}).Validate(); err == nil || !strings.Contains(err.Error(), "config.containerLogger") {
+		t.Errorf("relative path: %v, want an error naming config.containerLogger", err)
+	}
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "logger")
+	if err := os.WriteFile(notExec, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(dir, "missing"), notExec, dir} {
+		_, err := New(t.Context(), Config{ContainerLogger: p, StateDir: filepath.Join(dir, "state")})
+		if !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), "config.containerLogger") {
+			t.Errorf("New with ContainerLogger %s: %v, want ErrInvalidSpec naming config.containerLogger", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state")); !os.IsNotExist(err) {
+		t.Errorf("the state dir was made: %v", err)
+	}
+}
+
+// With a container logger, openLog hands the task to it: the log URI's arguments name the
+// attempt's file and the limits, the file exists already (Logs finds it at once), older
+// attempts are pruned, and this process keeps no writer. Without one, this process writes.
+func TestOpenLog(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"0.log", "1.log"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	limits := LogLimits{MaxSize: 1 << 20, MaxFiles: 3}
+	inst := &instance{rt: &Runtime{cfg: Config{ContainerLogger: "/usr/local/bin/podlife-logger", Logs: limits}}, attempt: 2}
+	out, err := inst.openLog(dir, "/fifo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "2.log")
+	if out.logger != "/usr/local/bin/podlife-logger" || out.stdout != nil || out.stderr != nil || inst.log != nil || len(inst.streams) != 0 {
+		t.Errorf("output %+v, writer %v: want the logger alone", out, inst.log)
+	}
+	if out.loggerArgs["--podlife-log-file"] != want || out.loggerArgs["--podlife-log-max-size"] != "1048576" || out.loggerArgs["--podlife-log-max-files"] != "3" {
+		t.Errorf("logger args %v, want the file %s and the limits", out.loggerArgs, want)
+	}
+	if inst.logPath != want {
+		t.Errorf("logPath %s, want %s", inst.logPath, want)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "1.log 2.log" {
+		t.Errorf("files %v, want the previous attempt's and the new one's", names)
+	}
+
+	inst = &instance{rt: &Runtime{cfg: Config{Logs: limits}}, attempt: 3}
+	out, err = inst.openLog(dir, "/fifo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.log.Close()
+	if out.logger != "" || out.stdout == nil || out.stderr == nil || out.fifoDir != "/fifo" || inst.log == nil || len(inst.streams) != 2 {
+		t.Errorf("fallback output %+v: want this process's streams through FIFOs", out)
+	}
+}
