@@ -18,7 +18,7 @@ import (
 func (c *Container) startProbes(inst *instance) {
 	p := c.pod
 	ctx, cancel := context.WithCancel(p.startCtx)
-	readyCtx, cancelReady := context.WithCancel(p.lifeCtx)
+	readyCtx, cancelReady := context.WithCancel(p.watchCtx) // ends at Close, not at a stop
 	p.mu.Lock()
 	select {
 	case <-inst.exited:
