@@ -692,6 +692,8 @@ func TestE2ETermination(t *testing.T) {
 		startup, liveness := c("startup"), c("liveness")
 		startup.StartupProbe = execProbe("false", 300*time.Millisecond, 1)
 		liveness.LivenessProbe = execProbe("false", 300*time.Millisecond, 1)
+		// After the TERM trap is set (a shell that is PID 1 ignores SIGTERM until then).
+		startup.StartupProbe.InitialDelay, liveness.LivenessProbe.InitialDelay = 500*time.Millisecond, 500*time.Millisecond
 		pod, err := h.rt.Start(ctx, podlife.PodSpec{
 			Name: "e2e-probe-prestop", RestartPolicy: podlife.RestartNever, TerminationGracePeriod: ptr(10 * time.Second), Volumes: sharedVolume(),
 			Containers: []podlife.ContainerSpec{startup, liveness},
@@ -876,10 +878,12 @@ func TestE2ESidecars(t *testing.T) {
 		t.Run("ProbeFails-"+kind, func(t *testing.T) {
 			sc := sidecar("sidecar", loopForever)
 			sc.PreStop = hook.Exec("/bin/sh", "-c", stampCmd(f, "sidecar", "prestop"))
+			failing := execProbe("false", 300*time.Millisecond, 1)
+			failing.InitialDelay = 500 * time.Millisecond // after the TERM trap is set
 			if kind == "startup" {
-				sc.StartupProbe = execProbe("false", 300*time.Millisecond, 1)
+				sc.StartupProbe = failing
 			} else {
-				sc.LivenessProbe = execProbe("false", 300*time.Millisecond, 1)
+				sc.LivenessProbe = failing
 			}
 			pod, err := h.rt.Start(ctx, podlife.PodSpec{
 				Name: "e2e-sidecar-" + kind + "-fails", TerminationGracePeriod: ptr(3 * time.Second), Volumes: sharedVolume(),
