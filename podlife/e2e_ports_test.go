@@ -876,7 +876,7 @@ func TestE2ESidecars(t *testing.T) {
 	// next container if the restartable init container's liveness probe fails".
 	for _, kind := range []string{"startup", "liveness"} {
 		t.Run("ProbeFails-"+kind, func(t *testing.T) {
-			sc := sidecar("sidecar", loopForever)
+			sc := sidecar("sidecar", "trap '"+`echo "$(cut -d" " -f1 /proc/uptime) sidecar term" >> `+f+"; exit 0' TERM; while :; do sleep 0.1; done")
 			sc.PreStop = hook.Exec("/bin/sh", "-c", stampCmd(f, "sidecar", "prestop"))
 			failing := execProbe("false", 300*time.Millisecond, 1)
 			failing.InitialDelay = 500 * time.Millisecond // after the TERM trap is set
@@ -886,7 +886,7 @@ func TestE2ESidecars(t *testing.T) {
 				sc.LivenessProbe = failing
 			}
 			pod, err := h.rt.Start(ctx, podlife.PodSpec{
-				Name: "e2e-sidecar-" + kind + "-fails", TerminationGracePeriod: ptr(3 * time.Second), Volumes: sharedVolume(),
+				Name: "e2e-sidecar-" + kind + "-fails", TerminationGracePeriod: ptr(20 * time.Second), Volumes: sharedVolume(),
 				InitContainers: []podlife.ContainerSpec{sc},
 				Containers:     []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: shCmd(loopForever)}},
 			})
@@ -898,8 +898,15 @@ func TestE2ESidecars(t *testing.T) {
 				t.Fatalf("sidecar not restarted twice: %v", err)
 			}
 			lines := readStamped(t, filepath.Join(pod.Sandbox().Dir(), "volumes", "shared", "message"))
-			if _, ok := first(lines, "sidecar", "prestop"); !ok {
-				t.Errorf("the sidecar's preStop did not run when its %s probe failed", kind)
+			pre, ok1 := first(lines, "sidecar", "prestop")
+			term, ok2 := first(lines, "sidecar", "term")
+			if !ok1 || !ok2 {
+				t.Fatalf("the sidecar's preStop (%v) or SIGTERM (%v) missing when its %s probe failed: %+v", ok1, ok2, kind, lines)
+			}
+			// Killed alone, the sidecar gets SIGTERM right after its preStop, not once the app
+			// has exited or the 20 s grace period is over (generous bound).
+			if d := term.at - pre.at; d < 0 || d > 10 {
+				t.Errorf("SIGTERM %.2fs after the preStop, want right after it", d)
 			}
 			started := len(events(pod, "app", podlife.ReasonStarted)) > 0
 			if kind == "startup" && (started || st.Phase != podlife.PhasePending) {
