@@ -719,6 +719,45 @@ func TestE2ETermination(t *testing.T) {
 		}
 	})
 
+	// lifecycle_hook.go "Lifecycle Sleep Hook": "valid prestop hook using sleep action" (the
+	// container ends after the sleep, within the grace period), "reduce GracePeriodSeconds during
+	// runtime" (a stop with a shorter grace period cuts the sleep) and "prestop hook using sleep
+	// action with zero duration". One pod per case, the container exits at once on SIGTERM.
+	for _, tc := range []struct {
+		name        string
+		sleep       time.Duration
+		stopGrace   *time.Duration
+		least, most time.Duration // Killing to Exited
+	}{
+		{"PreStopSleep", 2 * time.Second, nil, 2 * time.Second, 20 * time.Second},
+		{"PreStopSleepReducedGrace", 30 * time.Second, ptr(2 * time.Second), 2 * time.Second, 15 * time.Second},
+		{"PreStopSleepZero", 0, nil, 0, 15 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod, err := h.rt.Run(ctx, podlife.PodSpec{
+				Name: "e2e-" + strings.ToLower(tc.name), TerminationGracePeriod: ptr(40 * time.Second),
+				Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: shCmd(loopForever), PreStop: hook.Sleep(tc.sleep)}},
+			})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			var opts []podlife.StopOption
+			if tc.stopGrace != nil {
+				opts = append(opts, podlife.WithGracePeriod(*tc.stopGrace))
+			}
+			if err := pod.Stop(ctx, opts...); err != nil {
+				t.Fatalf("Stop: %v", err)
+			}
+			killing, exited := eventTime(t, pod, "app", podlife.ReasonKilling), eventTime(t, pod, "app", podlife.ReasonExited)
+			if d := exited.Sub(killing); d < tc.least || d > tc.most {
+				t.Errorf("exited %v after Killing, want in [%v, %v]", d, tc.least, tc.most)
+			}
+			if tt := pod.Status().ContainerStatuses[0].State.Terminated; tt == nil || tt.ExitCode != 0 {
+				t.Errorf("terminated %+v, want exit 0 (SIGTERM after the sleep, not SIGKILL)", tt)
+			}
+		})
+	}
+
 	// lifecycle_hook.go "Lifecycle Sleep Hook ... ignore terminated container": a preStop sleep
 	// of a container that already exited does not delay the stop.
 	t.Run("PreStopSleepOfExited", func(t *testing.T) {
