@@ -736,10 +736,16 @@ func TestE2ETermination(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pod, err := h.rt.Run(ctx, podlife.PodSpec{
 				Name: "e2e-" + strings.ToLower(tc.name), TerminationGracePeriod: ptr(40 * time.Second),
-				Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: shCmd(loopForever), PreStop: hook.Sleep(tc.sleep)}},
+				Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, PreStop: hook.Sleep(tc.sleep),
+					// Ready once its TERM trap is set (a shell that is PID 1 ignores SIGTERM until then).
+					Command:        shCmd("trap 'exit 0' TERM; touch /tmp/up; while :; do sleep 0.1; done"),
+					ReadinessProbe: execProbe("test -f /tmp/up", 100*time.Millisecond, 1)}},
 			})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
+			}
+			if err := pod.WaitReady(ctx); err != nil {
+				t.Fatalf("WaitReady: %v", err)
 			}
 			var opts []podlife.StopOption
 			if tc.stopGrace != nil {
