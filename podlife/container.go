@@ -386,8 +386,8 @@ func (c *Container) kill(grace time.Duration, reason string, withHooks bool) {
 
 // killInstance stops an instance's process the kubelet's way: Killing event, preStop within the
 // grace period (if withHooks), the stop signal, SIGKILL once the remaining grace (at least 2 s)
-// is over. A sidecar's stop signal waits, after its preStop, until the containers it outlives
-// have exited (within the grace period).
+// is over. At the pod's stop, a sidecar's stop signal waits, after its preStop, until the
+// containers it outlives have exited (within the grace period).
 func (c *Container) killInstance(inst *instance, grace time.Duration, reason string, withHooks bool) {
 	p := c.pod
 	p.mu.Lock()
@@ -424,7 +424,9 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 			p.log.Info("preStop hook failed", "container", c.spec.Name, "err", err)
 		}
 	}
-	if c.sidecar {
+	if c.sidecar && p.isStopping() {
+		// The termination order is the pod's stop's (the kubelet's killPodWithSyncResult): a
+		// sidecar killed alone (a failed probe) gets its stop signal right after its preStop.
 		p.waitOutlived(c, deadline)
 	}
 	remaining := max(time.Until(deadline), minGracePeriod)

@@ -70,6 +70,7 @@ type Pod struct {
 
 	mu           sync.Mutex
 	stopping     bool
+	completing   bool // the stop of a completed pod with sidecars still running was started
 	terminated   bool // every process gone after a stop: the phase is final
 	sandboxReady bool
 	failReason   string // set when the pod is failed by podlife itself (DeadlineExceeded)
@@ -128,8 +129,10 @@ func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
 		for i := range cs {
 			c := &Container{pod: p, spec: &cs[i], init: init, plannedID: newID(), prepared: make(chan struct{}),
 				sidecar: init && cs[i].RestartPolicy == RestartAlways}
+			// The kubelet's default waiting reason for a container not created yet: every one
+			// of a pod with init containers (the init containers too) waits in PodInitializing.
 			reason := ReasonContainerCreating
-			if !init && len(p.spec.InitContainers) > 0 {
+			if len(p.spec.InitContainers) > 0 {
 				reason = ReasonPodInitializing
 			}
 			c.state = ContainerState{Waiting: &StateWaiting{Reason: reason}}
@@ -216,7 +219,7 @@ func (p *Pod) unlockChanged() {
 	case p.failReason != "" && p.terminated:
 		p.phase = PhaseFailed
 	case p.phase != PhaseSucceeded && p.phase != PhaseFailed || p.stopping:
-		p.phase = computePhase(p.spec.RestartPolicy, p.terminated, inits, apps, p.sidecars)
+		p.phase = p.completionPhaseLocked(computePhase(p.spec.RestartPolicy, p.terminated, inits, apps, p.sidecars), inits, apps)
 	}
 	p.conditions = p.conditionsLocked(inits, apps)
 	close(p.notify)

@@ -12,36 +12,41 @@ import (
 
 // startProbes runs once an instance's postStart hook has returned: the startup probe first (if
 // any), then readiness and liveness. Probes run in goroutines of their own: a slow or hanging
-// probe delays nothing else. They stop when the instance exits or the pod stops.
+// probe delays nothing else. They stop when the instance exits; the startup and liveness probes
+// also when the pod stops, while the readiness probe goes on until the exit (the kubelet's: a
+// terminating container turns unready when its readiness probe fails).
 func (c *Container) startProbes(inst *instance) {
 	p := c.pod
 	ctx, cancel := context.WithCancel(p.startCtx)
+	readyCtx, cancelReady := context.WithCancel(p.watchCtx) // ends at Close, not at a stop
 	p.mu.Lock()
 	select {
 	case <-inst.exited:
 		p.mu.Unlock()
 		cancel()
+		cancelReady()
 		return
 	default:
 	}
-	inst.cancel = cancel
+	inst.cancel = func() { cancel(); cancelReady() }
 	p.mu.Unlock()
 	if c.spec.StartupProbe == nil {
-		c.markStarted(ctx, inst)
+		c.markStarted(ctx, readyCtx, inst)
 		return
 	}
 	c.runProbe(ctx, inst, probe.Startup, c.spec.StartupProbe, func(r probe.Result) {
 		switch r {
 		case probe.Success:
-			c.markStarted(ctx, inst)
+			c.markStarted(ctx, readyCtx, inst)
 		case probe.Failure:
 			go c.killForProbe(inst, probe.Startup, c.spec.StartupProbe)
 		}
 	})
 }
 
-// markStarted records that the instance has started and starts its readiness and liveness probes.
-func (c *Container) markStarted(ctx context.Context, inst *instance) {
+// markStarted records that the instance has started and starts its readiness probe (under
+// readyCtx) and liveness probe (under ctx).
+func (c *Container) markStarted(ctx, readyCtx context.Context, inst *instance) {
 	p := c.pod
 	p.mu.Lock()
 	if c.cur != inst || c.state.Running == nil {
@@ -52,7 +57,7 @@ func (c *Container) markStarted(ctx context.Context, inst *instance) {
 	c.ready = c.spec.ReadinessProbe == nil
 	p.unlockChanged()
 	if spec := c.spec.ReadinessProbe; spec != nil {
-		c.runProbe(ctx, inst, probe.Readiness, spec, func(r probe.Result) {
+		c.runProbe(readyCtx, inst, probe.Readiness, spec, func(r probe.Result) {
 			p.mu.Lock()
 			if c.cur == inst && c.state.Running != nil {
 				c.ready = c.started && r == probe.Success

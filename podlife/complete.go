@@ -1,0 +1,52 @@
+package podlife
+
+// A pod whose regular containers are done for good (restartPolicy Never or OnFailure), or whose
+// init container failed under Never, still has its sidecars running: they would otherwise run
+// forever, restarted whatever the pod's policy. The kubelet kills such a pod (computePodActions'
+// KillPod once no regular container is to be kept or started), sidecars included, with their
+// preStop hooks and in reverse order. Its getPhase counts a running sidecar as running: the
+// phase of a pod whose regular containers ran stays Running until the sidecars have stopped; a
+// failed init container under Never fails the pod at once. podlife does the same.
+
+// completionPhaseLocked returns the phase to report for computed, and starts the pod's stop if
+// computed is terminal while a sidecar is still running (or waiting for its restart).
+// p.mu is held.
+func (p *Pod) completionPhaseLocked(computed Phase, inits, apps []ContainerStatus) Phase {
+	if p.terminated || computed != PhaseSucceeded && computed != PhaseFailed || !p.sidecarAliveLocked(inits) {
+		return computed
+	}
+	if !p.stopping && !p.completing {
+		p.completing = true
+		go p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+	}
+	appRan := false
+	for _, c := range apps {
+		appRan = appRan || c.State.Waiting == nil || c.LastState.Terminated != nil
+	}
+	if appRan && p.sidecarRunningLocked(inits) {
+		return PhaseRunning
+	}
+	// An init container failed under Never (Failed at once), or the sidecars wait for a restart
+	// that will not come (getPhase does not count them).
+	return computed
+}
+
+// sidecarRunningLocked reports whether a sidecar's process runs.
+func (p *Pod) sidecarRunningLocked(inits []ContainerStatus) bool {
+	for _, c := range inits {
+		if p.sidecars[c.Name] && c.State.Running != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// sidecarAliveLocked reports whether a sidecar has run and has not ended for good.
+func (p *Pod) sidecarAliveLocked(inits []ContainerStatus) bool {
+	for _, c := range inits {
+		if p.sidecars[c.Name] && c.State.Terminated == nil && (c.State.Running != nil || c.LastState.Terminated != nil) {
+			return true
+		}
+	}
+	return false
+}
