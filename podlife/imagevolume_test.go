@@ -1,6 +1,7 @@
 package podlife_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
 // mountinfoAt returns the fields of the /proc/self/mountinfo line of the mount point at path,
@@ -74,6 +76,45 @@ func TestImageVolume(t *testing.T) {
 	}
 	if mi := mountinfoAt(t, dir); mi != nil {
 		t.Errorf("still mounted at %s after Remove: %q", dir, mi)
+	}
+}
+
+// An image volume of a two-layer image (busybox, then a layer with /marker): containerd's view
+// is an overlay of the two, mounted read-only; the container reads the upper layer's file and
+// the lower layer's busybox through it, and cannot write it. Nothing is left after Remove.
+func TestImageVolumeLayers(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const ref = "podlife.test/imgvol-layers:1"
+	marker := "marker " + env.runID + "\n"
+	var archive bytes.Buffer
+	if err := podlifetest.BusyboxArchive(&archive, ref, podlifetest.WithFile("marker", []byte(marker))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.rt.ImportImage(ctx, &archive); err != nil {
+		t.Fatal(err)
+	}
+	h.keepImages = append(h.keepImages, ref)
+	spec := simplePod("imgvol-layers", testImage, podlife.PullNever)
+	spec.Volumes = []podlife.Volume{{Name: "data", Image: &podlife.ImageVolume{Reference: ref}}} // IfNotPresent: tagged
+	spec.Containers[0].VolumeMounts = []podlife.VolumeMount{{Name: "data", MountPath: "/data", ReadOnly: false}}
+	pod, err := h.rt.Run(ctx, spec)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if got := execIn(t, ctx, pod, "app", `cat /data/marker; cmp /data/bin/busybox /bin/busybox && echo same; test -e /marker || echo "not in the rootfs"`); got != marker+"same\nnot in the rootfs\n" {
+		t.Errorf("reading the image volume: %q", got)
+	}
+	if got := execIn(t, ctx, pod, "app", `echo x >> /data/marker 2>&1; echo " code $?"; cat /data/marker`); !strings.Contains(got, "Read-only file system") || !strings.HasSuffix(got, marker) {
+		t.Errorf("a write to the image volume: %q, want it refused and the file unchanged", got)
+	}
+	dir := filepath.Join(pod.Sandbox().Dir(), "volumes", "data")
+	if mi := mountinfoAt(t, dir); mi == nil || !strings.Contains(strings.Join(mi, " "), " overlay ") {
+		t.Errorf("%s mounts %q, want an overlay of the image's layers", dir, mi)
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
 	}
 }
 
