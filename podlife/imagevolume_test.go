@@ -135,3 +135,30 @@ func TestImageVolumeNeverMissing(t *testing.T) {
 		t.Errorf("error %q should name the volume and the image", err)
 	}
 }
+
+// A pod with an image volume left without a manager (its Runtime closed) is removed by
+// RemovePod from another Runtime: the volume's mount and its view snapshot go too (the
+// harness's leak checks).
+func TestImageVolumeOrphanRemoved(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	other := h.another(t)
+	spec := simplePod("imgvol-orphan", testImage, podlife.PullNever)
+	spec.Volumes = []podlife.Volume{{Name: "img", Image: &podlife.ImageVolume{Reference: testImage}}}
+	spec.Containers[0].VolumeMounts = []podlife.VolumeMount{{Name: "img", MountPath: "/img"}}
+	pod, err := other.Run(ctx, spec)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	dir := filepath.Join(pod.Sandbox().Dir(), "volumes", "img")
+	if err := other.Close(); err != nil { // the pod is left without a manager
+		t.Fatal(err)
+	}
+	if err := h.rt.RemovePod(ctx, spec.Name, podlife.WithGracePeriod(0)); err != nil {
+		t.Fatalf("RemovePod: %v", err)
+	}
+	if mi := mountinfoAt(t, dir); mi != nil {
+		t.Errorf("still mounted at %s after RemovePod: %q", dir, mi)
+	}
+}
