@@ -429,7 +429,7 @@ func stopTask(ctx context.Context, ctr client.Container, grace time.Duration) (*
 }
 
 // remove deletes the stopped pod's containers with their snapshots, its lease, the mounts left
-// in its directory, and the directory.
+// in its directory (image volumes included) and their views, and the directory.
 func (u unmanaged) remove(ctx context.Context) error {
 	ctx = u.r.ctx(ctx)
 	ctrs, err := u.containers(ctx)
@@ -448,7 +448,13 @@ func (u unmanaged) remove(ctx context.Context) error {
 	if err := u.r.client.LeasesService().Delete(ctx, leases.Lease{ID: leaseID(u.rec.UID)}); err != nil && !errdefs.IsNotFound(err) {
 		errs = append(errs, err)
 	}
-	errs = append(errs, unmountUnder(u.dir))
+	if err := unmountUnder(u.dir); err != nil {
+		errs = append(errs, err)
+	} else {
+		// Unmounted: the image volumes' views can go (the lease's deletion would let
+		// containerd's GC take them, later).
+		errs = append(errs, u.r.removeImageViewsOf(ctx, u.rec.UID))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("pod %q: remove: %w", u.rec.Name, err)
 	}

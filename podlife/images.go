@@ -148,35 +148,41 @@ func (r *Runtime) pull(ctx context.Context, ref string, creds []RegistryCredenti
 // ensureImage applies the container's pull policy and returns the image, emitting the kubelet's
 // Pulling/Pulled/Failed/ErrImageNeverPull events.
 func (p *Pod) ensureImage(ctx context.Context, c *ContainerSpec) (podImage, error) {
+	return p.ensure(ctx, c.Name, c.Image, c.ImagePullPolicy)
+}
+
+// ensure applies pull policy to image and returns it, emitting the kubelet's events about
+// container (empty for the pod itself, as for an image volume).
+func (p *Pod) ensure(ctx context.Context, container, image string, pullPolicy PullPolicy) (podImage, error) {
 	tasks := p.rt.tasks
-	ref, err := normalizeRef(c.Image)
+	ref, err := normalizeRef(image)
 	if err != nil {
 		return podImage{}, err
 	}
-	policy := effectivePullPolicy(c.Image, c.ImagePullPolicy)
+	policy := effectivePullPolicy(image, pullPolicy)
 	if policy != PullAlways {
 		img, found, err := tasks.localImage(ctx, ref)
 		switch {
 		case err != nil:
 			return podImage{}, err
 		case found:
-			p.emit(c.Name, EventNormal, ReasonPulled, fmt.Sprintf("Container image %q already present on machine", c.Image))
+			p.emit(container, EventNormal, ReasonPulled, fmt.Sprintf("Container image %q already present on machine", image))
 			return img, nil
 		case policy == PullNever:
-			p.emit(c.Name, EventWarning, ReasonErrImageNeverPull,
-				fmt.Sprintf("Container image %q is not present with pull policy of Never", c.Image))
-			return podImage{}, fmt.Errorf("image %q: %w", c.Image, ErrImageNeverPull)
+			p.emit(container, EventWarning, ReasonErrImageNeverPull,
+				fmt.Sprintf("Container image %q is not present with pull policy of Never", image))
+			return podImage{}, fmt.Errorf("image %q: %w", image, ErrImageNeverPull)
 		}
 	}
-	p.emit(c.Name, EventNormal, ReasonPulling, fmt.Sprintf("Pulling image %q", c.Image))
+	p.emit(container, EventNormal, ReasonPulling, fmt.Sprintf("Pulling image %q", image))
 	start := time.Now()
 	img, err := tasks.pullImage(ctx, ref, p.spec.PullCredentials)
 	if err != nil {
-		p.emit(c.Name, EventWarning, ReasonFailed, fmt.Sprintf("Failed to pull image %q: %v", c.Image, err))
+		p.emit(container, EventWarning, ReasonFailed, fmt.Sprintf("Failed to pull image %q: %v", image, err))
 		return podImage{}, err
 	}
-	p.emit(c.Name, EventNormal, ReasonPulled, fmt.Sprintf("Successfully pulled image %q in %s. Image size: %d bytes.",
-		c.Image, time.Since(start).Round(time.Millisecond), img.size))
+	p.emit(container, EventNormal, ReasonPulled, fmt.Sprintf("Successfully pulled image %q in %s. Image size: %d bytes.",
+		image, time.Since(start).Round(time.Millisecond), img.size))
 	return img, nil
 }
 

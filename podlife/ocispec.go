@@ -123,11 +123,11 @@ func (p *Pod) volumeSource(name string) string {
 	return p.sandbox.volumeDir(name)
 }
 
-// volumeReadOnly tells whether a volume is always mounted read-only (files volumes).
+// volumeReadOnly tells whether a volume is always mounted read-only (files and image volumes).
 func (p *Pod) volumeReadOnly(name string) bool {
 	for _, v := range p.spec.Volumes {
 		if v.Name == name {
-			return v.Files != nil
+			return v.Files != nil || v.Image != nil
 		}
 	}
 	return false

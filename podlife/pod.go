@@ -371,6 +371,11 @@ func (p *Pod) startSequence() error {
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
 	}
+	if err := p.mountImageVolumes(leasedCtx(ctx, p)); err != nil {
+		p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+		close(p.netReady)
+		return &StartError{Pod: p.name, Step: StepPull, Err: err}
+	}
 	if err := p.createPodCgroup(); err != nil {
 		p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 		close(p.netReady)

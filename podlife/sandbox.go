@@ -263,7 +263,7 @@ func hostPathTypeError(h *HostPathVolume, mode fs.FileMode) error {
 	return nil
 }
 
-// removeVolumes unmounts memory-backed emptyDirs, and any private volume mount point left by a
+// removeVolumes unmounts memory-backed emptyDirs, image volumes, and any private volume mount point left by a
 // create (see privateMounts); the directories go with the pod dir.
 func (s *Sandbox) removeVolumes() error {
 	var errs []error
@@ -271,7 +271,7 @@ func (s *Sandbox) removeVolumes() error {
 		errs = append(errs, fmt.Errorf("private volume mounts: %w", err))
 	}
 	for _, v := range s.pod.spec.Volumes {
-		if v.EmptyDir != nil && v.EmptyDir.Medium == MediumMemory || v.Files != nil && v.Files.Medium == MediumMemory {
+		if v.EmptyDir != nil && v.EmptyDir.Medium == MediumMemory || v.Files != nil && v.Files.Medium == MediumMemory || v.Image != nil {
 			if err := unmountLazy(s.volumeDir(v.Name)); err != nil {
 				errs = append(errs, fmt.Errorf("volume %q: unmount: %w", v.Name, err))
 			}

@@ -219,6 +219,20 @@ type Volume struct {
 	// Files is a directory of files podlife writes when the pod starts (what configMap and
 	// secret volumes become); it is mounted read-only.
 	Files *FilesVolume
+	// Image is the filesystem of an OCI image, mounted read-only (Kubernetes' image volumes).
+	Image *ImageVolume
+}
+
+// ImageVolume mounts an image's filesystem read-only: a view of its unpacked snapshot, no
+// copy. The image is pulled (or found) when the pod starts, with PullPolicy as a container's
+// image; a failure fails the start, naming the volume. The view is held by the pod's lease and
+// goes with the pod.
+type ImageVolume struct {
+	// Reference names the image, as ContainerSpec.Image does.
+	Reference string
+	// PullPolicy is Always, IfNotPresent or Never; empty means the Kubernetes default: Always
+	// for ":latest" or an untagged reference, else IfNotPresent.
+	PullPolicy PullPolicy
 }
 
 // FilesVolume is a read-only directory of given files.

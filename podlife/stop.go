@@ -205,7 +205,8 @@ func (p *Pod) Remove(ctx context.Context) error {
 		// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
 		// hostPort rules and libcni cache): RemovePod retries from it.
 		errs = append(errs, p.sandbox.detach(p.lifeCtx, p.rt.network))
-		errs = append(errs, p.deleteLease(p.lifeCtx), p.sandbox.removeVolumes())
+		// The image volumes are unmounted before their views are removed.
+		errs = append(errs, p.sandbox.removeVolumes(), p.removeImageViews(p.lifeCtx), p.deleteLease(p.lifeCtx))
 		close(p.persistQuit)
 		<-p.persisted
 		if err := errors.Join(errs...); err == nil {

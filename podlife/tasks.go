@@ -36,6 +36,11 @@ type taskRuntime interface {
 	pullImage(ctx context.Context, ref string, creds []RegistryCredential) (podImage, error)
 	// imageConfig reads an image's config.
 	imageConfig(ctx context.Context, img podImage) (ocispec.Image, error)
+	// mountImage creates a read-only view snapshot key of img's unpacked filesystem (or takes
+	// the one that exists) and mounts it on the directory target.
+	mountImage(ctx context.Context, img podImage, key, target string) error
+	// removeView removes the snapshot key; one that does not exist is not an error.
+	removeView(ctx context.Context, key string) error
 	// newContainer creates a container (its snapshot and OCI spec: the image's config, then
 	// opts) with labels. No task exists yet.
 	// rt is the containerd runtime and its options (the pod's runtime class).

@@ -8,9 +8,11 @@ import (
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/core/leases"
+	"github.com/containerd/containerd/v2/core/mount"
 	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/containerd/errdefs"
+	"github.com/opencontainers/image-spec/identity"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
@@ -66,6 +68,33 @@ func ctrdImage(img client.Image) podImage {
 
 func (t ctrdTasks) imageConfig(ctx context.Context, img podImage) (ocispec.Image, error) {
 	return img.ctrd.Spec(ctx)
+}
+
+func (t ctrdTasks) mountImage(ctx context.Context, img podImage, key, target string) error {
+	diffIDs, err := img.ctrd.RootFS(ctx)
+	if err != nil {
+		return fmt.Errorf("read its layers: %w", err)
+	}
+	sn := t.r.client.SnapshotService(t.r.cfg.Snapshotter)
+	mounts, err := sn.View(ctx, key, identity.ChainID(diffIDs).String())
+	if errdefs.IsAlreadyExists(err) {
+		mounts, err = sn.Mounts(ctx, key)
+	}
+	if err != nil {
+		return fmt.Errorf("view snapshot: %w", err)
+	}
+	if err := mount.All(mounts, target); err != nil {
+		return fmt.Errorf("mount view: %w", err)
+	}
+	return nil
+}
+
+func (t ctrdTasks) removeView(ctx context.Context, key string) error {
+	err := t.r.client.SnapshotService(t.r.cfg.Snapshotter).Remove(ctx, key)
+	if errdefs.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 func (t ctrdTasks) newContainer(ctx context.Context, id string, rt ctrRuntime, img podImage, labels map[string]string, cgroup string, opts []oci.SpecOpts) (ctrHandle, error) {

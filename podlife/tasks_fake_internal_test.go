@@ -145,6 +145,16 @@ func (f *fakeTasks) pullImage(_ context.Context, ref string, _ []RegistryCredent
 	return podImage{name: ref, id: "sha256:fake"}, nil
 }
 
+func (f *fakeTasks) mountImage(_ context.Context, img podImage, key, _ string) error {
+	f.note("mount image %s as %s", img.name, key)
+	return nil
+}
+
+func (f *fakeTasks) removeView(_ context.Context, key string) error {
+	f.note("remove view %s", key)
+	return nil
+}
+
 func (f *fakeTasks) imageConfig(context.Context, podImage) (ocispec.Image, error) {
 	return ocispec.Image{}, nil
 }

@@ -175,14 +175,36 @@ func validateVolumes(p *field.Path, vols []Volume) (map[string]bool, field.Error
 				errs = append(errs, validateLocalNonReservedPath(vp.Child("files").Index(j).Child("path"), f.Path)...)
 			}
 		}
+		if v.Image != nil {
+			n++
+			errs = append(errs, validateImageVolume(vp.Child("image"), v.Image)...)
+		}
 		switch {
 		case n == 0:
-			errs = append(errs, field.Required(vp, "must specify a volume type (emptyDir, hostPath or files)"))
+			errs = append(errs, field.Required(vp, "must specify a volume type (emptyDir, hostPath, files or image)"))
 		case n > 1:
 			errs = append(errs, field.Forbidden(vp, "may not specify more than 1 volume type"))
 		}
 	}
 	return names, errs
+}
+
+// validateImageVolume checks an image volume as the API server does: a reference, a known pull
+// policy. The reference must parse (the API server leaves that to the kubelet).
+func validateImageVolume(p *field.Path, iv *ImageVolume) field.ErrorList {
+	var errs field.ErrorList
+	if iv.Reference == "" {
+		errs = append(errs, field.Required(p.Child("reference"), ""))
+	} else if _, err := reference.ParseDockerRef(iv.Reference); err != nil {
+		errs = append(errs, field.Invalid(p.Child("reference"), iv.Reference, err.Error()))
+	}
+	switch iv.PullPolicy {
+	case "", PullAlways, PullIfNotPresent, PullNever:
+	default:
+		errs = append(errs, field.NotSupported(p.Child("pullPolicy"), iv.PullPolicy,
+			[]PullPolicy{PullAlways, PullIfNotPresent, PullNever}))
+	}
+	return errs
 }
 
 func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPorts map[string]bool) field.ErrorList {

@@ -58,6 +58,18 @@ func invalidSpecs() []invalidSpec {
 		{"relative hostPath", mod(func(s *podlife.PodSpec) {
 			s.Volumes = []podlife.Volume{{Name: "v", HostPath: &podlife.HostPathVolume{Path: "tmp"}}}
 		}), "spec.volumes[0].hostPath.path: Invalid value"},
+		{"image volume without reference", mod(func(s *podlife.PodSpec) {
+			s.Volumes = []podlife.Volume{{Name: "v", Image: &podlife.ImageVolume{}}}
+		}), "spec.volumes[0].image.reference: Required value"},
+		{"bad image volume reference", mod(func(s *podlife.PodSpec) {
+			s.Volumes = []podlife.Volume{{Name: "v", Image: &podlife.ImageVolume{Reference: "UPPER/Case::x"}}}
+		}), "spec.volumes[0].image.reference: Invalid value"},
+		{"bad image volume pull policy", mod(func(s *podlife.PodSpec) {
+			s.Volumes = []podlife.Volume{{Name: "v", Image: &podlife.ImageVolume{Reference: "busybox:1.36", PullPolicy: "Maybe"}}}
+		}), "spec.volumes[0].image.pullPolicy: Unsupported value"},
+		{"image and emptyDir volume", mod(func(s *podlife.PodSpec) {
+			s.Volumes = []podlife.Volume{{Name: "v", EmptyDir: &podlife.EmptyDirVolume{}, Image: &podlife.ImageVolume{Reference: "busybox:1.36"}}}
+		}), "spec.volumes[0]: Forbidden: may not specify more than 1 volume type"},
 		{"negative grace", mod(func(s *podlife.PodSpec) { s.TerminationGracePeriod = ptr(-time.Second) }), "spec.terminationGracePeriodSeconds: Invalid value"},
 		{"negative hook timeout", mod(func(s *podlife.PodSpec) { s.Containers[0].HookTimeout = -time.Second }), "spec.containers[0].lifecycle.hookTimeout: Invalid value"},
 		{"bad restart policy", mod(func(s *podlife.PodSpec) { s.RestartPolicy = "Sometimes" }), "spec.restartPolicy: Unsupported value"},

@@ -101,6 +101,12 @@ func TestAPIServerValidation(t *testing.T) {
 			[]string{`spec.volumes[0].hostPath.path: Invalid value: "/a/../b": must not contain '..'`}},
 		{"hostPath unknown type", pod("  volumes: [{name: v, hostPath: {path: /x, type: Pipe}}]\n", ""),
 			[]string{`spec.volumes[0].hostPath.type: Unsupported value: "Pipe": supported values: "", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"`}},
+		// validateImageVolumeSource, validatePullPolicy.
+		{"image volume reference missing", pod("  volumes: [{name: v, image: {pullPolicy: Never}}]\n", ""),
+			[]string{`spec.volumes[0].image.reference: Required value`}},
+		{"image volume pullPolicy", pod("  volumes: [{name: v, image: {reference: busybox:1.36, pullPolicy: Sometimes}}]\n", ""),
+			[]string{`spec.volumes[0].image.pullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"`}},
+		{"image volume", pod("  volumes: [{name: v, image: {reference: busybox:1.36}}]\n", "    volumeMounts: [{name: v, mountPath: /img, subPath: etc}]\n"), nil},
 		// validateConfigMapVolumeSource, validateSecretVolumeSource, validateKeyToPath,
 		// ValidateLocalNonReservedPath.
 		{"configMap name missing", pod("  volumes: [{name: v, configMap: {}}]\n", ""), []string{`spec.volumes[0].configMap.name: Required value`}},

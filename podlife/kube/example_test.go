@@ -104,7 +104,7 @@ spec:
 	// spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: Unsupported value: "status.podIP": not known before the pod runs, and podlife does not inject it
 	// spec.containers[0].volumeMounts[0].mountPropagation: Unsupported value: "HostToContainer": mounts are private (supported: "None")
 	// spec.hostUsers: Unsupported value: false: user namespaces are not supported (supported: true)
-	// spec.volumes[0].persistentVolumeClaim: Forbidden: not supported by podlife: volume type not supported (emptyDir, hostPath, configMap, secret, downwardAPI and projected are)
+	// spec.volumes[0].persistentVolumeClaim: Forbidden: not supported by podlife: volume type not supported (emptyDir, hostPath, configMap, secret, downwardAPI, projected and image are)
 }
 
 // Strict mode turns the warnings into errors: the manifest loads only if podlife honours

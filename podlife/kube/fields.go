@@ -212,11 +212,15 @@ func podRules() []rule {
 		rej("spec.volumes[*].projected.sources[*].clusterTrustBundle", "there is no API server"),
 		rej("spec.volumes[*].projected.sources[*].podCertificate", "there is no API server"),
 	)
-	for _, v := range []string{"persistentVolumeClaim", "ephemeral", "image", "csi", "nfs", "iscsi", "fc", "rbd",
+	rules = append(rules,
+		sup("spec.volumes[*].image.reference", "→ Image.Reference: the image's filesystem, a read-only view of its containerd snapshot (no copy)"),
+		sup("spec.volumes[*].image.pullPolicy", "→ Image.PullPolicy; default Always for :latest or no tag, else IfNotPresent"),
+	)
+	for _, v := range []string{"persistentVolumeClaim", "ephemeral", "csi", "nfs", "iscsi", "fc", "rbd",
 		"cephfs", "glusterfs", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "azureFile",
 		"cinder", "flexVolume", "flocker", "vsphereVolume", "quobyte", "photonPersistentDisk", "portworxVolume",
 		"scaleIO", "storageos"} {
-		rules = append(rules, rej("spec.volumes[*]."+v, "volume type not supported (emptyDir, hostPath, configMap, secret, downwardAPI and projected are)"))
+		rules = append(rules, rej("spec.volumes[*]."+v, "volume type not supported (emptyDir, hostPath, configMap, secret, downwardAPI, projected and image are)"))
 	}
 	return append(rules, containerRules()...)
 }

@@ -29,7 +29,7 @@ func (c *converter) volumes() {
 		p := c.specPath.Child("volumes").Index(i)
 		vol := c.volume(v, p, fmt.Sprintf("spec.volumes[%d]", i))
 		vol.Name = v.Name
-		if vol.EmptyDir == nil && vol.HostPath == nil && vol.Files == nil {
+		if vol.EmptyDir == nil && vol.HostPath == nil && vol.Files == nil && vol.Image == nil {
 			vol.EmptyDir = &podlife.EmptyDirVolume{}
 		}
 		c.out.Volumes = append(c.out.Volumes, vol)
@@ -69,6 +69,10 @@ func (c *converter) volume(v *corev1.Volume, p *field.Path, pl string) podlife.V
 		mode := c.fileMode(sp.Child("defaultMode"), v.DownwardAPI.DefaultMode, defaultFileMode)
 		files := c.downwardFiles(sp, v.DownwardAPI.Items, mode, pl, 0)
 		return podlife.Volume{Files: &podlife.FilesVolume{Files: files, Medium: podlife.MediumMemory}}
+	case v.Image != nil:
+		// The pull policy defaults as a container image's does.
+		return podlife.Volume{Image: &podlife.ImageVolume{Reference: v.Image.Reference,
+			PullPolicy: pullPolicy(v.Image.Reference, v.Image.PullPolicy)}}
 	case v.Projected != nil:
 		return podlife.Volume{Files: &podlife.FilesVolume{Files: c.projectedFiles(v.Projected, p.Child("projected"), pl),
 			Medium: podlife.MediumMemory}}

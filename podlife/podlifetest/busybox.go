@@ -24,6 +24,7 @@ type busyboxOptions struct {
 	snapshotter string
 	otherArch   string
 	user        string
+	files       []rootfsEntry // a second layer's, if any
 }
 
 // WithBusybox uses the busybox binary at path. It must be statically
@@ -54,6 +55,15 @@ func WithUser(user string) BusyboxOption {
 	return func(o *busyboxOptions) { o.user = user }
 }
 
+// WithFile adds a regular file (mode 0644) at path (relative, "marker" or "data/x") to a
+// second layer on top of busybox's, so that the image has two layers; files of several
+// WithFile options share that layer. Its directories must exist in the busybox layer.
+func WithFile(path string, data []byte) BusyboxOption {
+	return func(o *busyboxOptions) {
+		o.files = append(o.files, rootfsEntry{hdr: tar.Header{Typeflag: tar.TypeReg, Name: path, Mode: 0o644}, body: data})
+	}
+}
+
 func newBusyboxOptions(opts []BusyboxOption) busyboxOptions {
 	o := busyboxOptions{binary: DefaultBusybox}
 	for _, opt := range opts {
@@ -64,7 +74,7 @@ func newBusyboxOptions(opts []BusyboxOption) busyboxOptions {
 
 // BusyboxArchive writes to w an image archive that containerd's
 // client.Import (and "ctr images import") turns into an image named ref,
-// such as "podlife.test/busybox:1". The image has one layer: busybox in
+// such as "podlife.test/busybox:1". The image has one layer (two with [WithFile]): busybox in
 // /bin with a symlink per applet (sh, sleep, seq, nc, httpd, ...),
 // /etc/passwd and /etc/group with root and nobody, and empty /tmp (1777),
 // /root, /var, /proc, /sys and /dev. Its config sets
@@ -84,6 +94,14 @@ func BusyboxArchive(w io.Writer, ref string, opts ...BusyboxOption) error {
 	if err != nil {
 		return fmt.Errorf("podlifetest: busybox: %w", err)
 	}
+	layers := []layer{l}
+	if len(o.files) > 0 {
+		extra, err := buildLayer(o.files)
+		if err != nil {
+			return fmt.Errorf("podlifetest: busybox: %w", err)
+		}
+		layers = append(layers, extra)
+	}
 	var other *otherPlatform
 	if o.otherArch != "" {
 		if o.otherArch == runtime.GOARCH {
@@ -95,7 +113,7 @@ func BusyboxArchive(w io.Writer, ref string, opts ...BusyboxOption) error {
 		}
 		other = &otherPlatform{arch: o.otherArch, layer: ol}
 	}
-	img, err := newImage(ref, l, other, o.user)
+	img, err := newImage(ref, layers, other, o.user)
 	if err != nil {
 		return fmt.Errorf("podlifetest: busybox: %w", err)
 	}

@@ -39,8 +39,8 @@ func jsonBlob(mediaType string, v any) (blob, error) {
 	return newBlob(mediaType, data), nil
 }
 
-// image is a single-layer image (or, with another platform, an index of two
-// single-layer images) ready to be written as an archive.
+// image is an image (or, with another platform, an index of two images, the
+// other's of a single layer) ready to be written as an archive.
 type image struct {
 	ref                   string
 	blobs                 []blob // layers, configs, manifests and a nested index
@@ -54,17 +54,23 @@ type otherPlatform struct {
 	layer layer
 }
 
-// platformImage builds the config and manifest of a one-layer image for
-// platform, whose config names user (empty: root). It returns the manifest's
-// descriptor, with the platform, and the blobs to store (layer, config, manifest).
-func platformImage(platform ocispec.Platform, l layer, user string) (ocispec.Descriptor, []blob, error) {
+// platformImage builds the config and manifest of an image of layers (bottom first) for
+// platform, whose config names user (empty: root). It returns the manifest's descriptor, with
+// the platform, and the blobs to store (layers, config, manifest).
+func platformImage(platform ocispec.Platform, layers []layer, user string) (ocispec.Descriptor, []blob, error) {
 	created := epoch
-	layerBlob := newBlob(ocispec.MediaTypeImageLayerGzip, l.blob)
+	var blobs []blob
+	var descs []ocispec.Descriptor
+	var diffIDs []digest.Digest
+	for _, l := range layers {
+		b := newBlob(ocispec.MediaTypeImageLayerGzip, l.blob)
+		blobs, descs, diffIDs = append(blobs, b), append(descs, b.desc), append(diffIDs, l.diffID)
+	}
 	config, err := jsonBlob(ocispec.MediaTypeImageConfig, ocispec.Image{
 		Created:  &created,
 		Platform: platform,
 		Config:   ocispec.ImageConfig{Env: []string{imagePath}, Cmd: []string{"sh"}, User: user},
-		RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: []digest.Digest{l.diffID}},
+		RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: diffIDs},
 		History:  []ocispec.History{{Created: &created, CreatedBy: "podlifetest.BusyboxArchive"}},
 	})
 	if err != nil {
@@ -74,34 +80,38 @@ func platformImage(platform ocispec.Platform, l layer, user string) (ocispec.Des
 		Versioned: specs.Versioned{SchemaVersion: 2},
 		MediaType: ocispec.MediaTypeImageManifest,
 		Config:    config.desc,
-		Layers:    []ocispec.Descriptor{layerBlob.desc},
+		Layers:    descs,
 	})
 	if err != nil {
 		return ocispec.Descriptor{}, nil, err
 	}
 	desc := manifest.desc
 	desc.Platform = &platform
-	return desc, []blob{layerBlob, config, manifest}, nil
+	return desc, append(blobs, config, manifest), nil
 }
 
 // newImage builds the config, manifest and index of an image named ref
-// with the one layer l. With other, the image is an index listing first a
+// with layers (bottom first). With other, the image is an index listing first a
 // manifest for other's architecture, then the one for this host. The host's
 // image runs as user (empty: root).
-func newImage(ref string, l layer, other *otherPlatform, user string) (*image, error) {
+func newImage(ref string, layers []layer, other *otherPlatform, user string) (*image, error) {
 	spec, err := reference.Parse(ref)
 	if err != nil || spec.Object == "" || strings.HasPrefix(spec.Object, "@") {
 		return nil, fmt.Errorf("ref %q must be a full reference with a tag, like podlife.test/busybox:1", ref)
 	}
 	img := &image{ref: ref}
-	entry, blobs, err := platformImage(ocispec.Platform{Architecture: runtime.GOARCH, OS: "linux"}, l, user)
+	entry, blobs, err := platformImage(ocispec.Platform{Architecture: runtime.GOARCH, OS: "linux"}, layers, user)
 	if err != nil {
 		return nil, err
 	}
 	img.blobs = blobs
-	hostConfig, hostLayer := blobs[1], blobs[0]
+	hostConfig := blobs[len(layers)]
+	hostLayers := make([]string, len(layers))
+	for i := range layers {
+		hostLayers[i] = blobPath(blobs[i].desc)
+	}
 	if other != nil {
-		foreign, blobs, err := platformImage(ocispec.Platform{Architecture: other.arch, OS: "linux"}, other.layer, "")
+		foreign, blobs, err := platformImage(ocispec.Platform{Architecture: other.arch, OS: "linux"}, []layer{other.layer}, "")
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +142,7 @@ func newImage(ref string, l layer, other *otherPlatform, user string) (*image, e
 	img.dockerManifest, err = json.Marshal([]dockerManifest{{
 		Config:   blobPath(hostConfig.desc),
 		RepoTags: []string{ref},
-		Layers:   []string{blobPath(hostLayer.desc)},
+		Layers:   hostLayers,
 	}})
 	if err != nil {
 		return nil, err
