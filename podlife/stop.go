@@ -86,8 +86,9 @@ func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cau
 		p.mu.Lock()
 		p.terminated = true
 		p.unlockChanged()
-		close(p.stopped)
+		// Emitted before the stop is seen as over, so that a Stop that returned has its event.
 		p.emit("", EventNormal, ReasonStopped, "Pod stopped")
+		close(p.stopped)
 	})
 	<-p.stopped
 }
