@@ -106,7 +106,7 @@ func TestImageVolumeLayers(t *testing.T) {
 	if got := execIn(t, ctx, pod, "app", `cat /data/marker; cmp /data/bin/busybox /bin/busybox && echo same; test -e /marker || echo "not in the rootfs"`); got != marker+"same\nnot in the rootfs\n" {
 		t.Errorf("reading the image volume: %q", got)
 	}
-	if got := execIn(t, ctx, pod, "app", `echo x >> /data/marker 2>&1; echo " code $?"; cat /data/marker`); !strings.Contains(got, "Read-only file system") || !strings.HasSuffix(got, marker) {
+	if got := execIn(t, ctx, pod, "app", `{ echo x >> /data/marker; } 2>&1; echo " code $?"; cat /data/marker`); !strings.Contains(got, "Read-only file system") || !strings.HasSuffix(got, marker) {
 		t.Errorf("a write to the image volume: %q, want it refused and the file unchanged", got)
 	}
 	dir := filepath.Join(pod.Sandbox().Dir(), "volumes", "data")
