@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -72,29 +71,12 @@ func TestChattyPodOutlivesKilledSupervisor(t *testing.T) {
 			bridge, network := fmt.Sprintf("plchat%d", n), fmt.Sprintf("plchat-%d", n)
 			subnet := fmt.Sprintf("10.%d.%d.0/24", 200+os.Getpid()%50, os.Getpid()%250)
 			c := cliProc{t: t, bin: bin, common: []string{"--state-dir", state}}
-			args := []string{"run", "--detach", "-f", manifest, "--busybox", "podlife.cli/busybox:1",
+			args := []string{"-f", manifest, "--busybox", "podlife.cli/busybox:1",
 				"--network", network, "--bridge", bridge, "--subnet", subnet}
 			if tc.logger != "" {
 				args = append(args, "--container-logger", tc.logger)
 			}
-			stdout, stderr, code := c.run(args...)
-			if code != 0 {
-				t.Fatalf("run --detach: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-			}
-			m := regexp.MustCompile(`supervised by pid (\d+)`).FindStringSubmatch(stderr)
-			if m == nil {
-				t.Fatalf("no supervisor pid in %q", stderr)
-			}
-			supervisor, _ := strconv.Atoi(m[1])
-			t.Cleanup(func() {
-				c.run("rm", "--grace-period", "0", "cli-chatty")
-				if alive(supervisor) {
-					_ = syscall.Kill(supervisor, syscall.SIGKILL)
-					waitGone(t, supervisor)
-				}
-				c.exec("daemon", "stop")
-				_ = exec.Command("ip", "link", "del", bridge).Run()
-			})
+			_, supervisor := c.runDetached("cli-chatty", bridge, syscall.SIGKILL, args...)
 			c.waitPS("the container running", func(l podList) bool {
 				return len(l.Items) == 1 && len(l.Items[0].Status.ContainerStatuses) == 1 &&
 					l.Items[0].Status.ContainerStatuses[0].State.Running != nil

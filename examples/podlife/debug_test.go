@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,25 +48,11 @@ func TestDebugDetachedPod(t *testing.T) {
 	subnet := fmt.Sprintf("10.%d.%d.0/24", 190+os.Getpid()%50, os.Getpid()%250)
 	network := fmt.Sprintf("pldbg-%d", os.Getpid())
 	c := cliProc{t: t, bin: bin, common: []string{"--state-dir", state}}
-	stdout, stderr, code := c.run("run", "--detach", "-f", manifest, "--busybox", "podlife.cli/busybox:1",
+	stdout, supervisor := c.runDetached("cli-debug", bridge, syscall.SIGTERM, "-f", manifest, "--busybox", "podlife.cli/busybox:1",
 		"--network", network, "--bridge", bridge, "--subnet", subnet)
-	if code != 0 || !strings.Contains(stdout, "pod/cli-debug started") {
-		t.Fatalf("run --detach: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	if !strings.Contains(stdout, "pod/cli-debug started") {
+		t.Fatalf("run --detach printed %q, want pod/cli-debug started", stdout)
 	}
-	m := regexp.MustCompile(`supervised by pid (\d+)`).FindStringSubmatch(stderr)
-	if m == nil {
-		t.Fatalf("no supervisor pid in %q", stderr)
-	}
-	supervisor, _ := strconv.Atoi(m[1])
-	t.Cleanup(func() {
-		c.run("rm", "--grace-period", "0", "cli-debug")
-		if alive(supervisor) {
-			_ = syscall.Kill(supervisor, syscall.SIGTERM)
-			waitGone(t, supervisor)
-		}
-		c.exec("daemon", "stop")
-		_ = exec.Command("ip", "link", "del", bridge).Run()
-	})
 	c.waitPS("both containers running", func(l podList) bool {
 		if len(l.Items) != 1 {
 			return false

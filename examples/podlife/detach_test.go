@@ -53,6 +53,34 @@ type cliProc struct {
 	common []string
 }
 
+// runDetached runs `podlife run --detach` with args and fails the test unless it exits 0 and
+// says which process supervises the pods. Its cleanup (run even when the test failed) removes
+// pod, ends the supervisor with stop, stops the private containerd and deletes bridge. It
+// returns run's stdout and the supervisor's PID.
+func (c cliProc) runDetached(pod, bridge string, stop syscall.Signal, args ...string) (string, int) {
+	t := c.t
+	t.Helper()
+	stdout, stderr, code := c.run(append([]string{"run", "--detach"}, args...)...)
+	if code != 0 {
+		t.Fatalf("run --detach: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	m := regexp.MustCompile(`supervised by pid (\d+)`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no supervisor pid in %q", stderr)
+	}
+	supervisor, _ := strconv.Atoi(m[1])
+	t.Cleanup(func() {
+		c.run("rm", "--grace-period", "0", pod)
+		if alive(supervisor) {
+			_ = syscall.Kill(supervisor, stop)
+			waitGone(t, supervisor)
+		}
+		c.exec("daemon", "stop")
+		_ = exec.Command("ip", "link", "del", bridge).Run()
+	})
+	return stdout, supervisor
+}
+
 func (c cliProc) run(args ...string) (stdout, stderr string, code int) {
 	c.t.Helper()
 	cmd := exec.Command(c.bin, insertFlags(args, c.common)...)
@@ -128,27 +156,11 @@ func TestDetachedPodAcrossProcesses(t *testing.T) {
 	network := fmt.Sprintf("pldet-%d", os.Getpid())
 	c := cliProc{t: t, bin: bin, common: []string{"--state-dir", state}}
 
-	stdout, stderr, code := c.run("run", "--detach", "-f", manifest, "--busybox", "podlife.cli/busybox:1",
+	stdout, supervisor := c.runDetached("cli-detached", bridge, syscall.SIGTERM, "-f", manifest, "--busybox", "podlife.cli/busybox:1",
 		"--network", network, "--bridge", bridge, "--subnet", subnet, "--restart-backoff", "300ms")
-	if code != 0 || !strings.Contains(stdout, "pod/cli-detached started") {
-		t.Fatalf("run --detach: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	if !strings.Contains(stdout, "pod/cli-detached started") {
+		t.Fatalf("run --detach printed %q, want pod/cli-detached started", stdout)
 	}
-	m := regexp.MustCompile(`supervised by pid (\d+)`).FindStringSubmatch(stderr)
-	if m == nil {
-		t.Fatalf("no supervisor pid in %q", stderr)
-	}
-	supervisor, _ := strconv.Atoi(m[1])
-	t.Cleanup(func() {
-		// A failed test still removes its pod, ends the supervisor it started and stops the
-		// private containerd.
-		c.run("rm", "--grace-period", "0", "cli-detached")
-		if alive(supervisor) {
-			_ = syscall.Kill(supervisor, syscall.SIGTERM)
-			waitGone(t, supervisor)
-		}
-		c.exec("daemon", "stop")
-		_ = exec.Command("ip", "link", "del", bridge).Run()
-	})
 
 	// ps from another process: running, the crash restarted once, managed by the supervisor.
 	l := c.waitPS("both containers running after web's restart", func(l podList) bool {
