@@ -458,7 +458,7 @@ func (u unmanaged) remove(ctx context.Context) error {
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("pod %q: remove: %w", u.rec.Name, err)
 	}
-	if err := os.RemoveAll(u.dir); err != nil {
+	if err := removePodDir(u.dir); err != nil {
 		return fmt.Errorf("pod %q: remove: %w", u.rec.Name, err)
 	}
 	return nil

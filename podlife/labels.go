@@ -37,6 +37,7 @@ func (p *Pod) labels(c *Container) map[string]string {
 	}
 	l[LabelPod] = p.name
 	l[LabelPodUID] = p.uid
+	l[LabelStateDir] = p.rt.cfg.StateDir
 	l[LabelNamespace] = p.spec.Namespace
 	l[LabelContainer] = c.spec.Name
 	l[LabelAttempt] = strconv.Itoa(0)

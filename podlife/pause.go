@@ -97,6 +97,7 @@ func (p *Pod) startPause(ctx context.Context) error {
 	}
 	labels[LabelPod] = p.name
 	labels[LabelPodUID] = p.uid
+	labels[LabelStateDir] = p.rt.cfg.StateDir
 	labels[LabelNamespace] = p.spec.Namespace
 	labels[LabelContainer] = pauseNameInPod
 	labels[LabelKind] = LabelKindPause
