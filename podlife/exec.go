@@ -86,7 +86,11 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 // cancelled half-way.
 func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, argv []string, streams ExecIO, fifoDir cio.Opt) (int, error) {
 	ps.Args = argv
-	ps.Terminal = false
+	ps.Terminal = streams.TTY
+	if streams.TTY {
+		// A terminal has one output: the shim copies it to stdout.
+		streams.Stderr = nil
+	}
 	var drained chan struct{}
 	if streams.Stdin != nil {
 		drained = make(chan struct{})
@@ -99,7 +103,11 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 	if streams.Stderr != nil {
 		streams.Stderr = &activityWriter{w: streams.Stderr, a: act}
 	}
-	proc, err := task.Exec(bg, "exec-"+newID()[:12], &ps, cio.NewCreator(cio.WithStreams(streams.Stdin, streams.Stdout, streams.Stderr), fifoDir))
+	opts := []cio.Opt{cio.WithStreams(streams.Stdin, streams.Stdout, streams.Stderr), fifoDir}
+	if streams.TTY {
+		opts = append(opts, cio.WithTerminal)
+	}
+	proc, err := task.Exec(bg, "exec-"+newID()[:12], &ps, cio.NewCreator(opts...))
 	if err != nil {
 		return -1, err
 	}
@@ -125,6 +133,11 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 	}
 	if err := proc.Start(bg); err != nil {
 		return -1, err
+	}
+	if streams.TTY && streams.Resize != nil {
+		finished := make(chan struct{})
+		defer close(finished)
+		go forwardResizes(bg, proc, streams.Resize, finished)
 	}
 	if drained != nil {
 		// The shim holds the stdin FIFO open (for a reattach): the process reads the end of its
@@ -267,6 +280,35 @@ func (b *cappedBuffer) Bytes() []byte {
 type ExecIO struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// TTY gives the process a terminal (kubectl exec -t): its stdin, stdout and stderr are the
+	// terminal, whose output goes to Stdout (Stderr is not used). The caller puts its own
+	// terminal in raw mode if it has one.
+	TTY bool
+	// Resize, with TTY, carries the caller's terminal size: its first value (send it at once)
+	// sets the initial size, later values follow the caller's window. It is read until the
+	// process exits; it need not be closed.
+	Resize <-chan TerminalSize
+}
+
+// TerminalSize is a terminal's size in characters.
+type TerminalSize struct {
+	Width, Height uint16
+}
+
+// forwardResizes applies the sizes sent on sizes to the process's terminal until done is
+// closed or sizes is closed. A failed resize (the process just exited) is ignored.
+func forwardResizes(ctx context.Context, proc client.Process, sizes <-chan TerminalSize, done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case sz, ok := <-sizes:
+			if !ok {
+				return
+			}
+			_ = proc.Resize(ctx, uint32(sz.Width), uint32(sz.Height))
+		}
+	}
 }
 
 // Exec runs argv in a running container of any pod in the state directory, whichever process
@@ -311,15 +353,14 @@ func (r *Runtime) Exec(ctx context.Context, pod, container string, argv []string
 		}
 		// The shim opens both output FIFOs as soon as any stream is connected: an empty path
 		// fails the exec ("opening file \"\" failed").
-		stdout, stderr := streams.Stdout, streams.Stderr
-		if stdout == nil {
-			stdout = io.Discard
+		io2 := streams
+		if io2.Stdout == nil {
+			io2.Stdout = io.Discard
 		}
-		if stderr == nil {
-			stderr = io.Discard
+		if io2.Stderr == nil {
+			io2.Stderr = io.Discard
 		}
-		code, err := execProcess(ctx, bg, task, *spec.Process, argv,
-			ExecIO{Stdin: streams.Stdin, Stdout: stdout, Stderr: stderr}, cio.WithFIFODir(filepath.Join(dir, "fifo")))
+		code, err := execProcess(ctx, bg, task, *spec.Process, argv, io2, cio.WithFIFODir(filepath.Join(dir, "fifo")))
 		if err != nil && ctx.Err() == nil {
 			err = fmt.Errorf("exec in %s/%s: %w", pod, container, err)
 		}
