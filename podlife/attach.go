@@ -105,10 +105,11 @@ func (r *Runtime) Attach(ctx context.Context, pod, container string, streams Exe
 	if err := checkName("container", container); err != nil {
 		return -1, err
 	}
-	task, id, err := r.runningTask(ctx, pod, container)
+	ctr, task, err := r.runningTask(ctx, pod, container)
 	if err != nil {
 		return -1, err
 	}
+	id := ctr.ID()
 	bg := context.WithoutCancel(r.ctx(ctx))
 	dir := filepath.Join(r.cfg.StateDir, "pods", pod)
 	cfg := attachFIFOs(dir, id, true, true)
@@ -195,20 +196,20 @@ func (r *Runtime) Attach(ctx context.Context, pod, container string, streams Exe
 	}
 }
 
-// runningTask finds the task of the running container of a pod in the state directory, and
-// its containerd ID.
-func (r *Runtime) runningTask(ctx context.Context, pod, container string) (client.Task, string, error) {
+// runningTask finds the running instance of a container of a pod in the state directory,
+// whichever process manages the pod: its containerd container and task.
+func (r *Runtime) runningTask(ctx context.Context, pod, container string) (client.Container, client.Task, error) {
 	var rec podRecord
 	if err := readFileJSON(filepath.Join(r.cfg.StateDir, "pods", pod, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, "", fmt.Errorf("pod %q: %w", pod, ErrNotFound)
+			return nil, nil, fmt.Errorf("pod %q: %w", pod, ErrNotFound)
 		}
-		return nil, "", fmt.Errorf("pod %q: %w", pod, err)
+		return nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}
 	bg := context.WithoutCancel(r.ctx(ctx))
 	ctrs, err := r.client.Containers(bg, labelFilter(LabelPodUID, rec.UID)+","+labelFilter(LabelContainer, container))
 	if err != nil {
-		return nil, "", fmt.Errorf("pod %q: %w", pod, err)
+		return nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}
 	for _, ctr := range ctrs {
 		task, err := ctr.Task(bg, nil)
@@ -218,7 +219,7 @@ func (r *Runtime) runningTask(ctx context.Context, pod, container string) (clien
 		if st, err := task.Status(bg); err != nil || st.Status != client.Running {
 			continue
 		}
-		return task, ctr.ID(), nil
+		return ctr, task, nil
 	}
-	return nil, "", fmt.Errorf("pod %q: no running container %q: %w", pod, container, ErrNotFound)
+	return nil, nil, fmt.Errorf("pod %q: no running container %q: %w", pod, container, ErrNotFound)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -326,45 +325,27 @@ func (r *Runtime) Exec(ctx context.Context, pod, container string, argv []string
 	if err := checkName("container", container); err != nil {
 		return -1, err
 	}
-	dir := filepath.Join(r.cfg.StateDir, "pods", pod)
-	var rec podRecord
-	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return -1, fmt.Errorf("pod %q: %w", pod, ErrNotFound)
-		}
-		return -1, fmt.Errorf("pod %q: %w", pod, err)
+	ctr, task, err := r.runningTask(ctx, pod, container)
+	if err != nil {
+		return -1, err
 	}
 	bg := context.WithoutCancel(r.ctx(ctx))
-	ctrs, err := r.client.Containers(bg, labelFilter(LabelPodUID, rec.UID)+","+labelFilter(LabelContainer, container))
+	spec, err := ctr.Spec(bg)
 	if err != nil {
-		return -1, fmt.Errorf("pod %q: %w", pod, err)
+		return -1, fmt.Errorf("exec in %s/%s: %w", pod, container, err)
 	}
-	for _, ctr := range ctrs {
-		task, err := ctr.Task(bg, nil)
-		if err != nil {
-			continue
-		}
-		if st, err := task.Status(bg); err != nil || st.Status != client.Running {
-			continue
-		}
-		spec, err := ctr.Spec(bg)
-		if err != nil {
-			return -1, fmt.Errorf("exec in %s/%s: %w", pod, container, err)
-		}
-		// The shim opens both output FIFOs as soon as any stream is connected: an empty path
-		// fails the exec ("opening file \"\" failed").
-		io2 := streams
-		if io2.Stdout == nil {
-			io2.Stdout = io.Discard
-		}
-		if io2.Stderr == nil {
-			io2.Stderr = io.Discard
-		}
-		code, err := execProcess(ctx, bg, task, *spec.Process, argv, io2, cio.WithFIFODir(filepath.Join(dir, "fifo")))
-		if err != nil && ctx.Err() == nil {
-			err = fmt.Errorf("exec in %s/%s: %w", pod, container, err)
-		}
-		return code, err
+	// The shim opens both output FIFOs as soon as any stream is connected: an empty path fails
+	// the exec ("opening file \"\" failed").
+	if streams.Stdout == nil {
+		streams.Stdout = io.Discard
 	}
-	return -1, fmt.Errorf("pod %q: no running container %q: %w", pod, container, ErrNotFound)
+	if streams.Stderr == nil {
+		streams.Stderr = io.Discard
+	}
+	fifos := cio.WithFIFODir(filepath.Join(r.cfg.StateDir, "pods", pod, "fifo"))
+	code, err := execProcess(ctx, bg, task, *spec.Process, argv, streams, fifos)
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("exec in %s/%s: %w", pod, container, err)
+	}
+	return code, err
 }
