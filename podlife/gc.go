@@ -171,7 +171,7 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 		if known[uid] || !r.ownsObject(l.Labels) {
 			continue
 		}
-		if err := ls.Delete(ctx, leases.Lease{ID: l.ID}); err != nil && !errdefs.IsNotFound(err) {
+		if err := ls.Delete(ctx, leases.Lease{ID: l.ID}, leases.SynchronousDelete); err != nil && !errdefs.IsNotFound(err) {
 			r.log.Warn("startup garbage collection: could not delete a lease of a pod that has no record", "lease", l.ID, "err", err)
 			continue
 		}
