@@ -30,8 +30,8 @@ const LabelStateDir = "podlife.io/state-dir"
 //     record) and .removing- directories (a crash while a removed pod's directory was deleted):
 //     their pinned namespaces and mounts, the network attachment sandbox.json records, then the
 //     directory;
-//   - containerd containers (with their tasks and snapshots) and leases labeled with this state
-//     directory whose pod has no record;
+//   - containerd containers (with their tasks, snapshots, cgroups and the stale socket of the
+//     pod's shim) and leases labeled with this state directory whose pod has no record;
 //   - host-local IPAM leases of the runtime's bridge (when its state is under the state
 //     directory) held by a pod that has no record: CNI DEL releases them with their iptables
 //     rules.
@@ -147,15 +147,14 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 			r.log.Warn("startup garbage collection: could not delete a container of a pod that has no record", "container", ctr.ID(), "pod", labels[LabelPod], "err", err)
 			continue
 		}
+		// The pod's shim socket, if this container's task started the shim (see Pod.shimGroup).
+		removeStaleShimSocket(shimSocketPath(r.address, r.cfg.Namespace, ctr.ID()), r.log)
 		_ = removeCgroup(filepath.Join("/", r.cfg.Namespace, ctr.ID()))
 		_ = removeCgroup(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.ID()))
 		r.log.Warn("startup garbage collection: deleted a container of a pod that has no record", "container", ctr.ID(), "pod", labels[LabelPod], "uid", uid)
 	}
 	for uid := range orphans {
 		_ = sweepCgroup(podCgroupPath(r.cfg.Namespace, uid))
-		if err := r.removeImageViewsOf(ctx, uid); err != nil {
-			r.log.Warn("startup garbage collection: image volume views", "uid", uid, "err", err)
-		}
 	}
 	if unlabeled > 0 {
 		r.log.Warn("startup garbage collection: containers of pods without a record and without a state-dir label left alone (they may be another state dir's; RemovePod cannot find them)", "count", unlabeled)
@@ -167,15 +166,15 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 		return
 	}
 	for _, l := range all {
-		uid := l.Labels[LabelPodUID]
-		if known[uid] || !r.ownsObject(l.Labels) {
+		// Deleted synchronously: the snapshots it held (image volume views, the snapshot of a
+		// create cut short) go with it.
+		if known[l.Labels[LabelPodUID]] || !r.ownsObject(l.Labels) {
 			continue
 		}
 		if err := ls.Delete(ctx, leases.Lease{ID: l.ID}, leases.SynchronousDelete); err != nil && !errdefs.IsNotFound(err) {
 			r.log.Warn("startup garbage collection: could not delete a lease of a pod that has no record", "lease", l.ID, "err", err)
 			continue
 		}
-		_ = r.removeImageViewsOf(ctx, uid)
 		r.log.Warn("startup garbage collection: deleted the lease of a pod that has no record", "lease", l.ID, "pod", l.Labels[LabelPod])
 	}
 }
