@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/internal/podwatch"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
@@ -140,7 +141,7 @@ func SeedPod(name, image string, hookSeconds, mainSeconds int, sp podlife.StartP
 }
 
 func experiment(ctx context.Context, rt *podlife.Runtime, spec podlife.PodSpec, watchFor time.Duration) error {
-	pod, err := rt.Start(ctx, spec)
+	pod, runErr, err := podwatch.Run(ctx, rt, spec)
 	if err != nil {
 		return err
 	}
@@ -167,7 +168,7 @@ func experiment(ctx context.Context, rt *podlife.Runtime, spec podlife.PodSpec, 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := pod.WaitStarted(ctx); err != nil {
+	if err := <-runErr; err != nil {
 		return err
 	}
 	msg, err := os.ReadFile(filepath.Join(pod.Sandbox().Dir(), "volumes", "log-volume", "message"))
