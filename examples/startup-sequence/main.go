@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/internal/kubectl"
 	"github.com/podlife/podlife/internal/podwatch"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
@@ -158,7 +159,7 @@ func experiment(ctx context.Context, rt *podlife.Runtime, spec podlife.PodSpec, 
 	last := ""
 	_, _ = pod.WaitFor(watchCtx, func(st podlife.PodStatus) bool {
 		ready, total := st.ReadyCount()
-		line := fmt.Sprintf("%-22s %-6s %-18s %-9d", st.Name, fmt.Sprintf("%d/%d", ready, total), st.Display(), 0)
+		line := fmt.Sprintf("%-22s %-6s %-18s %-9d", st.Name, fmt.Sprintf("%d/%d", ready, total), kubectl.Status(st), 0)
 		if line != last {
 			fmt.Printf("%s %s\n", line, age(st.StartTime))
 			last = line
