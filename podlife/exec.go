@@ -293,7 +293,7 @@ func (r *Runtime) Exec(ctx context.Context, pod, container string, argv []string
 		return -1, fmt.Errorf("pod %q: %w", pod, err)
 	}
 	bg := context.WithoutCancel(r.ctx(ctx))
-	ctrs, err := r.client.Containers(bg, labelFilter(LabelPodUID, rec.UID)+","+labelFilter(LabelContainer, container))
+	ctrs, err := r.client.Containers(bg, labelFilter(labelPodUID, rec.UID)+","+labelFilter(LabelContainer, container))
 	if err != nil {
 		return -1, fmt.Errorf("pod %q: %w", pod, err)
 	}

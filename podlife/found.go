@@ -311,7 +311,7 @@ type unmanaged struct {
 }
 
 func (u unmanaged) containers(ctx context.Context) ([]client.Container, error) {
-	return u.r.client.Containers(u.r.ctx(ctx), labelFilter(LabelPodUID, u.rec.UID))
+	return u.r.client.Containers(u.r.ctx(ctx), labelFilter(labelPodUID, u.rec.UID))
 }
 
 // stop signals every running task, SIGKILLs what is left after grace, deletes the tasks and
@@ -329,7 +329,7 @@ func (u unmanaged) stop(ctx context.Context, grace time.Duration) error {
 	// what is left in its PID namespace before the containers' stop signals are due.
 	var pauses []client.Container
 	ctrs = slices.DeleteFunc(ctrs, func(ctr client.Container) bool {
-		if labels, err := ctr.Labels(ctx); err == nil && labels[LabelKind] == LabelKindPause {
+		if labels, err := ctr.Labels(ctx); err == nil && labels[labelKind] == labelKindPause {
 			pauses = append(pauses, ctr)
 			return true
 		}
@@ -397,7 +397,7 @@ func stopTask(ctx context.Context, ctr client.Container, grace time.Duration) (*
 	default:
 		sig := syscall.SIGTERM
 		if labels, err := ctr.Labels(ctx); err == nil {
-			if n, err := strconv.Atoi(labels[LabelStopSignal]); err == nil && n > 0 {
+			if n, err := strconv.Atoi(labels[labelStopSignal]); err == nil && n > 0 {
 				sig = syscall.Signal(n)
 			}
 		}

@@ -25,7 +25,7 @@ type Pod struct {
 	spec    PodSpec
 	log     *slog.Logger
 	events  *bus
-	sandbox *Sandbox
+	sandbox *podSandbox
 	inits   []*Container
 	apps    []*Container
 	byName  map[string]*Container
@@ -122,7 +122,7 @@ func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
 	p.lifeCtx = r.ctx(context.Background())
 	p.startCtx, p.cancelStart = context.WithCancel(p.lifeCtx)
 	p.watchCtx, p.stopWatch = context.WithCancel(p.lifeCtx)
-	p.sandbox = &Sandbox{pod: p, dir: dir, hostname: spec.Hostname}
+	p.sandbox = &podSandbox{pod: p, dir: dir, hostname: spec.Hostname}
 	p.sidecars = map[string]bool{}
 	add := func(cs []ContainerSpec, init bool) []*Container {
 		out := make([]*Container, len(cs))
@@ -167,9 +167,6 @@ func (p *Pod) UID() string { return p.uid }
 
 // Spec returns the pod's spec with defaults applied.
 func (p *Pod) Spec() PodSpec { return p.spec }
-
-// Sandbox returns what the pod's containers share.
-func (p *Pod) Sandbox() *Sandbox { return p.sandbox }
 
 // Container returns the container of that name (init and ephemeral containers included).
 func (p *Pod) Container(name string) (*Container, error) {
@@ -563,7 +560,7 @@ func leasedCtx(ctx context.Context, p *Pod) context.Context {
 }
 
 func (p *Pod) createLease(ctx context.Context) error {
-	return p.rt.tasks.createLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, LabelPodUID: p.uid})
+	return p.rt.tasks.createLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, labelPodUID: p.uid})
 }
 
 func (p *Pod) deleteLease(ctx context.Context) error {

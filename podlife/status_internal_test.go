@@ -60,4 +60,3 @@ func TestComputePhase(t *testing.T) {
 		}
 	}
 }
-

@@ -172,10 +172,16 @@ func experiment(ctx context.Context, rt *podlife.Runtime, spec podlife.PodSpec, 
 	if err := <-runErr; err != nil {
 		return err
 	}
-	msg, err := os.ReadFile(filepath.Join(pod.Sandbox().Dir(), "volumes", "log-volume", "message"))
+	var out bytes.Buffer
+	code, err := rt.Exec(ctx, pod.Name(), "container2", []string{"cat", "/var/log/startup-sequence-test/message"},
+		podlife.ExecIO{Stdout: &out, Stderr: os.Stderr})
+	if err == nil && code != 0 {
+		err = fmt.Errorf("cat the shared file: exit code %d", code)
+	}
 	if err != nil {
 		return err
 	}
+	msg := out.Bytes()
 	fmt.Printf("\n--- /var/log/startup-sequence-test/message (first lines) ---\n")
 	lines := strings.Split(strings.TrimSpace(string(msg)), "\n")
 	if len(lines) > 14 {
