@@ -107,7 +107,7 @@ func newID() string {
 }
 
 // setWaiting records a waiting state with a reason.
-func (c *Container) setWaiting(reason, msg string) {
+func (c *Container) setWaiting(reason Reason, msg string) {
 	c.pod.mu.Lock()
 	c.state = ContainerState{Waiting: &StateWaiting{Reason: reason, Message: msg}}
 	c.pod.unlockChanged()
@@ -275,7 +275,7 @@ func (c *Container) postStartFailed(inst *instance, hookErr error) error {
 	c.hookFailed = msg
 	p.mu.Unlock()
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
-	c.killInstance(inst, p.spec.gracePeriod(), ReasonFailedPostStartHook, true)
+	c.killInstance(inst, p.spec.gracePeriod(), string(ReasonFailedPostStartHook), true)
 	return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
 }
 
@@ -329,7 +329,7 @@ const hookSettle = 200 * time.Millisecond
 func (c *Container) target() hook.Target {
 	p := c.pod
 	return hook.Target{Pod: p.name, Container: c.spec.Name, IP: p.sandbox.IP(), Exec: c,
-		Warn: func(reason, msg string) { p.emit(c.spec.Name, EventWarning, reason, msg) }}
+		Warn: func(reason, msg string) { p.emit(c.spec.Name, EventWarning, Reason(reason), msg) }}
 }
 
 // watchExit records an instance's exit and decides what follows.

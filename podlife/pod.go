@@ -73,12 +73,12 @@ type Pod struct {
 	completing   bool // the stop of a completed pod with sidecars still running was started
 	terminated   bool // every process gone after a stop: the phase is final
 	sandboxReady bool
-	failReason   string // set when the pod is failed by podlife itself (DeadlineExceeded)
+	failReason   Reason // set when the pod is failed by podlife itself (DeadlineExceeded)
 	conditions   []PodCondition
 	condTimes    map[ConditionType]condTime
 	custom       []PodCondition // set by SetCondition, in the order first set
 	phase        Phase
-	reason       string
+	reason       Reason
 	message      string
 	startTime    time.Time
 	notify       chan struct{} // closed and replaced on every status change
@@ -192,11 +192,11 @@ func (p *Pod) Subscribe(ctx context.Context) <-chan Event {
 	return p.events.subscribe(ctx, true, nil)
 }
 
-func (p *Pod) emit(container string, typ EventType, reason, msg string) {
+func (p *Pod) emit(container string, typ EventType, reason Reason, msg string) {
 	p.emitAt(time.Now(), container, typ, reason, msg)
 }
 
-func (p *Pod) emitAt(t time.Time, container string, typ EventType, reason, msg string) {
+func (p *Pod) emitAt(t time.Time, container string, typ EventType, reason Reason, msg string) {
 	e := Event{Time: t, Pod: p.name, Container: container, Type: typ, Reason: reason, Message: msg}
 	p.log.Debug("event", "container", container, "reason", reason, "message", msg)
 	p.events.publish(e)

@@ -57,7 +57,7 @@ func TestImagePullBackOff(t *testing.T) {
 	var got []string
 	for _, e := range pod.Events() {
 		if e.Container == "app" {
-			got = append(got, e.Reason+"/"+string(e.Type))
+			got = append(got, string(e.Reason)+"/"+string(e.Type))
 		}
 	}
 	want := []string{"Pulling/Normal", "Failed/Warning", "Failed/Warning", "BackOff/Normal", "Failed/Warning"}

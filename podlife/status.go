@@ -18,25 +18,25 @@ const (
 
 // Container waiting and terminated reasons, as the kubelet reports them.
 const (
-	ReasonContainerCreating      = "ContainerCreating"
-	ReasonPodInitializing        = "PodInitializing"
-	ReasonPostStartHookError     = "PostStartHookError"
-	ReasonErrImagePull           = "ErrImagePull"
-	ReasonImagePullBackOff       = "ImagePullBackOff"
-	ReasonCreateContainerError   = "CreateContainerError"
-	ReasonRunContainerError      = "RunContainerError"
-	ReasonCompleted              = "Completed"
-	ReasonError                  = "Error"
-	ReasonOOMKilled              = "OOMKilled"
-	ReasonContainerStatusUnknown = "ContainerStatusUnknown"
-	ReasonCrashLoopBackOff       = "CrashLoopBackOff"
+	ReasonContainerCreating      Reason = "ContainerCreating"
+	ReasonPodInitializing        Reason = "PodInitializing"
+	ReasonPostStartHookError     Reason = "PostStartHookError"
+	ReasonErrImagePull           Reason = "ErrImagePull"
+	ReasonImagePullBackOff       Reason = "ImagePullBackOff"
+	ReasonCreateContainerError   Reason = "CreateContainerError"
+	ReasonRunContainerError      Reason = "RunContainerError"
+	ReasonCompleted              Reason = "Completed"
+	ReasonError                  Reason = "Error"
+	ReasonOOMKilled              Reason = "OOMKilled"
+	ReasonContainerStatusUnknown Reason = "ContainerStatusUnknown"
+	ReasonCrashLoopBackOff       Reason = "CrashLoopBackOff"
 )
 
 // PodStatus is a snapshot of a pod, shaped like Kubernetes' PodStatus.
 type PodStatus struct {
 	Name      string     `json:"name"`
 	Phase     Phase      `json:"phase"`
-	Reason    string     `json:"reason,omitempty"`
+	Reason    Reason     `json:"reason,omitempty"`
 	Message   string     `json:"message,omitempty"`
 	PodIP     netip.Addr `json:"podIP,omitzero"`
 	StartTime time.Time  `json:"startTime,omitzero"`
@@ -72,7 +72,7 @@ type ContainerState struct {
 
 // StateWaiting is a container not running yet (or waiting to restart).
 type StateWaiting struct {
-	Reason  string `json:"reason,omitempty"`
+	Reason  Reason `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
 }
 
@@ -85,7 +85,7 @@ type StateRunning struct {
 type StateTerminated struct {
 	ExitCode   int       `json:"exitCode"`
 	Signal     int       `json:"signal,omitempty"`
-	Reason     string    `json:"reason,omitempty"`
+	Reason     Reason    `json:"reason,omitempty"`
 	Message    string    `json:"message,omitempty"`
 	StartedAt  time.Time `json:"startedAt,omitzero"`
 	FinishedAt time.Time `json:"finishedAt,omitzero"`

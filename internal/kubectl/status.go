@@ -19,26 +19,26 @@ func Status(s podlife.PodStatus) string {
 			continue
 		}
 		if w := c.State.Waiting; w != nil && w.Reason != "" && w.Reason != podlife.ReasonPodInitializing {
-			return "Init:" + w.Reason
+			return "Init:" + string(w.Reason)
 		}
 		return "Init:" + strconv.Itoa(countDone(s.InitContainerStatuses)) + "/" + strconv.Itoa(len(s.InitContainerStatuses))
 	}
 	reason := string(s.Phase)
 	if s.Reason != "" {
-		reason = s.Reason
+		reason = string(s.Reason)
 	}
 	running := false
 	for _, c := range s.ContainerStatuses {
 		switch {
 		case c.State.Waiting != nil && c.State.Waiting.Reason != "":
-			reason = c.State.Waiting.Reason
+			reason = string(c.State.Waiting.Reason)
 		case c.State.Terminated != nil && c.State.Terminated.Reason != "":
-			reason = c.State.Terminated.Reason
+			reason = string(c.State.Terminated.Reason)
 		case c.State.Running != nil:
 			running = true
 		}
 	}
-	if reason == podlife.ReasonCompleted && running {
+	if reason == string(podlife.ReasonCompleted) && running {
 		return string(podlife.PhaseRunning)
 	}
 	return reason

@@ -21,7 +21,7 @@ func waiting() podlife.ContainerStatus {
 
 func TestStatus(t *testing.T) {
 	st := podlife.PodStatus{Phase: podlife.PhasePending, ContainerStatuses: []podlife.ContainerStatus{running(), waiting()}}
-	if got := Status(st); got != podlife.ReasonContainerCreating {
+	if got := Status(st); got != string(podlife.ReasonContainerCreating) {
 		t.Errorf("Status %q, want ContainerCreating", got)
 	}
 	st = podlife.PodStatus{Phase: podlife.PhaseRunning, Stopping: true, ContainerStatuses: []podlife.ContainerStatus{running()}}
