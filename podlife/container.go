@@ -64,9 +64,9 @@ func (c *Container) ID() string {
 	return c.cur.id
 }
 
-// LogPath is the CRI-format log file of the current attempt ("" until created). Earlier attempts'
+// logPath is the CRI-format log file of the current attempt ("" until created). Earlier attempts'
 // files stay beside it (<attempt>.log).
-func (c *Container) LogPath() string {
+func (c *Container) logPath() string {
 	c.pod.mu.Lock()
 	defer c.pod.mu.Unlock()
 	if c.cur == nil {

@@ -16,3 +16,16 @@ const (
 	LabelKind      = labelKind
 	LabelKindPause = labelKindPause
 )
+
+// The log file layout, for the tests of package podlife_test that check what the logger wrote
+// (users read logs through Runtime.Logs).
+type LogLine = logLine
+
+// ParseLogLine is parseLogLine.
+func ParseLogLine(line []byte) (LogLine, bool) { return parseLogLine(line) }
+
+// LogPath is logPath.
+func (c *Container) LogPath() string { return c.logPath() }
+
+// LogFiles is logFiles.
+func (r PodRecord) LogFiles(container string) []string { return r.logFiles(container) }

@@ -44,10 +44,10 @@ type PodRecord struct {
 // Managed reports whether a live process manages the pod.
 func (r PodRecord) Managed() bool { return r.Manager != 0 }
 
-// LogFiles returns the container's log files (CRI format, see ParseLogLine), oldest attempt
+// logFiles returns the container's log files (CRI format, see parseLogLine), oldest attempt
 // first: the last one is the current attempt's, the one before it the previous attempt's
 // (kubectl logs --previous). An invalid container name (see NameError) has no files.
-func (r PodRecord) LogFiles(container string) []string {
+func (r PodRecord) logFiles(container string) []string {
 	if checkName("container", container) != nil {
 		return nil // names no container: not a path to join
 	}

@@ -171,7 +171,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	logCtx, stopLogs := context.WithCancel(context.Background())
 	var logWG *sync.WaitGroup
 	if *logs {
-		logWG = followLogs(logCtx, pods, out.log)
+		logWG = followLogs(logCtx, rt, pods, out.log)
 	}
 	if os.Getenv(supervisorEnv) != "" && runErr == nil {
 		// Detached: the pods stay, ended or not, until `podlife rm` removes them (or SIGTERM).
