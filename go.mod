@@ -3,6 +3,7 @@ module github.com/podlife/podlife
 go 1.26.8
 
 require (
+	github.com/containerd/console v1.0.5
 	github.com/containerd/containerd/api v1.12.0
 	github.com/containerd/containerd/v2 v2.4.2
 	github.com/containerd/errdefs v1.0.0

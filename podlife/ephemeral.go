@@ -27,6 +27,11 @@ type EphemeralContainerSpec struct {
 	// signals that container's processes. Empty: a PID namespace of its own, unless the pod
 	// shares one (ShareProcessNamespace, HostPID), which it then joins.
 	TargetContainerName string
+	// Stdin keeps the container's stdin open for one client to attach ([Runtime.Attach],
+	// `podlife debug -i`); TTY gives its process a terminal (-t). Either makes its output
+	// attachable instead of logged: `podlife logs` shows nothing for it. The first attach's end
+	// closes its stdin (Kubernetes' stdinOnce).
+	Stdin, TTY bool
 }
 
 // AddEphemeralContainer adds an ephemeral container to the running pod and starts it
@@ -64,6 +69,7 @@ func (p *Pod) AddEphemeralContainer(ctx context.Context, spec EphemeralContainer
 		return nil, err
 	}
 	c := &Container{pod: p, spec: &cs, ephemeral: true, targetName: spec.TargetContainerName,
+		stdin: spec.Stdin, tty: spec.TTY,
 		plannedID: newID(), prepared: make(chan struct{}),
 		state: ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}}
 	p.ephemerals = append(p.ephemerals, c)

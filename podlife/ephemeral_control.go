@@ -53,19 +53,22 @@ type ephemeralRequest struct {
 	Env             []EnvVar   `json:"env"`
 	WorkingDir      string     `json:"workingDir,omitempty"`
 	Target          string     `json:"targetContainerName,omitempty"`
+	Stdin           bool       `json:"stdin,omitempty"`
+	TTY             bool       `json:"tty,omitempty"`
 }
 
 // newEphemeralRequest takes what can travel of spec, and refuses a spec with anything else set.
 func newEphemeralRequest(pod string, spec EphemeralContainerSpec) (*ephemeralRequest, error) {
 	c := spec.ContainerSpec
 	req := &ephemeralRequest{Name: c.Name, Image: c.Image, ImagePullPolicy: c.ImagePullPolicy,
-		Command: c.Command, Args: c.Args, Env: c.Env, WorkingDir: c.WorkingDir, Target: spec.TargetContainerName}
+		Command: c.Command, Args: c.Args, Env: c.Env, WorkingDir: c.WorkingDir, Target: spec.TargetContainerName,
+		Stdin: spec.Stdin, TTY: spec.TTY}
 	rest := c
 	rest.Name, rest.Image, rest.ImagePullPolicy, rest.Command, rest.Args, rest.Env, rest.WorkingDir = "", "", "", nil, nil, nil, ""
 	if !reflect.ValueOf(rest).IsZero() {
 		path := field.NewPath("spec", "ephemeralContainers").Key(c.Name)
 		return nil, &ValidationError{Pod: pod, Errs: field.ErrorList{field.Forbidden(path,
-			"only name, image, imagePullPolicy, command, args, env, workingDir and targetContainerName can be sent to the process that manages the pod")}}
+			"only name, image, imagePullPolicy, command, args, env, workingDir, targetContainerName, stdin and tty can be sent to the process that manages the pod")}}
 	}
 	return req, nil
 }
@@ -92,7 +95,7 @@ func (e *ephemeralRequest) check() error {
 
 // spec is the EphemeralContainerSpec the request describes.
 func (e *ephemeralRequest) spec() EphemeralContainerSpec {
-	return EphemeralContainerSpec{TargetContainerName: e.Target, ContainerSpec: ContainerSpec{
+	return EphemeralContainerSpec{TargetContainerName: e.Target, Stdin: e.Stdin, TTY: e.TTY, ContainerSpec: ContainerSpec{
 		Name: e.Name, Image: e.Image, ImagePullPolicy: e.ImagePullPolicy, Command: e.Command,
 		Args: e.Args, Env: e.Env, WorkingDir: e.WorkingDir}}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -86,7 +85,11 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 // cancelled half-way.
 func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, argv []string, streams ExecIO, fifoDir cio.Opt) (int, error) {
 	ps.Args = argv
-	ps.Terminal = false
+	ps.Terminal = streams.TTY
+	if streams.TTY {
+		// A terminal has one output: the shim copies it to stdout.
+		streams.Stderr = nil
+	}
 	var drained chan struct{}
 	if streams.Stdin != nil {
 		drained = make(chan struct{})
@@ -99,7 +102,11 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 	if streams.Stderr != nil {
 		streams.Stderr = &activityWriter{w: streams.Stderr, a: act}
 	}
-	proc, err := task.Exec(bg, "exec-"+newID()[:12], &ps, cio.NewCreator(cio.WithStreams(streams.Stdin, streams.Stdout, streams.Stderr), fifoDir))
+	opts := []cio.Opt{cio.WithStreams(streams.Stdin, streams.Stdout, streams.Stderr), fifoDir}
+	if streams.TTY {
+		opts = append(opts, cio.WithTerminal)
+	}
+	proc, err := task.Exec(bg, "exec-"+newID()[:12], &ps, cio.NewCreator(opts...))
 	if err != nil {
 		return -1, err
 	}
@@ -125,6 +132,11 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 	}
 	if err := proc.Start(bg); err != nil {
 		return -1, err
+	}
+	if streams.TTY && streams.Resize != nil {
+		finished := make(chan struct{})
+		defer close(finished)
+		go forwardResizes(bg, proc, streams.Resize, finished)
 	}
 	if drained != nil {
 		// The shim holds the stdin FIFO open (for a reattach): the process reads the end of its
@@ -267,6 +279,35 @@ func (b *cappedBuffer) Bytes() []byte {
 type ExecIO struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// TTY gives the process a terminal (kubectl exec -t): its stdin, stdout and stderr are the
+	// terminal, whose output goes to Stdout (Stderr is not used). The caller puts its own
+	// terminal in raw mode if it has one.
+	TTY bool
+	// Resize, with TTY, carries the caller's terminal size: its first value (send it at once)
+	// sets the initial size, later values follow the caller's window. It is read until the
+	// process exits; it need not be closed.
+	Resize <-chan TerminalSize
+}
+
+// TerminalSize is a terminal's size in characters.
+type TerminalSize struct {
+	Width, Height uint16
+}
+
+// forwardResizes applies the sizes sent on sizes to the process's terminal until done is
+// closed or sizes is closed. A failed resize (the process just exited) is ignored.
+func forwardResizes(ctx context.Context, proc client.Process, sizes <-chan TerminalSize, done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case sz, ok := <-sizes:
+			if !ok {
+				return
+			}
+			_ = proc.Resize(ctx, uint32(sz.Width), uint32(sz.Height))
+		}
+	}
 }
 
 // Exec runs argv in a running container of any pod in the state directory, whichever process
@@ -284,46 +325,27 @@ func (r *Runtime) Exec(ctx context.Context, pod, container string, argv []string
 	if err := checkName("container", container); err != nil {
 		return -1, err
 	}
-	dir := filepath.Join(r.cfg.StateDir, "pods", pod)
-	var rec podRecord
-	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return -1, fmt.Errorf("pod %q: %w", pod, ErrNotFound)
-		}
-		return -1, fmt.Errorf("pod %q: %w", pod, err)
+	ctr, task, err := r.runningTask(ctx, pod, container)
+	if err != nil {
+		return -1, err
 	}
 	bg := context.WithoutCancel(r.ctx(ctx))
-	ctrs, err := r.client.Containers(bg, labelFilter(labelPodUID, rec.UID)+","+labelFilter(LabelContainer, container))
+	spec, err := ctr.Spec(bg)
 	if err != nil {
-		return -1, fmt.Errorf("pod %q: %w", pod, err)
+		return -1, fmt.Errorf("exec in %s/%s: %w", pod, container, err)
 	}
-	for _, ctr := range ctrs {
-		task, err := ctr.Task(bg, nil)
-		if err != nil {
-			continue
-		}
-		if st, err := task.Status(bg); err != nil || st.Status != client.Running {
-			continue
-		}
-		spec, err := ctr.Spec(bg)
-		if err != nil {
-			return -1, fmt.Errorf("exec in %s/%s: %w", pod, container, err)
-		}
-		// The shim opens both output FIFOs as soon as any stream is connected: an empty path
-		// fails the exec ("opening file \"\" failed").
-		stdout, stderr := streams.Stdout, streams.Stderr
-		if stdout == nil {
-			stdout = io.Discard
-		}
-		if stderr == nil {
-			stderr = io.Discard
-		}
-		code, err := execProcess(ctx, bg, task, *spec.Process, argv,
-			ExecIO{Stdin: streams.Stdin, Stdout: stdout, Stderr: stderr}, cio.WithFIFODir(filepath.Join(dir, "fifo")))
-		if err != nil && ctx.Err() == nil {
-			err = fmt.Errorf("exec in %s/%s: %w", pod, container, err)
-		}
-		return code, err
+	// The shim opens both output FIFOs as soon as any stream is connected: an empty path fails
+	// the exec ("opening file \"\" failed").
+	if streams.Stdout == nil {
+		streams.Stdout = io.Discard
 	}
-	return -1, fmt.Errorf("pod %q: no running container %q: %w", pod, container, ErrNotFound)
+	if streams.Stderr == nil {
+		streams.Stderr = io.Discard
+	}
+	fifos := cio.WithFIFODir(filepath.Join(r.cfg.StateDir, "pods", pod, "fifo"))
+	code, err := execProcess(ctx, bg, task, *spec.Process, argv, streams, fifos)
+	if err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("exec in %s/%s: %w", pod, container, err)
+	}
+	return code, err
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/containerd/containerd/v2/core/snapshots"
 	"github.com/containerd/errdefs"
@@ -23,12 +25,17 @@ func imageViewKey(podUID, volume string) string { return "podlife-" + podUID + "
 // mountImageVolumes ensures the image of each image volume (with its pull policy, emitting the
 // kubelet's pull events for the pod) and mounts a read-only view of it at the volume's
 // directory. ctx carries the pod's lease. An error names the volume.
+//
+// A failed pull fails it at once, unless Config.ImagePullBackOff is set: then, as for a
+// container's own image, the containers that mount the volume wait in ErrImagePull (or
+// ErrImageNeverPull) and ImagePullBackOff, and the pull is tried again after the back-off until
+// the image is there or ctx ends (the pod stops).
 func (p *Pod) mountImageVolumes(ctx context.Context) error {
 	for _, v := range p.spec.Volumes {
 		if v.Image == nil {
 			continue
 		}
-		img, err := p.ensure(ctx, "", v.Image.Reference, v.Image.PullPolicy)
+		img, err := p.imageVolumeWithBackoff(ctx, v)
 		if err != nil {
 			return fmt.Errorf("volume %q: %w", v.Name, err)
 		}
@@ -41,6 +48,62 @@ func (p *Pod) mountImageVolumes(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// imageVolumeWithBackoff ensures the image of the image volume v, under the pull back-off if
+// the Runtime has one (see mountImageVolumes).
+func (p *Pod) imageVolumeWithBackoff(ctx context.Context, v Volume) (podImage, error) {
+	bo := p.rt.cfg.ImagePullBackOff
+	var delay time.Duration
+	for {
+		img, err := p.ensure(ctx, "", v.Image.Reference, v.Image.PullPolicy)
+		if err == nil || bo == nil || ctx.Err() != nil || errors.Is(err, errInvalidImageRef) {
+			if err == nil && delay > 0 {
+				p.setWaitingUsers(v.Name, "", "")
+			}
+			return img, err
+		}
+		reason := ReasonErrImagePull
+		if errors.Is(err, ErrImageNeverPull) {
+			reason = ReasonErrImageNeverPull
+		}
+		msg := fmt.Sprintf("volume %q: %v", v.Name, err)
+		p.setWaitingUsers(v.Name, reason, msg)
+		p.emit("", EventWarning, ReasonFailed, "Error: "+string(reason)+": "+msg)
+		delay = nextPullDelay(delay, *bo)
+		backoff := fmt.Sprintf("Back-off pulling image %q", v.Image.Reference)
+		p.setWaitingUsers(v.Name, ReasonImagePullBackOff, backoff+" (volume "+strconv.Quote(v.Name)+"): "+string(reason)+": "+err.Error())
+		p.emit("", EventNormal, ReasonBackOff, backoff)
+		p.emit("", EventWarning, ReasonFailed, "Error: "+string(ReasonImagePullBackOff)+": volume "+strconv.Quote(v.Name))
+		timer := p.rt.clock.NewTimer(delay)
+		select {
+		case <-timer.C():
+		case <-ctx.Done():
+			timer.Stop()
+			return podImage{}, err
+		}
+	}
+}
+
+// setWaitingUsers sets the waiting state of every init and app container that mounts the
+// volume; an empty reason restores the state of a container not created yet.
+func (p *Pod) setWaitingUsers(volume string, reason Reason, msg string) {
+	for _, c := range append(append([]*Container(nil), p.inits...), p.apps...) {
+		for _, m := range c.spec.VolumeMounts {
+			if m.Name != volume {
+				continue
+			}
+			r := reason
+			if r == "" {
+				r = ReasonContainerCreating
+				if len(p.spec.InitContainers) > 0 {
+					r = ReasonPodInitializing
+				}
+			}
+			c.setWaiting(r, msg)
+			break
+		}
+	}
 }
 
 // removeImageViews removes the views of the pod's image volumes (once they are unmounted: see

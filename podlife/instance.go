@@ -81,7 +81,12 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	}
 	inst := &instance{rt: r, mu: &p.mu, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
 	t2 := time.Now()
-	out, err := inst.openLog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), p.sandbox.fifoDir())
+	var out taskOutput
+	if c.stdin || c.tty {
+		out, err = attachOutput(p.sandbox.dir, id, c.stdin, c.tty)
+	} else {
+		out, err = inst.openLog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), p.sandbox.fifoDir())
+	}
 	if err != nil {
 		inst.delete(context.WithoutCancel(ctx))
 		return nil, err

@@ -33,6 +33,9 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 	if c.spec.WorkingDir != "" {
 		opts = append(opts, oci.WithProcessCwd(c.spec.WorkingDir))
 	}
+	if c.tty {
+		opts = append(opts, oci.WithTTY)
+	}
 	opts = append(opts, p.sharedNamespaceOpts()...)
 	switch {
 	case p.spec.HostPID:

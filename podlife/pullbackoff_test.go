@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,5 +105,73 @@ func TestImagePullBackOffOutlivesRunWait(t *testing.T) {
 	}
 	if _, err := h.rt.Pod("pull-never-there"); !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("pod still registered after Remove: %v", err)
+	}
+}
+
+// An image volume whose image is not in the registry yet, under Config.ImagePullBackOff: the
+// container that mounts it waits in ImagePullBackOff (the pod Pending, its pulls retried under
+// back-off, the kubelet's events on the pod), and once the image is pushed the pod starts and
+// the container reads the image's files. Without the back-off the pod fails at once (see
+// TestImageVolumeNeverMissing).
+func TestImageVolumePullBackOff(t *testing.T) {
+	h := newHarness(t, func(c *podlife.Config) {
+		c.ImagePullBackOff = &podlife.Backoff{Initial: 200 * time.Millisecond, Max: time.Second}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	reg, err := podlifetest.StartRegistry(ctx, t.TempDir(), nil)
+	if err != nil {
+		t.Fatalf("registry: %v", err)
+	}
+	defer reg.Close()
+	remote := reg.Addr() + "/podlife/late-volume:1"
+	h.keepImages = append(h.keepImages, remote)
+	spec := simplePod("imgvol-late", testImage, podlife.PullNever)
+	spec.Volumes = []podlife.Volume{{Name: "img", Image: &podlife.ImageVolume{Reference: remote, PullPolicy: podlife.PullIfNotPresent}}}
+	spec.Containers[0].VolumeMounts = []podlife.VolumeMount{{Name: "img", MountPath: "/img"}}
+	spec.Containers = append(spec.Containers, podlife.ContainerSpec{Name: "other", Image: testImage, ImagePullPolicy: podlife.PullNever,
+		Command: []string{"/bin/sh", "-c", loopForever}})
+
+	pod, err := h.rt.Start(ctx, spec)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	backoffs := 0
+	waitEventMatch(t, ctx, pod, "a second BackOff", func(e podlife.Event) bool {
+		if e.Reason == podlife.ReasonBackOff && e.Container == "" {
+			backoffs++
+		}
+		return backoffs == 2
+	})
+	st := pod.Status()
+	if w := st.ContainerStatuses[0].State.Waiting; w == nil || w.Reason != podlife.ReasonImagePullBackOff || !strings.Contains(w.Message, `volume "img"`) {
+		t.Errorf("app's state %+v, want waiting ImagePullBackOff naming the volume", st.ContainerStatuses[0].State)
+	}
+	if w := st.ContainerStatuses[1].State.Waiting; w == nil || w.Reason != podlife.ReasonContainerCreating {
+		t.Errorf("other's state %+v, want waiting ContainerCreating (it does not mount the volume)", st.ContainerStatuses[1].State)
+	}
+	if st.Phase != podlife.PhasePending {
+		t.Errorf("phase %s while the volume's image is missing, want Pending", st.Phase)
+	}
+	if err := reg.Push(namespaces.WithNamespace(ctx, h.ns), env.client, testImage, remote); err != nil {
+		t.Fatalf("push: %v", err)
+	}
+	if err := pod.WaitStarted(ctx); err != nil {
+		t.Fatalf("WaitStarted: %v", err)
+	}
+	if out := execIn(t, ctx, pod, "app", `cmp /img/bin/busybox /bin/busybox && echo same`); out != "same\n" {
+		t.Errorf("reading the image volume: %q, want the image's busybox", out)
+	}
+	var got []podlife.Reason
+	for _, e := range pod.Events() {
+		if e.Container == "" && (e.Reason == podlife.ReasonBackOff || e.Reason == podlife.ReasonFailed || e.Reason == podlife.ReasonPulled) {
+			got = append(got, e.Reason)
+		}
+	}
+	if len(got) < 5 || fmt.Sprint(got[:4]) != "[Failed Failed BackOff Failed]" || got[len(got)-1] != podlife.ReasonPulled {
+		t.Errorf("pod events %v, want the kubelet's Failed Failed BackOff Failed ... Pulled", got)
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
 	}
 }

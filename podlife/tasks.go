@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/opencontainers/runtime-spec/specs-go"
@@ -86,6 +87,10 @@ type taskOutput struct {
 
 	stdout, stderr io.Writer
 	fifoDir        string
+
+	// attach, if set, names FIFOs the shim connects the process to, for a client to attach
+	// (an interactive ephemeral container): nothing in this process copies them.
+	attach *cio.Config
 }
 
 // ctrHandle is one containerd container (one instance of a pod's container).

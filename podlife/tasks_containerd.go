@@ -140,6 +140,17 @@ func (c ctrdContainer) newTask(ctx context.Context, out taskOutput) (taskHandle,
 	if out.logger != "" {
 		creator = cio.BinaryIO(out.logger, out.loggerArgs)
 	}
+	if out.attach != nil {
+		// The shim opens the output FIFOs for writing with a blocking open: a reader must be
+		// there until it has them (it then holds a read end of its own, so the output waits in
+		// the FIFO for a client).
+		readers, err := openFIFOReaders(out.attach.Stdout, out.attach.Stderr)
+		if err != nil {
+			return nil, err
+		}
+		defer closeAll(readers)
+		creator = attachCreator(*out.attach)
+	}
 	task, err := c.ctr.NewTask(ctx, creator)
 	if err != nil {
 		return nil, err

@@ -13,16 +13,17 @@ import (
 	"github.com/podlife/podlife/podlife"
 )
 
-const debugUsage = "usage: podlife debug POD --image IMAGE [--target CONTAINER] [--name NAME] [--image-pull-policy POLICY] [--detach] [-- CMD [ARG...]]"
+const debugUsage = "usage: podlife debug POD --image IMAGE [-i] [-t] [--target CONTAINER] [--name NAME] [--image-pull-policy POLICY] [--detach] [-- CMD [ARG...]]"
 
 // debugCmd is `debug POD --image IMAGE [--target C] [--name N] [-- CMD...]` (kubectl debug):
 // it adds an ephemeral container to a running pod, whichever process manages it, joining the
 // pod's network, IPC and UTS namespaces and, with --target, the PID namespace of that container.
-// It is not interactive: it runs CMD (default sh), prints its output as it comes, and exits with
-// its exit code once it exited. Ctrl-C stops following; the container goes on until the pod ends.
-// With --detach it returns once the container started (`podlife exec -i POD NAME -- sh` then
-// gives a shell in it, if CMD keeps it running).
-func debugCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Without -i it runs CMD (default sh), prints its output as it comes, and exits with its exit
+// code once it exited; Ctrl-C stops following and the container goes on until the pod ends.
+// With -i (and -t for a terminal: `debug -it POD --image busybox`) the container's stdin and
+// output are attached to this terminal, as kubectl debug -it does; its end ends the container's
+// stdin. With --detach it returns once the container started.
+func debugCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("debug", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	image := fs.String("image", "", "the debug container's image (required)")
@@ -30,8 +31,11 @@ func debugCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	name := fs.String("name", "", "the debug container's name (default debugger-XXXXX)")
 	pull := fs.String("image-pull-policy", "", "Always, IfNotPresent or Never (default: Kubernetes' for the image)")
 	detach := fs.Bool("detach", false, "return once the container started, without following it")
+	interactive := fs.Bool("i", false, "keep the container's stdin open and attach this one to it (kubectl debug -i)")
+	tty := fs.Bool("t", false, "give the container a terminal (with -i; needs a terminal on stdin)")
 	c := addCommon(fs)
 	// The pod may come before the flags (kubectl's order) or after them.
+	args = splitShortFlags(args, "it")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -69,14 +73,25 @@ func debugCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return fail(stderr, "debug", err)
 	}
 	defer rt.Close()
-	spec := podlife.EphemeralContainerSpec{TargetContainerName: *target, ContainerSpec: podlife.ContainerSpec{
-		Name: *name, Image: *image, ImagePullPolicy: podlife.PullPolicy(*pull), Command: argv}}
+	var term *terminal
+	if *tty {
+		// kubectl's rule: a TTY needs a terminal on this side (and -i to be of use).
+		if term = openTerminal(stdin); term == nil || !*interactive {
+			fmt.Fprintln(stderr, "Unable to use a TTY - input is not a terminal or the right kind of file")
+			*tty, term = false, nil
+		}
+	}
+	spec := podlife.EphemeralContainerSpec{TargetContainerName: *target, Stdin: *interactive, TTY: *tty,
+		ContainerSpec: podlife.ContainerSpec{Name: *name, Image: *image, ImagePullPolicy: podlife.PullPolicy(*pull), Command: argv}}
 	if err := rt.AddEphemeralContainer(ctx, pod, spec); err != nil {
 		return fail(stderr, "debug", err)
 	}
 	if *detach {
 		fmt.Fprintf(stdout, "pod/%s ephemeral container %s started\n", pod, *name)
 		return 0
+	}
+	if *interactive {
+		return attachEphemeral(ctx, rt, pod, *name, term, stdin, stdout, stderr)
 	}
 	code, err := followEphemeral(ctx, rt, pod, *name, func(s string) { fmt.Fprintln(stdout, s) })
 	if err != nil {
@@ -106,4 +121,32 @@ func followEphemeral(ctx context.Context, rt *podlife.Runtime, pod, name string,
 		}
 	}
 	return 0, fmt.Errorf("pod %q ended before ephemeral container %q exited", pod, name)
+}
+
+// attachEphemeral attaches this process's stdin and output to the interactive ephemeral
+// container name (on term, in raw mode, if it has a terminal) until its process exits, and
+// returns its exit code.
+func attachEphemeral(ctx context.Context, rt *podlife.Runtime, pod, name string, term *terminal, stdin io.Reader, stdout, stderr io.Writer) int {
+	streams := podlife.ExecIO{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	if term != nil {
+		restore, err := term.raw()
+		if err != nil {
+			return fail(stderr, "debug", err)
+		}
+		defer restore()
+		streams.TTY = true
+		streams.Resize = term.sizes(ctx)
+		// What it printed before this attach is in the FIFO; a prompt shown earlier is not
+		// printed again (kubectl says the same).
+		fmt.Fprint(stderr, "If you don't see a command prompt, try pressing enter.\r\n")
+	}
+	code, err := rt.Attach(ctx, pod, name, streams)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "podlife debug: detached; container %s goes on in pod %s\n", name, pod)
+			return 130
+		}
+		return fail(stderr, "debug", err)
+	}
+	return code
 }

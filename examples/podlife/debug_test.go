@@ -90,8 +90,14 @@ func TestDebugDetachedPod(t *testing.T) {
 	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 5 || !strings.Contains(string(b), "x=target-marker") {
 		t.Errorf("exec -i in the detached debug container: %v, %q", err, b)
 	}
+	checkExecTTY(t, bin, state, "cli-debug", "target")
+	checkDebugTTY(t, bin, state, "cli-debug", "podlife.cli/busybox:1", "target", "x=target-marker")
+	// -t without a terminal on this side: kubectl's warning, then the command without one.
+	if got, e, code := c.run("exec", "-ti", "cli-debug", "target", "--", "/bin/sh", "-c", "tty; echo ran"); code != 0 || got != "not a tty\nran\n" || !strings.Contains(e, "Unable to use a TTY") {
+		t.Errorf("exec -ti without a terminal: exit %d, %q, %q", code, got, e)
+	}
 	l := c.waitPS("the debug containers in ephemeralContainerStatuses", func(l podList) bool {
-		return len(l.Items) == 1 && len(l.Items[0].Status.EphemeralContainerStatuses) == 3 &&
+		return len(l.Items) == 1 && len(l.Items[0].Status.EphemeralContainerStatuses) == 4 &&
 			l.Items[0].Status.EphemeralContainerStatuses[0].State.Terminated != nil
 	})
 	st := l.Items[0].Status

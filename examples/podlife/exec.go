@@ -11,18 +11,21 @@ import (
 	"github.com/podlife/podlife/podlife"
 )
 
+const execUsage = "usage: podlife exec [-i] [-t] POD CONTAINER -- CMD [ARG...]"
+
 // execCmd runs a command in a container of any pod (kubectl exec) and exits with its code.
 func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	interactive := fs.Bool("i", false, "pass stdin to the command")
+	tty := fs.Bool("t", false, "give the command a terminal (with -i: an interactive shell); needs a terminal on stdin")
 	c := addCommon(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(splitShortFlags(args, "it")); err != nil {
 		return 2
 	}
 	rest := fs.Args()
 	if len(rest) < 3 {
-		fmt.Fprintln(stderr, "usage: podlife exec [-i] POD CONTAINER -- CMD [ARG...]")
+		fmt.Fprintln(stderr, execUsage)
 		return 2
 	}
 	pod, container, argv := rest[0], rest[1], rest[2:]
@@ -30,7 +33,7 @@ func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		argv = argv[1:]
 	}
 	if len(argv) == 0 {
-		fmt.Fprintln(stderr, "usage: podlife exec [-i] POD CONTAINER -- CMD [ARG...]")
+		fmt.Fprintln(stderr, execUsage)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
@@ -43,6 +46,21 @@ func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	streams := podlife.ExecIO{Stdout: stdout, Stderr: stderr}
 	if *interactive {
 		streams.Stdin = stdin
+	}
+	if *tty {
+		// kubectl's rule: a TTY needs a terminal on this side; without one, go on without.
+		if term := openTerminal(stdin); term == nil {
+			fmt.Fprintln(stderr, "Unable to use a TTY - input is not a terminal or the right kind of file")
+		} else {
+			restore, err := term.raw()
+			if err != nil {
+				return fail(stderr, "exec", err)
+			}
+			defer restore()
+			streams.TTY = true
+			streams.Resize = term.sizes(ctx)
+			// In raw mode Ctrl-C is a key for the container, not a signal for this process.
+		}
 	}
 	code, err := rt.Exec(ctx, pod, container, argv, streams)
 	if err != nil {

@@ -4,8 +4,8 @@
 //	podlife run -f pod.yaml [-f configmap.yaml] [--detach] [-o json] [--logs] [--timeline start.svg]
 //	podlife ps [-o json]
 //	podlife logs [-f] [--previous] POD [CONTAINER]
-//	podlife exec [-i] POD CONTAINER -- CMD [ARG...]
-//	podlife debug POD --image IMAGE [--target CONTAINER] [--name NAME] [-- CMD [ARG...]]
+//	podlife exec [-i] [-t] POD CONTAINER -- CMD [ARG...]
+//	podlife debug POD --image IMAGE [-i] [-t] [--target CONTAINER] [--name NAME] [-- CMD [ARG...]]
 //	podlife stop [--grace-period SECONDS] POD...
 //	podlife rm [--grace-period SECONDS] POD...
 //	podlife image import FILE...
@@ -53,8 +53,8 @@ const usage = `usage:
               [--import ARCHIVE] [--busybox REF] [--restart-backoff DURATION] [--image-pull-backoff DURATION]
   podlife ps [-o json]
   podlife logs [-f] [--previous] POD [CONTAINER]
-  podlife exec [-i] POD CONTAINER -- CMD [ARG...]
-  podlife debug POD --image IMAGE [--target CONTAINER] [--name NAME] [--image-pull-policy POLICY] [-- CMD [ARG...]]
+  podlife exec [-i] [-t] POD CONTAINER -- CMD [ARG...]
+  podlife debug POD --image IMAGE [-i] [-t] [--target CONTAINER] [--name NAME] [--image-pull-policy POLICY] [-- CMD [ARG...]]
   podlife stop [--grace-period SECONDS] POD...
   podlife rm [--grace-period SECONDS] POD...
   podlife condition [--reason REASON] [--message MESSAGE] POD TYPE=True|False|Unknown
@@ -90,7 +90,7 @@ func cli(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "exec":
 		return execCmd(ctx, args, stdin, stdout, stderr)
 	case "debug":
-		return debugCmd(ctx, args, stdout, stderr)
+		return debugCmd(ctx, args, stdin, stdout, stderr)
 	case "stop", "rm":
 		return stopCmd(ctx, cmd, args, stdout, stderr)
 	case "condition":

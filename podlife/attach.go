@@ -1,0 +1,225 @@
+package podlife
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/pkg/cio"
+)
+
+// Attaching: an interactive ephemeral container (Stdin or TTY) gets FIFOs under its pod's
+// directory, attach/<container ID>-{stdin,stdout,stderr}, that its shim connects the process
+// to and that no process copies: a client ([Runtime.Attach], in any process on the host)
+// opens them directly. The output waits in the FIFO (64 KiB) until a client reads it.
+
+// attachFIFOs returns the FIFO paths of the instance id of a pod whose directory is podDir.
+func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
+	base := filepath.Join(podDir, "attach", id)
+	cfg := cio.Config{Stdout: base + "-stdout", Terminal: tty}
+	if stdin {
+		cfg.Stdin = base + "-stdin"
+	}
+	if !tty {
+		cfg.Stderr = base + "-stderr"
+	}
+	return cfg
+}
+
+// attachOutput makes the FIFOs of an interactive instance id and returns them as its output.
+func attachOutput(podDir, id string, stdin, tty bool) (taskOutput, error) {
+	cfg := attachFIFOs(podDir, id, stdin, tty)
+	if err := os.MkdirAll(filepath.Join(podDir, "attach"), 0o700); err != nil {
+		return taskOutput{}, fmt.Errorf("attach: %w", err)
+	}
+	for _, path := range []string{cfg.Stdin, cfg.Stdout, cfg.Stderr} {
+		if path == "" {
+			continue
+		}
+		if err := syscall.Mkfifo(path, 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
+			return taskOutput{}, fmt.Errorf("attach: %w", err)
+		}
+	}
+	return taskOutput{attach: &cfg}, nil
+}
+
+// attachCreator gives a task the FIFOs of cfg, copied by no one in this process.
+func attachCreator(cfg cio.Config) cio.Creator {
+	return func(string) (cio.IO, error) { return fifoIO{cfg: cfg}, nil }
+}
+
+// fifoIO is a cio.IO that only names FIFOs.
+type fifoIO struct{ cfg cio.Config }
+
+func (f fifoIO) Config() cio.Config { return f.cfg }
+func (fifoIO) Cancel()              {}
+func (fifoIO) Wait()                {}
+func (fifoIO) Close() error         { return nil }
+
+// openFIFOReaders opens a read end of each FIFO path ("" skipped) without waiting for a writer.
+func openFIFOReaders(paths ...string) ([]*os.File, error) {
+	var out []*os.File
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			closeAll(out)
+			return nil, fmt.Errorf("attach: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}
+
+// ErrNotAttachable is wrapped by Attach's error for a container created without Stdin or TTY:
+// its output is in its log (Pod.Logs, Runtime.Logs).
+var ErrNotAttachable = errors.New("container was not created with stdin or tty")
+
+// Attach connects streams to the main process of a running interactive ephemeral container
+// (one added with Stdin or TTY) of any pod in the state directory, whichever process manages
+// it (kubectl attach): Stdin is written to its stdin (its end closes the container's stdin),
+// its output is copied to Stdout (and Stderr, without a terminal), and with TTY the sizes sent
+// on Resize are applied to its terminal. It returns the process's exit code once it exited and
+// its output was copied, or -1 and ctx's error if ctx ended first (the process goes on). A
+// container without Stdin or TTY gives an error wrapping ErrNotAttachable; one not running,
+// ErrNotFound.
+func (r *Runtime) Attach(ctx context.Context, pod, container string, streams ExecIO) (int, error) {
+	if err := checkName("pod", pod); err != nil {
+		return -1, err
+	}
+	if err := checkName("container", container); err != nil {
+		return -1, err
+	}
+	ctr, task, err := r.runningTask(ctx, pod, container)
+	if err != nil {
+		return -1, err
+	}
+	id := ctr.ID()
+	bg := context.WithoutCancel(r.ctx(ctx))
+	dir := filepath.Join(r.cfg.StateDir, "pods", pod)
+	cfg := attachFIFOs(dir, id, true, true)
+	if _, err := os.Stat(cfg.Stdout); err != nil {
+		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, ErrNotAttachable)
+	}
+	if _, err := os.Stat(cfg.Stdin); err != nil {
+		cfg.Stdin = ""
+	}
+	if _, err := os.Stat(attachFIFOs(dir, id, false, false).Stderr); err == nil {
+		cfg = attachFIFOs(dir, id, cfg.Stdin != "", false)
+	}
+	statusC, err := task.Wait(bg)
+	if err != nil {
+		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, err)
+	}
+	var copies sync.WaitGroup
+	var open []*os.File
+	defer func() { closeAll(open) }()
+	copyOut := func(path string, w io.Writer) error {
+		if path == "" {
+			return nil
+		}
+		// The shim holds the write end while the process runs; once it exited, the read is at
+		// its end at once (a blocking open would wait for a writer for ever).
+		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return err
+		}
+		open = append(open, f)
+		if w == nil {
+			w = io.Discard
+		}
+		copies.Add(1)
+		go func() {
+			defer copies.Done()
+			_, _ = io.Copy(w, f)
+		}()
+		return nil
+	}
+	if err := copyOut(cfg.Stdout, streams.Stdout); err != nil {
+		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, err)
+	}
+	if err := copyOut(cfg.Stderr, streams.Stderr); err != nil {
+		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, err)
+	}
+	if cfg.Stdin != "" && streams.Stdin != nil {
+		// ENXIO: the shim no longer reads it (the process exited, or an earlier attach ended it).
+		in, err := os.OpenFile(cfg.Stdin, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err != nil && !errors.Is(err, syscall.ENXIO) {
+			return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, err)
+		}
+		if in != nil {
+			open = append(open, in)
+			go func() {
+				_, _ = io.Copy(in, streams.Stdin)
+				_ = in.Close()
+			}()
+		}
+	}
+	if cfg.Terminal && streams.Resize != nil {
+		done := make(chan struct{})
+		defer close(done)
+		go forwardResizes(bg, task, streams.Resize, done)
+	}
+	outDone := make(chan struct{})
+	go func() {
+		copies.Wait()
+		close(outDone)
+	}()
+	select {
+	case st := <-statusC:
+		code, _, err := st.Result()
+		select {
+		case <-outDone:
+		case <-ctx.Done():
+		}
+		if err != nil {
+			return -1, err
+		}
+		return int(code), nil
+	case <-ctx.Done():
+		return -1, ctx.Err()
+	}
+}
+
+// runningTask finds the running instance of a container of a pod in the state directory,
+// whichever process manages the pod: its containerd container and task.
+func (r *Runtime) runningTask(ctx context.Context, pod, container string) (client.Container, client.Task, error) {
+	var rec podRecord
+	if err := readFileJSON(filepath.Join(r.cfg.StateDir, "pods", pod, recordFile), &rec); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("pod %q: %w", pod, ErrNotFound)
+		}
+		return nil, nil, fmt.Errorf("pod %q: %w", pod, err)
+	}
+	bg := context.WithoutCancel(r.ctx(ctx))
+	ctrs, err := r.client.Containers(bg, labelFilter(labelPodUID, rec.UID)+","+labelFilter(LabelContainer, container))
+	if err != nil {
+		return nil, nil, fmt.Errorf("pod %q: %w", pod, err)
+	}
+	for _, ctr := range ctrs {
+		task, err := ctr.Task(bg, nil)
+		if err != nil {
+			continue
+		}
+		if st, err := task.Status(bg); err != nil || st.Status != client.Running {
+			continue
+		}
+		return ctr, task, nil
+	}
+	return nil, nil, fmt.Errorf("pod %q: no running container %q: %w", pod, container, ErrNotFound)
+}
