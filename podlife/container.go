@@ -68,9 +68,9 @@ func (c *Container) ID() string {
 	return c.cur.id
 }
 
-// LogPath is the CRI-format log file of the current attempt ("" until created). Earlier attempts'
+// logPath is the CRI-format log file of the current attempt ("" until created). Earlier attempts'
 // files stay beside it (<attempt>.log).
-func (c *Container) LogPath() string {
+func (c *Container) logPath() string {
 	c.pod.mu.Lock()
 	defer c.pod.mu.Unlock()
 	if c.cur == nil {
@@ -111,7 +111,7 @@ func newID() string {
 }
 
 // setWaiting records a waiting state with a reason.
-func (c *Container) setWaiting(reason, msg string) {
+func (c *Container) setWaiting(reason Reason, msg string) {
 	c.pod.mu.Lock()
 	c.state = ContainerState{Waiting: &StateWaiting{Reason: reason, Message: msg}}
 	c.pod.unlockChanged()
@@ -282,7 +282,7 @@ func (c *Container) postStartFailed(inst *instance, hookErr error) error {
 	c.hookFailed = msg
 	p.mu.Unlock()
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
-	c.killInstance(inst, p.spec.gracePeriod(), ReasonFailedPostStartHook, true)
+	c.killInstance(inst, p.spec.gracePeriod(), string(ReasonFailedPostStartHook), true)
 	return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
 }
 
@@ -336,7 +336,7 @@ const hookSettle = 200 * time.Millisecond
 func (c *Container) target() hook.Target {
 	p := c.pod
 	return hook.Target{Pod: p.name, Container: c.spec.Name, IP: p.sandbox.IP(), Exec: c,
-		Warn: func(reason, msg string) { p.emit(c.spec.Name, EventWarning, reason, msg) }}
+		Warn: func(reason, msg string) { p.emit(c.spec.Name, EventWarning, Reason(reason), msg) }}
 }
 
 // watchExit records an instance's exit and decides what follows.

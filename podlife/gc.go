@@ -19,9 +19,9 @@ import (
 	"github.com/podlife/podlife/internal/sandboxns"
 )
 
-// LabelStateDir is the state directory of the Runtime that created a containerd object: startup
+// labelStateDir is the state directory of the Runtime that created a containerd object: startup
 // garbage collection deletes only objects of its own state directory (see Runtime.collect).
-const LabelStateDir = "podlife.io/state-dir"
+const labelStateDir = "podlife.io/state-dir"
 
 // collect is New's startup garbage collection: it deletes what processes that died left of pods
 // they were creating or removing, and logs (Warn) each thing it cleaned or could not:
@@ -113,14 +113,14 @@ func (r *Runtime) removeLeftDir(ctx context.Context, dir string) error {
 
 // ownsObject reports whether a containerd object's labels say it is of this state dir.
 func (r *Runtime) ownsObject(labels map[string]string) bool {
-	return labels[LabelStateDir] == r.cfg.StateDir
+	return labels[labelStateDir] == r.cfg.StateDir
 }
 
 // collectContainerd deletes the containers (tasks and snapshots with them) and leases of this
 // state dir whose pod has no record. Objects of pods without the state-dir label (made by an
 // older podlife) are reported, not deleted: they may be another state dir's.
 func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) {
-	ctrs, err := r.client.Containers(ctx, fmt.Sprintf("labels.%q", LabelPodUID))
+	ctrs, err := r.client.Containers(ctx, fmt.Sprintf("labels.%q", labelPodUID))
 	if err != nil {
 		r.log.Warn("startup garbage collection: list containers", "err", err)
 		return
@@ -132,12 +132,12 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 		if err != nil {
 			continue
 		}
-		uid := labels[LabelPodUID]
+		uid := labels[labelPodUID]
 		if known[uid] {
 			continue
 		}
 		if !r.ownsObject(labels) {
-			if labels[LabelStateDir] == "" {
+			if labels[labelStateDir] == "" {
 				unlabeled++
 			}
 			continue
@@ -160,7 +160,7 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 		r.log.Warn("startup garbage collection: containers of pods without a record and without a state-dir label left alone (they may be another state dir's; RemovePod cannot find them)", "count", unlabeled)
 	}
 	ls := r.client.LeasesService()
-	all, err := ls.List(ctx, fmt.Sprintf("labels.%q", LabelPodUID))
+	all, err := ls.List(ctx, fmt.Sprintf("labels.%q", labelPodUID))
 	if err != nil {
 		r.log.Warn("startup garbage collection: list leases", "err", err)
 		return
@@ -168,7 +168,7 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 	for _, l := range all {
 		// Deleted synchronously: the snapshots it held (image volume views, the snapshot of a
 		// create cut short) go with it.
-		if known[l.Labels[LabelPodUID]] || !r.ownsObject(l.Labels) {
+		if known[l.Labels[labelPodUID]] || !r.ownsObject(l.Labels) {
 			continue
 		}
 		if err := ls.Delete(ctx, leases.Lease{ID: l.ID}, leases.SynchronousDelete); err != nil && !errdefs.IsNotFound(err) {

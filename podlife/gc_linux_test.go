@@ -89,7 +89,7 @@ func TestStartupGC(t *testing.T) {
 		}
 		return ctr
 	}
-	orphan := newCtr("gc-orphan-"+env.runID, map[string]string{podlife.LabelPod: "gone", podlife.LabelPodUID: orphanUID, podlife.LabelStateDir: h.stateDir})
+	orphan := newCtr("gc-orphan-"+env.runID, map[string]string{podlife.LabelPod: "gone", "podlife.io/pod-uid": orphanUID, "podlife.io/state-dir": h.stateDir})
 	task, err := orphan.NewTask(nctx, cio.NullIO)
 	if err != nil {
 		t.Fatal(err)
@@ -97,14 +97,14 @@ func TestStartupGC(t *testing.T) {
 	if err := task.Start(nctx); err != nil {
 		t.Fatal(err)
 	}
-	foreign := newCtr("gc-foreign-"+env.runID, map[string]string{podlife.LabelPod: "theirs", podlife.LabelPodUID: foreignUID, podlife.LabelStateDir: "/elsewhere"})
+	foreign := newCtr("gc-foreign-"+env.runID, map[string]string{podlife.LabelPod: "theirs", "podlife.io/pod-uid": foreignUID, "podlife.io/state-dir": "/elsewhere"})
 	t.Cleanup(func() {
 		if err := foreign.Delete(namespaces.WithNamespace(context.Background(), h.ns), client.WithSnapshotCleanup); err != nil {
 			t.Errorf("delete the other state dir's container: %v", err)
 		}
 	})
 	if _, err := env.client.LeasesService().Create(nctx, leases.WithID("podlife-"+orphanUID),
-		leases.WithLabels(map[string]string{podlife.LabelPodUID: orphanUID, podlife.LabelStateDir: h.stateDir})); err != nil {
+		leases.WithLabels(map[string]string{"podlife.io/pod-uid": orphanUID, "podlife.io/state-dir": h.stateDir})); err != nil {
 		t.Fatal(err)
 	}
 	if n := ipamLeases(t, ipam); n != 3 {
