@@ -31,19 +31,21 @@ func (p *Pod) SetCondition(t ConditionType, status, reason, message string) erro
 	if err := validateCondition(p.name, t, status); err != nil {
 		return fmt.Errorf("set condition: %w", err)
 	}
-	p.mu.Lock()
 	now := time.Now()
-	i := slices.IndexFunc(p.custom, func(c PodCondition) bool { return c.Type == t })
-	if i < 0 {
-		p.custom = append(p.custom, PodCondition{Type: t, LastTransitionTime: now})
-		i = len(p.custom) - 1
+	if !p.update(func() {
+		i := slices.IndexFunc(p.custom, func(c PodCondition) bool { return c.Type == t })
+		if i < 0 {
+			p.custom = append(p.custom, PodCondition{Type: t, LastTransitionTime: now})
+			i = len(p.custom) - 1
+		}
+		c := &p.custom[i]
+		if c.Status != status {
+			c.LastTransitionTime = now
+		}
+		c.Status, c.Reason, c.Message = status, reason, message
+	}) {
+		return fmt.Errorf("set condition: pod %q: %w", p.name, ErrClosed)
 	}
-	c := &p.custom[i]
-	if c.Status != status {
-		c.LastTransitionTime = now
-	}
-	c.Status, c.Reason, c.Message = status, reason, message
-	p.unlockChanged()
 	return nil
 }
 
