@@ -17,7 +17,7 @@
 // The loop ends when the pod is removed or the Runtime closed; a closure handed to it later
 // is not run (the call that needed it fails with [ErrClosed] or does nothing), and the last
 // snapshot stays readable. A closure must never hand the loop another closure (it would wait
-// for itself; test binaries panic). The locks left guard no pod state: the Runtime's pod table,
+// for itself; the package's tests panic). The locks left guard no pod state: the Runtime's pod table,
 // the event rings, the connection watch, a pod's start gate (a barrier that orders each
 // Task.Start with the start of a stop) and one-shot closes (sync.Once); results written once
 // (a start's, a stop's, a removal's error) are published by closing a channel.

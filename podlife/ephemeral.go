@@ -215,7 +215,7 @@ func (c *Container) ephemeralPIDOpts() ([]oci.SpecOpts, error) {
 
 // allContainers returns every container of the pod: init, app and ephemeral.
 func (p *Pod) allContainers() []*Container {
-	out := make([]*Container, 0, len(p.byName)+len(p.ephemerals))
+	out := make([]*Container, 0, len(p.byName))
 	for _, c := range p.byName {
 		out = append(out, c)
 	}

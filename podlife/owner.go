@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"testing"
 )
 
 // owner is a pod's event loop: one goroutine that is the only code to read or write the pod's
@@ -19,7 +18,7 @@ import (
 // update (Pod.view).
 //
 // A closure runs on the loop: it must be short, do no I/O, call no user code, and never call
-// do, update or anything that does (the loop would wait for itself; test binaries panic
+// do, update or anything that does (the loop would wait for itself; the package's tests panic
 // instead). Blocking work (containerd, CNI, hooks, probes, files) runs outside, and reports back
 // with another closure.
 //
@@ -30,7 +29,7 @@ type owner struct {
 	quit     chan struct{} // closed by end
 	quitOnce sync.Once
 	done     chan struct{} // closed when the loop has ended
-	gid      atomic.Uint64 // the loop's goroutine, in test binaries (see checkNotOnLoop)
+	gid      atomic.Uint64 // the loop's goroutine, in the package's tests (see checkNotOnLoop)
 	snap     atomic.Pointer[snapshot]
 }
 
@@ -65,7 +64,7 @@ func newOwner() *owner {
 func (p *Pod) runLoop() {
 	o := p.owner
 	defer close(o.done)
-	if testing.Testing() {
+	if checkLoopReentry {
 		o.gid.Store(goroutineID())
 	}
 	for {
@@ -168,10 +167,14 @@ func (p *Pod) view() *snapshot {
 	return p.owner.snap.Load()
 }
 
-// checkNotOnLoop panics, in test binaries, when a closure running on the loop hands the loop
-// another closure: it would wait for itself for ever.
+// checkLoopReentry makes checkNotOnLoop check. Only the package's test binary sets it (in an
+// init function of owner_internal_test.go): the check parses stack traces.
+var checkLoopReentry = false
+
+// checkNotOnLoop panics, when checkLoopReentry is set, if a closure running on the loop hands
+// the loop another closure: it would wait for itself for ever.
 func checkNotOnLoop(o *owner) {
-	if !testing.Testing() {
+	if !checkLoopReentry {
 		return
 	}
 	if id := o.gid.Load(); id != 0 && id == goroutineID() {
@@ -179,7 +182,7 @@ func checkNotOnLoop(o *owner) {
 	}
 }
 
-// goroutineID is the current goroutine's number (test binaries only: it parses a stack trace).
+// goroutineID is the current goroutine's number (for checkNotOnLoop: it parses a stack trace).
 func goroutineID() uint64 {
 	var buf [64]byte
 	b := buf[:runtime.Stack(buf[:], false)]

@@ -9,6 +9,9 @@ import (
 	"testing"
 )
 
+// The test binary checks that no closure running on a pod's loop calls do or update.
+func init() { checkLoopReentry = true }
+
 // Unit tests of the pod's owner loop (owner.go) on the fake taskRuntime: decisions taken once,
 // snapshots consistent, closures after the loop's end.
 
@@ -199,7 +202,7 @@ func TestFakeLoopEndsAtRemove(t *testing.T) {
 	}
 }
 
-// A closure that hands the loop another closure would wait for itself: test binaries panic.
+// A closure that hands the loop another closure would wait for itself: the package's tests panic.
 func TestLoopReentryPanics(t *testing.T) {
 	o := newOwner()
 	o.gid.Store(goroutineID()) // as if this goroutine were the loop
