@@ -18,7 +18,9 @@ import (
 	"github.com/podlife/podlife/hook"
 )
 
-// Container is one container of a pod, across its restarts. Its methods are safe for concurrent use.
+// Container is a handle on one container of a pod, across its restarts. Its methods are safe for
+// concurrent use: its state belongs to the pod's owner loop, and reads come from the pod's last
+// snapshot.
 type Container struct {
 	pod     *Pod
 	spec    *ContainerSpec

@@ -17,8 +17,10 @@ import (
 	"github.com/containerd/errdefs"
 )
 
-// Pod is a running (or finished) pod. Its methods are safe for concurrent use. The pod's life
-// belongs to the runtime, not to any caller's context: only Stop and Remove end it.
+// Pod is a handle on a running (or finished) pod. Its methods are safe for concurrent use: the
+// pod's state belongs to its owner loop (see the package doc's "Who owns what"), and reads come
+// from the snapshot the loop last published. The pod's life belongs to the runtime, not to any
+// caller's context: only Stop and Remove end it.
 type Pod struct {
 	rt      *Runtime
 	name    string
