@@ -182,12 +182,15 @@ func (r *Runtime) tryConnect() error {
 	return nil
 }
 
-// connRestored tells the pods told of the outage that containerd is back, then wakes every call
-// waiting for it (exit watchers take up their tasks again).
+// connRestored marks the runtime connected (new calls go ahead), tells the pods told of the
+// outage that containerd is back, then wakes every call waiting for it (exit watchers take up
+// their tasks again), so that a ContainerdRecovered event comes before what the watchers report
+// and a caller acting on it finds the runtime connected.
 func (r *Runtime) connRestored(attempts int) {
 	w := &r.conn
 	w.mu.Lock()
-	pods, since := w.affected, w.since
+	pods, since, up := w.affected, w.since, w.up
+	w.down, w.affected, w.lost = false, nil, make(chan struct{})
 	w.mu.Unlock()
 	took := time.Since(since).Round(time.Millisecond)
 	r.log.Info("containerd answers again", "address", r.address, "after", took, "attempts", attempts)
@@ -199,10 +202,7 @@ func (r *Runtime) connRestored(attempts int) {
 			p.emit("", EventNormal, ReasonContainerdRecovered, msg)
 		}
 	}
-	w.mu.Lock()
-	w.down, w.affected, w.lost = false, nil, make(chan struct{})
-	close(w.up)
-	w.mu.Unlock()
+	close(up)
 }
 
 // disconnected reports whether the runtime is waiting for containerd to answer again.
