@@ -26,7 +26,7 @@ var kubeletConditions = []ConditionType{PodReadyToStartContainers, PodInitialize
 // ConditionUnknown. The condition's last transition time changes when its status does. The
 // conditions podlife computes itself (Ready, ContainersReady, Initialized, PodScheduled,
 // PodReadyToStartContainers) cannot be set. The error wraps ErrInvalidSpec for an invalid
-// type or status.
+// type or status, and ErrClosed once the pod was removed or its Runtime closed.
 func (p *Pod) SetCondition(t ConditionType, status, reason, message string) error {
 	if err := validateCondition(p.name, t, status); err != nil {
 		return fmt.Errorf("set condition: %w", err)
