@@ -26,7 +26,7 @@ import (
 // after that is not run: do and update then return false, and the pod's last snapshot stays.
 type owner struct {
 	msgs     chan ownerMsg // unbuffered: a message received is run before the loop can end
-	quit     chan struct{} // closed by end
+	quit     chan struct{} // closed by endLoop
 	quitOnce sync.Once
 	done     chan struct{} // closed when the loop has ended
 	gid      atomic.Uint64 // the loop's goroutine, in the package's tests (see checkNotOnLoop)
