@@ -207,7 +207,7 @@ func (r *Runtime) runningTask(ctx context.Context, pod, container string) (clien
 		return nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}
 	bg := context.WithoutCancel(r.ctx(ctx))
-	ctrs, err := r.client.Containers(bg, labelFilter(LabelPodUID, rec.UID)+","+labelFilter(LabelContainer, container))
+	ctrs, err := r.client.Containers(bg, labelFilter(labelPodUID, rec.UID)+","+labelFilter(LabelContainer, container))
 	if err != nil {
 		return nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}

@@ -62,9 +62,9 @@ func (c *Container) Name() string { return c.spec.Name }
 // ID is the containerd ID of the current instance ("" until created).
 func (c *Container) ID() string { return c.pod.view().ctrs[c].id }
 
-// LogPath is the CRI-format log file of the current attempt ("" until created). Earlier attempts'
+// logPath is the CRI-format log file of the current attempt ("" until created). Earlier attempts'
 // files stay beside it (<attempt>.log).
-func (c *Container) LogPath() string { return c.pod.view().ctrs[c].logPath }
+func (c *Container) logPath() string { return c.pod.view().ctrs[c].logPath }
 
 // Status returns a snapshot of the container's status (from the pod's last published snapshot).
 func (c *Container) Status() ContainerStatus { return c.pod.view().ctrs[c].status }
@@ -95,7 +95,7 @@ func newID() string {
 }
 
 // setWaiting records a waiting state with a reason.
-func (c *Container) setWaiting(reason, msg string) {
+func (c *Container) setWaiting(reason Reason, msg string) {
 	c.pod.update(func() { c.state = ContainerState{Waiting: &StateWaiting{Reason: reason, Message: msg}} })
 }
 
@@ -260,7 +260,7 @@ func (c *Container) postStartFailed(inst *instance, hookErr error) error {
 	msg := fmt.Sprintf("%s lifecycle hook for Container %q in Pod %q failed - error: %v", hook.Describe(c.spec.PostStart), c.spec.Name, p.name, hookErr)
 	p.do(func() { c.hookFailed = msg })
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
-	c.killInstance(inst, p.spec.gracePeriod(), ReasonFailedPostStartHook, true)
+	c.killInstance(inst, p.spec.gracePeriod(), string(ReasonFailedPostStartHook), true)
 	return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
 }
 
@@ -314,7 +314,7 @@ const hookSettle = 200 * time.Millisecond
 func (c *Container) target() hook.Target {
 	p := c.pod
 	return hook.Target{Pod: p.name, Container: c.spec.Name, IP: p.sandbox.IP(), Exec: c,
-		Warn: func(reason, msg string) { p.emit(c.spec.Name, EventWarning, reason, msg) }}
+		Warn: func(reason, msg string) { p.emit(c.spec.Name, EventWarning, Reason(reason), msg) }}
 }
 
 // watchExit records an instance's exit and decides what follows.

@@ -40,7 +40,7 @@ func shCmd(script string) []string { return []string{"/bin/sh", "-c", script} }
 
 // recordEvents keeps every event of the pod from now on (Pod.Events keeps only the recent ones,
 // and a pod whose probes fail on short periods has many).
-func recordEvents(ctx context.Context, p *podlife.Pod) func(container, reason string) []podlife.Event {
+func recordEvents(ctx context.Context, p *podlife.Pod) func(container string, reason podlife.Reason) []podlife.Event {
 	var mu sync.Mutex
 	var all []podlife.Event
 	ch := p.Subscribe(ctx)
@@ -51,7 +51,7 @@ func recordEvents(ctx context.Context, p *podlife.Pod) func(container, reason st
 			mu.Unlock()
 		}
 	}()
-	return func(container, reason string) []podlife.Event {
+	return func(container string, reason podlife.Reason) []podlife.Event {
 		mu.Lock()
 		defer mu.Unlock()
 		var out []podlife.Event

@@ -19,39 +19,39 @@ const (
 // Event reasons. Those marked "kubelet" carry the kubelet's reason and message shape; the others
 // are podlife's own, for moments the kubelet does not report (useful for timelines).
 const (
-	ReasonPulling             = "Pulling"             // kubelet
-	ReasonPulled              = "Pulled"              // kubelet
-	ReasonFailed              = "Failed"              // kubelet: pull, create or start failed
-	ReasonErrImageNeverPull   = "ErrImageNeverPull"   // kubelet
-	ReasonCreated             = "Created"             // kubelet
-	ReasonStarted             = "Started"             // kubelet
-	ReasonKilling             = "Killing"             // kubelet
-	ReasonBackOff             = "BackOff"             // kubelet: crash-loop back-off
-	ReasonUnhealthy           = "Unhealthy"           // kubelet: a probe failed
-	ReasonProbeWarning        = "ProbeWarning"        // kubelet: a probe succeeded with a warning
-	ReasonDeadlineExceeded    = "DeadlineExceeded"    // kubelet: activeDeadlineSeconds
-	ReasonFailedPostStartHook = "FailedPostStartHook" // kubelet
-	ReasonFailedPreStopHook   = "FailedPreStopHook"   // kubelet
-	ReasonLifecycleFallback   = "LifecycleHTTPFallback"
-	ReasonFailedCreateSandbox = "FailedCreatePodSandBox" // kubelet
-	ReasonSandboxReady        = "SandboxReady"           // podlife: namespaces pinned and network attached
-	ReasonPostStartCompleted  = "PostStartHookCompleted" // podlife: a postStart hook returned successfully
-	ReasonExited              = "Exited"                 // podlife: a container's process exited
-	ReasonStopped             = "Stopped"                // podlife: every container stopped, network released
-	ReasonRemoved             = "Removed"                // podlife: everything of the pod deleted
-	ReasonEventsDropped       = "EventsDropped"          // podlife: a slow subscriber missed events
+	ReasonPulling             Reason = "Pulling"             // kubelet
+	ReasonPulled              Reason = "Pulled"              // kubelet
+	ReasonFailed              Reason = "Failed"              // kubelet: pull, create or start failed
+	ReasonErrImageNeverPull   Reason = "ErrImageNeverPull"   // kubelet
+	ReasonCreated             Reason = "Created"             // kubelet
+	ReasonStarted             Reason = "Started"             // kubelet
+	ReasonKilling             Reason = "Killing"             // kubelet
+	ReasonBackOff             Reason = "BackOff"             // kubelet: crash-loop back-off
+	ReasonUnhealthy           Reason = "Unhealthy"           // kubelet: a probe failed
+	ReasonProbeWarning        Reason = "ProbeWarning"        // kubelet: a probe succeeded with a warning
+	ReasonDeadlineExceeded    Reason = "DeadlineExceeded"    // kubelet: activeDeadlineSeconds
+	ReasonFailedPostStartHook Reason = "FailedPostStartHook" // kubelet
+	ReasonFailedPreStopHook   Reason = "FailedPreStopHook"   // kubelet
+	ReasonLifecycleFallback   Reason = "LifecycleHTTPFallback"
+	ReasonFailedCreateSandbox Reason = "FailedCreatePodSandBox" // kubelet
+	ReasonSandboxReady        Reason = "SandboxReady"           // podlife: namespaces pinned and network attached
+	ReasonPostStartCompleted  Reason = "PostStartHookCompleted" // podlife: a postStart hook returned successfully
+	ReasonExited              Reason = "Exited"                 // podlife: a container's process exited
+	ReasonStopped             Reason = "Stopped"                // podlife: every container stopped, network released
+	ReasonRemoved             Reason = "Removed"                // podlife: everything of the pod deleted
+	ReasonEventsDropped       Reason = "EventsDropped"          // podlife: a slow subscriber missed events
 	// podlife: containerd stopped answering; the containers are left as they are while the
 	// runtime reconnects (Warning).
-	ReasonContainerdUnavailable = "ContainerdUnavailable"
+	ReasonContainerdUnavailable Reason = "ContainerdUnavailable"
 	// podlife: containerd answers again; the containers are followed again.
-	ReasonContainerdRecovered = "ContainerdRecovered"
+	ReasonContainerdRecovered Reason = "ContainerdRecovered"
 	// podlife: the start policy had not returned when a stop cancelled it; the stop went on
 	// without it, and the policy can start nothing more (Warning).
-	ReasonStartPolicyAbandoned = "StartPolicyAbandoned"
+	ReasonStartPolicyAbandoned Reason = "StartPolicyAbandoned"
 	// kubelet: the pod's sandbox died. In podlife only a pod's pause (ShareProcessNamespace)
 	// can: its PID namespace, and every process in it, is gone with it, so the pod is stopped
 	// and fails with this reason (the kubelet would recreate the sandbox) (Warning).
-	ReasonSandboxChanged = "SandboxChanged"
+	ReasonSandboxChanged Reason = "SandboxChanged"
 )
 
 // Event is something that happened to a pod or one of its containers. Time is when it happened,
@@ -61,7 +61,7 @@ type Event struct {
 	Pod       string    `json:"pod"`
 	Container string    `json:"container,omitempty"`
 	Type      EventType `json:"type"`
-	Reason    string    `json:"reason"`
+	Reason    Reason    `json:"reason"`
 	Message   string    `json:"message,omitempty"`
 }
 

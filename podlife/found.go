@@ -44,10 +44,10 @@ type PodRecord struct {
 // Managed reports whether a live process manages the pod.
 func (r PodRecord) Managed() bool { return r.Manager != 0 }
 
-// LogFiles returns the container's log files (CRI format, see ParseLogLine), oldest attempt
+// logFiles returns the container's log files (CRI format, see parseLogLine), oldest attempt
 // first: the last one is the current attempt's, the one before it the previous attempt's
 // (kubectl logs --previous). An invalid container name (see NameError) has no files.
-func (r PodRecord) LogFiles(container string) []string {
+func (r PodRecord) logFiles(container string) []string {
 	if checkName("container", container) != nil {
 		return nil // names no container: not a path to join
 	}
@@ -311,7 +311,7 @@ type unmanaged struct {
 }
 
 func (u unmanaged) containers(ctx context.Context) ([]client.Container, error) {
-	return u.r.client.Containers(u.r.ctx(ctx), labelFilter(LabelPodUID, u.rec.UID))
+	return u.r.client.Containers(u.r.ctx(ctx), labelFilter(labelPodUID, u.rec.UID))
 }
 
 // stop signals every running task, SIGKILLs what is left after grace, deletes the tasks and
@@ -329,7 +329,7 @@ func (u unmanaged) stop(ctx context.Context, grace time.Duration) error {
 	// what is left in its PID namespace before the containers' stop signals are due.
 	var pauses []client.Container
 	ctrs = slices.DeleteFunc(ctrs, func(ctr client.Container) bool {
-		if labels, err := ctr.Labels(ctx); err == nil && labels[LabelKind] == LabelKindPause {
+		if labels, err := ctr.Labels(ctx); err == nil && labels[labelKind] == labelKindPause {
 			pauses = append(pauses, ctr)
 			return true
 		}
@@ -397,7 +397,7 @@ func stopTask(ctx context.Context, ctr client.Container, grace time.Duration) (*
 	default:
 		sig := syscall.SIGTERM
 		if labels, err := ctr.Labels(ctx); err == nil {
-			if n, err := strconv.Atoi(labels[LabelStopSignal]); err == nil && n > 0 {
+			if n, err := strconv.Atoi(labels[labelStopSignal]); err == nil && n > 0 {
 				sig = syscall.Signal(n)
 			}
 		}

@@ -69,12 +69,12 @@ func (p *Pod) imageVolumeWithBackoff(ctx context.Context, v Volume) (podImage, e
 		}
 		msg := fmt.Sprintf("volume %q: %v", v.Name, err)
 		p.setWaitingUsers(v.Name, reason, msg)
-		p.emit("", EventWarning, ReasonFailed, "Error: "+reason+": "+msg)
+		p.emit("", EventWarning, ReasonFailed, "Error: "+string(reason)+": "+msg)
 		delay = nextPullDelay(delay, *bo)
 		backoff := fmt.Sprintf("Back-off pulling image %q", v.Image.Reference)
-		p.setWaitingUsers(v.Name, ReasonImagePullBackOff, backoff+" (volume "+strconv.Quote(v.Name)+"): "+reason+": "+err.Error())
+		p.setWaitingUsers(v.Name, ReasonImagePullBackOff, backoff+" (volume "+strconv.Quote(v.Name)+"): "+string(reason)+": "+err.Error())
 		p.emit("", EventNormal, ReasonBackOff, backoff)
-		p.emit("", EventWarning, ReasonFailed, "Error: "+ReasonImagePullBackOff+": volume "+strconv.Quote(v.Name))
+		p.emit("", EventWarning, ReasonFailed, "Error: "+string(ReasonImagePullBackOff)+": volume "+strconv.Quote(v.Name))
 		timer := p.rt.clock.NewTimer(delay)
 		select {
 		case <-timer.C():
@@ -87,7 +87,7 @@ func (p *Pod) imageVolumeWithBackoff(ctx context.Context, v Volume) (podImage, e
 
 // setWaitingUsers sets the waiting state of every init and app container that mounts the
 // volume; an empty reason restores the state of a container not created yet.
-func (p *Pod) setWaitingUsers(volume, reason, msg string) {
+func (p *Pod) setWaitingUsers(volume string, reason Reason, msg string) {
 	for _, c := range append(append([]*Container(nil), p.inits...), p.apps...) {
 		for _, m := range c.spec.VolumeMounts {
 			if m.Name != volume {

@@ -70,8 +70,8 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		return nil, err
 	}
 	labels := p.labels(c)
-	labels[LabelAttempt] = strconv.Itoa(attempt)
-	labels[LabelStopSignal] = strconv.Itoa(int(c.stopSignal))
+	labels[labelAttempt] = strconv.Itoa(attempt)
+	labels[labelStopSignal] = strconv.Itoa(int(c.stopSignal))
 	t1 := time.Now()
 	ctr, err := r.tasks.newContainer(ctx, id, p.handler, c.image, labels, p.containerCgroup(id), opts)
 	if err != nil {

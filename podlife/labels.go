@@ -14,17 +14,22 @@ import (
 	"time"
 )
 
-// Labels podlife puts on every containerd object it creates, enough to find a pod's objects again.
+// Labels podlife puts on every containerd container it creates (with the pod's own labels). A
+// program or an operator finds a pod's containerd containers with the first two, e.g.
+// `ctr -n podlife containers ls labels."podlife.io/pod"==web`; the others are podlife's
+// bookkeeping and may change.
 const (
-	LabelPod       = "podlife.io/pod"
-	LabelPodUID    = "podlife.io/pod-uid"
-	LabelNamespace = "podlife.io/namespace"
+	// LabelPod is the pod's name.
+	LabelPod = "podlife.io/pod"
+	// LabelContainer is the container's name in its pod ("POD" for a pod's pause).
 	LabelContainer = "podlife.io/container"
-	LabelKind      = "podlife.io/kind" // "init", "app" or "ephemeral"
-	LabelAttempt   = "podlife.io/attempt"
-	// LabelStopSignal is the container's stop signal (a number), for a process that stops the
+	labelPodUID    = "podlife.io/pod-uid"
+	labelNamespace = "podlife.io/namespace"
+	labelKind      = "podlife.io/kind" // "init", "app" or "ephemeral"
+	labelAttempt   = "podlife.io/attempt"
+	// labelStopSignal is the container's stop signal (a number), for a process that stops the
 	// pod after its manager died.
-	LabelStopSignal = "podlife.io/stop-signal"
+	labelStopSignal = "podlife.io/stop-signal"
 	// annotationShimGroup (an OCI spec annotation) makes containerd's runc shim serve all
 	// containers with the same value in one process.
 	annotationShimGroup = "io.containerd.runc.v2.group"
@@ -36,16 +41,16 @@ func (p *Pod) labels(c *Container) map[string]string {
 		l[k] = v
 	}
 	l[LabelPod] = p.name
-	l[LabelPodUID] = p.uid
-	l[LabelNamespace] = p.spec.Namespace
+	l[labelPodUID] = p.uid
+	l[labelNamespace] = p.spec.Namespace
 	l[LabelContainer] = c.spec.Name
-	l[LabelAttempt] = strconv.Itoa(0)
-	l[LabelKind] = "app"
+	l[labelAttempt] = strconv.Itoa(0)
+	l[labelKind] = "app"
 	switch {
 	case c.init:
-		l[LabelKind] = "init"
+		l[labelKind] = "init"
 	case c.ephemeral:
-		l[LabelKind] = "ephemeral"
+		l[labelKind] = "ephemeral"
 	}
 	return l
 }

@@ -69,7 +69,7 @@ func lineNumbers(t *testing.T, path string) []int {
 	var out []int
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		l, ok := ParseLogLine(sc.Bytes())
+		l, ok := parseLogLine(sc.Bytes())
 		if !ok {
 			t.Fatalf("%s: unparsable line %q", path, sc.Text())
 		}

@@ -54,25 +54,25 @@ func openCRILog(dir string, attempt int, limits LogLimits) (*crilog.Writer, stri
 	return w, path, nil
 }
 
-// LogLine is one parsed line of a CRI log file.
-type LogLine struct {
+// logLine is one parsed line of a CRI log file.
+type logLine struct {
 	Time    time.Time
 	Stream  string
 	Partial bool
 	Text    string
 }
 
-// ParseLogLine parses one CRI-format log line (without its newline).
-func ParseLogLine(line []byte) (LogLine, bool) {
+// parseLogLine parses one CRI-format log line (without its newline).
+func parseLogLine(line []byte) (logLine, bool) {
 	parts := bytes.SplitN(line, []byte{' '}, 4)
 	if len(parts) < 3 {
-		return LogLine{}, false
+		return logLine{}, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, string(parts[0]))
 	if err != nil {
-		return LogLine{}, false
+		return logLine{}, false
 	}
-	ll := LogLine{Time: t, Stream: string(parts[1]), Partial: string(parts[2]) == "P"}
+	ll := logLine{Time: t, Stream: string(parts[1]), Partial: string(parts[2]) == "P"}
 	if len(parts) == 4 {
 		ll.Text = string(parts[3])
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// FuzzParseLogLine feeds ParseLogLine arbitrary lines, and lines in the format crilog.Writer
+// FuzzParseLogLine feeds parseLogLine arbitrary lines, and lines in the format crilog.Writer
 // writes: it must not panic, what it accepts must be "<time> <stream> <tag> <text>" with the
 // parts it returns, and a written line must parse back to what was written.
 func FuzzParseLogLine(f *testing.F) {
@@ -17,7 +17,7 @@ func FuzzParseLogLine(f *testing.F) {
 		f.Add([]byte(s), "stdout", false, []byte("text"))
 	}
 	f.Fuzz(func(t *testing.T, line []byte, stream string, partial bool, text []byte) {
-		if l, ok := ParseLogLine(line); ok {
+		if l, ok := parseLogLine(line); ok {
 			if strings.Contains(l.Stream, " ") || !bytes.HasSuffix(line, []byte(l.Text)) ||
 				!bytes.Contains(line, []byte(" "+l.Stream+" ")) || l.Time.IsZero() {
 				t.Fatalf("%q parsed as %+v", line, l)
@@ -32,7 +32,7 @@ func FuzzParseLogLine(f *testing.F) {
 		}
 		now := time.Now()
 		written := now.Format(time.RFC3339Nano) + " " + stream + " " + string(tag) + " " + string(text)
-		l, ok := ParseLogLine([]byte(written))
+		l, ok := parseLogLine([]byte(written))
 		if !ok || !l.Time.Equal(now) || l.Stream != stream || l.Partial != partial || l.Text != string(text) {
 			t.Fatalf("%q parsed as %+v, %v", written, l, ok)
 		}

@@ -30,11 +30,11 @@ func TestCRILog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var got []LogLine
+	var got []logLine
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		l, ok := ParseLogLine(sc.Bytes())
+		l, ok := parseLogLine(sc.Bytes())
 		if !ok {
 			t.Fatalf("unparsable line %q", sc.Text())
 		}

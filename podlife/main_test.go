@@ -392,7 +392,7 @@ func stampCmd(file, who, what string) string {
 }
 
 // waitEvent waits for an event of the pod matching reason (and container, if not empty).
-func waitEvent(t *testing.T, ctx context.Context, p *podlife.Pod, container, reason string) podlife.Event {
+func waitEvent(t *testing.T, ctx context.Context, p *podlife.Pod, container string, reason podlife.Reason) podlife.Event {
 	t.Helper()
 	return waitEventMatch(t, ctx, p, fmt.Sprintf("%s event for %q", reason, container), func(e podlife.Event) bool {
 		return e.Reason == reason && (container == "" || e.Container == container)

@@ -62,12 +62,12 @@ func TestNamesRefused(t *testing.T) {
 	}
 	rec := PodRecord{Name: "victim", Dir: filepath.Join(victim, "..", filepath.Base(victim))}
 	for _, name := range []string{"../app", "../../" + filepath.Base(victim) + "/logs/app", "app/..", ""} {
-		if got := rec.LogFiles(name); got != nil {
-			t.Errorf("LogFiles(%q) = %v, want none", name, got)
+		if got := rec.logFiles(name); got != nil {
+			t.Errorf("logFiles(%q) = %v, want none", name, got)
 		}
 	}
-	if got := rec.LogFiles("app"); len(got) != 1 {
-		t.Errorf("LogFiles(app) = %v, want the one file", got)
+	if got := rec.logFiles("app"); len(got) != 1 {
+		t.Errorf("logFiles(app) = %v, want the one file", got)
 	}
 	for _, f := range []string{recordFile, "logs/app/0.log", "keep"} {
 		if b, err := os.ReadFile(filepath.Join(victim, f)); err != nil || string(b) != string(record) {

@@ -195,7 +195,7 @@ func cgroupsLeft(ns string) []string {
 // "PostStart") of container was abandoned.
 func abandonedEvent(p *podlife.Pod, container, kind string) (podlife.Event, bool) {
 	for _, e := range p.Events() {
-		if e.Container == container && e.Type == podlife.EventWarning && e.Reason == "Failed"+kind+"Hook" &&
+		if e.Container == container && e.Type == podlife.EventWarning && string(e.Reason) == "Failed"+kind+"Hook" &&
 			strings.Contains(e.Message, kind+"Hook") && strings.Contains(e.Message, "abandoned") {
 			return e, true
 		}

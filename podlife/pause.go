@@ -33,8 +33,8 @@ import (
 // kernel reparents them to the namespace's PID 1) and exits on SIGTERM or SIGINT; it is
 // stopped with SIGKILL, which takes every process left in the namespace with it.
 
-// LabelKindPause is the LabelKind value of a pod's pause container.
-const LabelKindPause = "pause"
+// labelKindPause is the labelKind value of a pod's pause container.
+const labelKindPause = "pause"
 
 // pauseNameInPod is the LabelContainer value of the pause container (not a valid container
 // name, so it never collides with one).
@@ -72,10 +72,10 @@ type pause struct {
 }
 
 // pauseRoot is the pause's root directory: empty but for the mount points runc makes.
-func (s *Sandbox) pauseRoot() string { return filepath.Join(s.dir, "pause") }
+func (s *podSandbox) pauseRoot() string { return filepath.Join(s.dir, "pause") }
 
 // PIDNSPath is the pinned PID namespace the containers share ("" unless ShareProcessNamespace).
-func (s *Sandbox) PIDNSPath() string { return s.pidNS }
+func (s *podSandbox) PIDNSPath() string { return s.pidNS }
 
 // startPause creates and starts the pod's pause task and pins its PID namespace. On failure
 // what it made stays for stopPause to delete.
@@ -96,14 +96,14 @@ func (p *Pod) startPause(ctx context.Context) error {
 		labels[k] = v
 	}
 	labels[LabelPod] = p.name
-	labels[LabelPodUID] = p.uid
-	labels[LabelNamespace] = p.spec.Namespace
+	labels[labelPodUID] = p.uid
+	labels[labelNamespace] = p.spec.Namespace
 	labels[LabelContainer] = pauseNameInPod
-	labels[LabelKind] = LabelKindPause
-	labels[LabelAttempt] = "0"
+	labels[labelKind] = labelKindPause
+	labels[labelAttempt] = "0"
 	// A process that stops the pod without its manager kills the pause at once (see stopTask):
 	// it is stopped last, when nothing is left to stop gracefully.
-	labels[LabelStopSignal] = strconv.Itoa(int(syscall.SIGKILL))
+	labels[labelStopSignal] = strconv.Itoa(int(syscall.SIGKILL))
 	ctr, err := r.tasks.newPause(ctx, p.pause.id, p.handler, labels, p.pauseSpecOpts(bin))
 	if err != nil {
 		return fmt.Errorf("create pause container: %w", err)

@@ -28,7 +28,7 @@ type Pod struct {
 	spec    PodSpec
 	log     *slog.Logger
 	events  *bus
-	sandbox *Sandbox
+	sandbox *podSandbox
 	inits   []*Container
 	apps    []*Container
 	byName  map[string]*Container
@@ -78,12 +78,12 @@ type Pod struct {
 	completing   bool // the stop of a completed pod with sidecars still running was started
 	terminated   bool // every process gone after a stop: the phase is final
 	sandboxReady bool
-	failReason   string // set when the pod is failed by podlife itself (DeadlineExceeded)
+	failReason   Reason // set when the pod is failed by podlife itself (DeadlineExceeded)
 	conditions   []PodCondition
 	condTimes    map[ConditionType]condTime
 	custom       []PodCondition // set by SetCondition, in the order first set
 	phase        Phase
-	reason       string
+	reason       Reason
 	message      string
 	startTime    time.Time
 	ephemerals   []*Container // added by AddEphemeralContainer, in order; never removed
@@ -126,7 +126,7 @@ func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
 	p.lifeCtx = r.ctx(context.Background())
 	p.startCtx, p.cancelStart = context.WithCancel(p.lifeCtx)
 	p.watchCtx, p.stopWatch = context.WithCancel(p.lifeCtx)
-	p.sandbox = &Sandbox{pod: p, dir: dir, hostname: spec.Hostname}
+	p.sandbox = &podSandbox{pod: p, dir: dir, hostname: spec.Hostname}
 	p.sidecars = map[string]bool{}
 	add := func(cs []ContainerSpec, init bool) []*Container {
 		out := make([]*Container, len(cs))
@@ -173,9 +173,6 @@ func (p *Pod) UID() string { return p.uid }
 // Spec returns the pod's spec with defaults applied.
 func (p *Pod) Spec() PodSpec { return p.spec }
 
-// Sandbox returns what the pod's containers share.
-func (p *Pod) Sandbox() *Sandbox { return p.sandbox }
-
 // Container returns the container of that name (init and ephemeral containers included).
 func (p *Pod) Container(name string) (*Container, error) {
 	if c, ok := p.byName[name]; ok {
@@ -198,11 +195,11 @@ func (p *Pod) Subscribe(ctx context.Context) <-chan Event {
 	return p.events.subscribe(ctx, true, nil)
 }
 
-func (p *Pod) emit(container string, typ EventType, reason, msg string) {
+func (p *Pod) emit(container string, typ EventType, reason Reason, msg string) {
 	p.emitAt(time.Now(), container, typ, reason, msg)
 }
 
-func (p *Pod) emitAt(t time.Time, container string, typ EventType, reason, msg string) {
+func (p *Pod) emitAt(t time.Time, container string, typ EventType, reason Reason, msg string) {
 	e := Event{Time: t, Pod: p.name, Container: container, Type: typ, Reason: reason, Message: msg}
 	p.log.Debug("event", "container", container, "reason", reason, "message", msg)
 	p.events.publish(e)
@@ -530,7 +527,7 @@ func leasedCtx(ctx context.Context, p *Pod) context.Context {
 }
 
 func (p *Pod) createLease(ctx context.Context) error {
-	return p.rt.tasks.createLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, LabelPodUID: p.uid})
+	return p.rt.tasks.createLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, labelPodUID: p.uid})
 }
 
 func (p *Pod) deleteLease(ctx context.Context) error {

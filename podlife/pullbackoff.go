@@ -31,12 +31,12 @@ func (c *Container) imageWithBackoff(ctx context.Context) (podImage, error) {
 			reason = ReasonErrImageNeverPull
 		}
 		c.setWaiting(reason, err.Error())
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+reason)
+		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+string(reason))
 		delay = nextPullDelay(delay, *bo)
 		msg := fmt.Sprintf("Back-off pulling image %q", c.spec.Image)
-		c.setWaiting(ReasonImagePullBackOff, msg+": "+reason+": "+err.Error())
+		c.setWaiting(ReasonImagePullBackOff, msg+": "+string(reason)+": "+err.Error())
 		p.emit(c.spec.Name, EventNormal, ReasonBackOff, msg)
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+ReasonImagePullBackOff)
+		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+string(ReasonImagePullBackOff))
 		timer := p.rt.clock.NewTimer(delay)
 		select {
 		case <-timer.C():

@@ -58,7 +58,7 @@ func TestImagePullBackOff(t *testing.T) {
 	var got []string
 	for _, e := range pod.Events() {
 		if e.Container == "app" {
-			got = append(got, e.Reason+"/"+string(e.Type))
+			got = append(got, string(e.Reason)+"/"+string(e.Type))
 		}
 	}
 	want := []string{"Pulling/Normal", "Failed/Warning", "Failed/Warning", "BackOff/Normal", "Failed/Warning"}
@@ -162,7 +162,7 @@ func TestImageVolumePullBackOff(t *testing.T) {
 	if out := execIn(t, ctx, pod, "app", `cmp /img/bin/busybox /bin/busybox && echo same`); out != "same\n" {
 		t.Errorf("reading the image volume: %q, want the image's busybox", out)
 	}
-	var got []string
+	var got []podlife.Reason
 	for _, e := range pod.Events() {
 		if e.Container == "" && (e.Reason == podlife.ReasonBackOff || e.Reason == podlife.ReasonFailed || e.Reason == podlife.ReasonPulled) {
 			got = append(got, e.Reason)

@@ -194,7 +194,7 @@ func collect(ctx context.Context, p *podlife.Pod) *eventLog {
 	return l
 }
 
-func (l *eventLog) with(reason string) []podlife.Event {
+func (l *eventLog) with(reason podlife.Reason) []podlife.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []podlife.Event
@@ -279,7 +279,7 @@ func TestSmokeContainerdRestartKeepsPod(t *testing.T) {
 	if cs := st.ContainerStatuses[0]; cs.RestartCount != 0 || cs.State.Running == nil || cs.ContainerID != "containerd://"+id {
 		t.Errorf("container status %+v: want the same instance running, no restart", cs)
 	}
-	for _, reason := range []string{podlife.ReasonExited, podlife.ReasonKilling, podlife.ReasonBackOff} {
+	for _, reason := range []podlife.Reason{podlife.ReasonExited, podlife.ReasonKilling, podlife.ReasonBackOff} {
 		if e := evs.with(reason); len(e) > 0 {
 			t.Errorf("%s events: %v", reason, e)
 		}
@@ -558,7 +558,7 @@ func TestPrivateContainerdRevived(t *testing.T) {
 	if cs := pod.Status().ContainerStatuses[0]; cs.RestartCount != 0 || cs.State.Running == nil {
 		t.Errorf("container %+v: want the same instance running, no restart", cs)
 	}
-	for _, reason := range []string{podlife.ReasonExited, podlife.ReasonKilling, podlife.ReasonBackOff} {
+	for _, reason := range []podlife.Reason{podlife.ReasonExited, podlife.ReasonKilling, podlife.ReasonBackOff} {
 		if e := evs.with(reason); len(e) > 0 {
 			t.Errorf("%s events: %v", reason, e)
 		}

@@ -184,7 +184,7 @@ func (r *Runtime) ctx(parent context.Context) context.Context {
 // pod at once with an error wrapping ErrUnavailable, and the start goes on (or, if a step failed,
 // the pod is removed) once containerd answers again.
 func (r *Runtime) Run(ctx context.Context, spec PodSpec) (*Pod, error) {
-	p, err := r.Start(ctx, spec)
+	p, err := r.start(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -201,9 +201,9 @@ func (r *Runtime) Run(ctx context.Context, spec PodSpec) (*Pod, error) {
 	}
 }
 
-// Start validates the spec, registers the pod and begins starting it in the background; it
-// returns at once. Use Pod.WaitStarted, Pod.Wait or the events to follow it.
-func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
+// start validates the spec, registers the pod and begins starting it in the background; it
+// returns at once (Run waits on it).
+func (r *Runtime) start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}

@@ -15,11 +15,11 @@ import (
 	"github.com/podlife/podlife/internal/sandboxns"
 )
 
-// Sandbox is what a pod's containers share: the pinned network, IPC and UTS namespaces (and
+// podSandbox is what a pod's containers share: the pinned network, IPC and UTS namespaces (and
 // with ShareProcessNamespace the pause's PID namespace), the pod network attachment, the
 // generated /etc/hosts, /etc/hostname and /etc/resolv.conf, and the volumes. Only a shared PID
 // namespace needs a pause process (see Pod.startPause).
-type Sandbox struct {
+type podSandbox struct {
 	pod      *Pod
 	dir      string
 	nsPaths  map[sandboxns.Kind]string
@@ -30,16 +30,16 @@ type Sandbox struct {
 }
 
 // Dir is the pod's directory under the runtime's state dir.
-func (s *Sandbox) Dir() string { return s.dir }
+func (s *podSandbox) Dir() string { return s.dir }
 
 // NetNSPath is the pinned network namespace ("" with host networking).
-func (s *Sandbox) NetNSPath() string { return s.nsPaths[sandboxns.Net] }
+func (s *podSandbox) NetNSPath() string { return s.nsPaths[sandboxns.Net] }
 
 // Hostname is the pod's hostname.
-func (s *Sandbox) Hostname() string { return s.hostname }
+func (s *podSandbox) Hostname() string { return s.hostname }
 
 // IP is the pod's IP on its network (invalid until the network is attached, or with host networking).
-func (s *Sandbox) IP() netip.Addr {
+func (s *podSandbox) IP() netip.Addr {
 	if v := s.pod.view(); v != nil {
 		return v.status.PodIP
 	}
@@ -54,15 +54,15 @@ type sandboxRecord struct {
 	IP      string `json:"ip,omitempty"`
 }
 
-func (s *Sandbox) etc(name string) string { return filepath.Join(s.dir, "etc", name) }
+func (s *podSandbox) etc(name string) string { return filepath.Join(s.dir, "etc", name) }
 
 // fifoDir keeps the pod's stdio FIFOs in the pod dir rather than containerd's global
 // /run/containerd/fifo, so that nothing of the pod is left elsewhere if the managing process dies.
-func (s *Sandbox) fifoDir() string { return filepath.Join(s.dir, "fifo") }
+func (s *podSandbox) fifoDir() string { return filepath.Join(s.dir, "fifo") }
 
 // create pins namespaces, writes the /etc files and prepares volumes. It does not touch the
 // network (attach does).
-func (s *Sandbox) create() error {
+func (s *podSandbox) create() error {
 	spec := &s.pod.spec
 	for _, d := range []string{"etc", "volumes", "logs"} {
 		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o700); err != nil {
@@ -92,7 +92,7 @@ func (s *Sandbox) create() error {
 	return s.createVolumes()
 }
 
-func (s *Sandbox) writeEtc() error {
+func (s *podSandbox) writeEtc() error {
 	spec := &s.pod.spec
 	if err := os.WriteFile(s.etc("hostname"), []byte(s.hostname+"\n"), 0o644); err != nil {
 		return err
@@ -115,7 +115,7 @@ func (s *Sandbox) writeEtc() error {
 }
 
 // hosts renders the pod's /etc/hosts like the kubelet's managed file.
-func (s *Sandbox) hosts() []byte {
+func (s *podSandbox) hosts() []byte {
 	var b bytes.Buffer
 	b.WriteString("# Managed by podlife.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
 	b.WriteString("fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n")
@@ -128,7 +128,7 @@ func (s *Sandbox) hosts() []byte {
 	return b.Bytes()
 }
 
-func (s *Sandbox) resolvConf() ([]byte, error) {
+func (s *podSandbox) resolvConf() ([]byte, error) {
 	d := s.pod.spec.DNS
 	if d == nil {
 		b, err := os.ReadFile("/etc/resolv.conf")
@@ -150,10 +150,10 @@ func (s *Sandbox) resolvConf() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func (s *Sandbox) volumeDir(name string) string { return filepath.Join(s.dir, "volumes", name) }
+func (s *podSandbox) volumeDir(name string) string { return filepath.Join(s.dir, "volumes", name) }
 
 // createVolumes makes emptyDir directories (a tmpfs for medium Memory) and checks hostPaths.
-func (s *Sandbox) createVolumes() error {
+func (s *podSandbox) createVolumes() error {
 	for _, v := range s.pod.spec.Volumes {
 		switch {
 		case v.EmptyDir != nil:
@@ -193,7 +193,7 @@ func (s *Sandbox) createVolumes() error {
 }
 
 // writeFiles creates a files volume (on a tmpfs with medium Memory).
-func (s *Sandbox) writeFiles(name string, fv *FilesVolume) error {
+func (s *podSandbox) writeFiles(name string, fv *FilesVolume) error {
 	dir := s.volumeDir(name)
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
@@ -266,7 +266,7 @@ func hostPathTypeError(h *HostPathVolume, mode fs.FileMode) error {
 
 // removeVolumes unmounts memory-backed emptyDirs, image volumes, and any private volume mount point left by a
 // create (see privateMounts); the directories go with the pod dir.
-func (s *Sandbox) removeVolumes() error {
+func (s *podSandbox) removeVolumes() error {
 	var errs []error
 	if err := unmountUnder(filepath.Join(s.dir, "subpaths")); err != nil {
 		errs = append(errs, fmt.Errorf("private volume mounts: %w", err))
@@ -281,18 +281,18 @@ func (s *Sandbox) removeVolumes() error {
 	return errors.Join(errs...)
 }
 
-func (s *Sandbox) record(rec sandboxRecord) error {
+func (s *podSandbox) record(rec sandboxRecord) error {
 	rec.UID = s.pod.uid
 	rec.NetNS = s.NetNSPath()
 	return writeFileJSON(filepath.Join(s.dir, "sandbox.json"), rec)
 }
 
 // cniID is the container ID the pod's network attachment is known by.
-func (s *Sandbox) cniID() string { return "podlife-" + s.pod.uid }
+func (s *podSandbox) cniID() string { return "podlife-" + s.pod.uid }
 
 // attach runs CNI ADD, recording the intent before and the result after, and rewrites /etc/hosts
 // with the pod IP (in place: containers bind-mount the file).
-func (s *Sandbox) attach(ctx context.Context, nw cni.Network) error {
+func (s *podSandbox) attach(ctx context.Context, nw cni.Network) error {
 	if s.pod.spec.HostNetwork {
 		return nil
 	}
@@ -312,7 +312,7 @@ func (s *Sandbox) attach(ctx context.Context, nw cni.Network) error {
 }
 
 // detach runs CNI DEL if an attachment may exist; it is idempotent and works without the netns.
-func (s *Sandbox) detach(ctx context.Context, nw cni.Network) error {
+func (s *podSandbox) detach(ctx context.Context, nw cni.Network) error {
 	var attached bool
 	s.pod.do(func() { attached = s.attached })
 	if !attached {
@@ -326,6 +326,6 @@ func (s *Sandbox) detach(ctx context.Context, nw cni.Network) error {
 }
 
 // release unpins the namespaces.
-func (s *Sandbox) release() error {
+func (s *podSandbox) release() error {
 	return s.pod.rt.tasks.unpinNamespaces(filepath.Join(s.dir, "ns"))
 }

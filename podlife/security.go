@@ -107,7 +107,7 @@ const (
 
 // ReasonCreateContainerConfigError is the waiting reason of a container whose settings cannot
 // be honoured with its image (runAsNonRoot with an image that runs as root), as the kubelet's.
-const ReasonCreateContainerConfigError = "CreateContainerConfigError"
+const ReasonCreateContainerConfigError Reason = "CreateContainerConfigError"
 
 // effectiveSecurity is what a container runs with once the pod's and the container's
 // security contexts are merged (the container wins), as the kubelet's

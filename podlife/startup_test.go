@@ -107,7 +107,7 @@ func TestSmokeStartupSequence(t *testing.T) {
 	}
 }
 
-func eventTime(t *testing.T, p *podlife.Pod, container, reason string) time.Time {
+func eventTime(t *testing.T, p *podlife.Pod, container string, reason podlife.Reason) time.Time {
 	t.Helper()
 	for _, e := range p.Events() {
 		if e.Container == container && e.Reason == reason {

@@ -2,7 +2,6 @@ package podlife
 
 import (
 	"net/netip"
-	"strconv"
 	"time"
 )
 
@@ -19,25 +18,25 @@ const (
 
 // Container waiting and terminated reasons, as the kubelet reports them.
 const (
-	ReasonContainerCreating      = "ContainerCreating"
-	ReasonPodInitializing        = "PodInitializing"
-	ReasonPostStartHookError     = "PostStartHookError"
-	ReasonErrImagePull           = "ErrImagePull"
-	ReasonImagePullBackOff       = "ImagePullBackOff"
-	ReasonCreateContainerError   = "CreateContainerError"
-	ReasonRunContainerError      = "RunContainerError"
-	ReasonCompleted              = "Completed"
-	ReasonError                  = "Error"
-	ReasonOOMKilled              = "OOMKilled"
-	ReasonContainerStatusUnknown = "ContainerStatusUnknown"
-	ReasonCrashLoopBackOff       = "CrashLoopBackOff"
+	ReasonContainerCreating      Reason = "ContainerCreating"
+	ReasonPodInitializing        Reason = "PodInitializing"
+	ReasonPostStartHookError     Reason = "PostStartHookError"
+	ReasonErrImagePull           Reason = "ErrImagePull"
+	ReasonImagePullBackOff       Reason = "ImagePullBackOff"
+	ReasonCreateContainerError   Reason = "CreateContainerError"
+	ReasonRunContainerError      Reason = "RunContainerError"
+	ReasonCompleted              Reason = "Completed"
+	ReasonError                  Reason = "Error"
+	ReasonOOMKilled              Reason = "OOMKilled"
+	ReasonContainerStatusUnknown Reason = "ContainerStatusUnknown"
+	ReasonCrashLoopBackOff       Reason = "CrashLoopBackOff"
 )
 
 // PodStatus is a snapshot of a pod, shaped like Kubernetes' PodStatus.
 type PodStatus struct {
 	Name      string     `json:"name"`
 	Phase     Phase      `json:"phase"`
-	Reason    string     `json:"reason,omitempty"`
+	Reason    Reason     `json:"reason,omitempty"`
 	Message   string     `json:"message,omitempty"`
 	PodIP     netip.Addr `json:"podIP,omitzero"`
 	StartTime time.Time  `json:"startTime,omitzero"`
@@ -73,7 +72,7 @@ type ContainerState struct {
 
 // StateWaiting is a container not running yet (or waiting to restart).
 type StateWaiting struct {
-	Reason  string `json:"reason,omitempty"`
+	Reason  Reason `json:"reason,omitempty"`
 	Message string `json:"message,omitempty"`
 }
 
@@ -86,7 +85,7 @@ type StateRunning struct {
 type StateTerminated struct {
 	ExitCode   int       `json:"exitCode"`
 	Signal     int       `json:"signal,omitempty"`
-	Reason     string    `json:"reason,omitempty"`
+	Reason     Reason    `json:"reason,omitempty"`
 	Message    string    `json:"message,omitempty"`
 	StartedAt  time.Time `json:"startedAt,omitzero"`
 	FinishedAt time.Time `json:"finishedAt,omitzero"`
@@ -101,52 +100,6 @@ func (s PodStatus) ReadyCount() (ready, total int) {
 		}
 	}
 	return ready, len(s.ContainerStatuses)
-}
-
-// Display returns what kubectl's STATUS column would show: a container's waiting or terminated
-// reason where it explains the pod, "Terminating" while stopping, else the phase.
-func (s PodStatus) Display() string {
-	if s.Stopping && s.Phase != PhaseSucceeded && s.Phase != PhaseFailed {
-		return "Terminating"
-	}
-	for _, c := range s.InitContainerStatuses {
-		if t := c.State.Terminated; t != nil && t.ExitCode == 0 {
-			continue
-		}
-		if w := c.State.Waiting; w != nil && w.Reason != "" && w.Reason != ReasonPodInitializing {
-			return "Init:" + w.Reason
-		}
-		return "Init:" + strconv.Itoa(countDone(s.InitContainerStatuses)) + "/" + strconv.Itoa(len(s.InitContainerStatuses))
-	}
-	reason := string(s.Phase)
-	if s.Reason != "" {
-		reason = s.Reason
-	}
-	running := false
-	for _, c := range s.ContainerStatuses {
-		switch {
-		case c.State.Waiting != nil && c.State.Waiting.Reason != "":
-			reason = c.State.Waiting.Reason
-		case c.State.Terminated != nil && c.State.Terminated.Reason != "":
-			reason = c.State.Terminated.Reason
-		case c.State.Running != nil:
-			running = true
-		}
-	}
-	if reason == ReasonCompleted && running {
-		return string(PhaseRunning)
-	}
-	return reason
-}
-
-func countDone(cs []ContainerStatus) int {
-	n := 0
-	for _, c := range cs {
-		if t := c.State.Terminated; t != nil && t.ExitCode == 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // computePhase applies the kubelet's getPhase rules to the container statuses. sidecars names

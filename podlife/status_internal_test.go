@@ -60,19 +60,3 @@ func TestComputePhase(t *testing.T) {
 		}
 	}
 }
-
-func TestDisplay(t *testing.T) {
-	st := PodStatus{Phase: PhasePending, ContainerStatuses: []ContainerStatus{running(), waiting()}}
-	if got := st.Display(); got != ReasonContainerCreating {
-		t.Errorf("Display %q, want ContainerCreating", got)
-	}
-	st = PodStatus{Phase: PhaseRunning, Stopping: true, ContainerStatuses: []ContainerStatus{running()}}
-	if got := st.Display(); got != "Terminating" {
-		t.Errorf("Display %q, want Terminating", got)
-	}
-	st = PodStatus{Phase: PhasePending, InitContainerStatuses: []ContainerStatus{exited(0), running()},
-		ContainerStatuses: []ContainerStatus{waiting()}}
-	if got := st.Display(); got != "Init:1/2" {
-		t.Errorf("Display %q, want Init:1/2", got)
-	}
-}

@@ -39,7 +39,7 @@ func before(t *testing.T, calls []string, a, b string) {
 
 // hasEvent reports whether the pod emitted an event of that container, type and reason whose
 // message contains msg.
-func hasEvent(p *Pod, container string, typ EventType, reason, msg string) bool {
+func hasEvent(p *Pod, container string, typ EventType, reason Reason, msg string) bool {
 	for _, e := range p.Events() {
 		if e.Container == container && e.Type == typ && e.Reason == reason && strings.Contains(e.Message, msg) {
 			return true
@@ -49,7 +49,7 @@ func hasEvent(p *Pod, container string, typ EventType, reason, msg string) bool 
 }
 
 // waitEvent waits for an event of that container and reason.
-func waitEvent(t *testing.T, ctx context.Context, p *Pod, container, reason string) {
+func waitEvent(t *testing.T, ctx context.Context, p *Pod, container string, reason Reason) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

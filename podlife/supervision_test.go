@@ -21,7 +21,7 @@ func execProbe(cmd string, period time.Duration, failures int) *probe.Spec {
 	return &probe.Spec{Prober: probe.Exec("/bin/sh", "-c", cmd), Period: period, Timeout: 2 * time.Second, FailureThreshold: failures}
 }
 
-func events(p *podlife.Pod, container, reason string) []podlife.Event {
+func events(p *podlife.Pod, container string, reason podlife.Reason) []podlife.Event {
 	var out []podlife.Event
 	for _, e := range p.Events() {
 		if e.Reason == reason && (container == "" || e.Container == container) {

@@ -167,7 +167,7 @@ func (f *fakeTasks) imageConfig(context.Context, podImage) (ocispec.Image, error
 func (f *fakeTasks) newContainer(_ context.Context, id string, _ ctrRuntime, _ podImage, labels map[string]string, _ string, _ []oci.SpecOpts) (ctrHandle, error) {
 	name := labels[LabelContainer]
 	label := name
-	if a := labels[LabelAttempt]; a != "0" {
+	if a := labels[labelAttempt]; a != "0" {
 		label += "#" + a
 	}
 	if err := f.createErr[name]; err != nil {

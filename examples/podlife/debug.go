@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/podlife/podlife/podlife"
 )
@@ -107,70 +105,22 @@ func debugCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return code
 }
 
-// followEphemeral prints the ephemeral container's log until it has exited and returns its exit
-// code. The manager writes the pod's status in the background: it is read every 100 ms.
+// followEphemeral prints the ephemeral container's log until it has exited (Runtime.Logs
+// follows it until then) and returns its exit code, from the pod's status.
 func followEphemeral(ctx context.Context, rt *podlife.Runtime, pod, name string, print func(string)) (int, error) {
-	fctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var code int
-	var ferr error
-	var last string
-	go func() {
-		defer cancel()
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			rec, err := rt.LookupPod(fctx, pod)
-			if err != nil {
-				ferr = err
-				return
-			}
-			if fs := rec.LogFiles(name); len(fs) > 0 {
-				last = fs[len(fs)-1]
-			}
-			for _, cs := range rec.Status.EphemeralContainerStatuses {
-				if t := cs.State.Terminated; cs.Name == name && t != nil {
-					code = t.ExitCode
-					settle(fctx, last)
-					return
-				}
-			}
-			select {
-			case <-fctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+	if err := rt.Logs(ctx, pod, name, podlife.LogOptions{Follow: true}, lineWriter{print: print}); err != nil {
+		return 0, err
+	}
 	rec, err := rt.LookupPod(ctx, pod)
 	if err != nil {
 		return 0, err
 	}
-	followFiles(fctx, func() string {
-		if fs := rec.LogFiles(name); len(fs) > 0 {
-			return fs[len(fs)-1]
+	for _, cs := range rec.Status.EphemeralContainerStatuses {
+		if t := cs.State.Terminated; cs.Name == name && t != nil {
+			return t.ExitCode, nil
 		}
-		return ""
-	}, print)
-	if ferr == nil && ctx.Err() != nil {
-		ferr = ctx.Err()
 	}
-	return code, ferr
-}
-
-// settle waits until the log file at path has not grown for 300 ms (at most 3 s): the manager
-// may still be copying the output of a process that has exited.
-func settle(ctx context.Context, path string) {
-	var size int64 = -1
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		fi, err := os.Stat(path)
-		if err != nil || fi.Size() == size {
-			return
-		}
-		size = fi.Size()
-		time.Sleep(300 * time.Millisecond)
-	}
+	return 0, fmt.Errorf("pod %q ended before ephemeral container %q exited", pod, name)
 }
 
 // attachEphemeral attaches this process's stdin and output to the interactive ephemeral

@@ -92,7 +92,8 @@ func TestRunJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
-	var reasons, logs []string
+	var reasons []podlife.Reason
+	var logs []string
 	var final podlife.PodStatus
 	sc := bufio.NewScanner(&stdout)
 	for sc.Scan() {
@@ -122,7 +123,7 @@ func TestRunJSON(t *testing.T) {
 	if len(logs) != 1 || logs[0] != `"cli-job/job | done"` {
 		t.Errorf("streamed logs %q, want the job's one line with its prefix", logs)
 	}
-	want := []string{podlife.ReasonCreated, podlife.ReasonStarted, podlife.ReasonExited, podlife.ReasonStopped, podlife.ReasonRemoved}
+	want := []podlife.Reason{podlife.ReasonCreated, podlife.ReasonStarted, podlife.ReasonExited, podlife.ReasonStopped, podlife.ReasonRemoved}
 	i := 0
 	for _, r := range reasons {
 		if i < len(want) && r == want[i] {

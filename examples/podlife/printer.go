@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/podlife/podlife/internal/kubectl"
 	"github.com/podlife/podlife/podlife"
 )
 
@@ -51,7 +52,7 @@ func (p *printer) status(st podlife.PodStatus) {
 	for _, c := range append(st.InitContainerStatuses, st.ContainerStatuses...) {
 		restarts += c.RestartCount
 	}
-	line := fmt.Sprintf("%-24s %-6s %-20s %-9d", st.Name, fmt.Sprintf("%d/%d", ready, total), st.Display(), restarts)
+	line := fmt.Sprintf("%-24s %-6s %-20s %-9d", st.Name, fmt.Sprintf("%d/%d", ready, total), kubectl.Status(st), restarts)
 	if p.last == nil {
 		p.last = map[string]string{}
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/podlife/podlife/internal/kubectl"
 	"github.com/podlife/podlife/podlife"
 )
 
@@ -74,7 +75,7 @@ func ps(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if !r.Managed() {
 			manager = "none"
 		}
-		fmt.Fprintf(stdout, "%-24s %-6s %-20s %-9d %-8s %s\n", r.Name, fmt.Sprintf("%d/%d", ready, total), st.Display(),
+		fmt.Fprintf(stdout, "%-24s %-6s %-20s %-9d %-8s %s\n", r.Name, fmt.Sprintf("%d/%d", ready, total), kubectl.Status(st),
 			restarts(st), time.Since(r.Created).Truncate(time.Second), manager)
 	}
 	return 0

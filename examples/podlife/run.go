@@ -148,19 +148,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	})
-	var pods []*podlife.Pod
-	var runErr error
-	for _, p := range res.Pods {
-		pod, err := rt.Run(ctx, p.Spec)
-		if err != nil {
-			runErr = err
-			fmt.Fprintln(stderr, "podlife run:", err)
-			break
-		}
-		pods = append(pods, pod)
+	// The manifest's pods start at once: a pod waiting for its image (back-off) or its probes
+	// holds no other. Each failure is reported; the pods that started are kept in manifest order.
+	started := make([]*podlife.Pod, len(res.Pods))
+	errs := make([]error, len(res.Pods))
+	var startWG sync.WaitGroup
+	for i, p := range res.Pods {
+		startWG.Go(func() { started[i], errs[i] = rt.Run(ctx, p.Spec) })
 	}
+	startWG.Wait()
+	var pods []*podlife.Pod
+	for i, err := range errs {
+		if err != nil {
+			fmt.Fprintln(stderr, "podlife run:", err)
+			continue
+		}
+		pods = append(pods, started[i])
+	}
+	runErr := errors.Join(errs...)
 	if runErr != nil {
-		reportf("error: %v\n", runErr)
+		reportf("error: %s\n", strings.ReplaceAll(runErr.Error(), "\n", "; "))
 	} else {
 		names := make([]string, len(pods))
 		for i, p := range pods {
@@ -171,7 +178,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	logCtx, stopLogs := context.WithCancel(context.Background())
 	var logWG *sync.WaitGroup
 	if *logs {
-		logWG = followLogs(logCtx, pods, out.log)
+		logWG = followLogs(logCtx, rt, pods, out.log)
 	}
 	if os.Getenv(supervisorEnv) != "" && runErr == nil {
 		// Detached: the pods stay, ended or not, until `podlife rm` removes them (or SIGTERM).

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/internal/kubectl"
+	"github.com/podlife/podlife/internal/podwatch"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
@@ -140,7 +142,7 @@ func SeedPod(name, image string, hookSeconds, mainSeconds int, sp podlife.StartP
 }
 
 func experiment(ctx context.Context, rt *podlife.Runtime, spec podlife.PodSpec, watchFor time.Duration) error {
-	pod, err := rt.Start(ctx, spec)
+	pod, runErr, err := podwatch.Run(ctx, rt, spec)
 	if err != nil {
 		return err
 	}
@@ -157,7 +159,7 @@ func experiment(ctx context.Context, rt *podlife.Runtime, spec podlife.PodSpec, 
 	last := ""
 	_, _ = pod.WaitFor(watchCtx, func(st podlife.PodStatus) bool {
 		ready, total := st.ReadyCount()
-		line := fmt.Sprintf("%-22s %-6s %-18s %-9d", st.Name, fmt.Sprintf("%d/%d", ready, total), st.Display(), 0)
+		line := fmt.Sprintf("%-22s %-6s %-18s %-9d", st.Name, fmt.Sprintf("%d/%d", ready, total), kubectl.Status(st), 0)
 		if line != last {
 			fmt.Printf("%s %s\n", line, age(st.StartTime))
 			last = line
@@ -167,13 +169,19 @@ func experiment(ctx context.Context, rt *podlife.Runtime, spec podlife.PodSpec, 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := pod.WaitStarted(ctx); err != nil {
+	if err := <-runErr; err != nil {
 		return err
 	}
-	msg, err := os.ReadFile(filepath.Join(pod.Sandbox().Dir(), "volumes", "log-volume", "message"))
+	var out bytes.Buffer
+	code, err := rt.Exec(ctx, pod.Name(), "container2", []string{"cat", "/var/log/startup-sequence-test/message"},
+		podlife.ExecIO{Stdout: &out, Stderr: os.Stderr})
+	if err == nil && code != 0 {
+		err = fmt.Errorf("cat the shared file: exit code %d", code)
+	}
 	if err != nil {
 		return err
 	}
+	msg := out.Bytes()
 	fmt.Printf("\n--- /var/log/startup-sequence-test/message (first lines) ---\n")
 	lines := strings.Split(strings.TrimSpace(string(msg)), "\n")
 	if len(lines) > 14 {

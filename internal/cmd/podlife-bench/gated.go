@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/podlife/podlife/internal/podwatch"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/probe"
 )
@@ -88,7 +89,7 @@ func (e *env) measureGated(ctx context.Context, n int) (*gatedReport, error) {
 // gatedStart runs one gated pod, removes it, and returns its detect and gate times.
 func (e *env) gatedStart(ctx context.Context, rt *podlife.Runtime, name string, fast bool) (detect, gate time.Duration, err error) {
 	dir := filepath.Join(e.dir, name)
-	pod, err := rt.Start(ctx, gatedPod(name, dir, fast))
+	pod, runErr, err := podwatch.Run(ctx, rt, gatedPod(name, dir, fast))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -111,7 +112,7 @@ func (e *env) gatedStart(ctx context.Context, rt *podlife.Runtime, name string, 
 		})
 		readyAt <- at
 	}()
-	if err := pod.WaitStarted(wctx); err != nil {
+	if err := <-runErr; err != nil {
 		return 0, 0, err
 	}
 	ready := <-readyAt

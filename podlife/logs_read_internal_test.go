@@ -1,4 +1,4 @@
-package main
+package podlife
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// logs -f goes on across a rotation: the lines written to the renamed file before it was
+// A follower goes on across a rotation: the lines written to the renamed file before it was
 // rotated and those of the new file under the same name are all printed, in order.
 func TestFollowAcrossRotation(t *testing.T) {
 	dir := t.TempDir()
@@ -34,7 +34,7 @@ func TestFollowAcrossRotation(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		followFiles(ctx, func() string { return path }, func(s string) { printed <- s })
+		followLogFiles(ctx, func() string { return path }, func(s string) { printed <- s })
 	}()
 	await := func(want string) {
 		t.Helper()

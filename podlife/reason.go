@@ -1,0 +1,6 @@
+package podlife
+
+// Reason is a short CamelCase word saying why: an event's reason, a container's waiting or
+// terminated reason, a pod's failure reason. podlife's reasons are the Reason constants, with
+// the kubelet's spellings where the kubelet has one, so that callers can switch on them.
+type Reason string
