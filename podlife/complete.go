@@ -8,11 +8,11 @@ package podlife
 // phase of a pod whose regular containers ran stays Running until the sidecars have stopped; a
 // failed init container under Never fails the pod at once. podlife does the same.
 
-// completionPhaseLocked returns the phase to report for computed, and starts the pod's stop if
+// completionPhaseOwned returns the phase to report for computed, and starts the pod's stop if
 // computed is terminal while a sidecar is still running (or waiting for its restart).
-// p.mu is held.
-func (p *Pod) completionPhaseLocked(computed Phase, inits, apps []ContainerStatus) Phase {
-	if p.terminated || computed != PhaseSucceeded && computed != PhaseFailed || !p.sidecarAliveLocked(inits) {
+// It runs on the pod's loop.
+func (p *Pod) completionPhaseOwned(computed Phase, inits, apps []ContainerStatus) Phase {
+	if p.terminated || computed != PhaseSucceeded && computed != PhaseFailed || !p.sidecarAliveOwned(inits) {
 		return computed
 	}
 	if !p.stopping && !p.completing {
@@ -23,7 +23,7 @@ func (p *Pod) completionPhaseLocked(computed Phase, inits, apps []ContainerStatu
 	for _, c := range apps {
 		appRan = appRan || c.State.Waiting == nil || c.LastState.Terminated != nil
 	}
-	if appRan && p.sidecarRunningLocked(inits) {
+	if appRan && p.sidecarRunningOwned(inits) {
 		return PhaseRunning
 	}
 	// An init container failed under Never (Failed at once), or the sidecars wait for a restart
@@ -31,8 +31,8 @@ func (p *Pod) completionPhaseLocked(computed Phase, inits, apps []ContainerStatu
 	return computed
 }
 
-// sidecarRunningLocked reports whether a sidecar's process runs.
-func (p *Pod) sidecarRunningLocked(inits []ContainerStatus) bool {
+// sidecarRunningOwned reports whether a sidecar's process runs.
+func (p *Pod) sidecarRunningOwned(inits []ContainerStatus) bool {
 	for _, c := range inits {
 		if p.sidecars[c.Name] && c.State.Running != nil {
 			return true
@@ -41,8 +41,8 @@ func (p *Pod) sidecarRunningLocked(inits []ContainerStatus) bool {
 	return false
 }
 
-// sidecarAliveLocked reports whether a sidecar has run and has not ended for good.
-func (p *Pod) sidecarAliveLocked(inits []ContainerStatus) bool {
+// sidecarAliveOwned reports whether a sidecar has run and has not ended for good.
+func (p *Pod) sidecarAliveOwned(inits []ContainerStatus) bool {
 	for _, c := range inits {
 		if p.sidecars[c.Name] && c.State.Terminated == nil && (c.State.Running != nil || c.LastState.Terminated != nil) {
 			return true

@@ -33,9 +33,9 @@ func boolStatus(b bool) string {
 	return "False"
 }
 
-// conditionsLocked computes the conditions as the kubelet does (status/generate.go), keeping
+// conditionsOwned computes the conditions as the kubelet does (status/generate.go), keeping
 // each one's last transition time; the conditions set with SetCondition follow.
-func (p *Pod) conditionsLocked(inits, apps []ContainerStatus) []PodCondition {
+func (p *Pod) conditionsOwned(inits, apps []ContainerStatus) []PodCondition {
 	now := time.Now()
 	var conds []PodCondition
 	add := func(t ConditionType, ok bool, reason, msg string) {

@@ -19,7 +19,9 @@ import (
 	"github.com/podlife/podlife/internal/failpoint"
 )
 
-// Container is one container of a pod, across its restarts. Its methods are safe for concurrent use.
+// Container is a handle on one container of a pod, across its restarts. Its methods are safe for
+// concurrent use: its state belongs to the pod's owner loop, and reads come from the pod's last
+// snapshot.
 type Container struct {
 	pod     *Pod
 	spec    *ContainerSpec
@@ -43,7 +45,7 @@ type Container struct {
 	imageConfig ocispec.Image
 	stopSignal  syscall.Signal
 
-	// Guarded by pod.mu.
+	// Owned by the pod's loop (see owner.go).
 	cur          *instance   // the current instance (nil until created)
 	live         []*instance // instances whose containerd objects still exist
 	imageID      string
@@ -59,34 +61,17 @@ type Container struct {
 func (c *Container) Name() string { return c.spec.Name }
 
 // ID is the containerd ID of the current instance ("" until created).
-func (c *Container) ID() string {
-	c.pod.mu.Lock()
-	defer c.pod.mu.Unlock()
-	if c.cur == nil {
-		return ""
-	}
-	return c.cur.id
-}
+func (c *Container) ID() string { return c.pod.view().ctrs[c].id }
 
 // logPath is the CRI-format log file of the current attempt ("" until created). Earlier attempts'
 // files stay beside it (<attempt>.log).
-func (c *Container) logPath() string {
-	c.pod.mu.Lock()
-	defer c.pod.mu.Unlock()
-	if c.cur == nil {
-		return ""
-	}
-	return c.cur.logPath
-}
+func (c *Container) logPath() string { return c.pod.view().ctrs[c].logPath }
 
-// Status returns a snapshot of the container's status.
-func (c *Container) Status() ContainerStatus {
-	c.pod.mu.Lock()
-	defer c.pod.mu.Unlock()
-	return c.statusLocked()
-}
+// Status returns a snapshot of the container's status (from the pod's last published snapshot).
+func (c *Container) Status() ContainerStatus { return c.pod.view().ctrs[c].status }
 
-func (c *Container) statusLocked() ContainerStatus {
+// statusOwned computes the container's status from its state; it runs on the pod's loop.
+func (c *Container) statusOwned() ContainerStatus {
 	st := ContainerStatus{Name: c.spec.Name, Image: c.spec.Image, ImageID: c.imageID,
 		State: c.state, LastState: c.lastState, Ready: c.ready, Started: c.started, RestartCount: c.restartCount}
 	if c.init && !c.sidecar {
@@ -112,9 +97,7 @@ func newID() string {
 
 // setWaiting records a waiting state with a reason.
 func (c *Container) setWaiting(reason Reason, msg string) {
-	c.pod.mu.Lock()
-	c.state = ContainerState{Waiting: &StateWaiting{Reason: reason, Message: msg}}
-	c.pod.unlockChanged()
+	c.pod.update(func() { c.state = ContainerState{Waiting: &StateWaiting{Reason: reason, Message: msg}} })
 }
 
 // prepare does everything for the first instance that does not depend on the start order: image,
@@ -168,10 +151,11 @@ func (c *Container) prepare(ctx context.Context) {
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
 		return
 	}
-	p.mu.Lock()
-	c.cur = inst
-	c.live = append(c.live, inst)
-	p.mu.Unlock()
+	inst.shared = true
+	p.update(func() {
+		c.cur = inst
+		c.live = append(c.live, inst)
+	})
 	p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
 }
 
@@ -193,9 +177,7 @@ func (c *Container) setImage(ctx context.Context, img podImage) error {
 		}
 	}
 	c.image, c.imageConfig, c.stopSignal = img, cfg, stop
-	c.pod.mu.Lock()
-	c.imageID = img.id
-	c.pod.mu.Unlock()
+	c.pod.update(func() { c.imageID = img.id })
 	return nil
 }
 
@@ -214,9 +196,11 @@ func (c *Container) start(ctx context.Context) error {
 	if err := p.waitNetwork(ctx); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	inst := c.cur
-	p.mu.Unlock()
+	var inst *instance
+	p.do(func() { inst = c.cur })
+	if inst == nil {
+		return fmt.Errorf("container %q: %w", c.spec.Name, ErrClosed) // the loop ended: the Runtime was closed
+	}
 	return c.startInstance(ctx, inst)
 }
 
@@ -229,9 +213,9 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	// No process starts once the pod is stopping (a start policy may ignore its context; see
 	// Pod.stopWith), and the stop waits for a start in flight to be recorded as running.
 	p.startGate.RLock()
-	p.mu.Lock()
-	task, stopping := inst.task, p.stopping
-	p.mu.Unlock()
+	var task taskHandle
+	stopping := true // if the loop has ended (the Runtime closed), nothing starts
+	p.do(func() { task, stopping = inst.task, p.stopping })
 	if stopping {
 		p.startGate.RUnlock()
 		return context.Canceled
@@ -248,11 +232,11 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 		return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepStart, Err: err}
 	}
 	now := time.Now()
-	p.mu.Lock()
-	inst.running, inst.startedAt = true, now
-	c.hookFailed = ""
-	c.state = ContainerState{Running: &StateRunning{StartedAt: now}}
-	p.unlockChanged()
+	p.update(func() {
+		inst.running, inst.startedAt = true, now
+		c.hookFailed = ""
+		c.state = ContainerState{Running: &StateRunning{StartedAt: now}}
+	})
 	p.startGate.RUnlock()
 	go c.watchExit(inst)
 	p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
@@ -278,9 +262,7 @@ func (c *Container) postStartFailed(inst *instance, hookErr error) error {
 		return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
 	}
 	msg := fmt.Sprintf("%s lifecycle hook for Container %q in Pod %q failed - error: %v", hook.Describe(c.spec.PostStart), c.spec.Name, p.name, hookErr)
-	p.mu.Lock()
-	c.hookFailed = msg
-	p.mu.Unlock()
+	p.do(func() { c.hookFailed = msg })
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
 	c.killInstance(inst, p.spec.gracePeriod(), string(ReasonFailedPostStartHook), true)
 	return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
@@ -351,29 +333,37 @@ func (c *Container) watchExit(inst *instance) {
 	if lost {
 		p.log.Warn("a container's task was gone when containerd answered again", "container", c.spec.Name, "id", inst.id)
 	}
-	p.mu.Lock()
-	term := terminatedAt(int(code), inst.startedAt, at)
-	switch {
-	case lost:
-		term.Reason, term.Message = ReasonContainerStatusUnknown, "The container's task was gone when containerd answered again: its exit status is unknown"
-	case code != 0 && inst.cg.oomKilled():
-		term.Reason = ReasonOOMKilled
-	}
-	if inst.cancel != nil {
-		inst.cancel() // its probes
-	}
-	if c.cur == inst {
-		c.ready, c.started = false, false
-		if c.hookFailed != "" && !p.stopping && c.shouldRestart(term.ExitCode) {
-			// The kubelet's state while the restart after a failed postStart is pending; a
-			// container that will not restart shows how it ended.
-			c.lastState = ContainerState{Terminated: term}
-			c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonPostStartHookError, Message: c.hookFailed}}
-		} else {
-			c.state = ContainerState{Terminated: term}
+	// The OOM check reads the cgroup: I/O, done before the loop decides.
+	oom := code != 0 && !lost && inst.cg.oomKilled()
+	var term *StateTerminated
+	p.update(func() {
+		term = terminatedAt(int(code), inst.startedAt, at)
+		switch {
+		case lost:
+			term.Reason, term.Message = ReasonContainerStatusUnknown, "The container's task was gone when containerd answered again: its exit status is unknown"
+		case oom:
+			term.Reason = ReasonOOMKilled
 		}
+		if inst.cancel != nil {
+			inst.cancel() // its probes
+		}
+		if c.cur == inst {
+			c.ready, c.started = false, false
+			if c.hookFailed != "" && !p.stopping && c.shouldRestart(term.ExitCode) {
+				// The kubelet's state while the restart after a failed postStart is pending; a
+				// container that will not restart shows how it ended.
+				c.lastState = ContainerState{Terminated: term}
+				c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonPostStartHookError, Message: c.hookFailed}}
+			} else {
+				c.state = ContainerState{Terminated: term}
+			}
+		}
+	})
+	if term == nil {
+		// The loop has ended (the runtime was closed): nothing is recorded.
+		close(inst.exited)
+		return
 	}
-	p.unlockChanged()
 	typ := EventNormal
 	if code != 0 {
 		typ = EventWarning
@@ -397,9 +387,9 @@ func (c *Container) kill(grace time.Duration, reason string, withHooks bool) {
 // containers it outlives have exited (within the grace period).
 func (c *Container) killInstance(inst *instance, grace time.Duration, reason string, withHooks bool) {
 	p := c.pod
-	p.mu.Lock()
-	task, running := inst.task, inst.running
-	p.mu.Unlock()
+	var task taskHandle
+	var running bool
+	p.do(func() { task, running = inst.task, inst.running })
 	if task == nil {
 		return
 	}
@@ -475,9 +465,8 @@ const minGracePeriod = 2 * time.Second
 
 // deleteInstances removes every instance's task (and, with containers, its container).
 func (c *Container) deleteInstances(ctx context.Context, containers bool) error {
-	c.pod.mu.Lock()
-	live := append([]*instance(nil), c.live...)
-	c.pod.mu.Unlock()
+	var live []*instance
+	c.pod.do(func() { live = append([]*instance(nil), c.live...) })
 	var errs []error
 	for _, i := range live {
 		errs = append(errs, i.deleteTask(ctx))
@@ -486,9 +475,7 @@ func (c *Container) deleteInstances(ctx context.Context, containers bool) error 
 		}
 	}
 	if containers {
-		c.pod.mu.Lock()
-		c.live = nil
-		c.pod.mu.Unlock()
+		c.pod.do(func() { c.live = nil })
 	}
 	return errors.Join(errs...)
 }

@@ -90,7 +90,7 @@ func (s *podStarter) Start(ctx context.Context, name string) error {
 		}
 		s.failed[name] = true
 		s.mu.Unlock()
-		s.p.changed()
+		s.p.update(func() {}) // wakes what waits for it (Wait)
 	}
 	return err
 }
@@ -117,24 +117,23 @@ func (s *podStarter) Wait(ctx context.Context, name string, cond DependencyCondi
 	}
 	var failed bool
 	_, err = p.WaitFor(ctx, func(PodStatus) bool {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		t := c.state.Terminated
-		switch cond {
-		case ContainerCompleted:
-			if t != nil && t.ExitCode == 0 {
-				return true
+		met, ended := false, false
+		p.do(func() {
+			t := c.state.Terminated
+			switch cond {
+			case ContainerCompleted:
+				met = t != nil && t.ExitCode == 0
+			case ContainerReady:
+				met = c.ready
+			default:
+				met = c.started
 			}
-		case ContainerReady:
-			if c.ready {
-				return true
-			}
-		default:
-			if c.started {
-				return true
-			}
+			ended = t != nil && !c.shouldRestart(t.ExitCode)
+		})
+		if met {
+			return true
 		}
-		failed = t != nil && !c.shouldRestart(t.ExitCode) || s.startFailed(name)
+		failed = ended || s.startFailed(name)
 		return failed
 	})
 	if err != nil {

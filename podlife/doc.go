@@ -1,6 +1,33 @@
 // Package podlife runs Kubernetes-style pods on a plain Linux host, as a library: it drives
 // containerd directly and wires pods with CNI, with no kubelet, API server or etcd.
 //
+// # Who owns what
+//
+// A pod's containers belong to containerd and their shims; the [Runtime] that ran the pod (its
+// manager) supervises it. Inside the Runtime, each pod has one owner: an event loop, a goroutine
+// per pod that alone reads and writes the pod's mutable state (phase, conditions, stop flags,
+// every container's instances, state, readiness and restart count, the sandbox's IP, the pause,
+// the ephemeral containers). Everything else (the start sequence, exit watchers, probe
+// workers, hooks, restart back-offs, timers, API calls) hands the loop short closures and waits
+// for them to have run; none does I/O or calls user code, so no hook, probe or containerd call
+// ever holds the pod. After each change the loop recomputes the phase and conditions and
+// publishes an immutable snapshot: [Pod.Status], [Container.Status], [Container.ID] and
+// [Pod.WaitFor] read it without waiting for the loop. [Pod] and [Container] are handles.
+//
+// The loop ends when the pod is removed or the Runtime closed; a closure handed to it later
+// is not run (the call that needed it fails with [ErrClosed] or does nothing), and the last
+// snapshot stays readable. A closure must never hand the loop another closure (it would wait
+// for itself; the package's tests panic). The locks left guard no pod state: the Runtime's pod table,
+// the event rings, the connection watch, a pod's start gate (a barrier that orders each
+// Task.Start with the start of a stop) and one-shot closes (sync.Once); results written once
+// (a start's, a stop's, a removal's error) are published by closing a channel.
+//
+// Hooks run in goroutines of their own and are abandoned, with a Warning event, when they
+// outlive their deadline: no hook holds a stop beyond its grace period. [Runtime.Close] ends
+// every goroutine the Runtime started, the pods' loops included, and leaves the pods running
+// for another Runtime on the same state dir ([Runtime.LookupPod], [Runtime.StopPod],
+// [Runtime.RemovePod]).
+//
 // # Runtime, pods and containers
 //
 // [New] connects to containerd (the system socket, or a private containerd it starts when none
@@ -35,16 +62,7 @@
 // [*StartError] naming the container and step; Run never waits for a container that will not
 // come.
 //
-// # Who owns what
-//
-// A pod's containers belong to containerd and their shims; the [Runtime] that ran the pod (its
-// manager) supervises it: it alone changes the pod's state (under one lock per pod, never held
-// across containerd calls or user hooks) and publishes it as snapshots ([Pod.Status]) and
-// events. Everything else reads. Hooks run in goroutines of their own and are abandoned, with a
-// Warning event, when they outlive their deadline: no hook holds a stop beyond its grace
-// period. [Runtime.Close] ends every goroutine the Runtime started and leaves the pods running
-// for another Runtime on the same state dir ([Runtime.LookupPod], [Runtime.StopPod],
-// [Runtime.RemovePod]).
+// # containerd going away
 //
 // When containerd goes away, nothing is reported that did not happen: no exit is recorded for
 // a lost connection, nothing is killed or deleted; the Runtime reconnects (starting the state

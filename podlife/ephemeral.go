@@ -59,23 +59,27 @@ func (p *Pod) AddEphemeralContainer(ctx context.Context, spec EphemeralContainer
 	}
 	cs := spec.ContainerSpec
 	cs.SpecOpts = append([]oci.SpecOpts(nil), cs.SpecOpts...)
-	p.mu.Lock()
-	if p.stopping || p.terminated || p.phase == PhaseSucceeded || p.phase == PhaseFailed {
-		p.mu.Unlock()
-		return nil, fmt.Errorf("pod %q: add ephemeral container %q: %w", p.name, cs.Name, ErrPodStopping)
-	}
-	if err := p.validateEphemeralLocked(&spec); err != nil {
-		p.mu.Unlock()
-		return nil, err
-	}
 	c := &Container{pod: p, spec: &cs, ephemeral: true, targetName: spec.TargetContainerName,
 		stdin: spec.Stdin, tty: spec.TTY,
 		plannedID: newID(), prepared: make(chan struct{}),
 		state: ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}}
-	p.ephemerals = append(p.ephemerals, c)
-	// Registered under the lock that orders it with the stop's wait (see stopWith).
-	p.ephemeralOps.Add(1)
-	p.unlockChanged()
+	err := fmt.Errorf("pod %q: %w", p.name, ErrClosed) // unless the loop runs the closure
+	p.updateIf(func() bool {
+		if p.stopping || p.terminated || p.phase == PhaseSucceeded || p.phase == PhaseFailed {
+			err = fmt.Errorf("pod %q: add ephemeral container %q: %w", p.name, cs.Name, ErrPodStopping)
+			return false
+		}
+		if err = p.validateEphemeralOwned(&spec); err != nil {
+			return false
+		}
+		p.ephemerals = append(p.ephemerals, c)
+		// Registered on the loop, which orders it with the stop's wait (see stopWith).
+		p.ephemeralOps.Add(1)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
 	done := make(chan error, 1)
 	go func() {
 		defer p.ephemeralOps.Done()
@@ -93,10 +97,10 @@ func (p *Pod) AddEphemeralContainer(ctx context.Context, spec EphemeralContainer
 	}
 }
 
-// validateEphemeralLocked checks an ephemeral container's spec as the API server's
+// validateEphemeralOwned (on the loop) checks an ephemeral container's spec as the API server's
 // validateEphemeralContainers does, at path spec.ephemeralContainers[i], and against what the
-// runtime's Config allows. It needs p.mu.
-func (p *Pod) validateEphemeralLocked(spec *EphemeralContainerSpec) error {
+// runtime's Config allows. It runs on the pod's loop.
+func (p *Pod) validateEphemeralOwned(spec *EphemeralContainerSpec) error {
 	path := field.NewPath("spec", "ephemeralContainers").Index(len(p.ephemerals))
 	c := &spec.ContainerSpec
 	names := map[string]bool{}
@@ -151,10 +155,14 @@ func (c *Container) targetPIDNamespace() (string, error) {
 	if !ok {
 		return "", fmt.Errorf("target container %q: %w", c.targetName, ErrNotFound)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	inst := t.cur
-	if inst == nil || !inst.running || inst.task == nil {
+	var inst *instance
+	var task taskHandle
+	p.do(func() {
+		if t.cur != nil && t.cur.running {
+			inst, task = t.cur, t.cur.task
+		}
+	})
+	if inst == nil || task == nil {
 		return "", fmt.Errorf("target container %q is not running", c.targetName)
 	}
 	select {
@@ -162,7 +170,8 @@ func (c *Container) targetPIDNamespace() (string, error) {
 		return "", fmt.Errorf("target container %q is not running", c.targetName)
 	default:
 	}
-	pid := inst.task.pid()
+	// The pin checks that the PID still is the target's (it may have exited meanwhile).
+	pid := task.pid()
 	if pid == 0 {
 		return "", fmt.Errorf("target container %q: no process", c.targetName)
 	}
@@ -206,12 +215,12 @@ func (c *Container) ephemeralPIDOpts() ([]oci.SpecOpts, error) {
 
 // allContainers returns every container of the pod: init, app and ephemeral.
 func (p *Pod) allContainers() []*Container {
-	out := make([]*Container, 0, len(p.byName)+len(p.ephemerals))
+	out := make([]*Container, 0, len(p.byName))
 	for _, c := range p.byName {
 		out = append(out, c)
 	}
-	p.mu.Lock()
-	out = append(out, p.ephemerals...)
-	p.mu.Unlock()
+	if !p.do(func() { out = append(out, p.ephemerals...) }) {
+		out = append(out, p.view().ephemerals...)
+	}
 	return out
 }

@@ -20,12 +20,14 @@ import (
 
 // current returns the container's current instance and its task (nil if none).
 func (c *Container) current() (*instance, taskHandle) {
-	c.pod.mu.Lock()
-	defer c.pod.mu.Unlock()
-	if c.cur == nil {
-		return nil, nil
-	}
-	return c.cur, c.cur.task
+	var inst *instance
+	var task taskHandle
+	c.pod.do(func() {
+		if c.cur != nil {
+			inst, task = c.cur, c.cur.task
+		}
+	})
+	return inst, task
 }
 
 // Signal sends a signal to the container's main process.
@@ -50,9 +52,8 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 		return hook.ExecResult{}, fmt.Errorf("exec in container %q: containerd does not answer: %w", c.spec.Name, ErrUnavailable)
 	}
 	bg := context.WithoutCancel(p.rt.ctx(ctx))
-	p.mu.Lock()
-	pspec := inst.procSpec
-	p.mu.Unlock()
+	var pspec *specs.Process
+	p.do(func() { pspec = inst.procSpec })
 	if pspec == nil {
 		ps, err := inst.cg.processSpec(bg)
 		if err != nil {
@@ -62,9 +63,7 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 			return hook.ExecResult{}, err
 		}
 		pspec = ps
-		p.mu.Lock()
-		inst.procSpec = pspec
-		p.mu.Unlock()
+		p.do(func() { inst.procSpec = pspec })
 	}
 	out := &cappedBuffer{max: 1 << 20}
 	code, err := task.exec(ctx, bg, *pspec, argv, ExecIO{Stdout: out, Stderr: out}, p.sandbox.fifoDir())

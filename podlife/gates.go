@@ -26,24 +26,26 @@ var kubeletConditions = []ConditionType{PodReadyToStartContainers, PodInitialize
 // ConditionUnknown. The condition's last transition time changes when its status does. The
 // conditions podlife computes itself (Ready, ContainersReady, Initialized, PodScheduled,
 // PodReadyToStartContainers) cannot be set. The error wraps ErrInvalidSpec for an invalid
-// type or status.
+// type or status, and ErrClosed once the pod was removed or its Runtime closed.
 func (p *Pod) SetCondition(t ConditionType, status, reason, message string) error {
 	if err := validateCondition(p.name, t, status); err != nil {
 		return fmt.Errorf("set condition: %w", err)
 	}
-	p.mu.Lock()
 	now := time.Now()
-	i := slices.IndexFunc(p.custom, func(c PodCondition) bool { return c.Type == t })
-	if i < 0 {
-		p.custom = append(p.custom, PodCondition{Type: t, LastTransitionTime: now})
-		i = len(p.custom) - 1
+	if !p.update(func() {
+		i := slices.IndexFunc(p.custom, func(c PodCondition) bool { return c.Type == t })
+		if i < 0 {
+			p.custom = append(p.custom, PodCondition{Type: t, LastTransitionTime: now})
+			i = len(p.custom) - 1
+		}
+		c := &p.custom[i]
+		if c.Status != status {
+			c.LastTransitionTime = now
+		}
+		c.Status, c.Reason, c.Message = status, reason, message
+	}) {
+		return fmt.Errorf("set condition: pod %q: %w", p.name, ErrClosed)
 	}
-	c := &p.custom[i]
-	if c.Status != status {
-		c.LastTransitionTime = now
-	}
-	c.Status, c.Reason, c.Message = status, reason, message
-	p.unlockChanged()
 	return nil
 }
 

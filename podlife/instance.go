@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/containerd/containerd/v2/client"
@@ -23,17 +22,20 @@ type instance struct {
 	rt      *Runtime
 	attempt int
 	id      string
-	mu      *sync.Mutex // the pod's: guards ctr and task once the instance is shared
-	ctr     ctrHandle   // nil once deleted
-	cg      ctrHandle   // ctr, kept after its deletion for its cgroup and its spec (immutable)
-	task    taskHandle  // nil until created, and once deleted
+	pod     *Pod // its loop owns ctr and task once the instance is shared
+	// shared is set, before the instance is handed to the pod's loop, by the goroutine that
+	// created it; until then that goroutine alone uses the instance.
+	shared  bool
+	ctr     ctrHandle  // nil once deleted
+	cg      ctrHandle  // ctr, kept after its deletion for its cgroup and its spec (immutable)
+	task    taskHandle // nil until created, and once deleted
 	exitCh  <-chan client.ExitStatus
 	log     *crilog.Writer
 	logPath string
 	streams []io.Closer
 	exited  chan struct{} // closed when the process has exited (or will never run)
 
-	// Guarded by pod.mu.
+	// Owned by the pod's loop.
 	running   bool // the process was started
 	startedAt time.Time
 	procSpec  *specs.Process
@@ -79,7 +81,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		}
 		return nil, fmt.Errorf("create container: %w", err)
 	}
-	inst := &instance{rt: r, mu: &p.mu, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
+	inst := &instance{rt: r, pod: p, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
 	t2 := time.Now()
 	var out taskOutput
 	if c.stdin || c.tty {
@@ -157,9 +159,8 @@ func (r *Runtime) deleteOrphanContainer(ctx context.Context, id string) {
 // deleteTask removes the task (and the shim, if it was the last task in it), killing the process
 // if it still runs.
 func (i *instance) deleteTask(ctx context.Context) error {
-	i.mu.Lock()
-	task := i.task
-	i.mu.Unlock()
+	var task taskHandle
+	i.own(func() { task = i.task })
 	if task == nil {
 		return nil
 	}
@@ -179,9 +180,7 @@ func (i *instance) deleteTask(ctx context.Context) error {
 	if i.log != nil {
 		_ = i.log.Close()
 	}
-	i.mu.Lock()
-	i.task = nil
-	i.mu.Unlock()
+	i.own(func() { i.task = nil })
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete task %s: %w", i.id, err)
 	}
@@ -193,16 +192,13 @@ func (i *instance) deleteTask(ctx context.Context) error {
 
 // deleteContainer removes the containerd container and its snapshot.
 func (i *instance) deleteContainer(ctx context.Context) error {
-	i.mu.Lock()
-	ctr := i.ctr
-	i.mu.Unlock()
+	var ctr ctrHandle
+	i.own(func() { ctr = i.ctr })
 	if ctr == nil {
 		return nil
 	}
 	err := i.rt.retry(ctx, func() error { return ctr.delete(ctx) })
-	i.mu.Lock()
-	i.ctr = nil
-	i.mu.Unlock()
+	i.own(func() { i.ctr = nil })
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete container %s: %w", i.id, err)
 	}
@@ -211,9 +207,8 @@ func (i *instance) deleteContainer(ctx context.Context) error {
 
 // delete removes the task and the container.
 func (i *instance) delete(ctx context.Context) error {
-	i.mu.Lock()
-	hadTask := i.task != nil
-	i.mu.Unlock()
+	var hadTask bool
+	i.own(func() { hadTask = i.task != nil })
 	err := joinErrs(i.deleteTask(ctx), i.deleteContainer(ctx))
 	if !hadTask && err == nil {
 		// No task to delete: its creation may have been cut short by containerd going away
@@ -224,6 +219,16 @@ func (i *instance) delete(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// own runs f, which reads or writes the instance's owned fields: on the pod's loop once the
+// instance is shared, else at once. After the loop ended f is not run.
+func (i *instance) own(f func()) {
+	if !i.shared {
+		f()
+		return
+	}
+	i.pod.do(f)
 }
 
 // markNeverRan closes exited for an instance whose process will never run.

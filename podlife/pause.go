@@ -64,7 +64,7 @@ func (c *Config) pauseBinary() (string, error) {
 	return "", ErrNoPauseBinary
 }
 
-// pause is a pod's pause container and task. Its fields are guarded by the pod's mu.
+// pause is a pod's pause container and task. Its fields are owned by the pod's loop.
 type pause struct {
 	id   string
 	ctr  ctrHandle  // nil until created, and once deleted
@@ -109,9 +109,7 @@ func (p *Pod) startPause(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create pause container: %w", err)
 	}
-	p.mu.Lock()
-	p.pause.ctr = ctr
-	p.mu.Unlock()
+	p.do(func() { p.pause.ctr = ctr })
 	task, err := ctr.newTask(ctx, taskOutput{stdout: io.Discard, stderr: io.Discard, fifoDir: s.fifoDir()})
 	if err != nil {
 		if cerr := ctr.sweepCgroup(); cerr != nil {
@@ -119,9 +117,7 @@ func (p *Pod) startPause(ctx context.Context) error {
 		}
 		return fmt.Errorf("create pause task: %w", err)
 	}
-	p.mu.Lock()
-	p.pause.task = task
-	p.mu.Unlock()
+	p.do(func() { p.pause.task = task })
 	if err := task.start(ctx); err != nil {
 		return fmt.Errorf("start pause: %w", err)
 	}
@@ -155,9 +151,8 @@ func (p *Pod) watchPause(exited <-chan client.ExitStatus) {
 		if ctx.Err() != nil || p.rt.waitConnected(ctx) != nil {
 			return // the Runtime detached: the pause may well still run
 		}
-		p.mu.Lock()
-		ctr := p.pause.ctr
-		p.mu.Unlock()
+		var ctr ctrHandle
+		p.do(func() { ctr = p.pause.ctr })
 		if ctr == nil {
 			return // deleted by a stop
 		}
@@ -177,24 +172,29 @@ func (p *Pod) watchPause(exited <-chan client.ExitStatus) {
 			p.log.Warn("pause no longer watched", "err", err)
 			return
 		}
-		p.mu.Lock()
-		if p.pause.task != nil {
-			p.pause.task = task
-		}
-		p.mu.Unlock()
+		p.do(func() {
+			if p.pause.task != nil {
+				p.pause.task = task
+			}
+		})
 	}
 	if p.rt.isClosed() {
 		return
 	}
 	msg := fmt.Sprintf("the pod's pause process exited (code %d): its PID namespace is gone with every process in it; stopping the pod", st.ExitCode())
-	p.mu.Lock()
-	if p.stopping {
-		p.mu.Unlock()
+	failed := false
+	p.updateIf(func() bool {
+		if p.stopping {
+			return false
+		}
+		p.failReason = ReasonSandboxChanged
+		p.reason, p.message = ReasonSandboxChanged, msg
+		failed = true
+		return true
+	})
+	if !failed {
 		return
 	}
-	p.failReason = ReasonSandboxChanged
-	p.reason, p.message = ReasonSandboxChanged, msg
-	p.unlockChanged()
 	p.log.Warn("pause exited", "code", st.ExitCode())
 	p.emit("", EventWarning, ReasonSandboxChanged, msg)
 	p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
@@ -227,9 +227,9 @@ func (p *Pod) stopPause(ctx context.Context) error {
 	if p.pause == nil {
 		return nil
 	}
-	p.mu.Lock()
-	ctr, task := p.pause.ctr, p.pause.task
-	p.mu.Unlock()
+	var ctr ctrHandle
+	var task taskHandle
+	p.do(func() { ctr, task = p.pause.ctr, p.pause.task })
 	var errs []error
 	if task != nil {
 		// The delete kills the process (SIGKILL) and waits for it.
@@ -237,9 +237,7 @@ func (p *Pod) stopPause(ctx context.Context) error {
 		if err != nil && !errdefs.IsNotFound(err) && !ctr.taskGone(ctx) {
 			errs = append(errs, fmt.Errorf("delete pause task: %w", err))
 		} else {
-			p.mu.Lock()
-			p.pause.task = nil
-			p.mu.Unlock()
+			p.do(func() { p.pause.task = nil })
 			if err := ctr.removeCgroup(); err != nil {
 				errs = append(errs, fmt.Errorf("pause: cgroup left behind: %w", err))
 			}
@@ -250,9 +248,7 @@ func (p *Pod) stopPause(ctx context.Context) error {
 		if err != nil && !errdefs.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("delete pause container: %w", err))
 		} else {
-			p.mu.Lock()
-			p.pause.ctr = nil
-			p.mu.Unlock()
+			p.do(func() { p.pause.ctr = nil })
 		}
 	}
 	return errors.Join(errs...)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,8 +19,10 @@ import (
 	"github.com/podlife/podlife/internal/failpoint"
 )
 
-// Pod is a running (or finished) pod. Its methods are safe for concurrent use. The pod's life
-// belongs to the runtime, not to any caller's context: only Stop and Remove end it.
+// Pod is a handle on a running (or finished) pod. Its methods are safe for concurrent use: the
+// pod's state belongs to its owner loop (see the package doc's "Who owns what"), and reads come
+// from the snapshot the loop last published. The pod's life belongs to the runtime, not to any
+// caller's context: only Stop and Remove end it.
 type Pod struct {
 	rt      *Runtime
 	name    string
@@ -34,7 +37,7 @@ type Pod struct {
 	// sidecars names the restartable init containers (immutable).
 	sidecars map[string]bool
 	// ephemeralOps counts AddEphemeralContainer creations and starts in flight: registered
-	// under mu while the pod is not stopping, waited for by the stop.
+	// on the pod's loop while the pod is not stopping, waited for by the stop.
 	ephemeralOps sync.WaitGroup
 
 	lifeCtx     context.Context    // containerd calls that must outlive callers (namespaced, never cancelled)
@@ -71,7 +74,9 @@ type Pod struct {
 	persistQuit chan struct{} // closed by Remove: stop writing status.json
 	persisted   chan struct{} // closed when persistStatus returned
 
-	mu           sync.Mutex
+	// owner is the pod's loop. It alone reads and writes the fields below, the sandbox's IP and
+	// the containers' mutable state (see owner.go); others read its snapshots.
+	owner        *owner
 	stopping     bool
 	completing   bool // the stop of a completed pod with sidecars still running was started
 	terminated   bool // every process gone after a stop: the phase is final
@@ -84,8 +89,7 @@ type Pod struct {
 	reason       Reason
 	message      string
 	startTime    time.Time
-	notify       chan struct{} // closed and replaced on every status change
-	ephemerals   []*Container  // added by AddEphemeralContainer, in order; never removed
+	ephemerals   []*Container // added by AddEphemeralContainer, in order; never removed
 }
 
 func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
@@ -120,7 +124,7 @@ func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
 		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
 		stopped: make(chan struct{}), removed: make(chan struct{}),
 		persistQuit: make(chan struct{}), persisted: make(chan struct{}),
-		phase: PhasePending, notify: make(chan struct{}), startTime: r.clock.Now(),
+		phase: PhasePending, owner: newOwner(), startTime: r.clock.Now(),
 		condTimes: map[ConditionType]condTime{},
 	}
 	p.lifeCtx = r.ctx(context.Background())
@@ -160,6 +164,7 @@ func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
 	if spec.ShareProcessNamespace {
 		p.pause = &pause{id: newID()}
 	}
+	p.publish() // the first snapshot, before the loop starts
 	return p, nil
 }
 
@@ -177,9 +182,7 @@ func (p *Pod) Container(name string) (*Container, error) {
 	if c, ok := p.byName[name]; ok {
 		return c, nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.ephemerals {
+	for _, c := range p.view().ephemerals {
 		if c.spec.Name == name {
 			return c, nil
 		}
@@ -206,50 +209,22 @@ func (p *Pod) emitAt(t time.Time, container string, typ EventType, reason Reason
 	p.events.publish(e)
 }
 
-// changed recomputes the phase and wakes every waiter.
-func (p *Pod) changed() {
-	p.mu.Lock()
-	p.unlockChanged()
-}
-
-// unlockChanged recomputes the phase and conditions from the state just changed under p.mu,
-// wakes every waiter, and unlocks: a status read never sees a change without its consequences.
-func (p *Pod) unlockChanged() {
-	inits, apps := p.statusesLocked(p.inits), p.statusesLocked(p.apps)
-	switch {
-	case p.failReason != "" && p.terminated:
-		p.phase = PhaseFailed
-	case p.phase != PhaseSucceeded && p.phase != PhaseFailed || p.stopping:
-		p.phase = p.completionPhaseLocked(computePhase(p.spec.RestartPolicy, p.terminated, inits, apps, p.sidecars), inits, apps)
-	}
-	p.conditions = p.conditionsLocked(inits, apps)
-	close(p.notify)
-	p.notify = make(chan struct{})
-	p.mu.Unlock()
-}
-
-func (p *Pod) statusesLocked(cs []*Container) []ContainerStatus {
+func (p *Pod) statusesOwned(cs []*Container) []ContainerStatus {
 	out := make([]ContainerStatus, len(cs))
 	for i, c := range cs {
-		out[i] = c.statusLocked()
+		out[i] = c.statusOwned()
 	}
 	return out
 }
 
-// Status returns a snapshot of the pod's status. It does no I/O.
+// Status returns a snapshot of the pod's status. It does no I/O and does not wait for the pod's
+// loop: it copies the last snapshot the loop published.
 func (p *Pod) Status() PodStatus {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	st := PodStatus{Name: p.name, Phase: p.phase, Reason: p.reason, Message: p.message,
-		PodIP: p.sandbox.ip, StartTime: p.startTime, Stopping: p.stopping,
-		Conditions:        append([]PodCondition(nil), p.conditions...),
-		ContainerStatuses: p.statusesLocked(p.apps)}
-	if len(p.inits) > 0 {
-		st.InitContainerStatuses = p.statusesLocked(p.inits)
-	}
-	if len(p.ephemerals) > 0 {
-		st.EphemeralContainerStatuses = p.statusesLocked(p.ephemerals)
-	}
+	st := p.view().status
+	st.Conditions = slices.Clone(st.Conditions)
+	st.ContainerStatuses = slices.Clone(st.ContainerStatuses)
+	st.InitContainerStatuses = slices.Clone(st.InitContainerStatuses)
+	st.EphemeralContainerStatuses = slices.Clone(st.EphemeralContainerStatuses)
 	return st
 }
 
@@ -257,10 +232,8 @@ func (p *Pod) Status() PodStatus {
 // it does not poll.
 func (p *Pod) WaitFor(ctx context.Context, cond func(PodStatus) bool) (PodStatus, error) {
 	for {
-		p.mu.Lock()
-		ch := p.notify
-		p.mu.Unlock()
-		st := p.Status()
+		ch := p.view().notify
+		st := p.Status() // this snapshot or a newer one: a change after it closes ch
 		if cond(st) {
 			return st, nil
 		}
@@ -307,11 +280,8 @@ func (p *Pod) Wait(ctx context.Context) (PodStatus, error) {
 	return p.WaitFor(ctx, func(s PodStatus) bool { return s.Phase == PhaseSucceeded || s.Phase == PhaseFailed })
 }
 
-func (p *Pod) isStopping() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stopping
-}
+// isStopping reports whether a stop has begun (from the last snapshot).
+func (p *Pod) isStopping() bool { return p.view().status.Stopping }
 
 // run is the pod's start sequence: sandbox, then network attach and container preparation in
 // parallel, then init containers, then the start policy.
@@ -393,9 +363,7 @@ func (p *Pod) startSequence() error {
 			setupFailed <- p.netErr
 			return
 		}
-		p.mu.Lock()
-		p.sandboxReady = true
-		p.unlockChanged()
+		p.update(func() { p.sandboxReady = true })
 		p.emit("", EventNormal, ReasonSandboxReady, "Pod sandbox ready, IP "+p.sandbox.IP().String())
 	}()
 	if p.pause != nil {
@@ -526,14 +494,13 @@ func (p *Pod) runInits(ctx context.Context) error {
 				return err
 			}
 		}
-		st, err := p.WaitFor(ctx, func(PodStatus) bool {
-			p.mu.Lock()
-			defer p.mu.Unlock()
+		st, err := p.WaitFor(ctx, func(st PodStatus) bool {
+			cs := p.view().ctrs[c].status
 			if c.sidecar {
-				return c.started || p.phase == PhaseFailed
+				return cs.Started || st.Phase == PhaseFailed
 			}
-			t := c.state.Terminated
-			return t != nil && t.ExitCode == 0 || p.phase == PhaseFailed
+			t := cs.State.Terminated
+			return t != nil && t.ExitCode == 0 || st.Phase == PhaseFailed
 		})
 		if err != nil {
 			return err
@@ -579,9 +546,8 @@ func (p *Pod) deleteLease(ctx context.Context) error {
 // onContainerExit stops the pod once it has reached a terminal phase on its own (every container
 // exited and none will restart), releasing its network as the kubelet does.
 func (p *Pod) onContainerExit() {
-	p.mu.Lock()
-	terminal := p.phase == PhaseSucceeded || p.phase == PhaseFailed
-	p.mu.Unlock()
+	var terminal bool
+	p.do(func() { terminal = p.phase == PhaseSucceeded || p.phase == PhaseFailed })
 	if terminal && !p.rt.isClosed() {
 		go p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
 	}
@@ -600,14 +566,19 @@ func (p *Pod) enforceDeadline(d time.Duration) {
 		return
 	}
 	const msg = "Pod was active on the node longer than the specified deadline"
-	p.mu.Lock()
-	if p.stopping || p.phase == PhaseSucceeded || p.phase == PhaseFailed {
-		p.mu.Unlock()
+	var failed bool
+	p.updateIf(func() bool {
+		if p.stopping || p.phase == PhaseSucceeded || p.phase == PhaseFailed {
+			return false
+		}
+		p.failReason = ReasonDeadlineExceeded
+		p.reason, p.message = ReasonDeadlineExceeded, msg
+		failed = true
+		return true
+	})
+	if !failed {
 		return
 	}
-	p.failReason = ReasonDeadlineExceeded
-	p.reason, p.message = ReasonDeadlineExceeded, msg
-	p.unlockChanged()
 	p.emit("", EventNormal, ReasonDeadlineExceeded, msg)
 	p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
 }

@@ -19,17 +19,21 @@ func (c *Container) startProbes(inst *instance) {
 	p := c.pod
 	ctx, cancel := context.WithCancel(p.startCtx)
 	readyCtx, cancelReady := context.WithCancel(p.watchCtx) // ends at Close, not at a stop
-	p.mu.Lock()
-	select {
-	case <-inst.exited:
-		p.mu.Unlock()
+	exited := true                                          // also if the loop has ended (the runtime was closed)
+	p.do(func() {
+		// On the loop, ordered with the exit watcher's cancel.
+		select {
+		case <-inst.exited:
+		default:
+			exited = false
+			inst.cancel = func() { cancel(); cancelReady() }
+		}
+	})
+	if exited {
 		cancel()
 		cancelReady()
 		return
-	default:
 	}
-	inst.cancel = func() { cancel(); cancelReady() }
-	p.mu.Unlock()
 	if c.spec.StartupProbe == nil {
 		c.markStarted(ctx, readyCtx, inst)
 		return
@@ -48,21 +52,26 @@ func (c *Container) startProbes(inst *instance) {
 // readyCtx) and liveness probe (under ctx).
 func (c *Container) markStarted(ctx, readyCtx context.Context, inst *instance) {
 	p := c.pod
-	p.mu.Lock()
-	if c.cur != inst || c.state.Running == nil {
-		p.mu.Unlock()
+	current := false
+	p.updateIf(func() bool {
+		if c.cur != inst || c.state.Running == nil {
+			return false
+		}
+		current = true
+		c.started = true
+		c.ready = c.spec.ReadinessProbe == nil
+		return true
+	})
+	if !current {
 		return
 	}
-	c.started = true
-	c.ready = c.spec.ReadinessProbe == nil
-	p.unlockChanged()
 	if spec := c.spec.ReadinessProbe; spec != nil {
 		c.runProbe(readyCtx, inst, probe.Readiness, spec, func(r probe.Result) {
-			p.mu.Lock()
-			if c.cur == inst && c.state.Running != nil {
-				c.ready = c.started && r == probe.Success
-			}
-			p.unlockChanged()
+			p.update(func() {
+				if c.cur == inst && c.state.Running != nil {
+					c.ready = c.started && r == probe.Success
+				}
+			})
 		})
 	}
 	if spec := c.spec.LivenessProbe; spec != nil {
@@ -142,13 +151,14 @@ func (p *Pod) waitOutlived(sidecar *Container, deadline time.Time) {
 	}
 	outlived = append(outlived, p.apps...)
 	_, _ = p.WaitFor(ctx, func(PodStatus) bool {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, c := range outlived {
-			if c.cur != nil && c.cur.running && c.state.Running != nil {
-				return false
+		gone := true // also once the loop has ended
+		p.do(func() {
+			for _, c := range outlived {
+				if c.cur != nil && c.cur.running && c.state.Running != nil {
+					gone = false
+				}
 			}
-		}
-		return true
+		})
+		return gone
 	})
 }

@@ -304,9 +304,11 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 	p := c.pod
 	r := p.rt
 	ctx := p.watchCtx // Close ends the wait
-	p.mu.Lock()
-	task, ch := inst.task, inst.exitCh
-	p.mu.Unlock()
+	var task taskHandle
+	var ch <-chan client.ExitStatus
+	if !p.do(func() { task, ch = inst.task, inst.exitCh }) {
+		return 0, time.Time{}, ErrClosed // the loop has ended: the runtime was closed
+	}
 	delay := reconnectInitial
 	failed := func(err error) <-chan client.ExitStatus {
 		f := make(chan client.ExitStatus, 1)

@@ -62,9 +62,7 @@ func (p *Pod) persistStatus(quit <-chan struct{}) {
 		}
 	}
 	for {
-		p.mu.Lock()
-		ch := p.notify
-		p.mu.Unlock()
+		ch := p.view().notify
 		write()
 		select {
 		case <-ch:

@@ -40,14 +40,18 @@ func (c *Container) onExit(inst *instance, term *StateTerminated) {
 		}
 		return
 	}
-	// Registered under the lock that orders it with the stop's p.restarts.Wait.
-	p.mu.Lock()
-	if p.stopping {
-		p.mu.Unlock()
+	// Registered on the loop, which orders it with the stop's p.restarts.Wait (the stop sets
+	// p.stopping on the loop before it waits).
+	registered := false
+	p.do(func() {
+		if !p.stopping {
+			p.restarts.Add(1)
+			registered = true
+		}
+	})
+	if !registered {
 		return
 	}
-	p.restarts.Add(1)
-	p.mu.Unlock()
 	go func() {
 		defer p.restarts.Done()
 		c.restart(p.startCtx, inst, term)
@@ -68,10 +72,10 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 				break
 			}
 			msg := restart.Message(p.rt.backoff.Delay(key), c.spec.Name, p.name)
-			p.mu.Lock()
-			c.lastState = ContainerState{Terminated: term}
-			c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff, Message: msg}}
-			p.unlockChanged()
+			p.update(func() {
+				c.lastState = ContainerState{Terminated: term}
+				c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff, Message: msg}}
+			})
 			p.emit(c.spec.Name, EventWarning, ReasonBackOff, restart.EventMessage(c.spec.Name, p.name))
 			timer := p.rt.clock.NewTimer(delay)
 			select {
@@ -81,9 +85,10 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 				return
 			}
 		}
-		p.mu.Lock()
-		attempt := c.restartCount + 1
-		p.mu.Unlock()
+		attempt := 0
+		if !p.do(func() { attempt = c.restartCount + 1 }) {
+			return // the loop ended: the runtime was closed
+		}
 		failpoint.Hit("restart.backoff-over")
 		inst, err := c.newInstance(leasedCtx(ctx, p), attempt, newID())
 		for err != nil && (errors.Is(err, errCreateCut) || p.rt.lostConn(ctx, err)) {
@@ -102,13 +107,16 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, StartedAt: term.StartedAt, FinishedAt: p.rt.clock.Now()}
 			continue
 		}
-		p.mu.Lock()
-		c.cur = inst
-		c.live = append(c.live, inst)
-		c.restartCount = attempt
-		c.lastState = ContainerState{Terminated: term}
-		c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
-		p.unlockChanged()
+		inst.shared = true
+		if !p.update(func() {
+			c.cur = inst
+			c.live = append(c.live, inst)
+			c.restartCount = attempt
+			c.lastState = ContainerState{Terminated: term}
+			c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
+		}) {
+			return // the loop ended: the runtime was closed; the instance stays for another Runtime
+		}
 		p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
 		c.dropInstance(prev)
 		failpoint.Hit("restart.old-deleted") // before the new instance starts
@@ -130,12 +138,12 @@ func (c *Container) dropInstance(inst *instance) {
 		p.log.Warn("delete previous instance", "container", c.spec.Name, "err", err)
 		return
 	}
-	p.mu.Lock()
-	for i, l := range c.live {
-		if l == inst {
-			c.live = append(c.live[:i], c.live[i+1:]...)
-			break
+	p.do(func() {
+		for i, l := range c.live {
+			if l == inst {
+				c.live = append(c.live[:i], c.live[i+1:]...)
+				break
+			}
 		}
-	}
-	p.mu.Unlock()
+	})
 }

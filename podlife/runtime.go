@@ -237,6 +237,7 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	}
 	r.pods[spec.Name] = p
 	r.control.listen()
+	go p.runLoop()
 	go p.run()
 	return p, nil
 }
@@ -321,6 +322,7 @@ func (r *Runtime) Close() error {
 		case <-p.persisted:
 		case <-persisted.C:
 		}
+		<-p.owner.done // each loop ends once its current closure has run
 	}
 	var errs []error
 	if r.client != nil {

@@ -26,8 +26,8 @@ type podSandbox struct {
 	nsPaths  map[sandboxns.Kind]string
 	pidNS    string // the pause's pinned PID namespace (ShareProcessNamespace)
 	hostname string
-	ip       netip.Addr
-	attached bool // a network attachment may exist (intent recorded)
+	ip       netip.Addr // owned by the pod's loop, like attached
+	attached bool       // a network attachment may exist (intent recorded)
 }
 
 // Dir is the pod's directory under the runtime's state dir.
@@ -41,9 +41,10 @@ func (s *podSandbox) Hostname() string { return s.hostname }
 
 // IP is the pod's IP on its network (invalid until the network is attached, or with host networking).
 func (s *podSandbox) IP() netip.Addr {
-	s.pod.mu.Lock()
-	defer s.pod.mu.Unlock()
-	return s.ip
+	if v := s.pod.view(); v != nil {
+		return v.status.PodIP
+	}
+	return netip.Addr{}
 }
 
 // sandboxRecord is persisted in the pod dir so that a crashed process's leftovers can be undone.
@@ -120,8 +121,8 @@ func (s *podSandbox) hosts() []byte {
 	var b bytes.Buffer
 	b.WriteString("# Managed by podlife.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
 	b.WriteString("fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n")
-	if s.ip.IsValid() {
-		fmt.Fprintf(&b, "%s\t%s\n", s.ip, s.hostname)
+	if ip := s.IP(); ip.IsValid() {
+		fmt.Fprintf(&b, "%s\t%s\n", ip, s.hostname)
 	}
 	for _, a := range s.pod.spec.HostAliases {
 		fmt.Fprintf(&b, "%s\t%s\n", a.IP, strings.Join(a.Hostnames, "\t"))
@@ -301,17 +302,13 @@ func (s *podSandbox) attach(ctx context.Context, nw cni.Network) error {
 		return err
 	}
 	failpoint.Hit("run.cni-intent")
-	s.pod.mu.Lock()
-	s.attached = true
-	s.pod.mu.Unlock()
+	s.pod.do(func() { s.attached = true })
 	res, err := nw.Setup(ctx, s.cniID(), s.NetNSPath(), cni.WithPortMappings(s.pod.spec.portMappings()...))
 	if err != nil {
 		return err
 	}
 	failpoint.Hit("run.cni-added")
-	s.pod.mu.Lock()
-	s.ip = res.IP
-	s.pod.mu.Unlock()
+	s.pod.update(func() { s.ip = res.IP })
 	if err := s.record(sandboxRecord{Network: "attached", IP: res.IP.String()}); err != nil {
 		return err
 	}
@@ -320,9 +317,8 @@ func (s *podSandbox) attach(ctx context.Context, nw cni.Network) error {
 
 // detach runs CNI DEL if an attachment may exist; it is idempotent and works without the netns.
 func (s *podSandbox) detach(ctx context.Context, nw cni.Network) error {
-	s.pod.mu.Lock()
-	attached := s.attached
-	s.pod.mu.Unlock()
+	var attached bool
+	s.pod.do(func() { attached = s.attached })
 	if !attached {
 		return nil
 	}
@@ -330,9 +326,7 @@ func (s *podSandbox) detach(ctx context.Context, nw cni.Network) error {
 		return fmt.Errorf("network detach: %w", err)
 	}
 	failpoint.Hit("stop.cni-deleted")
-	s.pod.mu.Lock()
-	s.attached = false
-	s.pod.mu.Unlock()
+	s.pod.do(func() { s.attached = false })
 	return s.record(sandboxRecord{Network: ""})
 }
 

@@ -70,12 +70,12 @@ func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
 // stopWith runs the stop once; later calls wait for the first one.
 func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cause error) {
 	p.stopOnce.Do(func() {
-		p.mu.Lock()
-		p.stopping = true
-		if cause != nil {
-			p.reason, p.message = "StartError", cause.Error()
-		}
-		p.unlockChanged()
+		p.update(func() {
+			p.stopping = true
+			if cause != nil {
+				p.reason, p.message = "StartError", cause.Error()
+			}
+		})
 		failpoint.Hit("stop.begin")
 		p.cancelStart()
 		p.awaitStartSequence()
@@ -85,9 +85,7 @@ func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cau
 		p.restarts.Wait()
 		p.ephemeralOps.Wait() // creations are bounded; their starts see p.stopping
 		p.stopErr = p.stopAll(ctx, grace, hooks)
-		p.mu.Lock()
-		p.terminated = true
-		p.unlockChanged()
+		p.update(func() { p.terminated = true })
 		// Emitted before the stop is seen as over, so that a Stop that returned has its event.
 		p.emit("", EventNormal, ReasonStopped, "Pod stopped")
 		close(p.stopped)
@@ -220,6 +218,7 @@ func (p *Pod) Remove(ctx context.Context) error {
 		p.removeErr = errors.Join(errs...)
 		p.rt.forget(p)
 		p.emit("", EventNormal, ReasonRemoved, "Pod removed")
+		p.endLoop() // nothing of the pod is left to own
 		close(p.removed)
 	})
 	select {

@@ -77,6 +77,11 @@ func newFakeTasks(clk clock.Clock) *fakeTasks {
 func (f *fakeTasks) note(format string, args ...any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.noteLocked(format, args...)
+}
+
+// noteLocked records a call; f.mu is held.
+func (f *fakeTasks) noteLocked(format string, args ...any) {
 	f.calls = append(f.calls, fmt.Sprintf(format, args...))
 	close(f.changed)
 	f.changed = make(chan struct{})
@@ -266,9 +271,11 @@ func (p *fakeProc) finish(code int) {
 		return
 	}
 	p.finished, p.code, p.at = true, uint32(code), p.f.clk.Now()
+	// Recorded before anything can see the exit: what the exit leads to (a restart, the next
+	// step of a stop) comes after it in the call log.
+	p.f.noteLocked("exited %s %d", p.label, code)
 	close(p.done)
 	p.f.mu.Unlock()
-	p.f.note("exited %s %d", p.label, code)
 }
 
 type fakeCtr struct{ p *fakeProc }
