@@ -286,15 +286,21 @@ func (p *Pod) isStopping() bool { return p.view().status.Stopping }
 // run is the pod's start sequence: sandbox, then network attach and container preparation in
 // parallel, then init containers, then the start policy.
 func (p *Pod) run() {
-	if err := p.writeRecord(); err != nil {
-		p.log.Warn("pod record not written: other processes will not find the pod", "err", err)
-	}
+	// Without its record, the pod would be invisible to other processes and taken for the
+	// leftover of a crash by their startup garbage collection (gc.go): it does not start.
+	recErr := p.writeRecord()
 	failpoint.Hit("run.record")
 	go p.persistStatus(p.persistQuit)
-	if d := p.spec.ActiveDeadline; d != nil {
+	if d := p.spec.ActiveDeadline; d != nil && recErr == nil {
 		go p.enforceDeadline(*d)
 	}
-	err := p.startSequence()
+	var err error
+	if recErr != nil {
+		close(p.netReady)
+		err = &StartError{Pod: p.name, Step: StepSandbox, Err: fmt.Errorf("write the pod record: %w", recErr)}
+	} else {
+		err = p.startSequence()
+	}
 	close(p.seqDone)
 	if err != nil && (p.isStopping() || errors.Is(err, errPodFailed)) {
 		// A stop cancelled the start, or the pod failed on its own: the pod stays.
