@@ -16,6 +16,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/internal/failpoint"
 )
 
 // Container is one container of a pod, across its restarts. Its methods are safe for concurrent use.
@@ -255,11 +256,14 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	p.startGate.RUnlock()
 	go c.watchExit(inst)
 	p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
+	failpoint.Hit("start.started") // between Task.Start and postStart
 	if h := c.spec.PostStart; h != nil {
+		failpoint.Hit("start.poststart") // with a delay: in the middle of the hook
 		if err := c.runHook(ctx, h, "PostStart"); err != nil {
 			return c.postStartFailed(inst, err)
 		}
 		p.emit(c.spec.Name, EventNormal, ReasonPostStartCompleted, "PostStartHook completed")
+		failpoint.Hit("start.poststart-done")
 	}
 	c.startProbes(inst)
 	return nil
@@ -419,6 +423,7 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 	p.emit(c.spec.Name, EventNormal, ReasonKilling, msg)
 	deadline := time.Now().Add(grace)
 	if h := c.spec.PreStop; h != nil && withHooks && grace > 0 {
+		failpoint.Hit("stop.prestop") // with a delay: in the middle of the hook
 		hctx, cancel := context.WithDeadline(ctx, deadline)
 		err := c.runHook(hctx, h, "PreStop")
 		cancel()
@@ -436,6 +441,7 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 	if err := p.rt.retry(ctx, func() error { return task.kill(ctx, c.stopSignal, false) }); err != nil && !errdefs.IsNotFound(err) {
 		p.log.Debug("stop signal", "container", c.spec.Name, "err", err)
 	}
+	failpoint.Hit("stop.signalled")
 	timer := time.NewTimer(remaining)
 	defer timer.Stop()
 	select {

@@ -445,7 +445,7 @@ func (u unmanaged) remove(ctx context.Context) error {
 			removeCgroup(filepath.Join(podCgroupPath(u.r.cfg.Namespace, u.rec.UID), ctr.ID())))
 	}
 	errs = append(errs, sweepCgroup(podCgroupPath(u.r.cfg.Namespace, u.rec.UID)))
-	if err := u.r.client.LeasesService().Delete(ctx, leases.Lease{ID: leaseID(u.rec.UID)}); err != nil && !errdefs.IsNotFound(err) {
+	if err := u.r.client.LeasesService().Delete(ctx, leases.Lease{ID: leaseID(u.rec.UID)}, leases.SynchronousDelete); err != nil && !errdefs.IsNotFound(err) {
 		errs = append(errs, err)
 	}
 	if err := unmountUnder(u.dir); err != nil {
@@ -458,7 +458,7 @@ func (u unmanaged) remove(ctx context.Context) error {
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("pod %q: remove: %w", u.rec.Name, err)
 	}
-	if err := os.RemoveAll(u.dir); err != nil {
+	if err := removePodDir(u.dir); err != nil {
 		return fmt.Errorf("pod %q: remove: %w", u.rec.Name, err)
 	}
 	return nil

@@ -42,6 +42,7 @@ func (p *Pod) labels(c *Container) map[string]string {
 	}
 	l[LabelPod] = p.name
 	l[labelPodUID] = p.uid
+	l[labelStateDir] = p.rt.cfg.StateDir
 	l[labelNamespace] = p.spec.Namespace
 	l[LabelContainer] = c.spec.Name
 	l[labelAttempt] = strconv.Itoa(0)

@@ -97,6 +97,7 @@ func (p *Pod) startPause(ctx context.Context) error {
 	}
 	labels[LabelPod] = p.name
 	labels[labelPodUID] = p.uid
+	labels[labelStateDir] = p.rt.cfg.StateDir
 	labels[labelNamespace] = p.spec.Namespace
 	labels[LabelContainer] = pauseNameInPod
 	labels[labelKind] = labelKindPause

@@ -14,6 +14,8 @@ import (
 
 	"github.com/containerd/containerd/v2/core/leases"
 	"github.com/containerd/errdefs"
+
+	"github.com/podlife/podlife/internal/failpoint"
 )
 
 // Pod is a running (or finished) pod. Its methods are safe for concurrent use. The pod's life
@@ -61,6 +63,7 @@ type Pod struct {
 	shimReadyOnce sync.Once
 
 	restarts   sync.WaitGroup // restarts in flight
+	dirUnlock  func()         // releases the pods' lock taken when the directory was created (see poddir.go)
 	removeOnce sync.Once
 	removed    chan struct{}
 	removeErr  error
@@ -102,14 +105,15 @@ func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	dirUnlock, err := mkPodDir(r.cfg.StateDir, dir) // released once pod.json is written
+	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("pod %q: state directory %s exists (a pod of that name exists or was not removed): %w", spec.Name, dir, ErrAlreadyExists)
 		}
 		return nil, fmt.Errorf("podlife: pod dir: %w", err)
 	}
 	p := &Pod{
-		rt: r, name: spec.Name, uid: newID(), spec: spec, handler: handler,
+		rt: r, name: spec.Name, uid: newID(), spec: spec, handler: handler, dirUnlock: dirUnlock,
 		log:      r.log.With("pod", spec.Name),
 		events:   newBus(r.events),
 		byName:   map[string]*Container{},
@@ -315,6 +319,7 @@ func (p *Pod) run() {
 	if err := p.writeRecord(); err != nil {
 		p.log.Warn("pod record not written: other processes will not find the pod", "err", err)
 	}
+	failpoint.Hit("run.record")
 	go p.persistStatus(p.persistQuit)
 	if d := p.spec.ActiveDeadline; d != nil {
 		go p.enforceDeadline(*d)
@@ -560,7 +565,7 @@ func leasedCtx(ctx context.Context, p *Pod) context.Context {
 }
 
 func (p *Pod) createLease(ctx context.Context) error {
-	return p.rt.tasks.createLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, labelPodUID: p.uid})
+	return p.rt.tasks.createLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, labelPodUID: p.uid, labelStateDir: p.rt.cfg.StateDir})
 }
 
 func (p *Pod) deleteLease(ctx context.Context) error {

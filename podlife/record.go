@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/failpoint"
 )
 
 // Files in a pod's directory that let another process find the pod again.
@@ -33,6 +34,9 @@ type podRecord struct {
 }
 
 func (p *Pod) writeRecord() error {
+	if p.dirUnlock != nil {
+		defer p.dirUnlock()
+	}
 	return writeFileJSON(filepath.Join(p.sandbox.dir, recordFile), podRecord{
 		Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
 		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: p.spec.gracePeriod(),
@@ -49,10 +53,12 @@ func (p *Pod) persistStatus(quit <-chan struct{}) {
 	write := func() {
 		b, err := json.Marshal(p.Status())
 		if err == nil && !bytes.Equal(b, last) {
+			failpoint.Hit("status.write")
 			if err := writeFileAtomic(path, b); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				p.log.Debug("persist status", "err", err)
 			}
 			last = b
+			failpoint.Hit("status.written")
 		}
 	}
 	for {

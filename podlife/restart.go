@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/internal/restart"
 )
 
@@ -83,6 +84,7 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 		p.mu.Lock()
 		attempt := c.restartCount + 1
 		p.mu.Unlock()
+		failpoint.Hit("restart.backoff-over")
 		inst, err := c.newInstance(leasedCtx(ctx, p), attempt, newID())
 		for err != nil && (errors.Is(err, errCreateCut) || p.rt.lostConn(ctx, err)) {
 			// containerd is away: no create error, the restart waits for it.
@@ -109,6 +111,7 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 		p.unlockChanged()
 		p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
 		c.dropInstance(prev)
+		failpoint.Hit("restart.old-deleted") // before the new instance starts
 		if err := c.startInstance(ctx, inst); err != nil && ctx.Err() == nil {
 			p.log.Info("restart failed", "container", c.spec.Name, "err", err)
 		}

@@ -79,6 +79,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		}
 		r.network = b
 	}
+	r.collect(ctx) // startup garbage collection (gc.go)
 	return r, nil
 }
 

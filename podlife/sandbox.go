@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/internal/sandboxns"
 )
 
@@ -85,6 +86,7 @@ func (s *podSandbox) create() error {
 		}
 	}
 	s.nsPaths = paths // before anything that reads it starts
+	failpoint.Hit("run.netns-pinned")
 	if err := s.writeEtc(); err != nil {
 		return err
 	}
@@ -298,6 +300,7 @@ func (s *podSandbox) attach(ctx context.Context, nw cni.Network) error {
 	if err := s.record(sandboxRecord{Network: "attaching"}); err != nil {
 		return err
 	}
+	failpoint.Hit("run.cni-intent")
 	s.pod.mu.Lock()
 	s.attached = true
 	s.pod.mu.Unlock()
@@ -305,6 +308,7 @@ func (s *podSandbox) attach(ctx context.Context, nw cni.Network) error {
 	if err != nil {
 		return err
 	}
+	failpoint.Hit("run.cni-added")
 	s.pod.mu.Lock()
 	s.ip = res.IP
 	s.pod.mu.Unlock()
@@ -325,6 +329,7 @@ func (s *podSandbox) detach(ctx context.Context, nw cni.Network) error {
 	if err := nw.Remove(ctx, s.cniID(), s.NetNSPath(), cni.WithPortMappings(s.pod.spec.portMappings()...)); err != nil {
 		return fmt.Errorf("network detach: %w", err)
 	}
+	failpoint.Hit("stop.cni-deleted")
 	s.pod.mu.Lock()
 	s.attached = false
 	s.pod.mu.Unlock()

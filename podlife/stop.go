@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/podlife/podlife/internal/failpoint"
 )
 
 // StopOption changes how Stop stops a pod.
@@ -75,6 +76,7 @@ func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cau
 			p.reason, p.message = "StartError", cause.Error()
 		}
 		p.unlockChanged()
+		failpoint.Hit("stop.begin")
 		p.cancelStart()
 		p.awaitStartSequence()
 		// No Task.Start in flight, and none after this point (they check p.stopping).
@@ -160,6 +162,7 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 	p.removeStaleShimSocket()
 	errs = append(errs, pauseErr, detachErr)
 	errs = append(errs, p.sandbox.release())
+	failpoint.Hit("stop.unpinned")
 	return errors.Join(errs...)
 }
 
@@ -208,10 +211,11 @@ func (p *Pod) Remove(ctx context.Context) error {
 		errs = append(errs, p.sandbox.detach(p.lifeCtx, p.rt.network))
 		// The image volumes are unmounted before their views are removed.
 		errs = append(errs, p.sandbox.removeVolumes(), p.removeImageViews(p.lifeCtx), p.deleteLease(p.lifeCtx))
+		failpoint.Hit("remove.lease-deleted")
 		close(p.persistQuit)
 		<-p.persisted
 		if err := errors.Join(errs...); err == nil {
-			errs = append(errs, os.RemoveAll(p.sandbox.dir))
+			errs = append(errs, removePodDir(p.sandbox.dir))
 		}
 		p.removeErr = errors.Join(errs...)
 		p.rt.forget(p)

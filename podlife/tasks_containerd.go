@@ -16,6 +16,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
+	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/internal/sandboxns"
 )
 
@@ -28,6 +29,7 @@ var _ taskRuntime = ctrdTasks{}
 
 func (t ctrdTasks) createLease(ctx context.Context, id string, labels map[string]string) error {
 	_, err := t.r.client.LeasesService().Create(ctx, leases.WithID(id), leases.WithLabels(labels))
+	failpoint.Hit("run.lease")
 	return err
 }
 
@@ -109,6 +111,7 @@ func (t ctrdTasks) newContainer(ctx context.Context, id string, rt ctrRuntime, i
 	if err != nil {
 		return nil, err
 	}
+	failpoint.Hit("run.container-created") // @2: between two containers' creates
 	return ctrdContainer{ctr: ctr, cgroup: cgroup}, nil
 }
 
@@ -155,6 +158,7 @@ func (c ctrdContainer) newTask(ctx context.Context, out taskOutput) (taskHandle,
 	if err != nil {
 		return nil, err
 	}
+	failpoint.Hit("run.task-created")
 	return ctrdTask{task: task}, nil
 }
 
@@ -180,6 +184,7 @@ func (c ctrdContainer) processSpec(ctx context.Context) (*specs.Process, error) 
 }
 
 func (c ctrdContainer) delete(ctx context.Context) error {
+	defer failpoint.Hit("remove.container-deleted")
 	return c.ctr.Delete(ctx, client.WithSnapshotCleanup)
 }
 
@@ -196,7 +201,10 @@ func (t ctrdTask) wait(ctx context.Context) (<-chan client.ExitStatus, error) {
 	return t.task.Wait(ctx)
 }
 
-func (t ctrdTask) start(ctx context.Context) error { return t.task.Start(ctx) }
+func (t ctrdTask) start(ctx context.Context) error {
+	defer failpoint.Hit("start.task-started") // @2: between two containers' starts
+	return t.task.Start(ctx)
+}
 
 func (t ctrdTask) pid() uint32 { return t.task.Pid() }
 
@@ -211,6 +219,7 @@ func (t ctrdTask) status(ctx context.Context) (client.Status, error) { return t.
 
 func (t ctrdTask) delete(ctx context.Context) error {
 	_, err := t.task.Delete(ctx, client.WithProcessKill)
+	failpoint.Hit("task.deleted")
 	return err
 }
 

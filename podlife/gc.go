@@ -1,0 +1,246 @@
+package podlife
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/core/leases"
+	"github.com/containerd/errdefs"
+
+	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/sandboxns"
+)
+
+// labelStateDir is the state directory of the Runtime that created a containerd object: startup
+// garbage collection deletes only objects of its own state directory (see Runtime.collect).
+const labelStateDir = "podlife.io/state-dir"
+
+// collect is New's startup garbage collection: it deletes what processes that died left of pods
+// they were creating or removing, and logs (Warn) each thing it cleaned or could not:
+//
+//   - pod directories without pod.json (a crash between creating the directory and writing the
+//     record) and .removing- directories (a crash while a removed pod's directory was deleted):
+//     their pinned namespaces and mounts, the network attachment sandbox.json records, then the
+//     directory;
+//   - containerd containers (with their tasks, snapshots, cgroups and the stale socket of the
+//     pod's shim) and leases labeled with this state directory whose pod has no record;
+//   - host-local IPAM leases of the runtime's bridge (when its state is under the state
+//     directory) held by a pod that has no record: CNI DEL releases them with their iptables
+//     rules.
+//
+// A pod with a record is never touched, whether or not its manager lives (RemovePod removes
+// one whose manager died). It holds the pods' lock exclusively (see poddir.go) while it looks,
+// so that a pod another live process is creating at the same time is never taken for garbage.
+func (r *Runtime) collect(ctx context.Context) {
+	unlock, err := lockPods(r.cfg.StateDir, syscall.LOCK_EX)
+	if err != nil {
+		r.log.Warn("startup garbage collection skipped", "err", err)
+		return
+	}
+	defer unlock()
+	ctx = r.ctx(ctx)
+	known := r.collectDirs(ctx)
+	r.collectContainerd(ctx, known)
+	r.collectIPAM(ctx, known)
+}
+
+// collectDirs removes the half-created and half-removed pod directories and returns the UIDs of
+// the pods that have a record.
+func (r *Runtime) collectDirs(ctx context.Context) map[string]bool {
+	known := map[string]bool{}
+	root := filepath.Join(r.cfg.StateDir, "pods")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			r.log.Warn("startup garbage collection: list pods", "err", err)
+		}
+		return known
+	}
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		if !e.IsDir() || !isRemovingDir(e.Name()) && checkName("pod", e.Name()) != nil {
+			continue // not ours
+		}
+		var rec podRecord
+		err := readFileJSON(filepath.Join(dir, recordFile), &rec)
+		if err == nil && !isRemovingDir(e.Name()) {
+			known[rec.UID] = true
+			continue
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !isRemovingDir(e.Name()) {
+			// A record that cannot be read may still be a live pod's: say so, keep it.
+			r.log.Warn("startup garbage collection: pod record unreadable; left alone", "dir", dir, "err", err)
+			continue
+		}
+		what := "half-created pod directory (no pod.json)"
+		if isRemovingDir(e.Name()) {
+			what = "pod directory whose removal was interrupted"
+		}
+		if err := r.removeLeftDir(ctx, dir); err != nil {
+			r.log.Warn("startup garbage collection: could not remove a "+what, "dir", dir, "err", err)
+			continue
+		}
+		r.log.Warn("startup garbage collection: removed a "+what, "dir", dir)
+	}
+	return known
+}
+
+// removeLeftDir undoes what a pod directory without a live pod holds: its network attachment
+// (from sandbox.json), pinned namespaces and mounts, then deletes it.
+func (r *Runtime) removeLeftDir(ctx context.Context, dir string) error {
+	var sb sandboxRecord
+	if err := readFileJSON(filepath.Join(dir, "sandbox.json"), &sb); err == nil && sb.Network != "" && sb.UID != "" {
+		if err := r.network.Remove(ctx, "podlife-"+sb.UID, sb.NetNS); err != nil {
+			return fmt.Errorf("network detach: %w", err)
+		}
+	}
+	if err := sandboxns.Remove(filepath.Join(dir, "ns")); err != nil {
+		return fmt.Errorf("pinned namespaces: %w", err)
+	}
+	if err := unmountUnder(dir); err != nil {
+		return err
+	}
+	return os.RemoveAll(dir)
+}
+
+// ownsObject reports whether a containerd object's labels say it is of this state dir.
+func (r *Runtime) ownsObject(labels map[string]string) bool {
+	return labels[labelStateDir] == r.cfg.StateDir
+}
+
+// collectContainerd deletes the containers (tasks and snapshots with them) and leases of this
+// state dir whose pod has no record. Objects of pods without the state-dir label (made by an
+// older podlife) are reported, not deleted: they may be another state dir's.
+func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) {
+	ctrs, err := r.client.Containers(ctx, fmt.Sprintf("labels.%q", labelPodUID))
+	if err != nil {
+		r.log.Warn("startup garbage collection: list containers", "err", err)
+		return
+	}
+	unlabeled := 0
+	orphans := map[string]bool{}
+	for _, ctr := range ctrs {
+		labels, err := ctr.Labels(ctx)
+		if err != nil {
+			continue
+		}
+		uid := labels[labelPodUID]
+		if known[uid] {
+			continue
+		}
+		if !r.ownsObject(labels) {
+			if labels[labelStateDir] == "" {
+				unlabeled++
+			}
+			continue
+		}
+		orphans[uid] = true
+		if err := deleteOrphan(ctx, ctr); err != nil {
+			r.log.Warn("startup garbage collection: could not delete a container of a pod that has no record", "container", ctr.ID(), "pod", labels[LabelPod], "err", err)
+			continue
+		}
+		// The pod's shim socket, if this container's task started the shim (see Pod.shimGroup).
+		removeStaleShimSocket(shimSocketPath(r.address, r.cfg.Namespace, ctr.ID()), r.log)
+		_ = removeCgroup(filepath.Join("/", r.cfg.Namespace, ctr.ID()))
+		_ = removeCgroup(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.ID()))
+		r.log.Warn("startup garbage collection: deleted a container of a pod that has no record", "container", ctr.ID(), "pod", labels[LabelPod], "uid", uid)
+	}
+	for uid := range orphans {
+		_ = sweepCgroup(podCgroupPath(r.cfg.Namespace, uid))
+	}
+	if unlabeled > 0 {
+		r.log.Warn("startup garbage collection: containers of pods without a record and without a state-dir label left alone (they may be another state dir's; RemovePod cannot find them)", "count", unlabeled)
+	}
+	ls := r.client.LeasesService()
+	all, err := ls.List(ctx, fmt.Sprintf("labels.%q", labelPodUID))
+	if err != nil {
+		r.log.Warn("startup garbage collection: list leases", "err", err)
+		return
+	}
+	for _, l := range all {
+		// Deleted synchronously: the snapshots it held (image volume views, the snapshot of a
+		// create cut short) go with it.
+		if known[l.Labels[labelPodUID]] || !r.ownsObject(l.Labels) {
+			continue
+		}
+		if err := ls.Delete(ctx, leases.Lease{ID: l.ID}, leases.SynchronousDelete); err != nil && !errdefs.IsNotFound(err) {
+			r.log.Warn("startup garbage collection: could not delete a lease of a pod that has no record", "lease", l.ID, "err", err)
+			continue
+		}
+		r.log.Warn("startup garbage collection: deleted the lease of a pod that has no record", "lease", l.ID, "pod", l.Labels[LabelPod])
+	}
+}
+
+// deleteOrphan kills and deletes a container's task, then the container with its snapshot.
+func deleteOrphan(ctx context.Context, ctr client.Container) error {
+	if task, err := ctr.Task(ctx, nil); err == nil {
+		if _, err := task.Delete(ctx, client.WithProcessKill); err != nil && !errdefs.IsNotFound(err) {
+			if _, terr := ctr.Task(ctx, nil); !errdefs.IsNotFound(terr) {
+				return fmt.Errorf("delete task: %w", err)
+			}
+		}
+	} else if !errdefs.IsNotFound(err) {
+		return fmt.Errorf("task: %w", err)
+	}
+	if err := ctr.Delete(ctx, client.WithSnapshotCleanup); err != nil && !errdefs.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+// collectIPAM releases (CNI DEL) the host-local leases of the runtime's bridge held by pods of
+// this state dir that have no record. Only a bridge whose state is under the state dir (the
+// default) is looked at: another bridge's leases may be other state dirs' pods'.
+func (r *Runtime) collectIPAM(ctx context.Context, known map[string]bool) {
+	b, ok := r.network.(*cni.Bridge)
+	if !ok {
+		return
+	}
+	cfg := b.Config()
+	if rel, err := filepath.Rel(r.cfg.StateDir, cfg.StateDir); err != nil || strings.HasPrefix(rel, "..") {
+		return
+	}
+	dir := filepath.Join(cfg.StateDir, "ipam", cfg.Name)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		id := ipamOwner(filepath.Join(dir, e.Name()))
+		uid, ok := strings.CutPrefix(id, "podlife-")
+		if !ok || known[uid] {
+			continue
+		}
+		if err := r.network.Remove(ctx, id, ""); err != nil {
+			r.log.Warn("startup garbage collection: could not release the IP lease of a pod that has no record", "ip", e.Name(), "id", id, "err", err)
+			continue
+		}
+		r.log.Warn("startup garbage collection: released the IP lease of a pod that has no record", "ip", e.Name(), "id", id)
+	}
+}
+
+// ipamOwner returns the container ID a host-local lease file names (its first line), "" for
+// host-local's other files.
+func ipamOwner(path string) string {
+	if strings.HasPrefix(filepath.Base(path), "last_reserved_ip") || filepath.Base(path) == "lock" {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	if !s.Scan() {
+		return ""
+	}
+	return strings.TrimSpace(s.Text())
+}
