@@ -19,7 +19,7 @@ export PODLIFE_CNI_PATH ?= $(CNI_BIN)
 DEBS := containerd runc crun containernetworking-plugins busybox-static catatonit iptables iproute2 docker-registry apache2-utils ca-certificates
 TEST_TIMEOUT ?= 15m
 
-.PHONY: demo test deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench clean apiserver-diff
+.PHONY: demo test deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench soak clean apiserver-diff
 
 ## demo: run the startup-sequence experiment (short times) on a private containerd if none runs.
 demo: deps cni-plugins logger
@@ -45,6 +45,14 @@ failures = rc=$${PIPESTATUS[0]}; if [ $$rc -ne 0 ]; then \
 ## bench: pod start/stop against the containerd floor; BENCH_FLAGS=--json for JSON.
 bench: deps containerd2 cni-plugins logger
 	go run ./internal/cmd/podlife-bench --containerd $(CONTAINERD2) --container-logger $(LOGGER) $(BENCH_FLAGS)
+
+## soak: SOAK_N (default 1000) run/stop/remove cycles of a pod with init containers, a sidecar,
+## hooks and probes, Sequential and Parallel, on a private containerd; fails on any growth of
+## netns, veths, IPAM files, iptables rules, mounts, containerd objects, shims, loggers, cgroups,
+## fds or goroutines (not part of `make test`). SOAK_FLAGS adds flags.
+SOAK_N ?= 1000
+soak: deps containerd2 cni-plugins logger
+	go run ./internal/cmd/podlife-soak --containerd $(CONTAINERD2) --container-logger $(LOGGER) -n $(SOAK_N) $(SOAK_FLAGS)
 
 ## apiserver-diff: run the API server's own validation (k8s.io/kubernetes, internal/apiserverdiff's
 ## go.mod) on the manifests of podlife/kube's TestAPIServerValidation; fails on a difference not
