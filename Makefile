@@ -16,10 +16,16 @@ CNI_BIN := $(CURDIR)/.cache/cni/bin
 export PODLIFE_CNI_PATH ?= $(CNI_BIN)
 # Debian's containernetworking-plugins stays as the fallback in the library's default plugin
 # dirs (/usr/lib/cni), for programs run outside make, such as `go run ./examples/quickstart`.
-DEBS := containerd runc crun containernetworking-plugins busybox-static catatonit iptables iproute2 docker-registry apache2-utils ca-certificates
+DEBS := containerd runc crun containernetworking-plugins busybox-static catatonit iptables iproute2 docker-registry apache2-utils ca-certificates etcd-server
 TEST_TIMEOUT ?= 15m
+# The Kubernetes control plane of the node e2e (examples/node): kube-apiserver, kube-scheduler,
+# kube-controller-manager and kubectl at the k8s.io/kubernetes version internal/apiserverdiff
+# pins, built from the Go module proxy once and cached outside the work tree.
+K8S_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2; exit }' internal/apiserverdiff/go.mod)
+K8S_BIN ?= /var/cache/podlife/k8s-$(K8S_VERSION)
+NODE_E2E_TIMEOUT ?= 15m
 
-.PHONY: demo test deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench soak clean apiserver-diff
+.PHONY: demo test deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench soak clean apiserver-diff node-e2e k8s-control-plane
 
 ## demo: run the startup-sequence experiment (short times) on a private containerd if none runs.
 demo: deps cni-plugins logger
@@ -61,6 +67,18 @@ apiserver-diff:
 	@mkdir -p .cache
 	PODLIFE_APISERVER_CASES=$(CURDIR)/.cache/apiserver-cases.jsonl go test -count=1 -run TestAPIServerValidation ./podlife/kube
 	cd internal/apiserverdiff && go run . $(CURDIR)/.cache/apiserver-cases.jsonl
+
+## node-e2e: podlife hosts join a real control plane (etcd, kube-apiserver, scheduler and
+## controller-manager on 127.0.0.1) as virtual-kubelet nodes (examples/node), driven by kubectl.
+## Builds the control plane first if it is not cached in K8S_BIN (minutes, once).
+node-e2e: deps containerd2 cni-plugins logger k8s-control-plane
+	cd examples/node && gofmt -l . | (! grep .) && go vet ./... && GOOS=darwin go build ./...
+	cd examples/node && PODLIFE_K8S_BIN=$(K8S_BIN) PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) \
+	  go test -count=1 -p 1 -timeout $(NODE_E2E_TIMEOUT) -v ./... 2>&1 | tee $(CURDIR)/.cache/node-e2e.log; \
+	  $(call failures,$(CURDIR)/.cache/node-e2e.log)
+
+k8s-control-plane:
+	examples/node/hack/build-control-plane.sh $(K8S_BIN)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*')); \

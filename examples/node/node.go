@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// nodeLabel marks the nodes podlife runs, so that pods can select them (nodeSelector
+// podlife.io/node: "true") and tolerate their taint.
+const nodeLabel = "podlife.io/node"
+
+// nodeOptions describe the Node object the program registers.
+type nodeOptions struct {
+	name     string
+	ip       string
+	port     int32
+	labels   map[string]string
+	taints   []corev1.Taint
+	maxPods  int64
+	stateDir string // its filesystem is the node's ephemeral storage
+	version  string // podlife's version, shown as the kubelet version
+}
+
+// configure fills in the node virtual-kubelet registers: labels, taints, capacity and
+// allocatable from the host, addresses and the kubelet API port, system info and conditions
+// (Ready, and the pressure conditions from the host).
+func (o nodeOptions) configure(n *corev1.Node) {
+	if n.Labels == nil {
+		n.Labels = map[string]string{}
+	}
+	n.Labels["kubernetes.io/os"] = "linux"
+	n.Labels["kubernetes.io/arch"] = runtime.GOARCH
+	n.Labels["kubernetes.io/hostname"] = o.name
+	n.Labels[nodeLabel] = "true"
+	for k, v := range o.labels {
+		n.Labels[k] = v
+	}
+	delete(n.Labels, "kubernetes.io/role") // virtual-kubelet's default; not a well-known label
+	n.Spec.Taints = o.taints
+	capacity := hostCapacity(o.stateDir, o.maxPods)
+	n.Status.Capacity = capacity
+	n.Status.Allocatable = capacity.DeepCopy()
+	n.Status.Addresses = []corev1.NodeAddress{
+		{Type: corev1.NodeInternalIP, Address: o.ip},
+		{Type: corev1.NodeHostName, Address: o.name},
+	}
+	n.Status.DaemonEndpoints.KubeletEndpoint.Port = o.port
+	n.Status.NodeInfo = corev1.NodeSystemInfo{
+		OperatingSystem:         "linux",
+		Architecture:            runtime.GOARCH,
+		KernelVersion:           kernelVersion(),
+		OSImage:                 osImage(),
+		ContainerRuntimeVersion: "podlife://" + o.version,
+		KubeletVersion:          o.version,
+		KubeProxyVersion:        "",
+	}
+	n.Status.Phase = corev1.NodeRunning
+	n.Status.Conditions = hostConditions(o.stateDir, nil)
+}
+
+// hostCapacity is the node's capacity: the host's CPUs, memory and the state dir's filesystem,
+// and maxPods pods. Nothing is reserved: allocatable is the same.
+func hostCapacity(stateDir string, maxPods int64) corev1.ResourceList {
+	rl := corev1.ResourceList{
+		corev1.ResourceCPU:  *resource.NewQuantity(int64(runtime.NumCPU()), resource.DecimalSI),
+		corev1.ResourcePods: *resource.NewQuantity(maxPods, resource.DecimalSI),
+	}
+	if m := meminfo(); m["MemTotal"] > 0 {
+		rl[corev1.ResourceMemory] = *resource.NewQuantity(m["MemTotal"], resource.BinarySI)
+	}
+	if total, _, ok := diskSpace(stateDir); ok {
+		rl[corev1.ResourceEphemeralStorage] = *resource.NewQuantity(total, resource.BinarySI)
+	}
+	return rl
+}
+
+// Pressure thresholds, the kubelet's default hard eviction thresholds.
+const (
+	memoryPressureBytes = 100 << 20 // memory.available < 100Mi
+	diskPressureRatio   = 0.10      // nodefs.available < 10%
+)
+
+// hostConditions returns the node's conditions now: Ready, and MemoryPressure, DiskPressure and
+// PIDPressure measured on the host. prev keeps the transition times of unchanged conditions.
+func hostConditions(stateDir string, prev []corev1.NodeCondition) []corev1.NodeCondition {
+	now := metav1.Now()
+	mem := meminfo()
+	memPressure := mem["MemAvailable"] > 0 && mem["MemAvailable"] < memoryPressureBytes
+	total, free, ok := diskSpace(stateDir)
+	diskPressure := ok && float64(free) < diskPressureRatio*float64(total)
+	pidPressure := pidsPressure()
+	cond := func(t corev1.NodeConditionType, bad bool, reason, okMsg, badMsg string) corev1.NodeCondition {
+		c := corev1.NodeCondition{Type: t, Status: corev1.ConditionFalse, Reason: "KubeletHas" + reason, Message: okMsg,
+			LastHeartbeatTime: now, LastTransitionTime: now}
+		if t == corev1.NodeReady {
+			c.Status, c.Reason = corev1.ConditionTrue, "KubeletReady"
+		} else if bad {
+			c.Status, c.Message = corev1.ConditionTrue, badMsg
+			c.Reason = strings.Replace(c.Reason, "KubeletHasNo", "KubeletHas", 1)
+			c.Reason = strings.Replace(c.Reason, "KubeletHasSufficient", "KubeletHasInsufficient", 1)
+		}
+		for _, p := range prev {
+			if p.Type == t && p.Status == c.Status {
+				c.LastTransitionTime = p.LastTransitionTime
+			}
+		}
+		return c
+	}
+	return []corev1.NodeCondition{
+		cond(corev1.NodeReady, false, "", "podlife is ready", ""),
+		cond(corev1.NodeMemoryPressure, memPressure, "SufficientMemory", "kubelet has sufficient memory available", "kubelet has insufficient memory available"),
+		cond(corev1.NodeDiskPressure, diskPressure, "NoDiskPressure", "kubelet has no disk pressure", "kubelet has disk pressure"),
+		cond(corev1.NodePIDPressure, pidPressure, "SufficientPID", "kubelet has sufficient PID available", "kubelet has insufficient PID available"),
+	}
+}
+
+// nodeProvider reports the node's conditions to virtual-kubelet's node controller: Ping
+// answers the heartbeat, and the host's pressure conditions are measured every period.
+type nodeProvider struct {
+	node     *corev1.Node
+	stateDir string
+	period   time.Duration
+
+	mu   sync.Mutex
+	last []corev1.NodeCondition
+}
+
+// Ping reports the node alive.
+func (np *nodeProvider) Ping(context.Context) error { return nil }
+
+// NotifyNodeStatus measures the host's conditions every period and reports a change.
+func (np *nodeProvider) NotifyNodeStatus(ctx context.Context, cb func(*corev1.Node)) {
+	np.mu.Lock()
+	np.last = np.node.Status.Conditions
+	np.mu.Unlock()
+	go func() {
+		t := time.NewTicker(np.period)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			np.mu.Lock()
+			conds := hostConditions(np.stateDir, np.last)
+			changed := !sameConditions(conds, np.last)
+			np.last = conds
+			n := np.node.DeepCopy()
+			np.mu.Unlock()
+			if changed {
+				n.Status.Conditions = conds
+				cb(n)
+			}
+		}
+	}()
+}
+
+// sameConditions compares conditions ignoring heartbeat times.
+func sameConditions(a, b []corev1.NodeCondition) bool {
+	strip := func(l []corev1.NodeCondition) []corev1.NodeCondition {
+		out := make([]corev1.NodeCondition, len(l))
+		for i, c := range l {
+			c.LastHeartbeatTime = metav1.Time{}
+			out[i] = c
+		}
+		return out
+	}
+	return equality.Semantic.DeepEqual(strip(a), strip(b))
+}
+
+// meminfo returns /proc/meminfo's fields in bytes.
+func meminfo() map[string]int64 {
+	out := map[string]int64{}
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		fields := strings.Fields(s.Text())
+		if len(fields) < 2 {
+			continue
+		}
+		n, err := strconv.ParseInt(fields[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		if len(fields) > 2 && fields[2] == "kB" {
+			n *= 1024
+		}
+		out[strings.TrimSuffix(fields[0], ":")] = n
+	}
+	return out
+}
+
+// diskSpace returns the size and available bytes of dir's filesystem.
+func diskSpace(dir string) (total, avail int64, ok bool) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return 0, 0, false
+	}
+	return int64(st.Blocks) * int64(st.Bsize), int64(st.Bavail) * int64(st.Bsize), true
+}
+
+// pidsPressure reports whether fewer than 10% of the host's PIDs are left.
+func pidsPressure() bool {
+	b, err := os.ReadFile("/proc/sys/kernel/pid_max")
+	if err != nil {
+		return false
+	}
+	max, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || max == 0 {
+		return false
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	n := 0
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err == nil {
+			n++
+		}
+	}
+	return float64(max-n) < 0.1*float64(max)
+}
+
+func kernelVersion() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return ""
+	}
+	return unix.ByteSliceToString(u.Release[:])
+}
+
+func osImage() string {
+	b, err := os.ReadFile("/etc/os-release")
+	if err != nil {
+		return "Linux"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "PRETTY_NAME="); ok {
+			return strings.Trim(v, `"`)
+		}
+	}
+	return "Linux"
+}
+
+// parseTaint parses "key[=value]:Effect", as kubectl taint does.
+func parseTaint(s string) (corev1.Taint, error) {
+	kv, effect, ok := strings.Cut(s, ":")
+	if !ok {
+		return corev1.Taint{}, fmt.Errorf("taint %q: want key[=value]:Effect", s)
+	}
+	k, v, _ := strings.Cut(kv, "=")
+	switch e := corev1.TaintEffect(effect); e {
+	case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		return corev1.Taint{Key: k, Value: v, Effect: e}, nil
+	}
+	return corev1.Taint{}, fmt.Errorf("taint %q: effect must be NoSchedule, PreferNoSchedule or NoExecute", s)
+}

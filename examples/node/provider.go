@@ -1,0 +1,393 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/virtual-kubelet/virtual-kubelet/errdefs"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/kube"
+)
+
+// provider runs the pods the control plane schedules onto this node on a podlife Runtime. It
+// implements virtual-kubelet's node.PodLifecycleHandler and node.PodNotifier, and with
+// streams.go nodeutil.Provider (logs, exec).
+type provider struct {
+	rt       *podlife.Runtime
+	objects  objectSource
+	recorder record.EventRecorder
+	log      *slog.Logger
+	hostIP   string
+	opts     kube.Options
+
+	mu     sync.Mutex
+	pods   map[string]*entry // by "namespace/name"
+	byName map[string]*entry // by podlife pod name
+	notify func(*corev1.Pod)
+}
+
+// entry is a Kubernetes pod this node runs (or failed to start).
+type entry struct {
+	pod      *corev1.Pod // as the API server gave it, with the status last reported
+	name     string      // the podlife pod's name
+	p        *podlife.Pod
+	deleting bool
+}
+
+func newProvider(rt *podlife.Runtime, objects objectSource, recorder record.EventRecorder, log *slog.Logger, hostIP string, opts kube.Options) *provider {
+	return &provider{
+		rt: rt, objects: objects, recorder: recorder, log: log, hostIP: hostIP, opts: opts,
+		pods: map[string]*entry{}, byName: map[string]*entry{},
+	}
+}
+
+func key(namespace, name string) string { return namespace + "/" + name }
+
+// Reasons of the events the provider records on pods, besides the kubelet's that podlife
+// reports.
+const (
+	// reasonUnsupportedField: a field podlife does not honour and drops (a warning of
+	// kube.Convert); the pod runs without it.
+	reasonUnsupportedField = "UnsupportedField"
+	// reasonProviderFailed: the pod cannot run on podlife (an error of kube.Convert, or the
+	// start failed); its status says ProviderFailed with the same message.
+	reasonProviderFailed = "ProviderFailed"
+	// reasonUpdateIgnored: a change to a running pod that podlife cannot apply in place.
+	reasonUpdateIgnored = "UpdateIgnored"
+)
+
+// clusterHandled are the fields kube.Convert warns about because podlife alone has no
+// scheduler or API server: on a node of a cluster the control plane has honoured them already.
+var clusterHandled = []string{
+	"spec.nodeName", "spec.nodeSelector", "spec.affinity", "spec.tolerations",
+	"spec.topologySpreadConstraints", "spec.schedulerName", "spec.schedulingGates",
+	"spec.priority", "spec.priorityClassName", "spec.preemptionPolicy", "spec.overhead",
+	"spec.serviceAccount", "spec.serviceAccountName", "spec.automountServiceAccountToken",
+	"spec.enableServiceLinks",
+}
+
+func handledByCluster(path string) bool {
+	for _, p := range clusterHandled {
+		if path == p || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// CreatePod converts the pod with podlife/kube, against the ConfigMaps and Secrets it refers
+// to, and starts it. Dropped fields are recorded as UnsupportedField events. A pod that cannot
+// run is refused with an error that virtual-kubelet reports as the pod's ProviderFailed status
+// (and retries, so that a ConfigMap created later is picked up, as on a kubelet); each
+// offending field is also recorded as a ProviderFailed event.
+func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
+	k := key(pod.Namespace, pod.Name)
+	pr.mu.Lock()
+	_, exists := pr.pods[k]
+	pr.mu.Unlock()
+	if exists {
+		return nil
+	}
+	spec, err := pr.convert(pod)
+	if err != nil {
+		return err
+	}
+	// Registered before the start, so that the start's events are recorded on the pod.
+	e := &entry{pod: pod.DeepCopy(), name: spec.Name}
+	pr.mu.Lock()
+	pr.pods[k] = e
+	pr.byName[spec.Name] = e
+	pr.mu.Unlock()
+	// Run returns once the start policy has finished (postStart hooks returned), as the
+	// kubelet's pod sync does.
+	p, err := pr.rt.Run(ctx, spec)
+	if p == nil {
+		pr.mu.Lock()
+		delete(pr.pods, k)
+		delete(pr.byName, spec.Name)
+		pr.mu.Unlock()
+		pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
+		return fmt.Errorf("start pod %s as %s: %w", k, spec.Name, err)
+	}
+	pr.mu.Lock()
+	e.p = p
+	pr.mu.Unlock()
+	pr.log.Info("pod started", "pod", k, "podlife", spec.Name)
+	pr.sync(e)
+	return nil
+}
+
+// convert returns the podlife spec of a Kubernetes pod.
+func (pr *provider) convert(pod *corev1.Pod) (podlife.PodSpec, error) {
+	objs, err := pr.objects.objects(pod)
+	if err != nil {
+		return podlife.PodSpec{}, err
+	}
+	opts := pr.opts
+	opts.Namespace = pod.Namespace
+	spec, warnings, err := kube.Convert(pod, objs, opts)
+	for _, w := range warnings {
+		if !handledByCluster(w.Path) {
+			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUnsupportedField, "%s: %s", w.Path, w.Message)
+		}
+	}
+	if err != nil {
+		var le *kube.LoadError
+		if errors.As(err, &le) {
+			msgs := make([]string, 0, len(le.Issues))
+			for _, is := range le.Issues {
+				pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonProviderFailed, "%s: %s", is.Path, is.Message)
+				msgs = append(msgs, is.Path+": "+is.Message)
+			}
+			return podlife.PodSpec{}, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %s", strings.Join(msgs, "; ")))
+		}
+		return podlife.PodSpec{}, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %w", err))
+	}
+	spec.Name = podlifeName(pod.Namespace, pod.Name)
+	spec.Hostname = cmp.Or(spec.Hostname, hostname(pod.Name))
+	spec.Labels = maps.Clone(spec.Labels)
+	if spec.Labels == nil {
+		spec.Labels = map[string]string{}
+	}
+	spec.Labels[labelNamespace] = pod.Namespace
+	spec.Labels[labelName] = pod.Name
+	spec.Labels[labelUID] = string(pod.UID)
+	return spec, nil
+}
+
+// UpdatePod keeps the pod's new metadata. podlife applies no change to a running pod's spec
+// (the API server allows few: images, activeDeadlineSeconds, tolerations, resources); a changed
+// container image is recorded as an UpdateIgnored event.
+func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
+	pr.mu.Lock()
+	e, ok := pr.pods[key(pod.Namespace, pod.Name)]
+	if !ok {
+		pr.mu.Unlock()
+		return errdefs.NotFoundf("pod %s/%s is not on this node", pod.Namespace, pod.Name)
+	}
+	old := e.pod
+	status := e.pod.Status
+	e.pod = pod.DeepCopy()
+	e.pod.Status = status
+	pr.mu.Unlock()
+	for i, c := range pod.Spec.Containers {
+		if i < len(old.Spec.Containers) && old.Spec.Containers[i].Image != c.Image {
+			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUpdateIgnored,
+				"container %s: image %s not applied: podlife does not update running pods (delete the pod to run the new image)", c.Name, c.Image)
+		}
+	}
+	return nil
+}
+
+// DeletePod stops the pod as the kubelet does (preStop hooks, SIGTERM, SIGKILL after the
+// deletion's grace period), removes it, and then reports it terminated, upon which
+// virtual-kubelet deletes it from the API server. It returns once the stop has begun.
+func (pr *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
+	k := key(pod.Namespace, pod.Name)
+	pr.mu.Lock()
+	e, ok := pr.pods[k]
+	if !ok || e.p == nil {
+		pr.mu.Unlock()
+		return errdefs.NotFoundf("pod %s is not on this node", k)
+	}
+	if e.deleting {
+		pr.mu.Unlock()
+		return nil
+	}
+	e.deleting = true
+	pr.mu.Unlock()
+	grace := pod.DeletionGracePeriodSeconds
+	if grace == nil {
+		grace = pod.Spec.TerminationGracePeriodSeconds
+	}
+	var opts []podlife.StopOption
+	if grace != nil {
+		opts = append(opts, podlife.WithGracePeriod(time.Duration(*grace)*time.Second))
+	}
+	go pr.remove(e, opts)
+	return nil
+}
+
+// remove stops and removes a deleted pod, then reports it terminated.
+func (pr *provider) remove(e *entry, opts []podlife.StopOption) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	k := key(e.pod.Namespace, e.pod.Name)
+	if err := e.p.Stop(ctx, opts...); err != nil {
+		pr.log.Warn("stop pod", "pod", k, "err", err)
+	}
+	pr.mu.Lock()
+	prev := e.pod.Status
+	pr.mu.Unlock()
+	final := terminatedStatus(podStatus(e.p.Status(), prev, pr.hostIP))
+	if err := e.p.Remove(ctx); err != nil {
+		pr.log.Warn("remove pod", "pod", k, "err", err)
+	}
+	pr.mu.Lock()
+	delete(pr.pods, k)
+	delete(pr.byName, e.name)
+	pod := e.pod.DeepCopy()
+	pod.Status = final
+	notify := pr.notify
+	pr.mu.Unlock()
+	pr.log.Info("pod removed", "pod", k)
+	if notify != nil {
+		notify(pod)
+	}
+}
+
+// GetPod returns the pod with its current status.
+func (pr *provider) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error) {
+	pr.mu.Lock()
+	e, ok := pr.pods[key(namespace, name)]
+	pr.mu.Unlock()
+	if !ok {
+		return nil, errdefs.NotFoundf("pod %s/%s is not on this node", namespace, name)
+	}
+	return pr.current(e), nil
+}
+
+// GetPodStatus returns the pod's current status.
+func (pr *provider) GetPodStatus(ctx context.Context, namespace, name string) (*corev1.PodStatus, error) {
+	pod, err := pr.GetPod(ctx, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return &pod.Status, nil
+}
+
+// GetPods returns every pod the node runs.
+func (pr *provider) GetPods(ctx context.Context) ([]*corev1.Pod, error) {
+	pr.mu.Lock()
+	entries := make([]*entry, 0, len(pr.pods))
+	for _, e := range pr.pods {
+		entries = append(entries, e)
+	}
+	pr.mu.Unlock()
+	out := make([]*corev1.Pod, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, pr.current(e))
+	}
+	return out, nil
+}
+
+// current returns a copy of the entry's pod with podlife's current status.
+func (pr *provider) current(e *entry) *corev1.Pod {
+	pr.mu.Lock()
+	pod := e.pod.DeepCopy()
+	p := e.p
+	pr.mu.Unlock()
+	if p == nil { // starting
+		return pod
+	}
+	pod.Status = podStatus(p.Status(), pod.Status, pr.hostIP)
+	return pod
+}
+
+// NotifyPods registers the callback virtual-kubelet updates the API server with; the provider
+// calls it whenever a pod's status changes.
+func (pr *provider) NotifyPods(ctx context.Context, notify func(*corev1.Pod)) {
+	pr.mu.Lock()
+	pr.notify = notify
+	pr.mu.Unlock()
+}
+
+// sync reports the entry's status if it changed since last reported.
+func (pr *provider) sync(e *entry) {
+	pod := pr.current(e)
+	pr.mu.Lock()
+	if e.deleting || equality.Semantic.DeepEqual(pod.Status, e.pod.Status) {
+		pr.mu.Unlock()
+		return
+	}
+	e.pod.Status = *pod.Status.DeepCopy()
+	notify := pr.notify
+	pr.mu.Unlock()
+	if notify != nil {
+		notify(pod)
+	}
+}
+
+// watch follows the runtime's events until ctx ends: each is recorded on its pod as a
+// Kubernetes event (with the container's field path, as the kubelet does) and the pod's new
+// status is reported. Every resync it also reports statuses that changed without an event.
+func (pr *provider) watch(ctx context.Context, resync time.Duration) {
+	events := pr.rt.Subscribe(ctx)
+	tick := time.NewTicker(resync)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			pr.mu.Lock()
+			e := pr.byName[ev.Pod]
+			pr.mu.Unlock()
+			if e == nil {
+				continue
+			}
+			pr.record(e, ev)
+			pr.sync(e)
+		case <-tick.C:
+			pr.mu.Lock()
+			entries := make([]*entry, 0, len(pr.pods))
+			for _, e := range pr.pods {
+				entries = append(entries, e)
+			}
+			pr.mu.Unlock()
+			for _, e := range entries {
+				pr.sync(e)
+			}
+		}
+	}
+}
+
+// record records a podlife event on its Kubernetes pod.
+func (pr *provider) record(e *entry, ev podlife.Event) {
+	if ev.Reason == podlife.ReasonEventsDropped {
+		return
+	}
+	pr.mu.Lock()
+	ref := &corev1.ObjectReference{
+		Kind: "Pod", APIVersion: "v1", Namespace: e.pod.Namespace, Name: e.pod.Name,
+		UID: e.pod.UID, ResourceVersion: e.pod.ResourceVersion,
+	}
+	pr.mu.Unlock()
+	if ev.Container != "" {
+		ref.FieldPath = containerFieldPath(e.pod, ev.Container)
+	}
+	typ := corev1.EventTypeNormal
+	if ev.Type == podlife.EventWarning {
+		typ = corev1.EventTypeWarning
+	}
+	pr.recorder.Event(ref, typ, string(ev.Reason), ev.Message)
+}
+
+// containerFieldPath is the kubelet's field path of a container in its events.
+func containerFieldPath(pod *corev1.Pod, name string) string {
+	for _, c := range pod.Spec.InitContainers {
+		if c.Name == name {
+			return "spec.initContainers{" + name + "}"
+		}
+	}
+	for _, c := range pod.Spec.EphemeralContainers {
+		if c.Name == name {
+			return "spec.ephemeralContainers{" + name + "}"
+		}
+	}
+	return "spec.containers{" + name + "}"
+}
