@@ -161,6 +161,16 @@ func (c *Container) prepare(ctx context.Context) {
 
 // setImage records the image and what the container takes from its config.
 func (c *Container) setImage(ctx context.Context, img podImage) error {
+	if err := c.loadImage(ctx, img); err != nil {
+		return err
+	}
+	c.pod.update(func() { c.imageID = img.id })
+	return nil
+}
+
+// loadImage reads the image's config and sets what the container takes from it (not its
+// status's imageID, which is the loop's: see setImage).
+func (c *Container) loadImage(ctx context.Context, img podImage) error {
 	cfg, err := c.pod.rt.tasks.imageConfig(ctx, img)
 	if err != nil {
 		return fmt.Errorf("read image config: %w", err)
@@ -177,7 +187,6 @@ func (c *Container) setImage(ctx context.Context, img podImage) error {
 		}
 	}
 	c.image, c.imageConfig, c.stopSignal = img, cfg, stop
-	c.pod.update(func() { c.imageID = img.id })
 	return nil
 }
 
@@ -242,8 +251,13 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
 	failpoint.Hit("start.started") // between Task.Start and postStart
 	if h := c.spec.PostStart; h != nil {
+		// Recorded while it runs: a manager that dies meanwhile leaves it for its adopter to
+		// report as failed (see Runtime.Adopt), rather than silently lost.
+		c.persistSupervision(func(s *containerSupervision) { s.PostStart = inst.id })
 		failpoint.Hit("start.poststart") // with a delay: in the middle of the hook
-		if err := c.runHook(ctx, h, "PostStart"); err != nil {
+		err := c.runHook(ctx, h, "PostStart")
+		c.persistSupervision(func(s *containerSupervision) { s.PostStart = "" })
+		if err != nil {
 			return c.postStartFailed(inst, err)
 		}
 		p.emit(c.spec.Name, EventNormal, ReasonPostStartCompleted, "PostStartHook completed")

@@ -7,20 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/containerd/containerd/v2/client"
-	"github.com/containerd/containerd/v2/core/leases"
-	"github.com/containerd/errdefs"
-
-	"github.com/podlife/podlife/cni"
-	"github.com/podlife/podlife/internal/sandboxns"
 )
 
 // PodRecord is what the state directory and containerd say of a pod, whichever process manages
@@ -194,9 +186,10 @@ func terminatedAt(code int, started, finished time.Time) *StateTerminated {
 // StopPod stops the named pod, whichever process manages it. A pod of this Runtime is stopped
 // with Pod.Stop; a pod another process manages is stopped by that process, asked through its
 // control socket, the same way (preStop hooks, grace period); a pod with no manager left is
-// stopped here: its containers get their stop signal, then SIGKILL after the grace period
-// (preStop hooks, which lived in the manager, cannot run), and its network is released. An
-// invalid name is refused as LookupPod refuses it.
+// stopped here, by Pod.Stop on the pod adopted for the purpose from the spec its record keeps
+// (see Adopt): its containers get their stop signal, then SIGKILL after the grace period
+// (preStop hooks, which lived in the manager, do not run), and its network is released; the
+// stopped pod is then left unmanaged again. An invalid name is refused as LookupPod refuses it.
 func (r *Runtime) StopPod(ctx context.Context, name string, opts ...StopOption) error {
 	if err := checkName("pod", name); err != nil {
 		return err
@@ -291,177 +284,8 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 		// its restarts.
 		return fmt.Errorf("pod %q: its manager (pid %d) has no control socket; stop it there", name, rec.OwnerPID)
 	}
-	r.log.Info("pod has no manager; acting on it directly", "pod", name, "op", op, "manager", rec.OwnerPID)
-	grace := rec.Grace
-	if o.grace != nil {
-		grace = *o.grace
-	}
-	u := unmanaged{r: r, rec: rec, dir: dir}
-	if err := u.stop(ctx, grace); err != nil || op == "stop" {
-		return err
-	}
-	return u.remove(ctx)
-}
-
-// unmanaged acts on a pod whose manager is gone, from its record and containerd's labels.
-type unmanaged struct {
-	r   *Runtime
-	rec podRecord
-	dir string
-}
-
-func (u unmanaged) containers(ctx context.Context) ([]client.Container, error) {
-	return u.r.client.Containers(u.r.ctx(ctx), labelFilter(labelPodUID, u.rec.UID))
-}
-
-// stop signals every running task, SIGKILLs what is left after grace, deletes the tasks and
-// releases the network and the pinned namespaces.
-func (u unmanaged) stop(ctx context.Context, grace time.Duration) error {
-	ctx = u.r.ctx(ctx)
-	ctrs, err := u.containers(ctx)
-	if err != nil {
-		return fmt.Errorf("pod %q: %w", u.rec.Name, err)
-	}
-	var mu sync.Mutex
-	var errs []error
-	exits := map[string]client.ExitStatus{}
-	// The containers first, then the pod's pause (ShareProcessNamespace), whose exit would kill
-	// what is left in its PID namespace before the containers' stop signals are due.
-	var pauses []client.Container
-	ctrs = slices.DeleteFunc(ctrs, func(ctr client.Container) bool {
-		if labels, err := ctr.Labels(ctx); err == nil && labels[labelKind] == labelKindPause {
-			pauses = append(pauses, ctr)
-			return true
-		}
-		return false
-	})
-	for _, group := range [][]client.Container{ctrs, pauses} {
-		var wg sync.WaitGroup
-		for _, ctr := range group {
-			wg.Go(func() {
-				st, err := stopTask(ctx, ctr, grace)
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					errs = append(errs, err)
-				} else if st != nil {
-					exits[ctr.ID()] = *st
-				}
-			})
-		}
-		wg.Wait()
-	}
-	var sb sandboxRecord
-	if err := readFileJSON(filepath.Join(u.dir, "sandbox.json"), &sb); err == nil && sb.Network != "" {
-		if err := u.r.network.Remove(ctx, "podlife-"+u.rec.UID, sb.NetNS, cni.WithPortMappings(u.rec.Ports...)); err != nil {
-			errs = append(errs, fmt.Errorf("network detach: %w", err))
-		} else {
-			sb.Network = ""
-			errs = append(errs, writeFileJSON(filepath.Join(u.dir, "sandbox.json"), sb))
-		}
-	}
-	errs = append(errs, sandboxns.Remove(filepath.Join(u.dir, "ns")))
-	// What the pod looks like now, for ListPods.
-	var st PodStatus
-	if err := readFileJSON(filepath.Join(u.dir, statusFile), &st); err == nil {
-		u.r.reconcile(ctx, &u.rec, &st, exits)
-		errs = append(errs, writeFileJSON(filepath.Join(u.dir, statusFile), st))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("pod %q: stop: %w", u.rec.Name, err)
-	}
-	return nil
-}
-
-// stopTask stops ctr's task the kubelet's way (stop signal, SIGKILL after grace) and deletes it.
-// It returns the task's exit status, nil if there was no task.
-func stopTask(ctx context.Context, ctr client.Container, grace time.Duration) (*client.ExitStatus, error) {
-	task, err := ctr.Task(ctx, nil)
-	if errdefs.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	exited, err := task.Wait(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var st client.ExitStatus
-	known := true
-	switch s, err := task.Status(ctx); {
-	case err != nil:
-		known = false // the delete below kills it
-	case s.Status == client.Stopped:
-		st = <-exited // at once
-	default:
-		sig := syscall.SIGTERM
-		if labels, err := ctr.Labels(ctx); err == nil {
-			if n, err := strconv.Atoi(labels[labelStopSignal]); err == nil && n > 0 {
-				sig = syscall.Signal(n)
-			}
-		}
-		if err := task.Kill(ctx, sig); err != nil && !errdefs.IsNotFound(err) {
-			return nil, err
-		}
-		timer := time.NewTimer(max(grace, minGracePeriod))
-		select {
-		case st = <-exited:
-		case <-timer.C:
-			if err := task.Kill(ctx, syscall.SIGKILL, client.WithKillAll); err != nil && !errdefs.IsNotFound(err) {
-				return nil, err
-			}
-			st = <-exited
-		}
-		timer.Stop()
-	}
-	if _, err := task.Delete(ctx, client.WithProcessKill); err != nil && !errdefs.IsNotFound(err) {
-		// The pod's tasks share a shim, which may shut down (its last task gone) before it
-		// answers a delete it has done ("ttrpc: closed"): containerd tells (see deleteTask).
-		if _, terr := ctr.Task(ctx, nil); !errdefs.IsNotFound(terr) {
-			return nil, err
-		}
-	}
-	if !known || st.Error() != nil {
-		return nil, nil // deleted, exit status unknown
-	}
-	return &st, nil
-}
-
-// remove deletes the stopped pod's containers with their snapshots, its lease, the mounts left
-// in its directory (image volumes included) and their views, and the directory.
-func (u unmanaged) remove(ctx context.Context) error {
-	ctx = u.r.ctx(ctx)
-	ctrs, err := u.containers(ctx)
-	if err != nil {
-		return fmt.Errorf("pod %q: %w", u.rec.Name, err)
-	}
-	var errs []error
-	for _, ctr := range ctrs {
-		if err := ctr.Delete(ctx, client.WithSnapshotCleanup); err != nil && !errdefs.IsNotFound(err) {
-			errs = append(errs, err)
-		}
-		errs = append(errs, removeCgroup(filepath.Join("/", u.r.cfg.Namespace, ctr.ID())),
-			removeCgroup(filepath.Join(podCgroupPath(u.r.cfg.Namespace, u.rec.UID), ctr.ID())))
-	}
-	errs = append(errs, sweepCgroup(podCgroupPath(u.r.cfg.Namespace, u.rec.UID)))
-	if err := u.r.client.LeasesService().Delete(ctx, leases.Lease{ID: leaseID(u.rec.UID)}, leases.SynchronousDelete); err != nil && !errdefs.IsNotFound(err) {
-		errs = append(errs, err)
-	}
-	if err := unmountUnder(u.dir); err != nil {
-		errs = append(errs, err)
-	} else {
-		// Unmounted: the image volumes' views can go (the lease's deletion would let
-		// containerd's GC take them, later).
-		errs = append(errs, u.r.removeImageViewsOf(ctx, u.rec.UID))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("pod %q: remove: %w", u.rec.Name, err)
-	}
-	if err := removePodDir(u.dir); err != nil {
-		return fmt.Errorf("pod %q: remove: %w", u.rec.Name, err)
-	}
-	return nil
+	r.log.Info("pod has no manager; adopting it to act on it", "pod", name, "op", op, "manager", rec.OwnerPID)
+	return r.stopUnmanaged(ctx, dir, op, rec, o)
 }
 
 // unmountUnder lazily unmounts every mount point under dir (tmpfs volumes, private volume mount

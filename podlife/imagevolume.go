@@ -7,11 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"strings"
 	"time"
-
-	"github.com/containerd/containerd/v2/core/snapshots"
-	"github.com/containerd/errdefs"
 )
 
 // Image volumes: an image's unpacked filesystem, mounted read-only in the pod's directory from
@@ -116,31 +112,6 @@ func (p *Pod) removeImageViews(ctx context.Context) error {
 		}
 		if err := p.rt.tasks.removeView(ctx, imageViewKey(p.uid, v.Name)); err != nil {
 			errs = append(errs, fmt.Errorf("volume %q: remove view: %w", v.Name, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// removeImageViewsOf removes the image volume views of the pod uid, found by their keys, for a
-// pod whose spec is not at hand (one without a manager: see unmanaged.remove). Its mounts must
-// be gone.
-func (r *Runtime) removeImageViewsOf(ctx context.Context, uid string) error {
-	sn := r.client.SnapshotService(r.cfg.Snapshotter)
-	prefix := imageViewKey(uid, "")
-	var keys []string
-	err := sn.Walk(ctx, func(_ context.Context, info snapshots.Info) error {
-		if info.Kind == snapshots.KindView && strings.HasPrefix(info.Name, prefix) {
-			keys = append(keys, info.Name)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("image volume views: %w", err)
-	}
-	var errs []error
-	for _, k := range keys {
-		if err := sn.Remove(ctx, k); err != nil && !errdefs.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("remove view %s: %w", k, err))
 		}
 	}
 	return errors.Join(errs...)

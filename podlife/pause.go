@@ -102,7 +102,7 @@ func (p *Pod) startPause(ctx context.Context) error {
 	labels[LabelContainer] = pauseNameInPod
 	labels[labelKind] = labelKindPause
 	labels[labelAttempt] = "0"
-	// A process that stops the pod without its manager kills the pause at once (see stopTask):
+	// Recorded for the pod's stop signals, as the containers' are; the stop kills the pause at once:
 	// it is stopped last, when nothing is left to stop gracefully.
 	labels[labelStopSignal] = strconv.Itoa(int(syscall.SIGKILL))
 	ctr, err := r.tasks.newPause(ctx, p.pause.id, p.handler, labels, p.pauseSpecOpts(bin))

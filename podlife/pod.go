@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -90,21 +91,14 @@ type Pod struct {
 	message      string
 	startTime    time.Time
 	ephemerals   []*Container // added by AddEphemeralContainer, in order; never removed
+
+	sup       *supervisionStore // supervision.json: what an adopter needs (see supervision.go)
+	adoptMu   sync.Mutex        // guards adoptLock (not loop state: released after the loop ends)
+	adoptLock io.Closer         // the pod's adoption lock, held by an adopter (see Runtime.Adopt)
 }
 
 func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
-	if spec.Namespace == "" {
-		spec.Namespace = "default"
-	}
-	if spec.Hostname == "" {
-		spec.Hostname = spec.Name
-	}
-	if spec.RestartPolicy == "" {
-		spec.RestartPolicy = RestartAlways
-	}
-	if spec.StartPolicy == nil {
-		spec.StartPolicy = Sequential()
-	}
+	spec = spec.withPodDefaults()
 	dir := filepath.Join(r.cfg.StateDir, "pods", spec.Name)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
@@ -116,8 +110,16 @@ func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
 		}
 		return nil, fmt.Errorf("podlife: pod dir: %w", err)
 	}
+	p := assemblePod(r, spec, handler, dir, newID())
+	p.dirUnlock = dirUnlock
+	return p, nil
+}
+
+// assemblePod builds the Pod of spec (defaults applied) with its containers, in dir, nothing
+// created yet: newPod's for a new pod, Adopt's for one that runs.
+func assemblePod(r *Runtime, spec PodSpec, handler ctrRuntime, dir, uid string) *Pod {
 	p := &Pod{
-		rt: r, name: spec.Name, uid: newID(), spec: spec, handler: handler, dirUnlock: dirUnlock,
+		rt: r, name: spec.Name, uid: uid, spec: spec, handler: handler,
 		log:      r.log.With("pod", spec.Name),
 		events:   newBus(r.events),
 		byName:   map[string]*Container{},
@@ -126,6 +128,7 @@ func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
 		persistQuit: make(chan struct{}), persisted: make(chan struct{}),
 		phase: PhasePending, owner: newOwner(), startTime: r.clock.Now(),
 		condTimes: map[ConditionType]condTime{},
+		sup:       newSupervisionStore(dir),
 	}
 	p.lifeCtx = r.ctx(context.Background())
 	p.startCtx, p.cancelStart = context.WithCancel(p.lifeCtx)
@@ -165,7 +168,24 @@ func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
 		p.pause = &pause{id: newID()}
 	}
 	p.publish() // the first snapshot, before the loop starts
-	return p, nil
+	return p
+}
+
+// withPodDefaults fills the pod-level fields a pod gets when unset.
+func (spec PodSpec) withPodDefaults() PodSpec {
+	if spec.Namespace == "" {
+		spec.Namespace = "default"
+	}
+	if spec.Hostname == "" {
+		spec.Hostname = spec.Name
+	}
+	if spec.RestartPolicy == "" {
+		spec.RestartPolicy = RestartAlways
+	}
+	if spec.StartPolicy == nil {
+		spec.StartPolicy = Sequential()
+	}
+	return spec
 }
 
 // Name is the pod's name.

@@ -15,7 +15,11 @@ import (
 // probe delays nothing else. They stop when the instance exits; the startup and liveness probes
 // also when the pod stops, while the readiness probe goes on until the exit (the kubelet's: a
 // terminating container turns unready when its readiness probe fails).
-func (c *Container) startProbes(inst *instance) {
+func (c *Container) startProbes(inst *instance) { c.startProbesFrom(inst, false) }
+
+// startProbesFrom is startProbes; startupDone skips the startup probe (it succeeded for this
+// instance under a previous manager: see Runtime.Adopt).
+func (c *Container) startProbesFrom(inst *instance, startupDone bool) {
 	p := c.pod
 	ctx, cancel := context.WithCancel(p.startCtx)
 	readyCtx, cancelReady := context.WithCancel(p.watchCtx) // ends at Close, not at a stop
@@ -34,13 +38,14 @@ func (c *Container) startProbes(inst *instance) {
 		cancelReady()
 		return
 	}
-	if c.spec.StartupProbe == nil {
+	if c.spec.StartupProbe == nil || startupDone {
 		c.markStarted(ctx, readyCtx, inst)
 		return
 	}
 	c.runProbe(ctx, inst, probe.Startup, c.spec.StartupProbe, func(r probe.Result) {
 		switch r {
 		case probe.Success:
+			c.persistSupervision(func(s *containerSupervision) { s.Started = inst.id })
 			c.markStarted(ctx, readyCtx, inst)
 		case probe.Failure:
 			go c.killForProbe(inst, probe.Startup, c.spec.StartupProbe)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,16 +32,32 @@ type podRecord struct {
 	Grace       time.Duration     `json:"grace"`
 	HostNetwork bool              `json:"hostNetwork,omitempty"`
 	Ports       []cni.PortMapping `json:"ports,omitempty"`
+	// SpecHash and SpecFields fingerprint the spec (see specFields): an adopter's spec must match.
+	SpecHash   string            `json:"specHash,omitempty"`
+	SpecFields map[string]string `json:"specFields,omitempty"`
+	// ShimGroup is the pod's runc shim group (see Pod.shimGroup), for an adopter's restarts.
+	ShimGroup string `json:"shimGroup,omitempty"`
+	// Spec is the pod's spec without its Go code and credentials (see stoppableSpec): what a
+	// process without the spec needs to stop and remove the pod with the core's own stop and
+	// remove (Runtime.StopPod, Runtime.RemovePod of a pod whose manager is gone).
+	Spec json.RawMessage `json:"spec,omitempty"`
 }
 
 func (p *Pod) writeRecord() error {
 	if p.dirUnlock != nil {
 		defer p.dirUnlock()
+		p.dirUnlock = nil // once: an adopter writes the record again
+	}
+	fields := specFields(p.spec)
+	spec, err := json.Marshal(stoppableSpec(p.spec))
+	if err != nil {
+		return fmt.Errorf("pod record: spec: %w", err)
 	}
 	return writeFileJSON(filepath.Join(p.sandbox.dir, recordFile), podRecord{
 		Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
 		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: p.spec.gracePeriod(),
 		HostNetwork: p.spec.HostNetwork, Ports: p.spec.portMappings(),
+		SpecHash: specHash(fields), SpecFields: fields, ShimGroup: p.shimGroup(), Spec: spec,
 	})
 }
 

@@ -67,10 +67,10 @@ func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		manager *podlife.Runtime
-		fails   int32 // the stop's CNI DEL and Remove's retry, or the unmanaged stop's
+		fails   int32 // the stop's CNI DEL and Remove's retry (one stop and one remove for both)
 	}{
 		{"managed", h.rt, 2},
-		{"orphan", other, 1},
+		{"orphan", other, 2},
 	} {
 		pod, err := tc.manager.Run(ctx, spec(tc.name))
 		if err != nil {

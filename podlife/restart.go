@@ -69,6 +69,7 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 		for {
 			delay := p.rt.backoff.Next(key, term.FinishedAt)
 			if delay <= 0 {
+				c.persistBackoff() // advanced
 				break
 			}
 			msg := restart.Message(p.rt.backoff.Delay(key), c.spec.Name, p.name)
@@ -118,7 +119,9 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 			return // the loop ended: the runtime was closed; the instance stays for another Runtime
 		}
 		p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
-		c.dropInstance(prev)
+		if prev != nil {
+			c.dropInstance(prev)
+		}
 		failpoint.Hit("restart.old-deleted") // before the new instance starts
 		if err := c.startInstance(ctx, inst); err != nil && ctx.Err() == nil {
 			p.log.Info("restart failed", "container", c.spec.Name, "err", err)

@@ -322,7 +322,8 @@ func (r *Runtime) Close() error {
 		case <-p.persisted:
 		case <-persisted.C:
 		}
-		<-p.owner.done // each loop ends once its current closure has run
+		<-p.owner.done       // each loop ends once its current closure has run
+		p.releaseAdoptLock() // another process may adopt it now
 	}
 	var errs []error
 	if r.client != nil {

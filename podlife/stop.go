@@ -216,6 +216,7 @@ func (p *Pod) Remove(ctx context.Context) error {
 			errs = append(errs, removePodDir(p.sandbox.dir))
 		}
 		p.removeErr = errors.Join(errs...)
+		p.releaseAdoptLock()
 		p.rt.forget(p)
 		p.emit("", EventNormal, ReasonRemoved, "Pod removed")
 		p.endLoop() // nothing of the pod is left to own

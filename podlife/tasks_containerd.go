@@ -34,7 +34,9 @@ func (t ctrdTasks) createLease(ctx context.Context, id string, labels map[string
 }
 
 func (t ctrdTasks) deleteLease(ctx context.Context, id string) error {
-	return t.r.client.LeasesService().Delete(ctx, leases.Lease{ID: id})
+	// Synchronous: what the lease held (snapshots of containers whose create was cut, views)
+	// is gone when Remove returns, not at containerd's next garbage collection.
+	return t.r.client.LeasesService().Delete(ctx, leases.Lease{ID: id}, leases.SynchronousDelete)
 }
 
 func (t ctrdTasks) localImage(ctx context.Context, ref string) (podImage, bool, error) {

@@ -44,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	detach := fs.Bool("detach", false, "start the pods, leave them supervised by a background podlife process, and return")
 	backoff := fs.Duration("restart-backoff", 0, "initial crash-loop back-off (default the kubelet's 10s)")
 	pullBackoff := fs.Duration("image-pull-backoff", 10*time.Second, "initial back-off between failed image pulls, doubling up to 300s, as the kubelet retries them; 0 fails at the first failed pull")
+	replace := fs.Bool("replace", false, "a pod of the manifest that exists with another spec is stopped and removed, then run anew (without it, the run fails naming what differs)")
 	containerLogger := fs.String("container-logger", "", `the program containerd's shims run beside each container to write its output: "" (podlife-logger beside this program or in PATH, else this program), a path (such as podlife-logger's), or "none" (this process writes the logs: a chatty container blocks once this process is gone)`)
 	c := addCommon(fs)
 	sec := addSecurityFlags(fs)
@@ -153,8 +154,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	started := make([]*podlife.Pod, len(res.Pods))
 	errs := make([]error, len(res.Pods))
 	var startWG sync.WaitGroup
+	var noteMu sync.Mutex // the starts run at once; stderr may be any writer
+	note := func(format string, a ...any) {
+		noteMu.Lock()
+		defer noteMu.Unlock()
+		fmt.Fprintf(stderr, format, a...)
+	}
 	for i, p := range res.Pods {
-		startWG.Go(func() { started[i], errs[i] = rt.Run(ctx, p.Spec) })
+		startWG.Go(func() { started[i], errs[i] = runOrAdopt(ctx, rt, p.Spec, *replace, note) })
 	}
 	startWG.Wait()
 	var pods []*podlife.Pod

@@ -207,3 +207,24 @@ func Message(delay time.Duration, container, pod string) string {
 func EventMessage(container, pod string) string {
 	return fmt.Sprintf("Back-off restarting failed container %s in pod %s", container, pod)
 }
+
+// State returns key's back-off entry: the current delay and when it was last advanced (zero
+// values if key has no entry). A process that persists it can hand it to [Tracker.Restore] in a
+// later Tracker (another process taking over the container).
+func (t *Tracker) State(key string) (delay time.Duration, lastUpdate time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.entries[key]
+	return e.delay, e.lastUpdate
+}
+
+// Restore sets key's entry as [Tracker.State] returned it. A zero delay forgets key.
+func (t *Tracker) Restore(key string, delay time.Duration, lastUpdate time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if delay <= 0 {
+		delete(t.entries, key)
+		return
+	}
+	t.entries[key] = entry{delay: min(delay, t.cfg.Max), lastUpdate: lastUpdate}
+}

@@ -1,0 +1,83 @@
+package podlife
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// One stop and one remove: a pod whose manager is gone is stopped and removed by the core's
+// Pod.Stop and Pod.Remove, on a Pod that this Runtime adopts for the purpose from the spec its
+// record keeps (stoppableSpec): no hooks (they were Go code or ran in the manager), no probes, no
+// restarts. The pod's cgroups, volumes, port mappings, pause and shim group come from that spec,
+// as the manager had them.
+
+// stoppableSpec is spec without what cannot or must not be persisted: Go hooks and probers (and
+// with them exec ones: a stop without the manager runs no hooks), the start policy, SpecOpts, and
+// pull credentials.
+func stoppableSpec(spec PodSpec) PodSpec {
+	spec.StartPolicy, spec.PullCredentials = nil, nil
+	strip := func(cs []ContainerSpec) []ContainerSpec {
+		out := make([]ContainerSpec, len(cs))
+		for i, c := range cs {
+			c.PostStart, c.PreStop = nil, nil
+			c.StartupProbe, c.ReadinessProbe, c.LivenessProbe = nil, nil, nil
+			c.SpecOpts = nil
+			out[i] = c
+		}
+		return out
+	}
+	spec.InitContainers, spec.Containers = strip(spec.InitContainers), strip(spec.Containers)
+	return spec
+}
+
+// stopUnmanaged stops (op "stop") or removes (op "remove") a pod whose manager is gone, with
+// the core's stop and remove: it adopts the pod for the purpose (see Adopt; ErrManaged if
+// another process adopts it meanwhile). After a stop, the stopped pod is left unmanaged again.
+func (r *Runtime) stopUnmanaged(ctx context.Context, dir, op string, rec podRecord, o stopOptions) error {
+	if len(rec.Spec) == 0 {
+		return fmt.Errorf("pod %q: its record has no spec (written by an older podlife): remove it with that version", rec.Name)
+	}
+	var spec PodSpec
+	if err := json.Unmarshal(rec.Spec, &spec); err != nil {
+		return fmt.Errorf("pod %q: the spec in its record: %w", rec.Name, err)
+	}
+	spec = spec.withPodDefaults()
+	handler, err := r.cfg.runtimeFor(&spec, &r.specVersions)
+	if err != nil {
+		// Only new containers need it, and none is made for a stop.
+		r.log.Debug("runtime class of a pod to stop", "pod", rec.Name, "err", err)
+	}
+	lock, err := lockPod(dir)
+	if errors.Is(err, errLocked) {
+		return &ManagedError{Pod: rec.Name, Adopting: true}
+	}
+	if err != nil {
+		return fmt.Errorf("pod %q: %w", rec.Name, err)
+	}
+	p, err := r.adoptLocked(ctx, spec, handler, dir, rec, lock, true)
+	if err != nil {
+		_ = lock.Close()
+		return err
+	}
+	grace := rec.Grace
+	if o.grace != nil {
+		grace = *o.grace
+	}
+	err = p.Stop(ctx, WithGracePeriod(grace), WithoutHooks())
+	if op == "stop" {
+		p.detach()
+		return err
+	}
+	return p.Remove(ctx)
+}
+
+// detach leaves a stopped pod adopted for its stop (see stopUnmanaged) unmanaged again: its
+// status written, its lock released, forgotten by the Runtime.
+func (p *Pod) detach() {
+	close(p.persistQuit)
+	<-p.persisted
+	p.releaseAdoptLock()
+	p.rt.forget(p)
+}

@@ -1,0 +1,144 @@
+package podlife
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A pod's spec is recorded as a fingerprint per field (pod.json's specFields), so that a process
+// adopting the pod (Runtime.Adopt) can tell whether the spec it gives is the one the pod runs,
+// and if not, name what differs. Only what can be serialised is compared: a Go hook or prober is
+// compared by its type (its code cannot be), an exec or HTTP one by its fields.
+
+// specFields returns the fingerprint of each field of spec (defaults applied): "restartPolicy",
+// "containers[web].image", ..., and "containers" for the containers' names in order.
+func specFields(spec PodSpec) map[string]string {
+	out := map[string]string{}
+	v := reflect.ValueOf(spec)
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		switch f.Name {
+		case "Name":
+			continue // the pod's identity, not its spec
+		case "InitContainers", "Containers":
+			key := lowerFirst(f.Name)
+			cs := v.Field(i).Interface().([]ContainerSpec)
+			names := make([]string, len(cs))
+			for j, c := range cs {
+				names[j] = c.Name
+				cv := reflect.ValueOf(c)
+				for k := range cv.NumField() {
+					cf := cv.Type().Field(k)
+					if cf.Name == "Name" {
+						continue
+					}
+					out[fmt.Sprintf("%s[%s].%s", key, c.Name, lowerFirst(cf.Name))] = fingerprint(cv.Field(k))
+				}
+			}
+			out[key] = strings.Join(names, ",")
+			continue
+		}
+		out[lowerFirst(f.Name)] = fingerprint(v.Field(i))
+	}
+	return out
+}
+
+// specHash is one hash of every field's fingerprint.
+func specHash(fields map[string]string) string {
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s=%s\n", k, fields[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// specDiff names the fields whose fingerprints differ between a (recorded) and b (given),
+// sorted.
+func specDiff(a, b map[string]string) []string {
+	var out []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// fingerprint is a short hash of v's content, read by reflection (unexported fields included:
+// an exec hook's or prober's command is), a function counting by its type only.
+func fingerprint(v reflect.Value) string {
+	h := sha256.Sum256([]byte(describe(v, 0)))
+	return hex.EncodeToString(h[:8])
+}
+
+// describe renders v for fingerprint; depth bounds it (a spec has no cycles, but a value
+// behind an interface might).
+func describe(v reflect.Value, depth int) string {
+	if !v.IsValid() {
+		return "nil"
+	}
+	if depth > 32 {
+		return "..."
+	}
+	switch v.Kind() {
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		if v.IsNil() {
+			return "nil"
+		}
+		return v.Type().String()
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return "nil"
+		}
+		return v.Type().String() + "(" + describe(v.Elem(), depth+1) + ")"
+	case reflect.Slice, reflect.Array:
+		parts := make([]string, v.Len())
+		for i := range v.Len() {
+			parts[i] = describe(v.Index(i), depth+1)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	case reflect.Map:
+		keys := v.MapKeys()
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = describe(k, depth+1) + ":" + describe(v.MapIndex(k), depth+1)
+		}
+		sort.Strings(parts)
+		return "{" + strings.Join(parts, ",") + "}"
+	case reflect.Struct:
+		t := v.Type()
+		parts := make([]string, 0, t.NumField())
+		for i := range t.NumField() {
+			parts = append(parts, t.Field(i).Name+":"+describe(v.Field(i), depth+1))
+		}
+		return t.String() + "{" + strings.Join(parts, ",") + "}"
+	case reflect.String:
+		return strconv.Quote(v.String())
+	}
+	return fmt.Sprint(v)
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

@@ -1,0 +1,95 @@
+package podlife
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/probe"
+)
+
+func baseSpec() PodSpec {
+	return PodSpec{Name: "p", Containers: []ContainerSpec{{
+		Name: "web", Image: "busybox", Command: []string{"sleep", "1"},
+		PostStart:     hook.Exec("true"),
+		LivenessProbe: &probe.Spec{Prober: probe.Exec("true"), Period: time.Second},
+	}}}.withPodDefaults()
+}
+
+// The spec fingerprint names what changed, exec commands behind interfaces included, and
+// nothing when the spec is the same one built again.
+func TestSpecDiff(t *testing.T) {
+	same := specFields(baseSpec())
+	if d := specDiff(same, specFields(baseSpec())); len(d) != 0 {
+		t.Fatalf("same spec differs in %q", d)
+	}
+	for _, tc := range []struct {
+		change func(*PodSpec)
+		want   []string
+	}{
+		{func(s *PodSpec) { s.Containers[0].Image = "other" }, []string{"containers[web].image"}},
+		{func(s *PodSpec) { s.Containers[0].PostStart = hook.Exec("false") }, []string{"containers[web].postStart"}},
+		{func(s *PodSpec) { s.Containers[0].LivenessProbe.Prober = probe.Exec("false") }, []string{"containers[web].livenessProbe"}},
+		{func(s *PodSpec) { s.RestartPolicy = RestartNever }, []string{"restartPolicy"}},
+		{func(s *PodSpec) { s.Containers[0].Name = "api" }, []string{
+			"containers",
+			"containers[api].args", "containers[api].command", "containers[api].dependsOn", "containers[api].env",
+		}},
+	} {
+		s := baseSpec()
+		tc.change(&s)
+		got := specDiff(same, specFields(s))
+		if tc.want[0] == "containers" {
+			// A renamed container: every field of both names differs.
+			if !slices.Contains(got, "containers") || !slices.Contains(got, "containers[web].image") || !slices.Contains(got, "containers[api].image") {
+				t.Errorf("renamed container: diff %q", got)
+			}
+			continue
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("diff %q, want %q", got, tc.want)
+		}
+		if specHash(specFields(s)) == specHash(same) {
+			t.Errorf("%q: same hash", tc.want)
+		}
+	}
+}
+
+// A Go hook counts by its type: two closures are the same field, a Go hook and an exec one differ.
+func TestSpecDiffGoHook(t *testing.T) {
+	a, b := baseSpec(), baseSpec()
+	a.Containers[0].PreStop = hook.HandlerFunc(func(context.Context, hook.Target) error { return nil })
+	b.Containers[0].PreStop = hook.HandlerFunc(func(context.Context, hook.Target) error { return context.Canceled })
+	if d := specDiff(specFields(a), specFields(b)); len(d) != 0 {
+		t.Errorf("two Go hooks differ in %q", d)
+	}
+	b.Containers[0].PreStop = hook.Exec("true")
+	if d := specDiff(specFields(a), specFields(b)); !slices.Equal(d, []string{"containers[web].preStop"}) {
+		t.Errorf("Go hook vs exec hook: diff %q", d)
+	}
+}
+
+// supervision.json: a change is on disk when update returns, and a new store reads it back.
+func TestSupervisionStoreRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	s := newSupervisionStore(dir)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := s.update("web", func(c *containerSupervision) {
+		c.PostStart, c.Started, c.BackoffDelay, c.BackoffUpdated = "id1", "id0", 20*time.Second, at
+	}); err != nil {
+		t.Fatal(err)
+	}
+	again := newSupervisionStore(dir)
+	if err := again.load(); err != nil {
+		t.Fatal(err)
+	}
+	got := again.get("web")
+	if got.PostStart != "id1" || got.Started != "id0" || got.BackoffDelay != 20*time.Second || !got.BackoffUpdated.Equal(at) {
+		t.Errorf("read back %+v", got)
+	}
+	if err := again.load(); err != nil || again.get("other") != (containerSupervision{}) {
+		t.Errorf("unknown container: %+v, %v", again.get("other"), err)
+	}
+}

@@ -1,0 +1,107 @@
+package podlife
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// supervisionFile is what a pod's manager persists, beyond pod.json and status.json, for a
+// process that adopts the pod after it (see Runtime.Adopt): per container, the postStart hook in
+// flight, whether the startup probe of the current instance succeeded, and the crash-loop
+// back-off. Restart counts and attempt numbers are containerd's (each instance's attempt
+// label), and the start sequence's progress is the containers' tasks' states.
+const supervisionFile = "supervision.json"
+
+// supervisionRecord is supervision.json.
+type supervisionRecord struct {
+	Containers map[string]containerSupervision `json:"containers,omitempty"`
+}
+
+// containerSupervision is one container's part of supervision.json.
+type containerSupervision struct {
+	// PostStart is the containerd ID of the instance whose postStart hook runs ("" when none):
+	// set before the hook starts, cleared when it returned.
+	PostStart string `json:"postStart,omitempty"`
+	// Started is the containerd ID of the instance whose startup probe succeeded.
+	Started string `json:"started,omitempty"`
+	// BackoffDelay and BackoffUpdated are the container's crash-loop back-off entry (see
+	// restart.Tracker.State).
+	BackoffDelay   time.Duration `json:"backoffDelay,omitempty"`
+	BackoffUpdated time.Time     `json:"backoffUpdated,omitzero"`
+}
+
+// supervisionStore keeps supervision.json in step with the pod: every change is written (fsync,
+// atomic rename) before the step it records goes on.
+type supervisionStore struct {
+	path string
+	mu   sync.Mutex
+	rec  supervisionRecord
+}
+
+func newSupervisionStore(dir string) *supervisionStore {
+	return &supervisionStore{path: filepath.Join(dir, supervisionFile), rec: supervisionRecord{Containers: map[string]containerSupervision{}}}
+}
+
+// load reads the file a previous manager wrote (none is no error).
+func (s *supervisionStore) load() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var rec supervisionRecord
+	if err := readFileJSON(s.path, &rec); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if rec.Containers == nil {
+		rec.Containers = map[string]containerSupervision{}
+	}
+	s.rec = rec
+	return nil
+}
+
+// get returns container's entry.
+func (s *supervisionStore) get(container string) containerSupervision {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rec.Containers[container]
+}
+
+// update changes container's entry and writes the file if it changed.
+func (s *supervisionStore) update(container string, fn func(*containerSupervision)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e := s.rec.Containers[container]
+	before := e
+	fn(&e)
+	if e == before {
+		return nil
+	}
+	s.rec.Containers[container] = e
+	err := writeFileJSON(s.path, s.rec)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // the pod's directory is gone: removed
+	}
+	return err
+}
+
+// persistSupervision records a change of c's supervision state; a failure is logged (the pod
+// goes on; only an adoption after a crash would miss it).
+func (c *Container) persistSupervision(fn func(*containerSupervision)) {
+	p := c.pod
+	if p.sup == nil || c.ephemeral {
+		return
+	}
+	if err := p.sup.update(c.spec.Name, fn); err != nil {
+		p.log.Warn("supervision state not persisted", "container", c.spec.Name, "err", err)
+	}
+}
+
+// persistBackoff records c's crash-loop back-off entry.
+func (c *Container) persistBackoff() {
+	delay, updated := c.pod.rt.backoff.State(c.backoffKey())
+	c.persistSupervision(func(s *containerSupervision) { s.BackoffDelay, s.BackoffUpdated = delay, updated })
+}
