@@ -38,9 +38,8 @@ type entry struct {
 
 // agent keeps the host's pods equal to a directory of manifests.
 type agent struct {
-	rt    *podlife.Runtime
-	cfg   agentConfig
-	adopt func(context.Context, podlife.PodSpec) (*podlife.Pod, error)
+	rt  *podlife.Runtime
+	cfg agentConfig
 
 	kick chan struct{} // an operation ended, an event, a directory change: plan again at once
 	wg   sync.WaitGroup
@@ -51,7 +50,7 @@ type agent struct {
 }
 
 func newAgent(rt *podlife.Runtime, cfg agentConfig) *agent {
-	return &agent{rt: rt, cfg: cfg, adopt: adoptFunc(rt), kick: make(chan struct{}, 1), pods: map[string]*entry{}}
+	return &agent{rt: rt, cfg: cfg, kick: make(chan struct{}, 1), pods: map[string]*entry{}}
 }
 
 // run reconciles until ctx ends, then waits for the operations in flight (cancelling them)
@@ -59,9 +58,6 @@ func newAgent(rt *podlife.Runtime, cfg agentConfig) *agent {
 func (a *agent) run(ctx context.Context) error {
 	if err := a.recover(ctx); err != nil {
 		return err
-	}
-	if a.adopt == nil {
-		a.cfg.log.Warn("this podlife cannot adopt pods: pods found running are left alone, unsupervised")
 	}
 	opsCtx, cancelOps := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelOps(nil)

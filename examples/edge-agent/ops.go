@@ -84,43 +84,27 @@ func (a *agent) runPod(ctx context.Context, d desiredPod) {
 	}
 }
 
-// adoptPod takes over a pod found at start whose manifest is unchanged. One that does not run
-// as its manifest says (its start was interrupted, it was stopped, or, unsupervised, a
-// container of a restartPolicy Always pod ended) is replaced.
+// adoptPod takes over a pod found at start whose manifest is unchanged, without restarting
+// it. One that does not run as its manifest says (its start was interrupted, it was stopped or
+// ended) or whose spec differs (another podlife's defaults) is replaced; one that another live
+// process manages is left alone.
 func (a *agent) adoptPod(ctx context.Context, d desiredPod) {
-	if a.adopt == nil {
-		rec, err := a.rt.LookupPod(ctx, d.Name)
-		switch {
-		case errors.Is(err, podlife.ErrNotFound):
-			a.runPod(ctx, d) // gone meanwhile
-		case err != nil:
-			a.finish(d.Name, func(e *entry) { e.State, e.err = stateUnmanaged, err.Error() })
-		case notRunning(rec.Status, d.Spec, false) != "":
-			a.replace(ctx, d, notRunning(rec.Status, d.Spec, false))
-		default:
-			a.finish(d.Name, func(e *entry) {
-				e.State, e.err = stateUnmanaged, "adoption is not available: the pod is left running, unsupervised"
-			})
-		}
-		return
-	}
-	pod, err := a.adopt(ctx, d.Spec)
+	pod, err := a.rt.Adopt(ctx, d.Spec)
 	switch {
-	case err == nil && notRunning(pod.Status(), d.Spec, true) != "":
+	case err == nil && notRunning(pod.Status(), d.Spec) != "":
 		a.mu.Lock()
 		a.pods[d.Name].State, a.pods[d.Name].pod = stateManaged, pod
 		a.mu.Unlock()
-		a.replace(ctx, d, notRunning(pod.Status(), d.Spec, true))
+		a.replace(ctx, d, notRunning(pod.Status(), d.Spec))
 	case err == nil:
 		a.cfg.log.Info("adopted", "pod", d.Name)
 		a.finish(d.Name, func(e *entry) { e.State, e.pod, e.err = stateManaged, pod, "" })
-	case errSpecChanged != nil && errors.Is(err, errSpecChanged):
-		// The same manifest, but a spec that differs (another podlife's defaults): replace.
+	case errors.Is(err, podlife.ErrSpecChanged):
 		a.replace(ctx, d, err.Error())
 	case errors.Is(err, podlife.ErrNotFound):
 		a.runPod(ctx, d) // gone meanwhile
 	default:
-		// Managed by another live process (another agent?), or an error: leave it alone.
+		// podlife.ErrManaged (a live process manages it), or an error: leave it alone.
 		a.cfg.log.Error("adopt", "pod", d.Name, "err", err)
 		a.finish(d.Name, func(e *entry) { e.State, e.err = stateUnmanaged, err.Error() })
 	}
@@ -139,30 +123,18 @@ func (a *agent) replace(ctx context.Context, d desiredPod, why string) {
 	a.runPod(ctx, d)
 }
 
-// reasonStartInterrupted is podlife's reason for an adopted pod whose start sequence its
-// previous manager's death cut: it is stopped, for Remove.
-const reasonStartInterrupted = "StartInterrupted"
-
-// notRunning says why a pod found at start does not run as its spec says, "" if it does. A
-// managed (adopted) pod is supervised again, so only a pod that is stopped or whose start was
-// interrupted counts; an unmanaged one also counts when a container of a restartPolicy
-// Always pod is not running, since nothing would restart it.
-func notRunning(st podlife.PodStatus, spec podlife.PodSpec, managed bool) string {
+// notRunning says why an adopted pod does not run as its spec says, "" if it does: its start
+// was interrupted, it was being stopped, or, under restartPolicy Always, it ended. (Its
+// containers are supervised again: one that exited is restarted by the policy.)
+func notRunning(st podlife.PodStatus, spec podlife.PodSpec) string {
 	always := spec.RestartPolicy == "" || spec.RestartPolicy == podlife.RestartAlways
 	switch {
-	case st.Reason == reasonStartInterrupted:
+	case st.Reason == podlife.ReasonStartInterrupted:
 		return "its start was interrupted"
 	case st.Stopping:
 		return "it was being stopped"
 	case always && (st.Phase == podlife.PhaseSucceeded || st.Phase == podlife.PhaseFailed):
 		return "it ended (phase " + string(st.Phase) + ")"
-	}
-	if !managed && always {
-		for _, c := range st.ContainerStatuses {
-			if c.State.Running == nil {
-				return "container " + c.Name + " does not run"
-			}
-		}
 	}
 	return ""
 }

@@ -27,8 +27,8 @@ const (
 	stateManaged podState = "Managed"
 	// stateFound: the pod was found at the agent's start and is not adopted yet.
 	stateFound podState = "Found"
-	// stateUnmanaged: the pod runs, but this agent could not adopt it (adoption unavailable or
-	// refused); it is left alone, unsupervised, until its manifest changes or goes.
+	// stateUnmanaged: the pod runs, but this agent could not adopt it (another live process
+	// manages it, or adoption failed); it is left alone until its manifest changes or goes.
 	stateUnmanaged podState = "Unmanaged"
 	// stateFailed: the last start failed; it is tried again at RetryAt.
 	stateFailed podState = "Failed"

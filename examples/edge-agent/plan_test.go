@@ -248,22 +248,19 @@ func TestNotRunning(t *testing.T) {
 	}
 	always, never := podlife.PodSpec{}, podlife.PodSpec{RestartPolicy: podlife.RestartNever}
 	for _, tc := range []struct {
-		name    string
-		st      podlife.PodStatus
-		spec    podlife.PodSpec
-		managed bool
-		want    bool
+		name string
+		st   podlife.PodStatus
+		spec podlife.PodSpec
+		want bool
 	}{
-		{"running", status(podlife.PhaseRunning, running, running), always, false, false},
-		{"start interrupted", podlife.PodStatus{Phase: podlife.PhaseFailed, Reason: reasonStartInterrupted}, never, true, true},
-		{"stopped", podlife.PodStatus{Phase: podlife.PhaseRunning, Stopping: true}, always, true, true},
-		{"ended, Always", status(podlife.PhaseSucceeded), always, true, true},
-		{"ended, Never: a finished job stays", status(podlife.PhaseSucceeded), never, false, false},
-		{"unsupervised container exited, Always", status(podlife.PhaseRunning, running, exited), always, false, true},
-		{"supervised container exited, Always: restarted by its manager", status(podlife.PhaseRunning, running, exited), always, true, false},
-		{"unsupervised container exited, Never", status(podlife.PhaseRunning, running, exited), never, false, false},
+		{"running", status(podlife.PhaseRunning, running, running), always, false},
+		{"start interrupted", podlife.PodStatus{Phase: podlife.PhaseFailed, Reason: podlife.ReasonStartInterrupted}, never, true},
+		{"stopped", podlife.PodStatus{Phase: podlife.PhaseRunning, Stopping: true}, always, true},
+		{"ended, Always", status(podlife.PhaseSucceeded), always, true},
+		{"ended, Never: a finished job stays", status(podlife.PhaseSucceeded), never, false},
+		{"a container exited, Always: restarted by the adopter", status(podlife.PhaseRunning, running, exited), always, false},
 	} {
-		if got := notRunning(tc.st, tc.spec, tc.managed); (got != "") != tc.want {
+		if got := notRunning(tc.st, tc.spec); (got != "") != tc.want {
 			t.Errorf("%s: notRunning = %q, want replaced %v", tc.name, got, tc.want)
 		}
 	}
