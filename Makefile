@@ -31,11 +31,13 @@ NODE_E2E_TIMEOUT ?= 15m
 demo: deps cni-plugins logger
 	go run ./examples/startup-sequence --short --container-logger $(LOGGER)
 
-## test: lint, unit and integration tests (containerd 2.x), then a smoke subset on Debian's containerd 1.6.
+## test: lint, unit and integration tests (containerd 2.x), a smoke subset on Debian's containerd 1.6, then
+## podlife-node against a real control plane (built once into K8S_BIN from the Go module proxy).
 test: deps containerd2 cni-plugins logger lint
 	PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee .cache/test.log; \
 	  $(call failures,.cache/test.log)
 	$(MAKE) smoke-1.6
+	$(MAKE) node-e2e
 
 smoke-1.6: deps cni-plugins logger
 	PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=/usr/bin/containerd go test -race -count=1 -timeout 10m -run 'Smoke' ./podlife/ 2>&1 | tee .cache/smoke.log; \
