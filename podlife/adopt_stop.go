@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/containerd/errdefs"
 )
 
 // One stop and one remove: a pod whose manager is gone is stopped and removed by the core's
@@ -56,6 +60,7 @@ func (r *Runtime) stopUnmanaged(ctx context.Context, dir, op string, rec podReco
 	if err != nil {
 		return fmt.Errorf("pod %q: %w", rec.Name, err)
 	}
+	r.settleCreates(ctx, rec.UID)
 	p, err := r.adoptLocked(ctx, spec, handler, dir, rec, lock, true)
 	if err != nil {
 		_ = lock.Close()
@@ -70,7 +75,68 @@ func (r *Runtime) stopUnmanaged(ctx context.Context, dir, op string, rec podReco
 		p.detach()
 		return err
 	}
-	return p.Remove(ctx)
+	if err := p.Remove(ctx); err != nil {
+		return err
+	}
+	// What the dead manager's calls made after it died (a task created once its manager was
+	// killed) is not in what the adoption bound: delete every container left with the pod's UID.
+	r.sweepPodContainers(ctx, rec.UID)
+	return nil
+}
+
+// settleCreates gives the creates a dead manager left in flight time to finish: containerd
+// completes a task create whose client died, so a container seen without a task may get one
+// just after the adoption looked (and its task would then outlive the removal in the pod's
+// shim). It waits, at most createSettle, until every container of the pod uid has a task.
+func (r *Runtime) settleCreates(ctx context.Context, uid string) {
+	deadline := time.Now().Add(createSettle)
+	for {
+		ctrs, err := r.client.Containers(ctx, labelFilter(labelPodUID, uid))
+		if err != nil {
+			return
+		}
+		pending := false
+		for _, ctr := range ctrs {
+			if _, err := ctr.Task(ctx, nil); errdefs.IsNotFound(err) {
+				pending = true
+				break
+			}
+		}
+		if !pending || time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// createSettle bounds settleCreates: a containerd task create takes well under it.
+const createSettle = 2 * time.Second
+
+// sweepPodContainers deletes the containers (tasks, snapshots, shim sockets, cgroups) still
+// labelled with the pod uid, after its removal.
+func (r *Runtime) sweepPodContainers(ctx context.Context, uid string) {
+	ctrs, err := r.client.Containers(ctx, labelFilter(labelPodUID, uid))
+	if err != nil {
+		r.log.Warn("remove: list the pod's containers left", "uid", uid, "err", err)
+		return
+	}
+	for _, ctr := range ctrs {
+		if err := deleteOrphan(ctx, ctr); err != nil {
+			r.log.Warn("remove: a container of the pod was left", "container", ctr.ID(), "err", err)
+			continue
+		}
+		removeStaleShimSocket(shimSocketPath(r.address, r.cfg.Namespace, ctr.ID()), r.log)
+		_ = removeCgroup(filepath.Join("/", r.cfg.Namespace, ctr.ID()))
+		_ = removeCgroup(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.ID()))
+		r.log.Warn("remove: deleted a container of the pod that its adoption did not find", "container", ctr.ID())
+	}
+	if len(ctrs) > 0 {
+		_ = sweepCgroup(podCgroupPath(r.cfg.Namespace, uid))
+	}
 }
 
 // detach leaves a stopped pod adopted for its stop (see stopUnmanaged) unmanaged again: its
