@@ -78,7 +78,7 @@ func (pr *provider) forget(name string) {
 }
 
 // reapDeleted stops and removes the pods the node's previous process left whose Kubernetes pod
-// is gone from the API server (or was replaced by another of the same name): adopted from the
+// is gone from the API server, is being deleted, or was replaced by another of the same name: adopted from the
 // kept v1.Pod so that their preStop hooks run, else removed without them.
 func (pr *provider) reapDeleted(ctx context.Context, pods func(ns string) typedcorev1.PodInterface) {
 	recs, err := pr.rt.ListPods(ctx)
@@ -99,8 +99,11 @@ func (pr *provider) reapDeleted(ctx context.Context, pods func(ns string) typedc
 			continue
 		}
 		cur, err := pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-		if err == nil && cur.UID == pod.UID {
+		if err == nil && cur.UID == pod.UID && cur.DeletionTimestamp == nil {
 			continue // CreatePod adopts it
+		}
+		if err == nil && cur.UID == pod.UID && cur.DeletionGracePeriodSeconds != nil {
+			pod.Spec.TerminationGracePeriodSeconds = cur.DeletionGracePeriodSeconds
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			pr.log.Warn("get pod", "pod", key(pod.Namespace, pod.Name), "err", err)

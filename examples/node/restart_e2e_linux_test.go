@@ -38,7 +38,10 @@ spec:
     hostPath: {path: %s, type: Directory}
 `, scheduling(tn.name), testImage, uptime("/host/events", "app", "start")+`; trap "exit 0" TERM; while true; do sleep 0.2; done`, uptime("/host/events", "app", "prestop"), hostDir)
 	mustKubectl(t, manifest, "-n", ns, "apply", "-f", "-")
-	mustKubectl(t, "", "-n", ns, "wait", "--for=condition=Ready", "pod/survivor", "--timeout=180s")
+	doomedDir := t.TempDir()
+	doomed := strings.ReplaceAll(strings.ReplaceAll(manifest, "survivor", "doomed"), hostDir, doomedDir)
+	mustKubectl(t, doomed, "-n", ns, "apply", "-f", "-")
+	mustKubectl(t, "", "-n", ns, "wait", "--for=condition=Ready", "pod/survivor", "pod/doomed", "--timeout=180s")
 	before := getPod(t, ns, "survivor")
 	if cs := before.Status.ContainerStatuses; len(cs) != 1 || cs[0].State.Running == nil {
 		t.Fatalf("container statuses %+v: want app running", cs)
@@ -48,7 +51,13 @@ spec:
 	_ = tn.cmd.Process.Kill()
 	<-tn.done
 	tn.cmd = nil
+	// A pod deleted while the node is down: stopped (preStop) and removed once it is back.
+	mustKubectl(t, "", "-n", ns, "delete", "pod", "doomed", "--wait=false")
 	tn.start(t)
+	waitGone(t, ns, "doomed", 2*time.Minute)
+	if b, err := os.ReadFile(filepath.Join(doomedDir, "events")); err != nil || !strings.Contains(string(b), "app prestop") {
+		t.Errorf("doomed's preStop marker: %q %v, want the hook to have run", b, err)
+	}
 	waitFor(t, "the restarted node to adopt the pod", 2*time.Minute, func() (bool, error) {
 		b, err := os.ReadFile(tn.log)
 		return err == nil && strings.Count(string(b), "pod adopted") >= 1, err
