@@ -203,6 +203,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			nodeOpts.configure(pc.Node)
 			prov = newProvider(rt, objectSource{configMaps: pc.ConfigMaps, secrets: pc.Secrets}, recorder,
 				log.With("component", "provider"), c.nodeIP, kube.Options{Allocatable: pc.Node.Status.Allocatable})
+			prov.stateDir = c.stateDir
 			return prov, &nodeProvider{node: pc.Node, stateDir: c.stateDir, period: 10 * time.Second}, nil
 		},
 		nodeutil.WithClient(client),
@@ -225,6 +226,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	go func() {
 		if err := n.WaitReady(ctx, 0); err == nil {
 			log.Info("node ready", "node", c.nodeName, "kubelet-api", c.listen)
+			// Pods of a previous process of the node deleted meanwhile (the others are
+			// adopted by CreatePod).
+			prov.reapDeleted(ctx, client.CoreV1().Pods)
 		}
 	}()
 	err = n.Run(ctx)

@@ -30,6 +30,7 @@ type provider struct {
 	log      *slog.Logger
 	hostIP   string
 	opts     kube.Options
+	stateDir string // where the v1.Pods are kept for a restarted node (adopt.go); "" for none
 
 	mu     sync.Mutex
 	pods   map[string]*entry // by "namespace/name"
@@ -111,8 +112,10 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	pr.mu.Unlock()
 	// Run returns once the start policy has finished (postStart hooks returned), as the
 	// kubelet's pod sync does.
-	p, err := pr.rt.Run(ctx, spec)
+	pr.save(spec.Name, pod)
+	p, err := pr.start(ctx, spec)
 	if p == nil {
+		pr.forget(spec.Name)
 		pr.mu.Lock()
 		delete(pr.pods, k)
 		delete(pr.byName, spec.Name)
@@ -233,6 +236,8 @@ func (pr *provider) remove(e *entry, opts []podlife.StopOption) {
 	final := terminatedStatus(podStatus(e.p.Status(), prev, pr.hostIP))
 	if err := e.p.Remove(ctx); err != nil {
 		pr.log.Warn("remove pod", "pod", k, "err", err)
+	} else {
+		pr.forget(e.name)
 	}
 	pr.mu.Lock()
 	delete(pr.pods, k)
