@@ -25,7 +25,7 @@ K8S_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2; exit }' inte
 K8S_BIN ?= /var/cache/podlife/k8s-$(K8S_VERSION)
 NODE_E2E_TIMEOUT ?= 15m
 
-.PHONY: demo test deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench soak clean apiserver-diff node-e2e k8s-control-plane
+.PHONY: crash-test demo test deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench soak clean apiserver-diff node-e2e k8s-control-plane
 
 ## demo: run the startup-sequence experiment (short times) on a private containerd if none runs.
 demo: deps cni-plugins logger
@@ -44,6 +44,11 @@ test: deps containerd2 cni-plugins logger lint
 	@while kill -0 $$(cat .cache/k8s-build.pid) 2>/dev/null; do sleep 5; done; \
 	  echo "control plane build (background): $$(tail -n 1 .cache/k8s-build.log)"
 	$(MAKE) node-e2e
+
+## crash-test: SIGKILL a managing process at each of the 27 failpoints, then remove the pod whole
+## (podlife/crash_linux_test.go); not in `make test` while two points can leave a cgroup behind.
+crash-test: deps containerd2 cni-plugins logger
+	PODLIFE_CRASH_TESTS=1 PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -timeout 10m -run TestCrashPoints ./podlife/
 
 smoke-1.6: deps cni-plugins logger
 	PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=/usr/bin/containerd go test -race -count=1 -timeout 10m -run 'Smoke' ./podlife/ 2>&1 | tee .cache/smoke.log; \
