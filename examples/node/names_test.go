@@ -10,18 +10,18 @@ import (
 
 // legacyCollision returns the name of a pod of namespace a and that of a pod of namespace
 // a+"-x" to which legacyName gives the same podlife name: their readable parts agree once cut
-// ("x.p.…" in a and "p.…" in a-x both fold to "a-x-p-…") and the 32-bit hashes are made to
-// collide by a birthday search (about 2^16 hashes each side).
+// ("x-p…" in a and "p…" in a-x are both "a-x-p…") and the 32-bit hashes are made to collide
+// by a birthday search (about 2^16 hashes each side).
 func legacyCollision(t testing.TB, a string) (attacker, victim string) {
 	t.Helper()
 	pad := strings.Repeat("p", 60)
 	victims := map[string]string{}
 	for i := range 1 << 17 {
-		v := "p." + pad + ".v" + strconv.Itoa(i)
+		v := pad + "-v" + strconv.Itoa(i)
 		victims[legacyName(a+"-x", v)] = v
 	}
 	for j := range 1 << 26 {
-		w := "x.p." + pad + ".w" + strconv.Itoa(j)
+		w := "x-" + pad + "-w" + strconv.Itoa(j)
 		if v, ok := victims[legacyName(a, w)]; ok {
 			return w, v
 		}
