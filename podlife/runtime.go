@@ -40,6 +40,7 @@ type Runtime struct {
 	conn    connWatch     // the connection to containerd (see reconnect.go)
 
 	specVersions specVersions // crun's spec version, for the built-in crun runtime class
+	speckey      specKeyCache // the state dir's key of spec fingerprints (see speckey.go)
 
 	mu     sync.Mutex
 	pods   map[string]*Pod
