@@ -250,3 +250,100 @@ func TestSecretsStayOffDisk(t *testing.T) {
 	}
 	assertNoSecretOnDisk(t, "stopped", h.stateDir, m)
 }
+
+// A pod.json written before keyed fingerprints (env values and files data in its spec, bare
+// hashes) still adopts against its fingerprints (a changed env value is refused, naming the
+// field), and the adoption rewrites it without the values; another such pod is removed
+// without a manager. A pod stopped without a manager (StopPod) keeps the fingerprints of the
+// spec it was started with: it adopts with that spec afterwards.
+func TestAdoptLegacyRecord(t *testing.T) {
+	h := newHarness(t)
+	first := h.another(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	m := newSecretMarkers(t, "files volume", "go env", "pull password")
+	names := []string{"legacy", "legacy-rm", "stopped-new"}
+	t.Cleanup(func() {
+		_ = first.Close()
+		cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
+		defer ccancel()
+		for _, name := range names {
+			if _, err := h.rt.Pod(name); err == nil {
+				continue
+			}
+			if err := h.rt.RemovePod(cctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+				t.Errorf("remove %s: %v", name, err)
+			}
+		}
+	})
+	specs := map[string]podlife.PodSpec{}
+	for _, name := range names {
+		specs[name] = goSecretPod(name, m)
+		p, err := first.Run(ctx, specs[name])
+		if err != nil {
+			t.Fatalf("Run %s: %v", name, err)
+		}
+		if name == "stopped-new" {
+			continue
+		}
+		if err := p.WriteLegacyRecord(); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(h.stateDir, "pods", name, "pod.json")); !bytes.Contains(b, []byte(m["go env"])) || !bytes.Contains(b, []byte(`"specHash"`)) {
+			t.Fatalf("%s: the legacy record is not the old format: %s", name, b)
+		}
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	changed := goSecretPod("legacy", m)
+	changed.Containers[0].Env[0].Value = "another value"
+	var sc *podlife.SpecChangedError
+	if _, err := h.rt.Adopt(ctx, changed); !errors.As(err, &sc) || !slices.Equal(sc.Fields, []string{"containers[app].env"}) {
+		t.Errorf("Adopt of a legacy record with a changed env value: %v, want a SpecChangedError naming containers[app].env", err)
+	}
+	p, err := h.rt.Adopt(ctx, specs["legacy"])
+	if err != nil {
+		t.Fatalf("Adopt of a legacy record: %v", err)
+	}
+	if st := p.Status(); st.Phase != podlife.PhaseRunning {
+		t.Errorf("adopted legacy pod: phase %s", st.Phase)
+	}
+	b, err := os.ReadFile(filepath.Join(h.stateDir, "pods", "legacy", "pod.json"))
+	if err != nil || bytes.Contains(b, []byte(m["go env"])) || bytes.Contains(b, []byte(`"specHash"`)) || !bytes.Contains(b, []byte(`"specMAC"`)) {
+		t.Errorf("the adopter's record still has the old format (%v): %s", err, b)
+	}
+
+	// Removed without a manager, from the legacy record's spec.
+	if err := h.rt.RemovePod(ctx, "legacy-rm"); err != nil {
+		t.Fatalf("RemovePod of a legacy record: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(h.stateDir, "pods", "legacy-rm")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("legacy-rm's directory: %v", err)
+	}
+
+	// Stopped without a manager, from a record without values: the fingerprints stay those
+	// of the full spec.
+	if err := h.rt.StopPod(ctx, "stopped-new"); err != nil {
+		t.Fatalf("StopPod: %v", err)
+	}
+	if _, err := h.rt.Adopt(ctx, changed2(specs["stopped-new"])); !errors.As(err, &sc) || !slices.Equal(sc.Fields, []string{"containers[app].env"}) {
+		t.Errorf("Adopt of a stopped pod with a changed env value: %v, want a SpecChangedError naming containers[app].env", err)
+	}
+	sp, err := h.rt.Adopt(ctx, specs["stopped-new"])
+	if err != nil {
+		t.Fatalf("Adopt after StopPod: %v", err)
+	}
+	if st := sp.Status(); len(st.ContainerStatuses) != 1 || st.ContainerStatuses[0].State.Running != nil {
+		t.Errorf("the stopped pod adopted with a running container: %+v", st.ContainerStatuses)
+	}
+	assertNoSecretOnDisk(t, "after the adoptions", h.stateDir, m)
+}
+
+// changed2 is spec with its env value changed.
+func changed2(spec podlife.PodSpec) podlife.PodSpec {
+	spec.Containers = slices.Clone(spec.Containers)
+	spec.Containers[0].Env = []podlife.EnvVar{{Name: spec.Containers[0].Env[0].Name, Value: "changed"}}
+	return spec
+}
