@@ -328,7 +328,7 @@ func TestAdoptLegacyRecord(t *testing.T) {
 	if err := h.rt.StopPod(ctx, "stopped-new"); err != nil {
 		t.Fatalf("StopPod: %v", err)
 	}
-	if _, err := h.rt.Adopt(ctx, changed2(specs["stopped-new"])); !errors.As(err, &sc) || !slices.Equal(sc.Fields, []string{"containers[app].env"}) {
+	if _, err := h.rt.Adopt(ctx, withChangedEnv(specs["stopped-new"])); !errors.As(err, &sc) || !slices.Equal(sc.Fields, []string{"containers[app].env"}) {
 		t.Errorf("Adopt of a stopped pod with a changed env value: %v, want a SpecChangedError naming containers[app].env", err)
 	}
 	sp, err := h.rt.Adopt(ctx, specs["stopped-new"])
@@ -341,8 +341,8 @@ func TestAdoptLegacyRecord(t *testing.T) {
 	assertNoSecretOnDisk(t, "after the adoptions", h.stateDir, m)
 }
 
-// changed2 is spec with its env value changed.
-func changed2(spec podlife.PodSpec) podlife.PodSpec {
+// withChangedEnv is spec with its env value changed.
+func withChangedEnv(spec podlife.PodSpec) podlife.PodSpec {
 	spec.Containers = slices.Clone(spec.Containers)
 	spec.Containers[0].Env = []podlife.EnvVar{{Name: spec.Containers[0].Env[0].Name, Value: "changed"}}
 	return spec
