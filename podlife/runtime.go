@@ -40,6 +40,7 @@ type Runtime struct {
 	conn    connWatch     // the connection to containerd (see reconnect.go)
 
 	specVersions specVersions // crun's spec version, for the built-in crun runtime class
+	speckey      specKeyCache // the state dir's key of spec fingerprints (see speckey.go)
 
 	// stateReal is cfg.StateDir resolved at New (symlinks followed, made absolute): the path
 	// /proc/self/mountinfo shows for what is mounted under it (see realDir).
