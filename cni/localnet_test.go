@@ -43,7 +43,7 @@ func TestPodCannotReachHostLocalhost(t *testing.T) {
 	expectGreeting(t, fmt.Sprintf("127.0.0.1:%d", hostPort), p.id)
 
 	// The control: the same attack without the guard gets through.
-	if err := unguardLocalnet(context.Background(), b.Config().Name); err != nil {
+	if err := unguardLocalnet(context.Background(), b.Config().Name, b.Config().Bridge); err != nil {
 		t.Fatal(err)
 	}
 	greeting, err := dialInNetNS(p.netns, secret, 5*time.Second)
@@ -63,7 +63,8 @@ func TestLocalnetGuardIsAddedOnce(t *testing.T) {
 	}
 }
 
-// localnetGuards returns the IPv4 filter rules guarding network.
+// localnetGuards returns the IPv4 filter rules guarding network, on any
+// bridge.
 func localnetGuards(t testing.TB, network string) []string {
 	t.Helper()
 	tab, err := ipTools()[0].dump(context.Background(), "filter")
@@ -73,7 +74,7 @@ func localnetGuards(t testing.TB, network string) []string {
 	var found []string
 	if tab != nil {
 		for _, r := range tab.rules {
-			if isLocalnetGuard(r, network) || strings.Contains(r.line, network) {
+			if r.comment == LocalnetGuardComment(network) || strings.Contains(r.line, network) {
 				found = append(found, r.line)
 			}
 		}
