@@ -119,13 +119,10 @@ func (c *bridgeClaim) take(ctx context.Context) (func(), error) {
 	return unlock, nil
 }
 
-// drop deletes the claim file if it names this network. The caller holds
-// the lock (hold).
+// drop deletes the claim file, whether it names this network or an owner
+// without pods on the bridge. The caller holds the lock, and hold found no
+// other owner with pods.
 func (c *bridgeClaim) drop() error {
-	cur, err := c.read()
-	if err != nil || cur == nil || *cur != c.me {
-		return err
-	}
 	if err := os.Remove(c.path()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("bridge claim: %w", err)
 	}
