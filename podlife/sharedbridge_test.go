@@ -38,7 +38,7 @@ func TestTwoStateDirsOnOneBridge(t *testing.T) {
 
 	// The other program: its own state dir, the same containerd namespace (the default is the
 	// same too), and the bridge podlife makes by default, with the same bridge and subnet.
-	stateDir := filepath.Join(h.stateDir+"-other")
+	stateDir := filepath.Join(h.stateDir + "-other")
 	t.Cleanup(func() { _ = os.RemoveAll(stateDir) })
 	logs := &lockedWriter{}
 	cfg := h.cfg
