@@ -4,10 +4,12 @@ package cni
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -176,4 +178,118 @@ func TestLocalnetGuardPerBridge(t *testing.T) {
 		t.Fatalf("a pod on the second bridge reached the host's %s (greeting %q)", secret, greeting)
 	}
 	expectGreeting(t, fmt.Sprintf("127.0.0.1:%d", hostPort), p.id)
+}
+
+// Two state dirs attaching their first pods to a free bridge at the same
+// time: the claim and the ADD happen under one host-wide lock, so exactly
+// one wins and the other is refused.
+func TestTwoStateDirsRaceForOneBridge(t *testing.T) {
+	first := newTestBridge(t, false)
+	second := newSiblingBridge(t, first.Config())
+	ctx := context.Background()
+	bridges := []*Bridge{first, second}
+	pods := make([]*pod, 2)
+	errs := make([]error, 2)
+	start, done := make(chan struct{}), make(chan int)
+	for i := range bridges {
+		pods[i] = &pod{id: "pod-" + randomSuffix(t, 8), netns: newNetNS(t)}
+		go func() {
+			<-start
+			_, errs[i] = bridges[i].Setup(ctx, pods[i].id, pods[i].netns)
+			done <- i
+		}()
+	}
+	close(start)
+	<-done
+	<-done
+	for i := range bridges {
+		if errs[i] == nil {
+			t.Cleanup(func() {
+				if err := bridges[i].Remove(ctx, pods[i].id, pods[i].netns); err != nil {
+					t.Errorf("Remove: %v", err)
+				}
+			})
+		}
+	}
+	var inUse *BridgeInUseError
+	switch {
+	case errs[0] == nil && errs[1] == nil:
+		t.Fatal("both state dirs attached a pod to one bridge")
+	case errs[0] == nil && !errors.As(errs[1], &inUse), errs[1] == nil && !errors.As(errs[0], &inUse):
+		t.Fatalf("loser's error %v, want a *BridgeInUseError", errors.Join(errs...))
+	case errs[0] != nil && errs[1] != nil:
+		t.Fatalf("both refused: %v", errors.Join(errs...))
+	}
+}
+
+// claimChildEnv carries, to TestBridgeClaimChild run in a child process, the
+// BridgeConfig (JSON) to attach a pod with.
+const claimChildEnv = "PODLIFE_CNI_CLAIM_CHILD"
+
+// The claim works across processes: a second program (here the test binary
+// run again) with its own state dir is refused the bridge this process's
+// network has a pod on.
+func TestTwoProcessesOnOneBridge(t *testing.T) {
+	owner := newTestBridge(t, false)
+	p := attach(t, owner)
+	cfg := owner.Config()
+	cfg.StateDir = t.TempDir()
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestBridgeClaimChild$", "-test.v")
+	cmd.Env = append(os.Environ(), claimChildEnv+"="+string(data))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	want := fmt.Sprintf("refused: bridge %s owned by %s", cfg.Bridge, owner.Config().StateDir)
+	if !strings.Contains(string(out), want) {
+		t.Fatalf("child output lacks %q (first pod has %s):\n%s", want, p.res.IP, out)
+	}
+	if n := leaseCountIn(t, cfg); n != 0 {
+		t.Errorf("the refused process left %d leases", n)
+	}
+}
+
+// leaseCountIn is leaseCount for a config.
+func leaseCountIn(t testing.TB, cfg BridgeConfig) int {
+	t.Helper()
+	return leaseCount(t, &Bridge{cfg: cfg})
+}
+
+// TestBridgeClaimChild is the child process of TestTwoProcessesOnOneBridge:
+// it attaches a pod with the config it is given and prints the outcome.
+func TestBridgeClaimChild(t *testing.T) {
+	data := os.Getenv(claimChildEnv)
+	if data == "" {
+		t.Skip("helper process of TestTwoProcessesOnOneBridge")
+	}
+	var cfg BridgeConfig
+	if err := json.Unmarshal([]byte(data), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBridge(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	netns := newNetNS(t)
+	id := "pod-" + randomSuffix(t, 8)
+	res, err := b.Setup(ctx, id, netns)
+	var inUse *BridgeInUseError
+	switch {
+	case err == nil:
+		t.Logf("attached with IP %s", res.IP)
+		if err := b.Remove(ctx, id, netns); err != nil {
+			t.Error(err)
+		}
+	case errors.As(err, &inUse):
+		t.Logf("refused: bridge %s owned by %s", inUse.Bridge, inUse.StateDir)
+	default:
+		t.Fatal(err)
+	}
 }
