@@ -293,3 +293,77 @@ func TestBridgeClaimChild(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// writeClaim records owner as the owner of bridge, as another program would.
+func writeClaim(t testing.TB, bridge string, owner bridgeOwner) {
+	t.Helper()
+	data, err := json.Marshal(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFileAtomic(filepath.Join(BridgeClaimDir, bridge+".json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A pod attached before claims existed (today's main records none) is
+// removed cleanly, its lease being where it always was, even while another
+// state dir owns the bridge; an owner counts while it holds a lease, and
+// one whose state dir is gone is taken over.
+func TestBridgeClaimOfOldAndGoneOwners(t *testing.T) {
+	b := newTestBridge(t, false)
+	cfg := b.Config()
+	ctx := context.Background()
+	p := attach(t, b)
+	if err := os.Remove(filepath.Join(BridgeClaimDir, cfg.Bridge+".json")); err != nil {
+		t.Fatal(err) // now as main left it
+	}
+
+	// Another state dir owns the bridge and has a pod (a lease) on it.
+	foreign := bridgeOwner{StateDir: t.TempDir(), Network: cfg.Name}
+	leases := filepath.Join(foreign.StateDir, "ipam", foreign.Network)
+	if err := os.MkdirAll(leases, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(leases, "10.0.0.9"), []byte("podlife-x\neth0"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeClaim(t, cfg.Bridge, foreign)
+
+	if err := b.Remove(ctx, p.id, p.netns); err != nil {
+		t.Fatalf("Remove of a pod attached without a claim: %v", err)
+	}
+	if n := leaseCount(t, b); n != 0 {
+		t.Errorf("%d leases left after Remove", n)
+	}
+	if rules := natRulesOf(t, cfg.Name, p.id); len(rules) > 0 {
+		t.Errorf("nat rules left: %q", rules)
+	}
+	q := &pod{id: "pod-" + randomSuffix(t, 8), netns: newNetNS(t)}
+	var inUse *BridgeInUseError
+	if _, err := b.Setup(ctx, q.id, q.netns); !errors.As(err, &inUse) || inUse.StateDir != foreign.StateDir {
+		t.Fatalf("Setup while another state dir has a lease on the bridge = %v, want a *BridgeInUseError naming %s", err, foreign.StateDir)
+	}
+	if err := b.Destroy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !linkExists(t, cfg.Bridge) {
+		t.Error("Destroy deleted a bridge another state dir owns")
+	}
+
+	// The owner's state dir is deleted: its claim is stale.
+	if err := os.RemoveAll(foreign.StateDir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Setup(ctx, q.id, q.netns); err != nil {
+		t.Fatalf("Setup after the owner's state dir was deleted: %v", err)
+	}
+	if err := b.Remove(ctx, q.id, q.netns); err != nil {
+		t.Error(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(BridgeClaimDir, cfg.Bridge+".json"))
+	var got bridgeOwner
+	if json.Unmarshal(data, &got) != nil || got != (bridgeOwner{StateDir: cfg.StateDir, Network: cfg.Name}) {
+		t.Errorf("claim after the takeover = %s", data)
+	}
+}
