@@ -56,14 +56,16 @@ type bridgeClaim struct {
 // newBridgeClaim returns the claim of the network of c (defaults applied)
 // on its bridge, under BridgeClaimDir.
 func newBridgeClaim(c BridgeConfig) *bridgeClaim {
+	dir := BridgeClaimDir
 	return &bridgeClaim{
-		dir:    BridgeClaimDir,
+		dir:    dir,
 		bridge: c.Bridge,
 		me:     bridgeOwner{StateDir: c.StateDir, Network: c.Name},
-		lock:   newStateLock(filepath.Join(BridgeClaimDir, c.Bridge+".lock")),
+		lock:   newStateLock(filepath.Join(dir, c.Bridge+".lock")),
 	}
 }
 
+// path is the claim file, naming the owner.
 func (c *bridgeClaim) path() string { return filepath.Join(c.dir, c.bridge+".json") }
 
 // hold takes the host-wide lock of the bridge and returns the owner if
