@@ -34,6 +34,11 @@ type attacher struct {
 	// port mappings; its failure fails the Setup, changing nothing. Bridge
 	// installs its localnet guard there.
 	beforePortMapping func(ctx context.Context) error
+	// beforeAdd, if set, runs under the lock before every ADD; its
+	// failure fails the Setup, changing nothing, and the func it returns
+	// runs once the ADD (or its undo) is over. Bridge claims its bridge
+	// device there (see BridgeInUseError).
+	beforeAdd func(ctx context.Context) (func(), error)
 }
 
 // newAttacher prepares list for use with the plugins in pluginDirs, caching
@@ -78,6 +83,13 @@ func (a *attacher) Setup(ctx context.Context, id, netnsPath string, opts ...Atta
 	// then tear down the pod's existing attachment.
 	if _, cachedRT, _ := a.cni.GetNetworkListCachedConfig(a.list, rt); cachedRT != nil {
 		return nil, fail(errors.New("pod is already attached; Remove it first"))
+	}
+	if a.beforeAdd != nil {
+		done, err := a.beforeAdd(ctx)
+		if err != nil {
+			return nil, fail(err)
+		}
+		defer done()
 	}
 	if len(rt.CapabilityArgs) > 0 && a.beforePortMapping != nil {
 		if err := a.beforePortMapping(ctx); err != nil {

@@ -18,6 +18,7 @@ type Bridge struct {
 	cfg      BridgeConfig
 	conflist []byte
 	a        *attacher
+	claim    *bridgeClaim
 }
 
 var _ Network = (*Bridge)(nil)
@@ -46,13 +47,15 @@ func NewBridge(cfg BridgeConfig) (*Bridge, error) {
 		return nil, fmt.Errorf("cni: network %q: %w", cfg.Name, err)
 	}
 	a := newAttacher(cfg.StateDir, list, cfg.PluginDirs)
+	claim := newBridgeClaim(cfg)
+	a.beforeAdd = claim.take
 	a.beforePortMapping = func(ctx context.Context) error {
 		if err := guardLocalnet(ctx, cfg.Name, cfg.Bridge); err != nil {
 			return fmt.Errorf("guard the host's 127.0.0.0/8 against pods: %w", err)
 		}
 		return nil
 	}
-	return &Bridge{cfg: cfg, conflist: conflist, a: a}, nil
+	return &Bridge{cfg: cfg, conflist: conflist, a: a, claim: claim}, nil
 }
 
 // confListPath is where NewBridge writes the conflist of c.
@@ -61,7 +64,10 @@ func confListPath(c BridgeConfig) string {
 }
 
 // Setup implements Network: it gives the pod a veth on the bridge, an
-// address from the subnet, and the requested host port mappings. Before the
+// address from the subnet, and the requested host port mappings. It fails
+// with a *BridgeInUseError, changing nothing, if another network (of
+// another state dir, as a rule) has pods on the bridge; otherwise it
+// records this network as the bridge's owner (see BridgeClaimDir). Before the
 // first port mapping it drops, in the filter table's INPUT chain, the
 // packets pods send through the bridge to the host's 127.0.0.0/8 (see
 // Destroy), which portmap's route_localnet would otherwise let reach the

@@ -24,7 +24,8 @@ type BridgeConfig struct {
 	// Name is the CNI network name; default "podlife".
 	Name string
 	// Bridge is the bridge device; default "podlife0", at most 15 bytes
-	// (IFNAMSIZ).
+	// (IFNAMSIZ). It belongs to one network of one state dir at a time:
+	// Setup fails with a *BridgeInUseError while another one has pods on it.
 	Bridge string
 	// Subnet is the pod subnet; default 10.88.0.0/16. The bridge takes its
 	// first address as the pods' gateway.

@@ -18,6 +18,12 @@ import (
 // (but not the conflist file, which NewBridge writes). StateDir/cni.lock
 // stays too: deleting a lock file under its waiters would break the lock.
 //
+// While another network (of another state dir) has pods on the bridge and
+// owns it (see BridgeInUseError), Destroy leaves the bridge, its veths and,
+// if that network has the same name, the iptables rules and localnet guard
+// tagged with the name alone: they are the owner's. It then removes only
+// what is in its own state dir.
+//
 // portmap's host-wide chains (CNI-HOSTPORT-DNAT, -SETMARK, -MASQ) stay: they
 // are shared with every other CNI network on the host, are inert without
 // port mappings, and deleting them can break a concurrent portmap ADD of
@@ -30,23 +36,36 @@ func (b *Bridge) Destroy(ctx context.Context) error {
 	}
 	defer unlock()
 
+	owner, unlockClaim, err := b.claim.hold(ctx)
+	if err != nil {
+		return fmt.Errorf("cni: destroy network %q: %w", name, err)
+	}
+	defer unlockClaim()
+
 	var errs []error
 	step := func(what string, err error) {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("cni: destroy network %q: %s: %w", name, what, err))
 		}
 	}
-	ports, err := bridgePorts(b.cfg.Bridge)
-	step("list bridge ports", err)
-	for _, p := range ports {
-		step("delete veth", deleteLink(p))
+	if owner == nil {
+		ports, err := bridgePorts(b.cfg.Bridge)
+		step("list bridge ports", err)
+		for _, p := range ports {
+			step("delete veth", deleteLink(p))
+		}
+		step("delete bridge", deleteLink(b.cfg.Bridge))
 	}
-	step("delete bridge", deleteLink(b.cfg.Bridge))
-	step("remove iptables rules", sweepOwned(ctx, name, ""))
-	step("remove localnet guard", unguardLocalnet(ctx, name))
+	if owner == nil || owner.Network != name {
+		step("remove iptables rules", sweepOwned(ctx, name, ""))
+		step("remove localnet guard", unguardLocalnet(ctx, name, b.cfg.Bridge))
+	}
 	step("remove IPAM leases", removeIPAMData(b.cfg.StateDir, name))
 	step("remove cache entries", removeCachedResults(b.cfg.StateDir, name))
 	step("remove conflist", b.removeConfList())
+	if owner == nil {
+		step("drop bridge claim", b.claim.drop())
+	}
 	return errors.Join(errs...)
 }
 

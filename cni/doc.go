@@ -16,6 +16,19 @@
 // dirs are not serialised against each other. Waiting for either lock
 // honours the context. A Network is safe for concurrent use.
 //
+// # One bridge, one state dir
+//
+// host-local keeps a Bridge's leases in its state dir, so two Bridges with
+// different state dirs (or network names) on one bridge device would hand
+// out the same addresses. A bridge device therefore belongs to one network
+// of one state dir, recorded host-wide in BridgeClaimDir/<bridge>.json: a
+// Bridge's Setup fails with a *BridgeInUseError while another network owns
+// the bridge and holds leases on it, and otherwise makes its own network
+// the owner. The check, the claim and the ADD run under an flock on
+// BridgeClaimDir/<bridge>.lock (taken after the state-dir lock). Remove
+// never looks at the claim. Destroy leaves a bridge another network owns
+// alone, and deletes the claim of one it destroys (not the lock file).
+//
 // # Errors
 //
 // Errors of Setup and Remove read `cni: ADD network "<name>" for pod "<id>":
@@ -56,7 +69,8 @@
 // Host-wide side effects that outlive [Bridge.Destroy]: the bridge plugin
 // turns on net.ipv4.ip_forward (isGateway) and never turns it off, and
 // portmap's chains CNI-HOSTPORT-DNAT, -SETMARK and -MASQ, shared by all CNI
-// networks on the host, stay in the nat table once created.
+// networks on the host, stay in the nat table once created, and so does
+// the (empty) lock file BridgeClaimDir/<bridge>.lock.
 //
 // # Platforms
 //

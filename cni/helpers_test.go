@@ -72,8 +72,18 @@ func newTestBridge(t testing.TB, ipMasq bool) *Bridge {
 		}
 		assertNoLeaks(t, b)
 		assertNoPins(t, b)
+		removeClaimLock(t, b)
 	})
 	return b
+}
+
+// removeClaimLock deletes the host-wide lock file of b's bridge, which
+// Destroy leaves (see BridgeClaimDir); the test's bridge name is its own.
+func removeClaimLock(t testing.TB, b *Bridge) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(BridgeClaimDir, b.Config().Bridge+".lock")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Error(err)
+	}
 }
 
 // newNetNS pins a fresh network namespace and returns its path. It is
@@ -273,6 +283,9 @@ func assertNoLeaks(t testing.TB, b *Bridge) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(cfg.StateDir, "cache", "results")); len(entries) > 0 {
 		t.Errorf("cache entries left: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(BridgeClaimDir, cfg.Bridge+".json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("bridge claim left: %v", err)
 	}
 }
 

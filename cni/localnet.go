@@ -31,9 +31,11 @@ func localnetRule(network, bridge string) string {
 		"-m comment --comment %q -j DROP", bridge, LocalnetGuardComment(network))
 }
 
-// isLocalnetGuard reports whether r is the guard of network.
-func isLocalnetGuard(r rule, network string) bool {
-	return r.chain == "INPUT" && r.comment == LocalnetGuardComment(network)
+// isLocalnetGuard reports whether r is the guard of network on bridge:
+// networks of the same name on other bridges (of other state dirs) each
+// need their own.
+func isLocalnetGuard(r rule, network, bridge string) bool {
+	return r.chain == "INPUT" && r.comment == LocalnetGuardComment(network) && r.in == bridge
 }
 
 // guardLocalnet inserts the guard of network at the head of INPUT unless it
@@ -46,19 +48,19 @@ func guardLocalnet(ctx context.Context, network, bridge string) error {
 		return err
 	}
 	for _, r := range t.rules {
-		if isLocalnetGuard(r, network) {
+		if isLocalnetGuard(r, network, bridge) {
 			return nil
 		}
 	}
 	return tool.apply(ctx, "*filter\n-I INPUT 1 "+localnetRule(network, bridge)+"\nCOMMIT\n")
 }
 
-// unguardLocalnet deletes the guard of network, if present.
-func unguardLocalnet(ctx context.Context, network string) error {
+// unguardLocalnet deletes the guard of network on bridge, if present.
+func unguardLocalnet(ctx context.Context, network, bridge string) error {
 	tool := ipTools()[0]
 	t, err := tool.dump(ctx, "filter")
 	if err != nil || t == nil {
 		return err
 	}
-	return tool.apply(ctx, t.removal(func(r rule) bool { return isLocalnetGuard(r, network) }))
+	return tool.apply(ctx, t.removal(func(r rule) bool { return isLocalnetGuard(r, network, bridge) }))
 }

@@ -5,10 +5,14 @@ package cni
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -43,7 +47,7 @@ func TestPodCannotReachHostLocalhost(t *testing.T) {
 	expectGreeting(t, fmt.Sprintf("127.0.0.1:%d", hostPort), p.id)
 
 	// The control: the same attack without the guard gets through.
-	if err := unguardLocalnet(context.Background(), b.Config().Name); err != nil {
+	if err := unguardLocalnet(context.Background(), b.Config().Name, b.Config().Bridge); err != nil {
 		t.Fatal(err)
 	}
 	greeting, err := dialInNetNS(p.netns, secret, 5*time.Second)
@@ -63,7 +67,52 @@ func TestLocalnetGuardIsAddedOnce(t *testing.T) {
 	}
 }
 
-// localnetGuards returns the IPv4 filter rules guarding network.
+// Networks of the same name (every state dir's default, "podlife") on two
+// bridges each need a localnet guard: the second must not take the first's
+// guard, which drops only what comes in through the first bridge, for its
+// own, or its pods reach the host's 127.0.0.1 (see
+// TestPodCannotReachHostLocalhost for the attack).
+func TestLocalnetGuardPerBridge(t *testing.T) {
+	first := newTestBridge(t, false)
+	cfg := first.Config()
+	cfg.Bridge += "b"
+	a := cfg.Subnet.Addr().As4()
+	a[2] ^= 0x80
+	cfg.Subnet = netip.PrefixFrom(netip.AddrFrom4(a), cfg.Subnet.Bits())
+	t.Cleanup(func() { // after second's Destroy
+		if err := os.Remove(filepath.Join(BridgeClaimDir, cfg.Bridge+".lock")); err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Error(err)
+		}
+	})
+	second := newSiblingBridge(t, cfg)
+
+	attach(t, first, WithPortMappings(PortMapping{HostPort: randomHostPort(t), ContainerPort: 8080}))
+	hostPort := randomHostPort(t)
+	p := attach(t, second, WithPortMappings(PortMapping{HostPort: hostPort, ContainerPort: 8080}))
+	listenInNetNS(t, p.netns, 8080, p.id)
+	secret := listenOnHostLoopback(t, "host-only")
+
+	guards := localnetGuards(t, cfg.Name)
+	for _, br := range []string{first.Config().Bridge, cfg.Bridge} {
+		n := 0
+		for _, g := range guards {
+			if strings.Contains(g, "-i "+br+" ") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d guards for bridge %s, want 1; guards of network %s: %q", n, br, cfg.Name, guards)
+		}
+	}
+	routeLocalhostViaGateway(t, p)
+	if greeting, err := dialInNetNS(p.netns, secret, time.Second); err == nil {
+		t.Fatalf("a pod on the second bridge reached the host's %s (greeting %q)", secret, greeting)
+	}
+	expectGreeting(t, fmt.Sprintf("127.0.0.1:%d", hostPort), p.id)
+}
+
+// localnetGuards returns the IPv4 filter rules guarding network, on any
+// bridge.
 func localnetGuards(t testing.TB, network string) []string {
 	t.Helper()
 	tab, err := ipTools()[0].dump(context.Background(), "filter")
@@ -73,7 +122,7 @@ func localnetGuards(t testing.TB, network string) []string {
 	var found []string
 	if tab != nil {
 		for _, r := range tab.rules {
-			if isLocalnetGuard(r, network) || strings.Contains(r.line, network) {
+			if r.comment == LocalnetGuardComment(network) || strings.Contains(r.line, network) {
 				found = append(found, r.line)
 			}
 		}

@@ -21,6 +21,7 @@ type rule struct {
 	chain   string
 	target  string // argument of -j or -g, if any
 	comment string // argument of --comment, if any
+	in      string // argument of -i, if any
 }
 
 // parseRuleTable parses the iptables-save output for a single table.
@@ -54,6 +55,8 @@ func parseRule(line string) rule {
 			r.target = toks[i+1]
 		case "--comment":
 			r.comment = toks[i+1]
+		case "-i":
+			r.in = toks[i+1]
 		}
 	}
 	return r

@@ -105,7 +105,7 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec PodSpec, handler ctrRunt
 			return nil, err
 		}
 	}
-	if rec.SpecHash == "" {
+	if rec.SpecHash == "" && rec.SpecMAC == "" {
 		r.log.Warn("the pod's record has no spec fingerprint (an older manager): adopting it unchecked", "pod", spec.Name)
 	}
 	if err := r.waitConnected(ctx); err != nil {
@@ -114,6 +114,9 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec PodSpec, handler ctrRunt
 	p := assemblePod(r, spec, handler, dir, rec.UID)
 	p.startTime = rec.Created
 	p.adoptLock = lock
+	if forStop {
+		p.stopRecord = &rec
+	}
 	if rec.ShimGroup != "" && p.pause == nil {
 		p.shimOwner.plannedID = rec.ShimGroup
 	}
@@ -155,9 +158,8 @@ const (
 // checkAdoptable refuses a changed spec (first: replacing the pod is the way then, whoever
 // manages it) and a pod with a live manager.
 func (r *Runtime) checkAdoptable(spec PodSpec, rec podRecord) error {
-	fields := specFields(spec)
-	if rec.SpecHash != "" && rec.SpecHash != specHash(fields) {
-		return &SpecChangedError{Pod: spec.Name, Fields: specDiff(rec.SpecFields, fields)}
+	if err := r.checkSpec(spec, rec); err != nil {
+		return err
 	}
 	if r.managerAlive(rec) {
 		return &ManagedError{Pod: spec.Name, PID: rec.OwnerPID}

@@ -63,6 +63,8 @@ type Config struct {
 	// under StateDir/cni.
 	Network cni.Network `json:"-"`
 	// Bridge configures the default bridge network when Network is nil. StateDir defaults to StateDir/cni.
+	// Programs with their own state dirs need their own Bridge.Bridge and Subnet: a pod on a
+	// bridge another state dir has pods on fails at step network (cni.BridgeInUseError).
 	Bridge cni.BridgeConfig `json:"bridge,omitzero"`
 	// Backoff is the crash-loop back-off of restarting containers; zero fields take the
 	// kubelet's values (10 s, doubling, up to 300 s, reset after 10 min of running).

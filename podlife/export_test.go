@@ -1,6 +1,11 @@
 package podlife
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+)
 
 // Start is start for the tests of package podlife_test: it returns as soon as the pod is
 // registered, so that they can watch the start (Run is the one way a user starts a pod).
@@ -29,3 +34,33 @@ func (c *Container) LogPath() string { return c.logPath() }
 
 // LogFiles is logFiles.
 func (r PodRecord) LogFiles(container string) []string { return r.logFiles(container) }
+
+// WriteLegacyRecord rewrites the pod's pod.json as podlife before keyed fingerprints wrote it
+// (up to 465b4ee): the spec with its env values, command, args and files volumes' data, and
+// unkeyed fingerprints. For the tests that older records still adopt and remove.
+func (p *Pod) WriteLegacyRecord() error {
+	spec := p.spec
+	spec.StartPolicy, spec.PullCredentials = nil, nil
+	strip := func(cs []ContainerSpec) []ContainerSpec {
+		out := make([]ContainerSpec, len(cs))
+		for i, c := range cs {
+			c.PostStart, c.PreStop = nil, nil
+			c.StartupProbe, c.ReadinessProbe, c.LivenessProbe = nil, nil, nil
+			c.SpecOpts = nil
+			out[i] = c
+		}
+		return out
+	}
+	spec.InitContainers, spec.Containers = strip(spec.InitContainers), strip(spec.Containers)
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return err
+	}
+	fields := specFields(p.spec, nil)
+	return writeFileJSON(filepath.Join(p.sandbox.dir, recordFile), podRecord{
+		Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
+		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: p.spec.gracePeriod(),
+		HostNetwork: p.spec.HostNetwork, Ports: p.spec.portMappings(),
+		SpecHash: specHash(fields), SpecFields: fields, ShimGroup: p.shimGroup(), Spec: b,
+	})
+}

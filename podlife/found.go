@@ -288,30 +288,6 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 	return r.stopUnmanaged(ctx, dir, op, rec, o)
 }
 
-// unmountUnder lazily unmounts every mount point under dir (tmpfs volumes, private volume mount
-// points), deepest first.
-func unmountUnder(dir string) error {
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return err
-	}
-	var points []string
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 4 && (f[4] == dir || strings.HasPrefix(f[4], dir+"/")) {
-			points = append(points, f[4])
-		}
-	}
-	sort.Sort(sort.Reverse(sort.StringSlice(points)))
-	var errs []error
-	for _, p := range points {
-		if err := unmountLazy(p); err != nil {
-			errs = append(errs, fmt.Errorf("unmount %s: %w", p, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // processAlive reports whether a process with that PID exists (and is not a zombie).
 func processAlive(pid int) bool {
 	if pid <= 0 {

@@ -29,7 +29,7 @@ const labelStateDir = "podlife.io/state-dir"
 //   - pod directories without pod.json (a crash between creating the directory and writing the
 //     record) and .removing- directories (a crash while a removed pod's directory was deleted):
 //     their pinned namespaces and mounts, the network attachment sandbox.json records, then the
-//     directory;
+//     directory (without going through a mount: see removeTree);
 //   - containerd containers (with their tasks, snapshots, cgroups and the stale socket of the
 //     pod's shim) and leases labeled with this state directory whose pod has no record;
 //   - host-local IPAM leases of the runtime's bridge (when its state is under the state
@@ -37,7 +37,9 @@ const labelStateDir = "podlife.io/state-dir"
 //     rules.
 //
 // A pod with a record is never touched, whether or not its manager lives (RemovePod removes
-// one whose manager died). It holds the pods' lock exclusively (see poddir.go) while it looks,
+// one whose manager died). A record that cannot be read (or a pods directory that cannot be
+// listed) hides a pod's UID, and any container or lease may be that pod's: then only the
+// directories are collected, no container, lease or IP lease. It holds the pods' lock exclusively (see poddir.go) while it looks,
 // so that a pod another live process is creating at the same time is never taken for garbage.
 func (r *Runtime) collect(ctx context.Context) {
 	unlock, err := lockPods(r.cfg.StateDir, syscall.LOCK_EX)
@@ -47,22 +49,29 @@ func (r *Runtime) collect(ctx context.Context) {
 	}
 	defer unlock()
 	ctx = r.ctx(ctx)
-	known := r.collectDirs(ctx)
+	known, unreadable := r.collectDirs(ctx)
+	if unreadable > 0 {
+		// The UIDs of those pods are unknown: any container, lease or IP lease may be theirs.
+		r.log.Warn("startup garbage collection: pod records unreadable; containers, leases and IP leases not collected", "unreadable", unreadable)
+		return
+	}
 	r.collectContainerd(ctx, known)
 	r.collectIPAM(ctx, known)
 }
 
 // collectDirs removes the half-created and half-removed pod directories and returns the UIDs of
-// the pods that have a record.
-func (r *Runtime) collectDirs(ctx context.Context) map[string]bool {
-	known := map[string]bool{}
+// the pods that have a record, and how many pod directories have a record it could not read
+// (left alone: their pods may live).
+func (r *Runtime) collectDirs(ctx context.Context) (known map[string]bool, unreadable int) {
+	known = map[string]bool{}
 	root := filepath.Join(r.cfg.StateDir, "pods")
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			r.log.Warn("startup garbage collection: list pods", "err", err)
+			return known, 1 // nothing known: collect nothing
 		}
-		return known
+		return known, 0
 	}
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
@@ -78,6 +87,7 @@ func (r *Runtime) collectDirs(ctx context.Context) map[string]bool {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) && !isRemovingDir(e.Name()) {
 			// A record that cannot be read may still be a live pod's: say so, keep it.
 			r.log.Warn("startup garbage collection: pod record unreadable; left alone", "dir", dir, "err", err)
+			unreadable++
 			continue
 		}
 		what := "half-created pod directory (no pod.json)"
@@ -90,7 +100,7 @@ func (r *Runtime) collectDirs(ctx context.Context) map[string]bool {
 		}
 		r.log.Warn("startup garbage collection: removed a "+what, "dir", dir)
 	}
-	return known
+	return known, unreadable
 }
 
 // removeLeftDir undoes what a pod directory without a live pod holds: its network attachment
@@ -105,10 +115,10 @@ func (r *Runtime) removeLeftDir(ctx context.Context, dir string) error {
 	if err := sandboxns.Remove(filepath.Join(dir, "ns")); err != nil {
 		return fmt.Errorf("pinned namespaces: %w", err)
 	}
-	if err := unmountUnder(dir); err != nil {
+	if err := unmountUnder(r.realDir(dir)); err != nil {
 		return err
 	}
-	return os.RemoveAll(dir)
+	return removeTree(dir)
 }
 
 // ownsObject reports whether a containerd object's labels say it is of this state dir.

@@ -163,3 +163,74 @@ func ipamLeases(t *testing.T, dir string) int {
 	}
 	return len(leaks)
 }
+
+// A pod whose pod.json cannot be read (garbage here; a disk error or a half-restored backup
+// would do the same) is still a live pod: the startup garbage collection of another Runtime on
+// the state dir keeps its directory, its containers with their running tasks, its containerd
+// lease and its IP lease, and says in its log that it skipped the collection.
+func TestStartupGCUnreadableRecord(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	nctx := namespaces.WithNamespace(ctx, h.ns)
+	pod, err := h.rt.Run(ctx, podlife.PodSpec{Name: "unreadable", TerminationGracePeriod: ptr(time.Duration(0)),
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	uidFilter := `labels."podlife.io/pod-uid"==` + pod.UID()
+	record := filepath.Join(pod.Sandbox().Dir(), "pod.json")
+	good, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(record, []byte(`{"name": "unread`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { // the harness's cleanup removes the pod
+		if err := os.WriteFile(record, good, 0o600); err != nil {
+			t.Error(err)
+		}
+	}()
+	before, err := env.client.Containers(nctx, uidFilter)
+	if err != nil || len(before) == 0 {
+		t.Fatalf("the pod's containers: %v %v", before, err)
+	}
+	lease := filepath.Join(h.stateDir, "cni", "ipam", h.bridge.Name, pod.Sandbox().IP().String())
+	if b, err := os.ReadFile(lease); err != nil || !strings.HasPrefix(string(b), "podlife-"+pod.UID()) {
+		t.Fatalf("the pod's IP lease %s: %q %v", lease, b, err)
+	}
+
+	h.another(t) // New collects
+
+	for _, ctr := range before {
+		task, err := ctr.Task(nctx, nil)
+		if err != nil {
+			t.Errorf("container %s: task: %v, want it kept", ctr.ID(), err)
+			continue
+		}
+		if st, err := task.Status(nctx); err != nil || st.Status != client.Running {
+			t.Errorf("container %s: task %+v %v, want it running", ctr.ID(), st, err)
+		}
+	}
+	if after, err := env.client.Containers(nctx, uidFilter); err != nil || len(after) != len(before) {
+		t.Errorf("the pod's containers after the collection: %d %v, want %d", len(after), err, len(before))
+	}
+	if ls, err := env.client.LeasesService().List(nctx, uidFilter); err != nil || len(ls) == 0 {
+		t.Errorf("the pod's containerd lease after the collection: %v %v, want it kept", ls, err)
+	}
+	if b, err := os.ReadFile(lease); err != nil || !strings.HasPrefix(string(b), "podlife-"+pod.UID()) {
+		t.Errorf("the pod's IP lease after the collection: %q %v, want it kept", b, err)
+	}
+	if _, err := os.Stat(record); err != nil {
+		t.Errorf("the pod's directory: %v, want it kept", err)
+	}
+	if c, err := pod.Container("app"); err != nil {
+		t.Error(err)
+	} else if res, err := c.Exec(ctx, []string{"cat", "/etc/hostname"}); err != nil || strings.TrimSpace(string(res.Output)) != "unreadable" {
+		t.Errorf("exec in the pod after the collection: %+v %v", res, err)
+	}
+	if log := h.logs.String(); !strings.Contains(log, "pod record unreadable") || !strings.Contains(log, "containers, leases and IP leases not collected") {
+		t.Errorf("no warning that the collection was skipped in the log:\n%s", log)
+	}
+}

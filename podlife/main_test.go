@@ -280,6 +280,10 @@ func (h *harness) cleanup() {
 	if err := h.network.Destroy(ctx); err != nil {
 		t.Errorf("destroy bridge: %v", err)
 	}
+	if _, err := os.Stat(filepath.Join(cni.BridgeClaimDir, h.bridge.Bridge+".json")); err == nil {
+		t.Errorf("leak: bridge claim of %s", h.bridge.Bridge)
+	}
+	_ = os.Remove(filepath.Join(cni.BridgeClaimDir, h.bridge.Bridge+".lock")) // the test's own bridge name
 	_ = h.rt.Close()
 	is := env.client.ImageService()
 	if imgs, err := is.List(nctx); err == nil {

@@ -2,7 +2,10 @@ package podlife
 
 import (
 	"errors"
+	"fmt"
+	"sort"
 
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,4 +23,29 @@ func unmountLazy(path string) error {
 		return nil
 	}
 	return err
+}
+
+// unmountUnder lazily unmounts every mount point at or under dir (tmpfs volumes, private volume
+// mount points, pinned namespaces), deepest first. dir must be absolute with its symlinks
+// resolved (see Runtime.realDir): it is compared with the mount points of /proc/self/mountinfo,
+// which moby/sys/mountinfo reads with the kernel's escapes (\040 for a space...) undone.
+func unmountUnder(dir string) error {
+	mounts, err := mountinfo.GetMounts(mountinfo.PrefixFilter(dir))
+	if err != nil {
+		return fmt.Errorf("list mounts under %s: %w", dir, err)
+	}
+	points := make([]string, 0, len(mounts))
+	for _, m := range mounts {
+		points = append(points, m.Mountpoint)
+	}
+	// A path sorts after its parent: reversed, children come first. A point mounted over more
+	// than once is listed once per mount, each unmount taking off the top one.
+	sort.Sort(sort.Reverse(sort.StringSlice(points)))
+	var errs []error
+	for _, p := range points {
+		if err := unmountLazy(p); err != nil {
+			errs = append(errs, fmt.Errorf("unmount %s: %w", p, err))
+		}
+	}
+	return errors.Join(errs...)
 }

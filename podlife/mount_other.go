@@ -16,3 +16,8 @@ func mountTmpfs(dir, _ string) error {
 func unmountLazy(path string) error {
 	return fmt.Errorf("unmount %s: %w", path, errors.ErrUnsupported)
 }
+
+// unmountUnder is not supported off Linux.
+func unmountUnder(dir string) error {
+	return fmt.Errorf("unmount under %s: %w", dir, errors.ErrUnsupported)
+}

@@ -95,6 +95,9 @@ type Pod struct {
 	sup       *supervisionStore // supervision.json: what an adopter needs (see supervision.go)
 	adoptMu   sync.Mutex        // guards adoptLock (not loop state: released after the loop ends)
 	adoptLock io.Closer         // the pod's adoption lock, held by an adopter (see Runtime.Adopt)
+	// stopRecord is the record of a pod adopted only to stop it: its spec (the record's, without
+	// values) is not the pod's, so its record keeps the fingerprints it had (see writeRecord).
+	stopRecord *podRecord
 }
 
 func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {

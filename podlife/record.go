@@ -32,14 +32,22 @@ type podRecord struct {
 	Grace       time.Duration     `json:"grace"`
 	HostNetwork bool              `json:"hostNetwork,omitempty"`
 	Ports       []cni.PortMapping `json:"ports,omitempty"`
-	// SpecHash and SpecFields fingerprint the spec (see specFields): an adopter's spec must match.
+	// SpecMAC and SpecMACs fingerprint the spec (see specFields), keyed with the state dir's
+	// key whose ID is SpecKey (see speckey.go): an adopter's spec must match.
+	SpecMAC  string            `json:"specMAC,omitempty"`
+	SpecMACs map[string]string `json:"specMACs,omitempty"`
+	SpecKey  string            `json:"specKey,omitempty"`
+	// SpecHash and SpecFields are the unkeyed fingerprints of records written by older
+	// managers: read (their pods are adopted against them), never written. A manager that
+	// does not know SpecMAC sees no fingerprint and adopts unchecked.
 	SpecHash   string            `json:"specHash,omitempty"`
 	SpecFields map[string]string `json:"specFields,omitempty"`
 	// ShimGroup is the pod's runc shim group (see Pod.shimGroup), for an adopter's restarts.
 	ShimGroup string `json:"shimGroup,omitempty"`
-	// Spec is the pod's spec without its Go code and credentials (see stoppableSpec): what a
-	// process without the spec needs to stop and remove the pod with the core's own stop and
-	// remove (Runtime.StopPod, Runtime.RemovePod of a pod whose manager is gone).
+	// Spec is the pod's spec without its Go code, credentials and values (see stoppableSpec):
+	// what a process without the spec needs to stop and remove the pod with the core's own
+	// stop and remove (Runtime.StopPod, Runtime.RemovePod of a pod whose manager is gone).
+	// Older managers' records have env values and files volumes' data in it.
 	Spec json.RawMessage `json:"spec,omitempty"`
 }
 
@@ -48,17 +56,30 @@ func (p *Pod) writeRecord() error {
 		defer p.dirUnlock()
 		p.dirUnlock = nil // once: an adopter writes the record again
 	}
-	fields := specFields(p.spec)
+	key, err := p.rt.specKey()
+	if err != nil {
+		return fmt.Errorf("pod record: %w", err)
+	}
+	fields := specFields(p.spec, key)
 	spec, err := json.Marshal(stoppableSpec(p.spec))
 	if err != nil {
 		return fmt.Errorf("pod record: spec: %w", err)
 	}
-	return writeFileJSON(filepath.Join(p.sandbox.dir, recordFile), podRecord{
+	rec := podRecord{
 		Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
 		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: p.spec.gracePeriod(),
 		HostNetwork: p.spec.HostNetwork, Ports: p.spec.portMappings(),
-		SpecHash: specHash(fields), SpecFields: fields, ShimGroup: p.shimGroup(), Spec: spec,
-	})
+		SpecMAC: specHash(fields), SpecMACs: fields, SpecKey: specKeyID(key),
+		ShimGroup: p.shimGroup(), Spec: spec,
+	}
+	if old := p.stopRecord; old != nil {
+		// Adopted to be stopped, from the record's spec: the fingerprints are those of the
+		// spec the pod was started with (an older manager's unkeyed ones stay until an
+		// adoption with the full spec writes keyed ones).
+		rec.SpecMAC, rec.SpecMACs, rec.SpecKey = old.SpecMAC, old.SpecMACs, old.SpecKey
+		rec.SpecHash, rec.SpecFields = old.SpecHash, old.SpecFields
+	}
+	return writeFileJSON(filepath.Join(p.sandbox.dir, recordFile), rec)
 }
 
 // persistStatus rewrites status.json whenever the status changes, until quit is closed. Changes

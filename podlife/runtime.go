@@ -40,6 +40,11 @@ type Runtime struct {
 	conn    connWatch     // the connection to containerd (see reconnect.go)
 
 	specVersions specVersions // crun's spec version, for the built-in crun runtime class
+	speckey      specKeyCache // the state dir's key of spec fingerprints (see speckey.go)
+
+	// stateReal is cfg.StateDir resolved at New (symlinks followed, made absolute): the path
+	// /proc/self/mountinfo shows for what is mounted under it (see realDir).
+	stateReal string
 
 	mu     sync.Mutex
 	pods   map[string]*Pod
@@ -65,7 +70,12 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := secureDir(cfg.StateDir, cfg.Logger); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}
+	real, err := resolveDir(cfg.StateDir)
+	if err != nil {
+		return nil, fmt.Errorf("podlife: state dir: %w", err)
+	}
 	r := newRuntime(cfg, clock.Real{})
+	r.stateReal = real
 	if err := r.connect(ctx); err != nil {
 		return nil, err
 	}

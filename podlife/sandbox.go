@@ -270,7 +270,7 @@ func hostPathTypeError(h *HostPathVolume, mode fs.FileMode) error {
 // create (see privateMounts); the directories go with the pod dir.
 func (s *podSandbox) removeVolumes() error {
 	var errs []error
-	if err := unmountUnder(filepath.Join(s.dir, "subpaths")); err != nil {
+	if err := unmountUnder(s.pod.rt.realDir(filepath.Join(s.dir, "subpaths"))); err != nil {
 		errs = append(errs, fmt.Errorf("private volume mounts: %w", err))
 	}
 	for _, v := range s.pod.spec.Volumes {

@@ -1,6 +1,7 @@
 package podlife
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -15,10 +16,15 @@ import (
 // adopting the pod (Runtime.Adopt) can tell whether the spec it gives is the one the pod runs,
 // and if not, name what differs. Only what can be serialised is compared: a Go hook or prober is
 // compared by its type (its code cannot be), an exec or HTTP one by its fields.
+//
+// The fingerprints are keyed (HMAC-SHA256 under the state dir's key, see speckey.go): they
+// cover env values, files volumes' data and pull credentials, which must not be guessable from
+// pod.json. Records of older managers have unkeyed ones (a bare SHA-256), still read.
 
 // specFields returns the fingerprint of each field of spec (defaults applied): "restartPolicy",
-// "containers[web].image", ..., and "containers" for the containers' names in order.
-func specFields(spec PodSpec) map[string]string {
+// "containers[web].image", ..., and "containers" for the containers' names in order. key is
+// the state dir's key; nil gives the unkeyed fingerprints of older records (legacy, read only).
+func specFields(spec PodSpec, key []byte) map[string]string {
 	out := map[string]string{}
 	v := reflect.ValueOf(spec)
 	t := v.Type()
@@ -28,7 +34,7 @@ func specFields(spec PodSpec) map[string]string {
 		case "Name":
 			continue // the pod's identity, not its spec
 		case "InitContainers", "Containers":
-			key := lowerFirst(f.Name)
+			field := lowerFirst(f.Name)
 			cs := v.Field(i).Interface().([]ContainerSpec)
 			names := make([]string, len(cs))
 			for j, c := range cs {
@@ -39,15 +45,45 @@ func specFields(spec PodSpec) map[string]string {
 					if cf.Name == "Name" {
 						continue
 					}
-					out[fmt.Sprintf("%s[%s].%s", key, c.Name, lowerFirst(cf.Name))] = fingerprint(cv.Field(k))
+					name := fmt.Sprintf("%s[%s].%s", field, c.Name, lowerFirst(cf.Name))
+					out[name] = fingerprint(key, name, cv.Field(k))
 				}
 			}
-			out[key] = strings.Join(names, ",")
+			out[field] = strings.Join(names, ",")
 			continue
 		}
-		out[lowerFirst(f.Name)] = fingerprint(v.Field(i))
+		name := lowerFirst(f.Name)
+		out[name] = fingerprint(key, name, v.Field(i))
 	}
 	return out
+}
+
+// checkSpec compares spec with the fingerprints rec keeps: keyed ones (this version's), else
+// an older manager's unkeyed ones; a record without any, or keyed with a key the state dir no
+// longer has, is adopted unchecked (logged).
+func (r *Runtime) checkSpec(spec PodSpec, rec podRecord) error {
+	var recorded, fields map[string]string
+	var hash string
+	switch {
+	case rec.SpecMAC != "":
+		key, err := r.specKey()
+		if err != nil {
+			return fmt.Errorf("pod %q: %w", spec.Name, err)
+		}
+		if rec.SpecKey != specKeyID(key) {
+			r.log.Warn("the pod's spec fingerprint was made with another key than the state dir's "+specKeyFile+": adopting it unchecked", "pod", spec.Name)
+			return nil
+		}
+		recorded, fields, hash = rec.SpecMACs, specFields(spec, key), rec.SpecMAC
+	case rec.SpecHash != "":
+		recorded, fields, hash = rec.SpecFields, specFields(spec, nil), rec.SpecHash
+	default:
+		return nil
+	}
+	if hash != specHash(fields) {
+		return &SpecChangedError{Pod: spec.Name, Fields: specDiff(recorded, fields)}
+	}
+	return nil
 }
 
 // specHash is one hash of every field's fingerprint.
@@ -82,11 +118,20 @@ func specDiff(a, b map[string]string) []string {
 	return slices.Compact(out)
 }
 
-// fingerprint is a short hash of v's content, read by reflection (unexported fields included:
-// an exec hook's or prober's command is), a function counting by its type only.
-func fingerprint(v reflect.Value) string {
-	h := sha256.Sum256([]byte(describe(v, 0)))
-	return hex.EncodeToString(h[:8])
+// fingerprint is a short MAC under key of field name's content v, read by reflection
+// (unexported fields included: an exec hook's or prober's command is), a function counting by
+// its type only. The name is in the MAC, so that equal values of two fields do not show as
+// equal fingerprints. A nil key gives the bare hash of older records (see specFields).
+func fingerprint(key []byte, name string, v reflect.Value) string {
+	if key == nil {
+		h := sha256.Sum256([]byte(describe(v, 0)))
+		return hex.EncodeToString(h[:8])
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(name))
+	m.Write([]byte{0})
+	m.Write([]byte(describe(v, 0)))
+	return hex.EncodeToString(m.Sum(nil)[:8])
 }
 
 // describe renders v for fingerprint; depth bounds it (a spec has no cycles, but a value

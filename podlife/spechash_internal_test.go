@@ -21,8 +21,8 @@ func baseSpec() PodSpec {
 // The spec fingerprint names what changed, exec commands behind interfaces included, and
 // nothing when the spec is the same one built again.
 func TestSpecDiff(t *testing.T) {
-	same := specFields(baseSpec())
-	if d := specDiff(same, specFields(baseSpec())); len(d) != 0 {
+	same := specFields(baseSpec(), testSpecKey)
+	if d := specDiff(same, specFields(baseSpec(), testSpecKey)); len(d) != 0 {
 		t.Fatalf("same spec differs in %q", d)
 	}
 	for _, tc := range []struct {
@@ -40,7 +40,7 @@ func TestSpecDiff(t *testing.T) {
 	} {
 		s := baseSpec()
 		tc.change(&s)
-		got := specDiff(same, specFields(s))
+		got := specDiff(same, specFields(s, testSpecKey))
 		if tc.want[0] == "containers" {
 			// A renamed container: every field of both names differs.
 			if !slices.Contains(got, "containers") || !slices.Contains(got, "containers[web].image") || !slices.Contains(got, "containers[api].image") {
@@ -51,7 +51,7 @@ func TestSpecDiff(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("diff %q, want %q", got, tc.want)
 		}
-		if specHash(specFields(s)) == specHash(same) {
+		if specHash(specFields(s, testSpecKey)) == specHash(same) {
 			t.Errorf("%q: same hash", tc.want)
 		}
 	}
@@ -62,11 +62,11 @@ func TestSpecDiffGoHook(t *testing.T) {
 	a, b := baseSpec(), baseSpec()
 	a.Containers[0].PreStop = hook.HandlerFunc(func(context.Context, hook.Target) error { return nil })
 	b.Containers[0].PreStop = hook.HandlerFunc(func(context.Context, hook.Target) error { return context.Canceled })
-	if d := specDiff(specFields(a), specFields(b)); len(d) != 0 {
+	if d := specDiff(specFields(a, testSpecKey), specFields(b, testSpecKey)); len(d) != 0 {
 		t.Errorf("two Go hooks differ in %q", d)
 	}
 	b.Containers[0].PreStop = hook.Exec("true")
-	if d := specDiff(specFields(a), specFields(b)); !slices.Equal(d, []string{"containers[web].preStop"}) {
+	if d := specDiff(specFields(a, testSpecKey), specFields(b, testSpecKey)); !slices.Equal(d, []string{"containers[web].preStop"}) {
 		t.Errorf("Go hook vs exec hook: diff %q", d)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -43,4 +45,28 @@ func secureDir(dir string, log *slog.Logger) error {
 	}
 	log.Warn("state directory was open to other users: its mode was set to 0700", "dir", dir, "was", fmt.Sprintf("%#o", perm))
 	return nil
+}
+
+// resolveDir returns dir absolute with its symlinks resolved: the path the kernel shows (in
+// /proc/self/mountinfo) for a mount made under dir.
+func resolveDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// realDir returns path, a path under the state dir as the configuration spells it, under the
+// state dir as New resolved it (see resolveDir): compare that one with mount points. A path
+// outside the state dir, or a Runtime that New did not make, gives path unchanged.
+func (r *Runtime) realDir(path string) string {
+	if r.stateReal == "" {
+		return path
+	}
+	rel, err := filepath.Rel(r.cfg.StateDir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return path
+	}
+	return filepath.Join(r.stateReal, rel)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/containerd/containerd/v2/client"
+	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
@@ -95,6 +96,9 @@ func newAgentEnv(t *testing.T) *agentEnv {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 		_ = exec.Command("ip", "link", "del", e.bridge).Run()
+		for _, ext := range []string{".json", ".lock"} { // the bridge's claim (see cni.BridgeClaimDir)
+			_ = os.Remove(filepath.Join(cni.BridgeClaimDir, e.bridge+ext))
+		}
 		_ = podlifetest.RemoveNamespaceDirs(e.ns)
 		_ = podlifetest.RemoveAll(dir)
 	})
