@@ -14,7 +14,9 @@ import (
 // by a birthday search (about 2^16 hashes each side).
 func legacyCollision(t testing.TB, a string) (attacker, victim string) {
 	t.Helper()
-	pad := strings.Repeat("p", 60)
+	// Just long enough that the cut (54 characters) falls past the padding: the names stay
+	// within the 63 characters podlife allows a pod name.
+	pad := strings.Repeat("p", max(1, 63-1-8-len(a+"-x-")))
 	victims := map[string]string{}
 	for i := range 1 << 17 {
 		v := pad + "-v" + strconv.Itoa(i)
@@ -36,6 +38,11 @@ func TestPodlifeNameCollisions(t *testing.T) {
 	attacker, victim := legacyCollision(t, "col")
 	if legacyName("col", attacker) != legacyName("col-x", victim) {
 		t.Fatalf("legacyCollision: %s and %s", legacyName("col", attacker), legacyName("col-x", victim))
+	}
+	for _, n := range []string{attacker, victim} {
+		if msgs := validation.IsDNS1123Label(n); len(msgs) > 0 {
+			t.Errorf("legacyCollision: %q is no pod name podlife runs: %v", n, msgs)
+		}
 	}
 	long := strings.Repeat("a", 240)
 	pairs := [][2]string{
