@@ -113,7 +113,7 @@ func (pr *provider) reapDeleted(ctx context.Context, pods func(ns string) typedc
 		if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 			opts = append(opts, podlife.WithGracePeriod(time.Duration(*g)*time.Second))
 		}
-		if spec, err := pr.convert(&pod); err == nil {
+		if spec, err := pr.convert(ctx, &pod); err == nil {
 			if p, err := pr.rt.Adopt(ctx, spec); err == nil {
 				if err := p.Stop(ctx, opts...); err != nil {
 					pr.log.Warn("stop pod", "podlife", rec.Name, "err", err)
