@@ -170,7 +170,8 @@ current-context: e2e
 	if err = cp.waitHealthy(ctx); err != nil {
 		return cp, err
 	}
-	// The API server's kubelet client may use every node's kubelet API, as kubeadm binds it.
+	// The API server's kubelet client may use every node's kubelet API, as kubeadm binds it;
+	// so may the token user kubelet-api-user (TestNodeKubeletAPIAuthz's TokenReview case).
 	for _, b := range [][2]string{{"podlife-e2e:apiserver-kubelet", "kube-apiserver-kubelet-client"}, {"podlife-e2e:kubelet-api-user", "kubelet-api-user"}} {
 		out, kerr := exec.CommandContext(ctx, filepath.Join(bin, "kubectl"), "--kubeconfig", cp.kubeconfig,
 			"create", "clusterrolebinding", b[0], "--clusterrole", "system:kubelet-api-admin", "--user", b[1]).CombinedOutput()
