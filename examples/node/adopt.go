@@ -130,7 +130,13 @@ func (pr *provider) reapDeleted(ctx context.Context, pods func(ns string) typedc
 		if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 			opts = append(opts, podlife.WithGracePeriod(time.Duration(*g)*time.Second))
 		}
-		if spec, err := pr.convert(&pod); err == nil {
+		objects := pr.objects
+		if err != nil || cur.UID != pod.UID {
+			// The pod is gone (or another has its name): the Node authorizer no longer
+			// lets the node read its ConfigMaps and Secrets (a refusal is final, no retry).
+			objects.forbiddenWait = 0
+		}
+		if spec, err := pr.convertFrom(ctx, objects, &pod); err == nil {
 			spec.Name = rec.Name // legacyName's, if an older node started it
 			if p, err := pr.rt.Adopt(ctx, spec); err == nil {
 				if err := p.Stop(ctx, opts...); err != nil {

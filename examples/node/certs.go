@@ -27,7 +27,8 @@ func (c *certificate) TLS() (tls.Certificate, error) { return tls.X509KeyPair(c.
 
 // newCertificate makes a certificate for cn valid a year: a CA if ca, else a leaf for the
 // hosts (IPs or DNS names) with server and client usage, signed by parent (self-signed if nil).
-func newCertificate(cn string, ca bool, hosts []string, parent *certificate) (*certificate, error) {
+// orgs are its subject's organizations (a Kubernetes client certificate's groups).
+func newCertificate(cn string, ca bool, hosts []string, parent *certificate, orgs ...string) (*certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -38,7 +39,7 @@ func newCertificate(cn string, ca bool, hosts []string, parent *certificate) (*c
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: cn},
+		Subject:      pkix.Name{CommonName: cn, Organization: orgs},
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(365 * 24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,

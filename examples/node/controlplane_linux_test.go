@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
 	"errors"
@@ -29,10 +30,18 @@ type controlPlane struct {
 	server     string // https://127.0.0.1:PORT
 	token      string
 	kubeconfig string
-	// clientCA signs the API server's kubelet client certificate; nodes trust it (--client-ca).
-	clientCA string
-	etcdData string
-	procs    []*process
+	// ca is the cluster's CA, as kubeadm's: it signs the API server's kubelet client
+	// certificate and the client certificates the API server authenticates (--client-ca-file),
+	// nodes' and users' alike. Nodes trust it for their kubelet API (--client-ca).
+	ca       *certificate
+	clientCA string // its certificate's file
+	// kubeletClient is the API server's client certificate for the kubelet API (cert, key).
+	kubeletClient [2]string
+	// userTokens are bearer tokens of the token file by user: "viewer" (no rights) and
+	// "kubelet-api-user" (bound to system:kubelet-api-admin).
+	userTokens map[string]string
+	etcdData   string
+	procs      []*process
 }
 
 // process is a control plane component, its output in a file.
@@ -60,9 +69,13 @@ func startControlPlane(ctx context.Context, dir, bin, etcd string) (cp *controlP
 			cp.Close()
 		}
 	}()
-	var tok [16]byte
-	_, _ = rand.Read(tok[:])
-	cp.token = hex.EncodeToString(tok[:])
+	newToken := func() string {
+		var tok [16]byte
+		_, _ = rand.Read(tok[:])
+		return hex.EncodeToString(tok[:])
+	}
+	cp.token = newToken()
+	cp.userTokens = map[string]string{"viewer": newToken(), "kubelet-api-user": newToken()}
 	ports := make([]int, 4)
 	for i := range ports {
 		if ports[i], err = freePort(); err != nil {
@@ -81,23 +94,26 @@ func startControlPlane(ctx context.Context, dir, bin, etcd string) (cp *controlP
 		}
 		return p
 	}
-	tokens := write("tokens.csv", []byte(cp.token+",admin,admin-uid,system:masters\n"))
+	tokens := write("tokens.csv", fmt.Appendf(nil, "%s,admin,admin-uid,system:masters\n%s,viewer,viewer-uid\n%s,kubelet-api-user,kau-uid\n",
+		cp.token, cp.userTokens["viewer"], cp.userTokens["kubelet-api-user"]))
 	saKey, kerr := rsa.GenerateKey(rand.Reader, 2048)
 	if kerr != nil {
 		return cp, kerr
 	}
 	saKeyFile := write("sa.key", pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(saKey)}))
-	ca, cerr := newCertificate("podlife-e2e-kubelet-ca", true, nil, nil)
+	ca, cerr := newCertificate("podlife-e2e-cluster-ca", true, nil, nil)
 	if cerr != nil {
 		return cp, cerr
 	}
+	cp.ca = ca
 	client, cerr := newCertificate("kube-apiserver-kubelet-client", false, nil, ca)
 	if cerr != nil {
 		return cp, cerr
 	}
-	cp.clientCA = write("kubelet-ca.crt", ca.CertPEM)
+	cp.clientCA = write("ca.crt", ca.CertPEM)
 	clientCert := write("kubelet-client.crt", client.CertPEM)
 	clientKey := write("kubelet-client.key", client.KeyPEM)
+	cp.kubeletClient = [2]string{clientCert, clientKey}
 	cp.kubeconfig = write("admin.kubeconfig", fmt.Appendf(nil, `apiVersion: v1
 kind: Config
 clusters:
@@ -134,7 +150,10 @@ current-context: e2e
 		"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
 		"--secure-port", strconv.Itoa(apiPort), "--cert-dir", filepath.Join(dir, "certs"),
-		"--token-auth-file", tokens, "--authorization-mode", "Node,RBAC",
+		"--token-auth-file", tokens, "--client-ca-file", cp.clientCA,
+		// Nodes run as system:node:NAME: the Node authorizer and NodeRestriction confine them
+		// to their own Node, Lease, pods and the objects those pods refer to.
+		"--authorization-mode", "Node,RBAC", "--enable-admission-plugins", "NodeRestriction",
 		"--service-account-issuer", "https://kubernetes.default.svc",
 		"--service-account-key-file", saKeyFile, "--service-account-signing-key-file", saKeyFile,
 		"--service-cluster-ip-range", "10.0.0.0/24",
@@ -151,6 +170,15 @@ current-context: e2e
 	if err = cp.waitHealthy(ctx); err != nil {
 		return cp, err
 	}
+	// The API server's kubelet client may use every node's kubelet API, as kubeadm binds it;
+	// so may the token user kubelet-api-user (TestNodeKubeletAPIAuthz's TokenReview case).
+	for _, b := range [][2]string{{"podlife-e2e:apiserver-kubelet", "kube-apiserver-kubelet-client"}, {"podlife-e2e:kubelet-api-user", "kubelet-api-user"}} {
+		out, kerr := exec.CommandContext(ctx, filepath.Join(bin, "kubectl"), "--kubeconfig", cp.kubeconfig,
+			"create", "clusterrolebinding", b[0], "--clusterrole", "system:kubelet-api-admin", "--user", b[1]).CombinedOutput()
+		if kerr != nil {
+			return cp, fmt.Errorf("clusterrolebinding %s: %w: %s", b[0], kerr, out)
+		}
+	}
 	if err = cp.start("kube-scheduler", filepath.Join(bin, "kube-scheduler"),
 		"--kubeconfig", cp.kubeconfig, "--leader-elect=false", "--secure-port", "0"); err != nil {
 		return cp, err
@@ -163,6 +191,35 @@ current-context: e2e
 		return cp, err
 	}
 	return cp, nil
+}
+
+// clientKubeconfig writes a kubeconfig whose user is a client certificate of the cluster's CA
+// for cn in the groups orgs (as kubeadm's kubelet.conf is for system:node:NAME in
+// system:nodes), and returns its path and the certificate.
+func (cp *controlPlane) clientKubeconfig(name, cn string, orgs ...string) (string, *certificate, error) {
+	cert, err := newCertificate(cn, false, nil, cp.ca, orgs...)
+	if err != nil {
+		return "", nil, err
+	}
+	p := filepath.Join(cp.dir, name+".kubeconfig")
+	err = os.WriteFile(p, fmt.Appendf(nil, `apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster:
+    server: %s
+    insecure-skip-tls-verify: true
+users:
+- name: %s
+  user:
+    client-certificate-data: %s
+    client-key-data: %s
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: %[2]s}
+current-context: e2e
+`, cp.server, name, base64.StdEncoding.EncodeToString(cert.CertPEM), base64.StdEncoding.EncodeToString(cert.KeyPEM)), 0o600)
+	return p, cert, err
 }
 
 // start starts a component, its output in dir/NAME.log.

@@ -187,9 +187,13 @@ type testNode struct {
 	ns       string
 	stateDir string
 	bridge   cni.BridgeConfig
-	cmd      *exec.Cmd
-	done     chan struct{}
-	log      string
+	// kubeconfig is the node's identity: a client certificate for system:node:NAME in
+	// system:nodes, nothing more (the Node authorizer and NodeRestriction apply).
+	kubeconfig string
+	port       int // the kubelet API's, on 127.0.0.1
+	cmd        *exec.Cmd
+	done       chan struct{}
+	log        string
 }
 
 var nodeCount int
@@ -222,6 +226,10 @@ func startNode(t *testing.T) *testNode {
 	if _, err := podlifetest.ImportBusybox(nctx, env.client, testImage); err != nil {
 		t.Fatalf("import image: %v", err)
 	}
+	var err error
+	if tn.kubeconfig, _, err = env.cp.clientKubeconfig(tn.name, "system:node:"+tn.name, "system:nodes"); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { tn.cleanup(t) })
 	tn.start(t)
 	// Registered and Ready.
@@ -248,13 +256,14 @@ func (tn *testNode) start(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tn.port = port
 	f, err := os.OpenFile(tn.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	tn.cmd = exec.Command(env.node,
-		"--kubeconfig", env.cp.kubeconfig, "--node-name", tn.name,
+		"--kubeconfig", tn.kubeconfig, "--node-name", tn.name,
 		"--node-ip", "127.0.0.1", "--listen", fmt.Sprintf("127.0.0.1:%d", port),
 		"--client-ca", env.cp.clientCA,
 		"--taint", "podlife.io/node=true:NoSchedule", "--label", "podlife.io/e2e="+env.runID,

@@ -14,7 +14,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -26,9 +25,9 @@ import (
 
 	vklog "github.com/virtual-kubelet/virtual-kubelet/log"
 	vkslog "github.com/virtual-kubelet/virtual-kubelet/log/slog"
-	"github.com/virtual-kubelet/virtual-kubelet/node"
 	"github.com/virtual-kubelet/virtual-kubelet/node/nodeutil"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -77,8 +76,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.nodeName, "node-name", strings.ToLower(host), "name of the Node")
 	fs.StringVar(&c.nodeIP, "node-ip", "", "address the API server reaches the kubelet API at (default: the host's first global IPv4 address)")
 	fs.StringVar(&c.listen, "listen", ":10250", "address the kubelet API (logs, exec) listens on; its port is the one the node advertises")
-	fs.StringVar(&c.clientCA, "client-ca", "", "CA of the client certificates the kubelet API accepts (the API server's --kubelet-client-certificate)")
-	fs.BoolVar(&c.insecureKubeletAPI, "insecure-kubelet-api", false, "serve the kubelet API (exec!) without client authentication: for a lab only")
+	fs.StringVar(&c.clientCA, "client-ca", "", "CA of the client certificates the kubelet API authenticates (the one that signed the API server's --kubelet-client-certificate); each request is then authorized by the API server (SubjectAccessReview on nodes/proxy, nodes/log...)")
+	fs.BoolVar(&c.insecureKubeletAPI, "insecure-kubelet-api", false, "serve the kubelet API (exec!) without authentication or authorization: for a lab only")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "serving certificate of the kubelet API (default: a generated self-signed one)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "key of --tls-cert")
 	fs.Var(&c.taints, "taint", "taint of the node, key[=value]:Effect (repeatable)")
@@ -192,39 +191,37 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	nodeOpts := nodeOptions{
+	var tlsCfg nodeutil.NodeConfig
+	if err := nodeutil.WithTLSConfig(tlsOpts...)(&tlsCfg); err != nil {
+		return err
+	}
+	auth := nodeutil.NoAuth()
+	if !c.insecureKubeletAPI {
+		if auth, err = kubeletAuth(ctx, client, c.nodeName, c.clientCA); err != nil {
+			return err
+		}
+	}
+	nodeObj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: c.nodeName, Labels: map[string]string{"type": "virtual-kubelet"}}}
+	nodeOptions{
 		name: c.nodeName, ip: c.nodeIP, port: int32(port), labels: labels, taints: taints,
 		maxPods: c.maxPods, stateDir: c.stateDir, version: version,
-	}
-	var prov *provider
-	mux := http.NewServeMux()
-	n, err := nodeutil.NewNode(c.nodeName,
-		func(pc nodeutil.ProviderConfig) (nodeutil.Provider, node.NodeProvider, error) {
-			nodeOpts.configure(pc.Node)
-			prov = newProvider(rt, objectSource{configMaps: pc.ConfigMaps, secrets: pc.Secrets}, recorder,
-				log.With("component", "provider"), c.nodeIP, kube.Options{Allocatable: pc.Node.Status.Allocatable})
-			prov.stateDir = c.stateDir
-			return prov, &nodeProvider{node: pc.Node, stateDir: c.stateDir, period: 10 * time.Second}, nil
-		},
-		nodeutil.WithClient(client),
-		func(nc *nodeutil.NodeConfig) error {
-			nc.HTTPListenAddr = c.listen
-			nc.Handler = nodeutil.WithAuth(nodeutil.NoAuth(), mux)
-			nc.EventRecorder = recorder
-			// podlife/kube resolves env and volumes from the ConfigMaps, Secrets and downward
-			// API itself, reporting what it cannot.
-			nc.SkipDownwardAPIResolution = true
-			return nil
-		},
-		nodeutil.AttachProviderRoutes(mux),
-		nodeutil.WithTLSConfig(tlsOpts...),
-	)
+	}.configure(nodeObj)
+	prov := newProvider(rt, objectSource{client: client.CoreV1(), forbiddenWait: 10 * time.Second}, recorder,
+		log.With("component", "provider"), c.nodeIP, kube.Options{Allocatable: nodeObj.Status.Allocatable})
+	prov.stateDir = c.stateDir
+	n, err := newKubeletNode(kubeletNodeConfig{
+		client: client, node: nodeObj, provider: prov,
+		nodeProvider: &nodeProvider{node: nodeObj, stateDir: c.stateDir, period: 10 * time.Second},
+		recorder:     recorder, listen: c.listen, tls: tlsCfg.TLSConfig, auth: auth,
+	})
 	if err != nil {
 		return err
 	}
 	go prov.watch(ctx, 5*time.Second)
 	go func() {
-		if err := n.WaitReady(ctx, 0); err == nil {
+		select {
+		case <-ctx.Done():
+		case <-n.Ready():
 			log.Info("node ready", "node", c.nodeName, "kubelet-api", c.listen)
 			// Pods of a previous process of the node deleted meanwhile (the others are
 			// adopted by CreatePod).
@@ -241,7 +238,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 // tlsOptions returns the kubelet API's TLS settings: its serving certificate (given, or
-// generated self-signed for the node's address) and client authentication against --client-ca.
+// generated self-signed for the node's address). A client certificate is requested, not
+// required (a client may authenticate with a bearer token instead): kubeletAuth verifies it
+// against --client-ca.
 func tlsOptions(c config) ([]func(*tls.Config) error, error) {
 	var opts []func(*tls.Config) error
 	if c.tlsCert != "" {
@@ -259,9 +258,6 @@ func tlsOptions(c config) ([]func(*tls.Config) error, error) {
 			cfg.Certificates = append(cfg.Certificates, pair)
 			return nil
 		})
-	}
-	if c.clientCA != "" {
-		opts = append(opts, nodeutil.WithCAFromPath(c.clientCA))
 	}
 	return opts, nil
 }

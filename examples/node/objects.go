@@ -1,31 +1,41 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	corev1listers "k8s.io/client-go/listers/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/podlife/podlife/podlife/kube"
 )
 
-// objectSource reads the ConfigMaps and Secrets pods refer to from the API server (through the
-// node's informer caches).
+// objectSource reads the ConfigMaps and Secrets pods refer to from the API server, one GET per
+// object the pod names, as the kubelet's Get-strategy secret and ConfigMap managers do. The
+// node never lists or watches them cluster-wide, so that a node identity (system:node:NAME,
+// group system:nodes) is enough: the Node authorizer lets a node read exactly the objects its
+// own pods refer to.
 type objectSource struct {
-	configMaps corev1listers.ConfigMapLister
-	secrets    corev1listers.SecretLister
+	client typedcorev1.CoreV1Interface
+	// forbiddenWait bounds the retries of a GET the API server refuses: its Node authorizer
+	// learns that a pod is bound to this node from its own watch, which may lag the node's.
+	forbiddenWait time.Duration
 }
 
 // objects returns the ConfigMaps and Secrets pod refers to (volumes, projected sources, env
 // valueFrom and envFrom of every container, imagePullSecrets) that exist in its namespace. A
 // missing one is left out: kube.Convert reports it at the field that names it (or skips it when
 // the reference is optional), as the kubelet does.
-func (s objectSource) objects(pod *corev1.Pod) (kube.Objects, error) {
+func (s objectSource) objects(ctx context.Context, pod *corev1.Pod) (kube.Objects, error) {
 	cms, secrets := references(pod)
 	objs := kube.Objects{ConfigMaps: map[string]*corev1.ConfigMap{}, Secrets: map[string]*corev1.Secret{}}
 	for name := range cms {
-		cm, err := s.configMaps.ConfigMaps(pod.Namespace).Get(name)
+		cm, err := getObject(ctx, s.forbiddenWait, func(ctx context.Context) (*corev1.ConfigMap, error) {
+			return s.client.ConfigMaps(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
+		})
 		if err != nil {
 			if apierrors.IsNotFound(err) {
 				continue
@@ -35,7 +45,9 @@ func (s objectSource) objects(pod *corev1.Pod) (kube.Objects, error) {
 		objs.ConfigMaps[name] = cm
 	}
 	for name := range secrets {
-		sec, err := s.secrets.Secrets(pod.Namespace).Get(name)
+		sec, err := getObject(ctx, s.forbiddenWait, func(ctx context.Context) (*corev1.Secret, error) {
+			return s.client.Secrets(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
+		})
 		if err != nil {
 			if apierrors.IsNotFound(err) {
 				continue
@@ -45,6 +57,24 @@ func (s objectSource) objects(pod *corev1.Pod) (kube.Objects, error) {
 		objs.Secrets[name] = sec
 	}
 	return objs, nil
+}
+
+// getObject calls get, again while the API server answers Forbidden, for up to wait.
+func getObject[T any](ctx context.Context, wait time.Duration, get func(context.Context) (T, error)) (T, error) {
+	deadline := time.Now().Add(wait)
+	delay := 50 * time.Millisecond
+	for {
+		obj, err := get(ctx)
+		if err == nil || !apierrors.IsForbidden(err) || time.Now().Add(delay).After(deadline) {
+			return obj, err
+		}
+		select {
+		case <-ctx.Done():
+			return obj, err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, time.Second)
+	}
 }
 
 // references returns the names of the ConfigMaps and Secrets pod refers to.

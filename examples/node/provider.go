@@ -100,7 +100,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if exists {
 		return nil
 	}
-	spec, err := pr.convert(pod)
+	spec, err := pr.convert(ctx, pod)
 	if err != nil {
 		return err
 	}
@@ -136,8 +136,13 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 }
 
 // convert returns the podlife spec of a Kubernetes pod.
-func (pr *provider) convert(pod *corev1.Pod) (podlife.PodSpec, error) {
-	objs, err := pr.objects.objects(pod)
+func (pr *provider) convert(ctx context.Context, pod *corev1.Pod) (podlife.PodSpec, error) {
+	return pr.convertFrom(ctx, pr.objects, pod)
+}
+
+// convertFrom is convert with the ConfigMaps and Secrets of src.
+func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *corev1.Pod) (podlife.PodSpec, error) {
+	objs, err := src.objects(ctx, pod)
 	if err != nil {
 		return podlife.PodSpec{}, err
 	}

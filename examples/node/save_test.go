@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"log/slog"
 	"os"
@@ -10,24 +11,19 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/podlife/podlife/podlife/kube"
-	corev1listers "k8s.io/client-go/listers/core/v1"
 )
 
 // The v1.Pod the node keeps under its state dir (for a restarted node) refers to its Secrets;
 // it holds none of their data, though the converted spec does.
 func TestSavedPodHasNoSecretData(t *testing.T) {
 	const marker = "sekret-node-7f3a9c1e"
-	secrets := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	if err := secrets.Add(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "default"},
-		Data: map[string][]byte{"password": []byte(marker)}}); err != nil {
-		t.Fatal(err)
-	}
-	configMaps := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	pr := newProvider(nil, objectSource{configMaps: corev1listers.NewConfigMapLister(configMaps), secrets: corev1listers.NewSecretLister(secrets)},
+	client := fake.NewClientset(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "creds", Namespace: "default"},
+		Data: map[string][]byte{"password": []byte(marker)}})
+	pr := newProvider(nil, objectSource{client: client.CoreV1()},
 		record.NewFakeRecorder(100), slog.New(slog.DiscardHandler), "127.0.0.1", kube.Options{})
 	pr.stateDir = t.TempDir()
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "u1"}, Spec: corev1.PodSpec{
@@ -38,7 +34,7 @@ func TestSavedPodHasNoSecretData(t *testing.T) {
 			VolumeMounts: []corev1.VolumeMount{{Name: "sec", MountPath: "/sec"}},
 		}},
 	}}
-	spec, err := pr.convert(pod)
+	spec, err := pr.convert(context.Background(), pod)
 	if err != nil {
 		t.Fatal(err)
 	}
