@@ -107,6 +107,10 @@ func newAgentEnv(t *testing.T) *agentEnv {
 			t.Fatal(err)
 		}
 	}
+	// Root's alone, whatever the umask: the agent refuses a manifest dir others can write.
+	if err := os.Chmod(e.manifests, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	// Built with the race detector: the agent's logs are checked for reports at the end.
 	if b, err := exec.Command("go", "build", "-race", "-o", e.bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)

@@ -136,12 +136,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 }
 
 func serve(ctx context.Context, o options, log *slog.Logger) error {
-	manifests, err := filepath.Abs(o.manifests)
+	manifests, err := trustedManifestDir(o.manifests) // trust.go
 	if err != nil {
 		return err
-	}
-	if st, err := os.Stat(manifests); err != nil || !st.IsDir() {
-		return fmt.Errorf("--manifests %s: not a directory (%v)", manifests, err)
 	}
 	var listener net.Listener
 	if o.listen != "" {

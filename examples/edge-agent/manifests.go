@@ -110,7 +110,7 @@ func claimant(files []string, running string) string {
 
 // loadCached loads a file, or returns what it gave last if its bytes did not change.
 func (s *source) loadCached(ctx context.Context, name string) cachedFile {
-	b, err := readLimited(filepath.Join(s.dir, name), kube.MaxManifestSize)
+	b, err := readManifest(filepath.Join(s.dir, name), kube.MaxManifestSize)
 	if err != nil {
 		return cachedFile{result: fileResult{File: name, Error: err.Error()}}
 	}
@@ -157,23 +157,6 @@ func (s *source) load(ctx context.Context, name string, b []byte) (fileResult, [
 	}
 	slices.Sort(r.Pods)
 	return r, pods
-}
-
-// readLimited reads a file of at most limit bytes.
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
-	}
-	return b, nil
 }
 
 // manifestHash identifies a manifest by its content, not its text, as the kubelet hashes the

@@ -5,12 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"log/slog"
 	"maps"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -81,19 +78,19 @@ func (a *agent) snapshot(ctx context.Context) agentStatus {
 
 // statusWriter writes the agent's status next to the manifests, in dotfiles the agent does
 // not read as manifests: <dir>/.status/pods/<pod>.json for each pod it owns and
-// <dir>/.status/files/<file>.json for each manifest file. It keeps the latest status for
-// the HTTP endpoint too.
+// <dir>/.status/files/<file>.json for each manifest file, following no symlink (statusfs.go).
+// It keeps the latest status for the HTTP endpoint too.
 type statusWriter struct {
-	dir string // <manifests>/.status
-	log *slog.Logger
+	manifests string // the manifest directory, resolved
+	log       *slog.Logger
 
 	mu      sync.Mutex
 	latest  agentStatus
-	written map[string][]byte // path -> content written last
+	written map[string][]byte // "<sub>/<file>" -> content written last
 }
 
 func newStatusWriter(manifestDir string, log *slog.Logger) *statusWriter {
-	return &statusWriter{dir: filepath.Join(manifestDir, ".status"), log: log, written: map[string][]byte{}}
+	return &statusWriter{manifests: manifestDir, log: log, written: map[string][]byte{}}
 }
 
 // write writes what changed since the last write and removes the files of pods and manifests
@@ -101,43 +98,42 @@ func newStatusWriter(manifestDir string, log *slog.Logger) *statusWriter {
 func (w *statusWriter) write(_ context.Context, st *agentStatus) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	want := map[string][]byte{}
+	want := map[string]map[string][]byte{"files": {}, "pods": {}}
 	if st != nil {
 		w.latest = *st
 		for _, f := range st.Files {
-			want[filepath.Join("files", f.File+".json")] = marshal(f)
+			want["files"][f.File+".json"] = marshal(f)
 		}
 		for _, p := range st.Pods {
-			want[filepath.Join("pods", p.Name+".json")] = marshal(p)
+			want["pods"][p.Name+".json"] = marshal(p)
 		}
 	} else {
 		w.latest = agentStatus{Time: time.Now().UTC()}
 	}
 	for _, sub := range []string{"files", "pods"} {
-		if err := os.MkdirAll(filepath.Join(w.dir, sub), 0o755); err != nil {
+		d, err := openStatusDir(w.manifests, ".status", sub)
+		if err != nil {
 			w.log.Error("status", "err", err)
 			return
 		}
-		entries, _ := os.ReadDir(filepath.Join(w.dir, sub))
-		for _, e := range entries {
-			rel := filepath.Join(sub, e.Name())
-			if _, ok := want[rel]; !ok {
-				if err := os.Remove(filepath.Join(w.dir, rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-					w.log.Error("status", "err", err)
-				}
-				delete(w.written, rel)
-			}
+		removed, err := d.prune(func(name string) bool { _, ok := want[sub][name]; return ok })
+		for _, name := range removed {
+			delete(w.written, sub+"/"+name)
 		}
-	}
-	for rel, b := range want {
-		if bytes.Equal(w.written[rel], b) {
-			continue
-		}
-		if err := writeFileAtomic(filepath.Join(w.dir, rel), b, 0o644); err != nil {
+		if err != nil {
 			w.log.Error("status", "err", err)
-			continue
 		}
-		w.written[rel] = b
+		for name, b := range want[sub] {
+			if bytes.Equal(w.written[sub+"/"+name], b) {
+				continue
+			}
+			if err := d.write(name, b, 0o644); err != nil {
+				w.log.Error("status", "err", err)
+				continue
+			}
+			w.written[sub+"/"+name] = b
+		}
+		d.close()
 	}
 }
 
@@ -151,15 +147,21 @@ type agentInfo struct {
 
 // writeAgent writes agent.json; the returned func removes it.
 func (w *statusWriter) writeAgent(info agentInfo) (remove func(), err error) {
-	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+	d, err := openStatusDir(w.manifests, ".status")
+	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(w.dir, "agent.json")
-	if err := writeFileAtomic(path, marshal(info), 0o644); err != nil {
+	defer d.close()
+	if err := d.write("agent.json", marshal(info), 0o644); err != nil {
 		return nil, err
 	}
 	return func() {
-		if err := os.Remove(path); err != nil {
+		d, err := openStatusDir(w.manifests, ".status")
+		if err == nil {
+			err = d.remove("agent.json")
+			d.close()
+		}
+		if err != nil {
 			w.log.Error("status", "err", err)
 		}
 	}, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -71,6 +72,25 @@ func (pr *provider) save(name string, pod *corev1.Pod) {
 	}
 }
 
+// loadSaved returns the v1.Pod saved under the podlife name, nil if there is none.
+func (pr *provider) loadSaved(name string) (*corev1.Pod, error) {
+	if pr.stateDir == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(filepath.Join(pr.podsDir(), name+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("saved pod: %w", err)
+	}
+	var pod corev1.Pod
+	if err := json.Unmarshal(b, &pod); err != nil {
+		return nil, fmt.Errorf("saved pod %s: %w", name, err)
+	}
+	return &pod, nil
+}
+
 func (pr *provider) forget(name string) {
 	if pr.stateDir != "" {
 		_ = os.Remove(filepath.Join(pr.podsDir(), name+".json"))
@@ -90,14 +110,11 @@ func (pr *provider) reapDeleted(ctx context.Context, pods func(ns string) typedc
 		if rec.Managed() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(pr.podsDir(), rec.Name+".json"))
-		if err != nil {
+		saved, err := pr.loadSaved(rec.Name)
+		if err != nil || saved == nil {
 			continue // not a pod of this node
 		}
-		var pod corev1.Pod
-		if err := json.Unmarshal(b, &pod); err != nil {
-			continue
-		}
+		pod := *saved
 		cur, err := pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
 		if err == nil && cur.UID == pod.UID && cur.DeletionTimestamp == nil {
 			continue // CreatePod adopts it
@@ -120,6 +137,7 @@ func (pr *provider) reapDeleted(ctx context.Context, pods func(ns string) typedc
 			objects.forbiddenWait = 0
 		}
 		if spec, err := pr.convertFrom(ctx, objects, &pod); err == nil {
+			spec.Name = rec.Name // legacyName's, if an older node started it
 			if p, err := pr.rt.Adopt(ctx, spec); err == nil {
 				if err := p.Stop(ctx, opts...); err != nil {
 					pr.log.Warn("stop pod", "podlife", rec.Name, "err", err)

@@ -104,22 +104,26 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if err != nil {
 		return err
 	}
-	// Registered before the start, so that the start's events are recorded on the pod.
+	// Registered before the start, so that the start's events are recorded on the pod; its
+	// podlife name claimed before anything is saved (claim.go).
 	e := &entry{pod: pod.DeepCopy(), name: spec.Name}
-	pr.mu.Lock()
-	pr.pods[k] = e
-	pr.byName[spec.Name] = e
-	pr.mu.Unlock()
+	err = pr.register(k, e)
+	if err == nil {
+		if err = pr.claim(ctx, spec.Name, pod); err != nil {
+			pr.unregister(k, e)
+		}
+	}
+	if err != nil {
+		pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
+		return err
+	}
 	// Run returns once the start policy has finished (postStart hooks returned), as the
 	// kubelet's pod sync does.
 	pr.save(spec.Name, pod)
 	p, err := pr.start(ctx, spec)
 	if p == nil {
 		pr.forget(spec.Name)
-		pr.mu.Lock()
-		delete(pr.pods, k)
-		delete(pr.byName, spec.Name)
-		pr.mu.Unlock()
+		pr.unregister(k, e)
 		pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
 		return fmt.Errorf("start pod %s as %s: %w", k, spec.Name, err)
 	}
@@ -162,7 +166,7 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 		}
 		return podlife.PodSpec{}, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %w", err))
 	}
-	spec.Name = podlifeName(pod.Namespace, pod.Name)
+	spec.Name = pr.podName(pod)
 	spec.Hostname = cmp.Or(spec.Hostname, hostname(pod.Name))
 	spec.Labels = maps.Clone(spec.Labels)
 	if spec.Labels == nil {
