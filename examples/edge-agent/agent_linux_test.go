@@ -124,7 +124,8 @@ func (e *agentEnv) start(extra ...string) *exec.Cmd {
 	// A long interval: inotify, the pods' events and the operations' ends drive the agent.
 	args := []string{"--manifests", e.manifests, "--state-dir", e.state, "--agent-dir", filepath.Join(e.dir, "agent"),
 		"--namespace", e.ns, "--network", e.network, "--bridge", e.bridge, "--subnet", e.subnet,
-		"--node-name", e.node, "--interval", "1m", "--retry", "300ms", "--import", filepath.Join(e.dir, "busybox.tar"), "--log-level", "debug"}
+		"--node-name", e.node, "--interval", "1m", "--retry", "300ms", "--import", filepath.Join(e.dir, "busybox.tar"), "--log-level", "debug",
+		"--pod-security", "privileged"} // the test's manifest has a hostPath volume, which baseline refuses
 	if l := os.Getenv("PODLIFE_TEST_LOGGER"); l != "" {
 		args = append(args, "--container-logger", l)
 	}
