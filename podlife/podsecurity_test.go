@@ -109,3 +109,24 @@ func TestCapabilitiesAllowedByConfig(t *testing.T) {
 		t.Errorf("seccomp Unconfined: Run: %v, want a refusal", err)
 	}
 }
+
+// The same attack through `kubectl debug`: an ephemeral container that adds SYS_ADMIN to a
+// running pod is refused, naming its field, and the pod is left as it was.
+func TestEphemeralCapabilitiesRefusedByDefault(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pod := ephemeralPod(t, ctx, h, "ephcaps")
+	_, err := pod.AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{ContainerSpec: podlife.ContainerSpec{
+		Name: "debugger", Image: testImage, Command: []string{"/bin/sh", "-c", "grep CapEff /proc/self/status"},
+		SecurityContext: &podlife.SecurityContext{Capabilities: &podlife.Capabilities{Add: []string{"SYS_ADMIN"}}}}})
+	var pse *podlife.PodSecurityError
+	if !errors.As(err, &pse) || !errors.Is(err, podlife.ErrInvalidSpec) ||
+		!strings.Contains(err.Error(), `container "debugger" must not include "SYS_ADMIN" in securityContext.capabilities.add`) ||
+		!strings.Contains(err.Error(), "spec.ephemeralContainers[0].securityContext.capabilities.add") {
+		t.Fatalf("AddEphemeralContainer: %v; want a *PodSecurityError naming spec.ephemeralContainers[0].securityContext.capabilities.add", err)
+	}
+	if st := pod.Status(); len(st.EphemeralContainerStatuses) != 0 {
+		t.Errorf("ephemeral containers %+v after a refusal", st.EphemeralContainerStatuses)
+	}
+}
