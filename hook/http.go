@@ -54,7 +54,8 @@ func WithHeader(key, value string) HTTPOption {
 //   - Proxy settings from the environment are ignored.
 //
 // Failures are reported as [*Error], with [ErrNoIP] as the cause when neither
-// the target nor the handler gives a host.
+// the target nor the handler gives a host. The handler's TargetHost method
+// returns the host given with [WithHost] (podlife's Pod Security check reads it).
 func HTTPGet(port int, path string, opts ...HTTPOption) Handler {
 	h := &httpGet{httpget.NewSpec(port, path)}
 	for _, o := range opts {
@@ -66,6 +67,9 @@ func HTTPGet(port int, path string, opts ...HTTPOption) Handler {
 type httpGet struct{ httpget.Spec }
 
 func (h *httpGet) String() string { return "httpGet " + h.Spec.String() }
+
+// TargetHost is the host given with [WithHost], or empty: the target's IP.
+func (h *httpGet) TargetHost() string { return h.Host }
 
 func (h *httpGet) validate() error {
 	if h.Port < 1 || h.Port > 65535 {

@@ -93,8 +93,21 @@ type Config struct {
 	// Logger receives podlife's logs; nil discards them.
 	Logger *slog.Logger `json:"-"`
 	// AllowPrivileged lets containers set SecurityContext.Privileged (the kubelet's
-	// --allow-privileged). Without it such pods are refused.
+	// --allow-privileged). Without it such pods are refused. With PodSecurity empty, it also
+	// lifts the default checks (capabilities beyond the baseline set, seccomp Unconfined).
 	AllowPrivileged bool `json:"allowPrivileged,omitempty"`
+	// PodSecurity is the Pod Security Standards level pods must meet, checked with the API
+	// server's own PodSecurity checks and messages (k8s.io/pod-security-admission, version
+	// "latest"): PodSecurityPrivileged, PodSecurityBaseline or PodSecurityRestricted. Empty
+	// applies two of baseline's checks unless AllowPrivileged is set: a capability outside
+	// the baseline set in capabilities.add, and seccompProfile Unconfined, are refused.
+	// Refusals are *PodSecurityError. The level does not lift the other gates
+	// (AllowPrivileged, AllowHostNamespaces, AllowedUnsafeSysctls).
+	PodSecurity PodSecurityLevel `json:"podSecurity,omitempty"`
+	// AllowedCapabilities are capabilities containers may add beyond the baseline set,
+	// whatever PodSecurity is: names with or without CAP_, in any case ("NET_ADMIN"), or
+	// "ALL" for every one.
+	AllowedCapabilities []string `json:"allowedCapabilities,omitempty"`
 	// AllowHostNamespaces lets pods set HostPID and HostIPC (the kubelet's former
 	// --host-pid-sources and --host-ipc-sources). Without it such pods are refused. HostNetwork
 	// is not gated by it.
@@ -186,6 +199,7 @@ func (c Config) Validate() error {
 		}
 	}
 	errs = append(errs, validateRuntimeClasses(c.RuntimeClasses)...)
+	errs = append(errs, c.validatePodSecurity()...)
 	if c.Address != "" && !filepath.IsAbs(c.Address) {
 		errs = append(errs, fmt.Errorf("config.address: %q must be an absolute socket path", c.Address))
 	}

@@ -36,7 +36,8 @@ type EphemeralContainerSpec struct {
 
 // AddEphemeralContainer adds an ephemeral container to the running pod and starts it
 // (`kubectl debug`). It returns once its process has started, or with the error that kept it
-// from starting: a *ValidationError for a spec the API server would refuse (the pod is then
+// from starting: a *ValidationError for a spec the API server would refuse, or a
+// *PodSecurityError for one the Config's Pod Security level refuses (the pod is then
 // unchanged), ErrPodStopping if the pod is stopping or ended, or a *StartError; once its
 // validation passed, the container is in the pod's EphemeralContainerStatuses, even if it
 // failed to start, and its name stays taken (Kubernetes never removes an ephemeral container).
@@ -139,10 +140,15 @@ func (p *Pod) validateEphemeralOwned(spec *EphemeralContainerSpec) error {
 	sp := path.Child("securityContext")
 	errs = append(errs, validateContainerSecurity(sp, &p.spec, c)...)
 	errs = append(errs, p.rt.cfg.admitContainerSecurity(sp, c.SecurityContext)...)
-	if len(errs) == 0 {
-		return nil
+	if len(errs) > 0 {
+		return &ValidationError{Pod: p.name, Errs: errs}
 	}
-	return &ValidationError{Pod: p.name, Errs: errs}
+	// The API server's PodSecurity admission checks the pod with its new ephemeral container.
+	ephemerals := make([]ContainerSpec, 0, len(p.ephemerals)+1)
+	for _, e := range p.ephemerals {
+		ephemerals = append(ephemerals, *e.spec)
+	}
+	return p.rt.cfg.admitPodSecurity(&p.spec, append(ephemerals, *c))
 }
 
 // targetPIDNamespace pins the PID namespace of the target's current process and returns the

@@ -92,6 +92,8 @@ func TestSecurityContext(t *testing.T) {
 	h := newHarness(t, func(c *podlife.Config) {
 		c.AllowedUnsafeSysctls = []string{"net.core.*"}
 		c.SeccompProfileRoot = profiles
+		// The pod adds NET_ADMIN, SYS_TIME and SYS_ADMIN and asks for seccomp Unconfined.
+		c.PodSecurity = podlife.PodSecurityPrivileged
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -1,6 +1,7 @@
 package podlife
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -156,8 +157,15 @@ func validateSysctls(p *field.Path, sysctls []Sysctl, hostNetwork, hostIPC bool)
 
 // admitSecurity refuses what the Runtime's configuration does not allow: privileged
 // containers, the host's PID and IPC namespaces, unsafe sysctls and Localhost seccomp profiles
-// without a profile root. The error is a *ValidationError.
+// without a profile root (a *ValidationError), and what its Pod Security level does not (a
+// *PodSecurityError); both, joined, if both refuse the pod.
 func (c *Config) admitSecurity(s *PodSpec) error {
+	return errors.Join(c.admitGates(s), c.admitPodSecurity(s, nil))
+}
+
+// admitGates checks the pod against AllowPrivileged, AllowHostNamespaces,
+// AllowedUnsafeSysctls and SeccompProfileRoot. The error is a *ValidationError.
+func (c *Config) admitGates(s *PodSpec) error {
 	var errs field.ErrorList
 	root := field.NewPath("spec")
 	if s.HostPID && !c.AllowHostNamespaces {

@@ -32,7 +32,8 @@ import (
 //     error text as the message.
 //
 // A Target without an IP when no host is given ([hook.ErrNoIP]) and a
-// cancelled ctx are prober errors.
+// cancelled ctx are prober errors. The prober's TargetHost method returns the
+// host given with [WithHost] (podlife's Pod Security check reads it).
 func HTTPGet(port int, path string, opts ...HTTPOption) Prober {
 	p := &httpGet{httpget.NewSpec(port, path)}
 	for _, o := range opts {
@@ -44,6 +45,9 @@ func HTTPGet(port int, path string, opts ...HTTPOption) Prober {
 type httpGet struct{ httpget.Spec }
 
 func (p *httpGet) String() string { return "httpGet " + p.Spec.String() }
+
+// TargetHost is the host given with [WithHost], or empty: the target's IP.
+func (p *httpGet) TargetHost() string { return p.Host }
 
 func (p *httpGet) validate() []error {
 	var errs []error

@@ -12,7 +12,8 @@ import (
 // (or the host given by [WithHost]) and port. A connection is Success and is
 // closed at once; an error (refused, unreachable, ctx's deadline) is Failure
 // with the error text as the message. A Target without an IP when no host is
-// given ([hook.ErrNoIP]) and a cancelled ctx are prober errors.
+// given ([hook.ErrNoIP]) and a cancelled ctx are prober errors. The prober's
+// TargetHost method returns the host given with [WithHost].
 func TCPSocket(port int, opts ...TCPOption) Prober {
 	p := &tcpSocket{port: port}
 	for _, o := range opts {
@@ -29,6 +30,9 @@ type tcpSocket struct {
 func (p *tcpSocket) String() string {
 	return "tcpSocket " + net.JoinHostPort(p.host, strconv.Itoa(p.port))
 }
+
+// TargetHost is the host given with [WithHost], or empty: the target's IP.
+func (p *tcpSocket) TargetHost() string { return p.host }
 
 func (p *tcpSocket) validate() []error {
 	if err := validatePort("tcpSocket.port", p.port); err != nil {

@@ -47,6 +47,9 @@ type agentEnv struct {
 	dir, bin, manifests, out, state   string
 	bridge, network, subnet, ns, node string
 	n                                 int // agents started, for their log files
+	// podSecurity is the agents' --pod-security: privileged, since testManifest has a hostPath
+	// volume, which the default (baseline) refuses; empty leaves the agent's default.
+	podSecurity string
 }
 
 func newAgentEnv(t *testing.T) *agentEnv {
@@ -68,7 +71,7 @@ func newAgentEnv(t *testing.T) *agentEnv {
 	e := &agentEnv{t: t, dir: dir, bin: filepath.Join(dir, "edge-agent"), manifests: filepath.Join(dir, "m"),
 		out: filepath.Join(dir, "out"), state: filepath.Join(dir, "state"),
 		bridge: fmt.Sprintf("pledge%d", pid%100000), network: fmt.Sprintf("pledge-%d", pid),
-		subnet: fmt.Sprintf("10.%d.%d.0/24", 100+pid%40, pid%250), ns: fmt.Sprintf("pledge%d", pid), node: "edge"}
+		subnet: fmt.Sprintf("10.%d.%d.0/24", 100+pid%40, pid%250), ns: fmt.Sprintf("pledge%d", pid), node: "edge", podSecurity: "privileged"}
 	t.Cleanup(func() {
 		for i := 1; i <= e.n; i++ {
 			if log := e.agentLog(i); strings.Contains(log, "DATA RACE") {
@@ -129,6 +132,9 @@ func (e *agentEnv) start(extra ...string) *exec.Cmd {
 	args := []string{"--manifests", e.manifests, "--state-dir", e.state, "--agent-dir", filepath.Join(e.dir, "agent"),
 		"--namespace", e.ns, "--network", e.network, "--bridge", e.bridge, "--subnet", e.subnet,
 		"--node-name", e.node, "--interval", "1m", "--retry", "300ms", "--import", filepath.Join(e.dir, "busybox.tar"), "--log-level", "debug"}
+	if e.podSecurity != "" {
+		args = append(args, "--pod-security", e.podSecurity)
+	}
 	if l := os.Getenv("PODLIFE_TEST_LOGGER"); l != "" {
 		args = append(args, "--container-logger", l)
 	}

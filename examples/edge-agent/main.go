@@ -61,6 +61,8 @@ type options struct {
 	interval, pullBackoff, retry           time.Duration
 	listen, containerLogger, logLevel      string
 	imports                                []string
+	podSecurity                            string
+	allowedCapabilities                    []string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -87,6 +89,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.stopOnExit, "stop-pods-on-exit", false, "on SIGTERM/SIGINT, stop and remove the agent's pods (default: leave them running)")
 	fs.BoolVar(&o.allowPrivileged, "allow-privileged", false, "let pods run privileged containers (the kubelet's --allow-privileged)")
 	fs.BoolVar(&o.allowHostNamespaces, "allow-host-namespaces", false, "let pods use hostPID and hostIPC")
+	fs.StringVar(&o.podSecurity, "pod-security", string(podlife.PodSecurityBaseline), `Pod Security Standards level pods must meet: "privileged", "baseline" or "restricted"`)
+	fs.Func("allowed-capabilities", "comma-separated capabilities containers may add beyond the baseline set, at any --pod-security level", func(s string) error {
+		for _, c := range strings.Split(s, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				o.allowedCapabilities = append(o.allowedCapabilities, c)
+			}
+		}
+		return nil
+	})
 	fs.BoolVar(&o.strict, "strict", false, "refuse manifests with fields podlife does not honour (warnings by default)")
 	fs.StringVar(&o.listen, "listen", "", "serve the status on this loopback address, e.g. 127.0.0.1:10255 (GET /status, /healthz)")
 	fs.StringVar(&o.containerLogger, "container-logger", "", `the containers' logger program (default: podlife-logger beside this program or in PATH, else this program; "none": the agent writes the logs)`)
@@ -164,6 +175,8 @@ func serve(ctx context.Context, o options, log *slog.Logger) error {
 		ImagePullBackOff:    &podlife.Backoff{Initial: o.pullBackoff},
 		AllowPrivileged:     o.allowPrivileged,
 		AllowHostNamespaces: o.allowHostNamespaces,
+		PodSecurity:         podlife.PodSecurityLevel(o.podSecurity),
+		AllowedCapabilities: o.allowedCapabilities,
 	}
 	cfg.Bridge.Name, cfg.Bridge.Bridge = o.network, o.bridge
 	if o.cniPath != "" {

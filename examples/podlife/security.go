@@ -13,6 +13,8 @@ type securityFlags struct {
 	allowHostNS     bool
 	unsafeSysctls   string
 	seccompRoot     string
+	podSecurity     string
+	allowedCaps     string
 }
 
 func addSecurityFlags(fs *flag.FlagSet) *securityFlags {
@@ -21,6 +23,8 @@ func addSecurityFlags(fs *flag.FlagSet) *securityFlags {
 	fs.BoolVar(&s.allowHostNS, "allow-host-namespaces", false, "allow pods with hostPID or hostIPC (Config.AllowHostNamespaces)")
 	fs.StringVar(&s.unsafeSysctls, "allowed-unsafe-sysctls", "", `comma-separated namespaced sysctls (or prefixes ending in "*") pods may set beyond the safe set`)
 	fs.StringVar(&s.seccompRoot, "seccomp-profile-root", "", "directory of Localhost seccomp profiles (Config.SeccompProfileRoot)")
+	fs.StringVar(&s.podSecurity, "pod-security", "", `Pod Security Standards level pods must meet: "privileged", "baseline" or "restricted" (Config.PodSecurity); default: only capabilities beyond baseline's and seccomp Unconfined are refused`)
+	fs.StringVar(&s.allowedCaps, "allowed-capabilities", "", "comma-separated capabilities containers may add beyond the baseline set (Config.AllowedCapabilities)")
 	return s
 }
 
@@ -29,9 +33,18 @@ func (s *securityFlags) apply(cfg *podlife.Config) {
 	cfg.AllowPrivileged = s.allowPrivileged
 	cfg.AllowHostNamespaces = s.allowHostNS
 	cfg.SeccompProfileRoot = s.seccompRoot
-	for _, p := range strings.Split(s.unsafeSysctls, ",") {
+	cfg.PodSecurity = podlife.PodSecurityLevel(s.podSecurity)
+	cfg.AllowedUnsafeSysctls = append(cfg.AllowedUnsafeSysctls, splitList(s.unsafeSysctls)...)
+	cfg.AllowedCapabilities = append(cfg.AllowedCapabilities, splitList(s.allowedCaps)...)
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
 		if p = strings.TrimSpace(p); p != "" {
-			cfg.AllowedUnsafeSysctls = append(cfg.AllowedUnsafeSysctls, p)
+			out = append(out, p)
 		}
 	}
+	return out
 }
