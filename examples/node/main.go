@@ -65,6 +65,7 @@ type config struct {
 	namespace, logger                    string
 	bridge, subnet, cniPath              string
 	logLevel                             string
+	podSecurity                          string
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -88,6 +89,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.binary, "containerd-binary", "", "containerd binary for the private containerd (default: containerd in PATH)")
 	fs.StringVar(&c.namespace, "namespace", podlife.DefaultNamespace, "containerd namespace")
 	fs.StringVar(&c.logger, "container-logger", "", "podlife-logger binary (Config.ContainerLogger); empty: this process copies output")
+	// The cluster's PodSecurity admission already enforced each namespace's level before the
+	// pod reached this node, as it does for a kubelet: the node accepts what it admitted unless
+	// the operator asks for a node-wide floor.
+	fs.StringVar(&c.podSecurity, "pod-security", string(podlife.PodSecurityPrivileged), `Pod Security Standards level every pod on this node must meet on top of the cluster's admission: "privileged", "baseline" or "restricted"`)
 	fs.StringVar(&c.bridge, "bridge", "", "CNI bridge device of the pods (default podlife's, podlife0)")
 	fs.StringVar(&c.subnet, "subnet", "", "pod subnet (default podlife's, 10.88.0.0/16)")
 	fs.StringVar(&c.cniPath, "cni-path", os.Getenv("PODLIFE_CNI_PATH"), "colon-separated CNI plugin directories")
@@ -156,6 +161,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		ContainerLogger: c.logger,
 		Logger:          log.With("component", "podlife"),
 		Bridge:          cni.BridgeConfig{Bridge: c.bridge},
+		PodSecurity:     podlife.PodSecurityLevel(c.podSecurity),
 	}
 	if c.bridge != "" {
 		rtCfg.Bridge.Name = c.bridge
