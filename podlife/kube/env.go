@@ -323,7 +323,7 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 	} else {
 		switch path {
 		case "metadata.name":
-			return c.out.Name, true
+			return c.src.name, true
 		case "metadata.namespace":
 			return c.out.Namespace, true
 		case "metadata.labels":
