@@ -28,6 +28,10 @@ type Options struct {
 	// (runtime.NumCPU), memory (MemTotal in /proc/meminfo) and root filesystem size, with
 	// nothing reserved.
 	Allocatable corev1.ResourceList
+	// NodeName is what the downward API's spec.nodeName gives for a pod that names no
+	// spec.nodeName (a manifest's); empty means this host's name in lower case, a kubelet's
+	// default node name.
+	NodeName string
 }
 
 // namespace returns the namespace of an object that names ns (maybe empty).
