@@ -35,6 +35,10 @@ type Options struct {
 	// the downward API's metadata.name is the Kubernetes name, and so is the hostname (unless
 	// spec.hostname or spec.hostnameOverride is set), cut to 63 characters as the kubelet does.
 	PodName func(namespace, name string) string
+	// NodeName is what the downward API's spec.nodeName gives for a pod that names no
+	// spec.nodeName (a manifest's); empty means this host's name in lower case, a kubelet's
+	// default node name.
+	NodeName string
 }
 
 // namespace returns the namespace of an object that names ns (maybe empty).

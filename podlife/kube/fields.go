@@ -65,7 +65,7 @@ const (
 	noteServer     = "set by the API server"
 	noteScheduling = "scheduling: there is one host"
 	noteNoUser     = "file ownership is not supported"
-	noteStatic     = "fieldPath metadata.name, metadata.namespace, metadata.labels, metadata.annotations (also ['key']); others rejected"
+	noteStatic     = "fieldPath metadata.name, metadata.namespace, metadata.labels, metadata.annotations (also ['key']), metadata.uid of an API object (a manifest's pod has none yet: rejected); others rejected"
 	noteRollout    = "controller setting: one pod is run once"
 	noteSELinux    = "on a host without SELinux, accepted and nothing is applied (as the kubelet and the CRI); on a host that runs SELinux (/sys/fs/selinux mounted), an error: podlife does not label processes or volumes"
 	noteResource   = "limits/requests of cpu, memory, ephemeral-storage, divided by divisor and rounded up; a missing request is the limit, a missing limit the host's allocatable (CPUs, MemTotal, root filesystem size); hugepages rejected"
@@ -242,7 +242,7 @@ func containerRules() []rule {
 		sup("<container>.ports[*].protocol", "→ Ports; default TCP"),
 		sup("<container>.env[*].name", "→ Env"),
 		sup("<container>.env[*].value", "→ Env, $(VAR) expanded with the variables defined before it"),
-		sup("<container>.env[*].valueFrom.fieldRef", "fieldPath metadata.name, metadata.namespace, metadata.labels['key'], metadata.annotations['key'], spec.serviceAccountName; status.podIP and others rejected (not known before the pod runs)"),
+		sup("<container>.env[*].valueFrom.fieldRef", "every fieldPath the kubelet resolves: metadata.name, metadata.namespace, metadata.labels['key'], metadata.annotations['key'], spec.serviceAccountName, spec.nodeName (the pod's, else Options.NodeName, else the host's name), metadata.uid (an API object's, else EnvVar.From podlife.FieldPodUID); status.podIP(s) and status.hostIP(s) → EnvVar.From, resolved when the container is created (Config.HostIPs); such a variable cannot be $(VAR)-expanded into another value, command, args or subPathExpr (an error)"),
 		sup("<container>.env[*].valueFrom.configMapKeyRef", "from a ConfigMap given with the pod; optional allows it or the key to be missing"),
 		sup("<container>.env[*].valueFrom.secretKeyRef", "from a Secret given with the pod; optional allows it or the key to be missing"),
 		sup("<container>.env[*].valueFrom.resourceFieldRef", noteResource+"; containerName defaults to the container"),
