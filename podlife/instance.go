@@ -38,7 +38,7 @@ type instance struct {
 	// instance made before messages were collected).
 	termPath string
 	streams  []io.Closer
-	exited  chan struct{} // closed when the process has exited (or will never run)
+	exited   chan struct{} // closed when the process has exited (or will never run)
 
 	// Owned by the pod's loop.
 	running   bool // the process was started

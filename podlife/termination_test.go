@@ -187,7 +187,7 @@ func TestTerminationMessageAdopted(t *testing.T) {
 		Volumes: []podlife.Volume{{Name: "marks", HostPath: &podlife.HostPathVolume{Path: marks, Type: podlife.HostPathDirectory}}},
 		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage,
 			VolumeMounts: []podlife.VolumeMount{{Name: "marks", MountPath: "/marks"}},
-			Command: shCmd("while [ ! -e /marks/go ]; do sleep 0.1; done; /bin/echo -n UNMANAGED > /dev/termination-log; touch /marks/done; exit 4")}},
+			Command:      shCmd("while [ ! -e /marks/go ]; do sleep 0.1; done; /bin/echo -n UNMANAGED > /dev/termination-log; touch /marks/done; exit 4")}},
 	}
 	if _, err := first.Run(ctx, spec); err != nil {
 		t.Fatalf("Run: %v", err)
