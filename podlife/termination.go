@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/podlife/podlife/internal/logdriver"
 )
 
 // Termination messages, as the kubelet collects them (kuberuntime's makeMounts and
@@ -172,8 +174,9 @@ type outputWaiter interface {
 }
 
 // settleOutput waits (outputSettle at most) until the exited instance's last output is in its
-// log: copied by this process (its streams then flushed, a last line without a newline
-// included), or written by the logger program beside the shim (its file stops growing).
+// log, a last line without a newline included: copied by this process (its streams then
+// flushed), or written by the logger program beside the shim (asked to flush through its FIFO
+// pair, see logdriver.Flush; a logger without one: until its file stops growing).
 func (i *instance) settleOutput(task taskHandle) {
 	if len(i.streams) > 0 {
 		if w, ok := task.(outputWaiter); ok && w.waitOutput(outputSettle) {
@@ -181,6 +184,9 @@ func (i *instance) settleOutput(task taskHandle) {
 				_ = s.Close() // flushes a partial line; closed again with the task, harmlessly
 			}
 		}
+		return
+	}
+	if logdriver.Flush(logdriver.FlushPrefix(i.logPath), outputSettle) == nil {
 		return
 	}
 	size := int64(-1)

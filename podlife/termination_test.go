@@ -62,13 +62,15 @@ func TestTerminationMessage(t *testing.T) {
 		{"non-root", podlife.ContainerSpec{Command: shCmd("/bin/echo -n DONE > /dev/termination-custom-log"),
 			TerminationMessagePath: "/dev/termination-custom-log", SecurityContext: &podlife.SecurityContext{RunAsUser: ptr(int64(1000))}},
 			podlife.PhaseSucceeded, "DONE", podlife.ReasonCompleted},
-		// "... from log output if TerminationMessagePolicy FallbackToLogsOnError is set", with a
-		// newline: the logger program writes a last line without one only when the task is
-		// deleted (the shim keeps the pipe open until then). Without one: see
-		// TestTerminationMessageInProcessLogs.
-		{"fallback", podlife.ContainerSpec{Command: shCmd("/bin/echo DONE; /bin/false"),
+		// "... from log output if TerminationMessagePolicy FallbackToLogsOnError is set": a last
+		// line without a newline, which the logger program holds until asked (the shim keeps
+		// the container's pipes open until the task's deletion).
+		{"fallback", podlife.ContainerSpec{Command: shCmd("/bin/echo -n DONE; /bin/false"),
 			TerminationMessagePolicy: podlife.TerminationMessageFallbackToLogsOnError},
-			podlife.PhaseFailed, "DONE\n", podlife.ReasonError},
+			podlife.PhaseFailed, "DONE", podlife.ReasonError},
+		{"fallback-streams", podlife.ContainerSpec{Command: shCmd("echo first; /bin/echo -n DONE >&2; exit 1"),
+			TerminationMessagePolicy: podlife.TerminationMessageFallbackToLogsOnError},
+			podlife.PhaseFailed, "first\nDONE", podlife.ReasonError},
 		// "... as empty when pod succeeds and TerminationMessagePolicy FallbackToLogsOnError is set"
 		{"no-fallback-on-success", podlife.ContainerSpec{Command: shCmd("/bin/echo -n DONE; /bin/true"),
 			TerminationMessagePolicy: podlife.TerminationMessageFallbackToLogsOnError},

@@ -127,11 +127,13 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Reader, ready func
 		mu   sync.Mutex
 		errs []error
 	)
+	streams := map[string]io.WriteCloser{"stdout": sink("stdout"), "stderr": sink("stderr")}
+	go serveFlush(FlushPrefix(cfg.path), []io.Closer{streams["stdout"], streams["stderr"]})
 	for name, r := range map[string]io.Reader{"stdout": stdout, "stderr": stderr} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := sink(name)
+			s := streams[name]
 			_, err := io.Copy(s, r)
 			_ = s.Close() // a trailing line without its newline, marked partial
 			if err != nil && !errors.Is(err, os.ErrClosed) {
