@@ -76,36 +76,63 @@ func Flush(prefix string, timeout time.Duration) error {
 	}
 }
 
-// serveFlush answers flush requests on the FIFO pair at prefix, if there is one: each byte read
-// flushes every stream, then a byte is written back. It returns when the request FIFO fails.
-func serveFlush(prefix string, streams []io.Closer) {
+// flusher is a logger's end of a flush FIFO pair.
+type flusher struct{ req, ack *os.File }
+
+// openFlush opens the FIFO pair at prefix, if there is one (nil if not): before the logger
+// signals its readiness, so that a container that exits at once can be flushed.
+func openFlush(prefix string) *flusher {
 	for _, suffix := range []string{".req", ".ack"} {
 		if fi, err := os.Lstat(prefix + suffix); err != nil || fi.Mode().Type() != os.ModeNamedPipe {
-			return
+			return nil
 		}
 	}
-	// Both opened read-write: neither open blocks, the request FIFO never reports EOF, and
-	// an acknowledgement never fails for want of a reader.
+	// Both read-write: neither open blocks, the request FIFO never reports EOF, and an
+	// acknowledgement never fails for want of a reader.
 	req, err := os.OpenFile(prefix+".req", os.O_RDWR|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return
+		return nil
 	}
-	defer req.Close()
 	ack, err := os.OpenFile(prefix+".ack", os.O_RDWR|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return
+		req.Close()
+		return nil
 	}
-	defer ack.Close()
+	return &flusher{req: req, ack: ack}
+}
+
+// serve answers flush requests: each byte read flushes every stream, once what the container
+// wrote is out of its pipes (inputs), then a byte is written back. It returns when the request
+// FIFO fails (the logger's end).
+func (f *flusher) serve(inputs []io.Reader, streams []io.Closer) {
+	defer f.req.Close()
+	defer f.ack.Close()
 	var b [1]byte
 	for {
-		if _, err := req.Read(b[:]); err != nil {
+		if _, err := f.req.Read(b[:]); err != nil {
 			return
 		}
+		drained(inputs, time.Second)
 		for _, s := range streams {
 			_ = s.Close() // writes a held partial line; the stream goes on
 		}
-		if _, err := ack.Write(b[:]); err != nil {
+		if _, err := f.ack.Write(b[:]); err != nil {
 			return
 		}
 	}
 }
+
+// drained waits (timeout at most) until the pipes among inputs hold no unread bytes, and then
+// a moment for the copies to hand the last bytes read to their streams. A flush is asked for
+// once the container has exited: nothing more comes into the pipes.
+func drained(inputs []io.Reader, timeout time.Duration) {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if unread(inputs) == 0 {
+			break
+		}
+	}
+	time.Sleep(copyGrace)
+}
+
+// copyGrace is how long a copy may take from reading bytes to writing them to its stream.
+const copyGrace = 20 * time.Millisecond

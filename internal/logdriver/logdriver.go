@@ -116,6 +116,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Reader, ready func
 	} else {
 		sink = w.Stream
 	}
+	fl := openFlush(FlushPrefix(cfg.path))
 	if err := ready(); err != nil {
 		if w != nil {
 			_ = w.Close()
@@ -128,7 +129,9 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Reader, ready func
 		errs []error
 	)
 	streams := map[string]io.WriteCloser{"stdout": sink("stdout"), "stderr": sink("stderr")}
-	go serveFlush(FlushPrefix(cfg.path), []io.Closer{streams["stdout"], streams["stderr"]})
+	if fl != nil {
+		go fl.serve([]io.Reader{stdout, stderr}, []io.Closer{streams["stdout"], streams["stderr"]})
+	}
 	for name, r := range map[string]io.Reader{"stdout": stdout, "stderr": stderr} {
 		wg.Add(1)
 		go func() {
