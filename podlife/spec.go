@@ -129,11 +129,11 @@ type ContainerSpec struct {
 	// terminated state's Message when it exits (the last 4096 bytes, as the kubelet reads it);
 	// empty means /dev/termination-log. Each run of the container gets a new empty file there,
 	// writable by any user, kept under the pod's directory on the host.
-	TerminationMessagePath string
+	TerminationMessagePath string `fingerprint:"omitzero"`
 	// TerminationMessagePolicy is File (empty: the message is the file's content) or
 	// FallbackToLogsOnError (a container that failed and left the file empty gets the last 80
 	// lines, at most 2048 bytes, of its log as its message).
-	TerminationMessagePolicy TerminationMessagePolicy
+	TerminationMessagePolicy TerminationMessagePolicy `fingerprint:"omitzero"`
 	// SpecOpts are applied last to the container's OCI spec: an escape hatch to containerd's oci package.
 	SpecOpts []oci.SpecOpts
 }

@@ -42,8 +42,8 @@ func specFields(spec PodSpec, key []byte) map[string]string {
 				cv := reflect.ValueOf(c)
 				for k := range cv.NumField() {
 					cf := cv.Type().Field(k)
-					if cf.Name == "Name" || addedLater(cf.Name) && cv.Field(k).IsZero() {
-						continue
+					if cf.Name == "Name" || cf.Tag.Get("fingerprint") == "omitzero" && cv.Field(k).IsZero() {
+						continue // a field added later: unset, it leaves older fingerprints as they were
 					}
 					name := fmt.Sprintf("%s[%s].%s", field, c.Name, lowerFirst(cf.Name))
 					out[name] = fingerprint(key, name, cv.Field(k))
@@ -56,17 +56,6 @@ func specFields(spec PodSpec, key []byte) map[string]string {
 		out[name] = fingerprint(key, name, v.Field(i))
 	}
 	return out
-}
-
-// addedLater tells whether a container field was added after pod.json's fingerprints began:
-// it is left out of them while zero (its default), so that a record of an older manager, which
-// has none, still matches a spec that does not set it.
-func addedLater(field string) bool {
-	switch field {
-	case "TerminationMessagePath", "TerminationMessagePolicy":
-		return true
-	}
-	return false
 }
 
 // checkSpec compares spec with the fingerprints rec keeps: keyed ones (this version's), else
