@@ -283,6 +283,7 @@ func (p *Pod) bind(ctx context.Context) (*adoptPlan, error) {
 		}
 		inst.ctr, inst.cg = cg, cg
 		inst.logPath = filepath.Join(s.dir, "logs", name, strconv.Itoa(attempt)+".log")
+		inst.termPath = filepath.Join(s.dir, terminationDir, ctr.ID())
 		found[name] = append(found[name], adoptedInstance{inst: inst, state: state})
 	}
 	if p.pause != nil {

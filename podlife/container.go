@@ -357,9 +357,17 @@ func (c *Container) watchExit(inst *instance) {
 	}
 	// The OOM check reads the cgroup: I/O, done before the loop decides.
 	oom := code != 0 && !lost && inst.cg.oomKilled()
+	// So does the termination message (its file, or the log's tail).
+	var msg string
+	if !lost {
+		var task taskHandle
+		p.do(func() { task = inst.task })
+		msg = c.terminationMessage(inst, task, int(code))
+	}
 	var term *StateTerminated
 	p.update(func() {
 		term = terminatedAt(int(code), inst.startedAt, at)
+		term.Message = msg
 		switch {
 		case lost:
 			term.Reason, term.Message = ReasonContainerStatusUnknown, "The container's task was gone when containerd answered again: its exit status is unknown"

@@ -55,6 +55,9 @@ func TestLogFloodIsBounded(t *testing.T) {
 	attempts := map[int]int{}
 	var total int64
 	for _, e := range entries {
+		if strings.Contains(e.Name(), ".flush.") {
+			continue // the logger's flush FIFOs (termination messages), not logs
+		}
 		n, err := strconv.Atoi(strings.SplitN(e.Name(), ".", 2)[0])
 		if err != nil {
 			t.Errorf("unexpected file %s", e.Name())

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -32,8 +34,11 @@ type instance struct {
 	exitCh  <-chan client.ExitStatus
 	log     *crilog.Writer
 	logPath string
-	streams []io.Closer
-	exited  chan struct{} // closed when the process has exited (or will never run)
+	// termPath is the host file mounted at the container's TerminationMessagePath ("" for an
+	// instance made before messages were collected).
+	termPath string
+	streams  []io.Closer
+	exited   chan struct{} // closed when the process has exited (or will never run)
 
 	// Owned by the pod's loop.
 	running   bool // the process was started
@@ -64,6 +69,11 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 			p.log.Warn("private volume mounts left", "container", c.spec.Name, "err", err)
 		}
 	}()
+	termPath, termMount, err := c.terminationMount(id)
+	if err != nil {
+		return nil, err
+	}
+	volumes = append(volumes, termMount)
 	opts, err := c.specOpts(ctx, volumes)
 	defer c.unpinTarget() // an ephemeral container's task has joined its target's PID namespace
 	if err != nil {
@@ -81,7 +91,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		}
 		return nil, fmt.Errorf("create container: %w", err)
 	}
-	inst := &instance{rt: r, pod: p, attempt: attempt, id: id, ctr: ctr, cg: ctr, exited: make(chan struct{})}
+	inst := &instance{rt: r, pod: p, attempt: attempt, id: id, ctr: ctr, cg: ctr, termPath: termPath, exited: make(chan struct{})}
 	t2 := time.Now()
 	var out taskOutput
 	if c.stdin || c.tty {
@@ -201,6 +211,12 @@ func (i *instance) deleteContainer(ctx context.Context) error {
 	i.own(func() { i.ctr = nil })
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete container %s: %w", i.id, err)
+	}
+	if i.termPath != "" {
+		// Its message was read at its exit; a crash-looping container leaves no file per run.
+		if err := os.Remove(i.termPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("container %s: termination message file: %w", i.id, err)
+		}
 	}
 	return nil
 }

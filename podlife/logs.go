@@ -38,6 +38,11 @@ func (i *instance) openLog(dir, fifoDir string) (taskOutput, error) {
 		return taskOutput{}, err
 	}
 	i.logPath = path
+	// So that a failed container's last line without a newline is in its log when its
+	// termination message falls back to it (see settleOutput).
+	if err := logdriver.MakeFlush(logdriver.FlushPrefix(path)); err != nil {
+		return taskOutput{}, err
+	}
 	return taskOutput{logger: cfg.ContainerLogger, loggerArgs: logdriver.Args(path, cfg.Logs.crilog())}, nil
 }
 

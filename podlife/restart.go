@@ -105,7 +105,7 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 			}
 			p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
 			c.setWaiting(ReasonCreateContainerError, err.Error())
-			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, StartedAt: term.StartedAt, FinishedAt: p.rt.clock.Now()}
+			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, Message: term.Message, StartedAt: term.StartedAt, FinishedAt: p.rt.clock.Now()}
 			continue
 		}
 		inst.shared = true

@@ -125,9 +125,35 @@ type ContainerSpec struct {
 	Resources Resources
 	// SecurityContext holds the container's security settings; its fields override the pod's.
 	SecurityContext *SecurityContext
+	// TerminationMessagePath is the file in the container whose content becomes its
+	// terminated state's Message when it exits (the last 4096 bytes, as the kubelet reads it);
+	// empty means /dev/termination-log. Each run of the container gets a new empty file there,
+	// writable by any user, kept under the pod's directory on the host.
+	TerminationMessagePath string `fingerprint:"omitzero"`
+	// TerminationMessagePolicy is File (empty: the message is the file's content) or
+	// FallbackToLogsOnError (a container that failed and left the file empty gets the last 80
+	// lines, at most 2048 bytes, of its log as its message).
+	TerminationMessagePolicy TerminationMessagePolicy `fingerprint:"omitzero"`
 	// SpecOpts are applied last to the container's OCI spec: an escape hatch to containerd's oci package.
 	SpecOpts []oci.SpecOpts
 }
+
+// TerminationMessagePolicy says where a container's termination message comes from.
+type TerminationMessagePolicy string
+
+// Termination message policies, as Kubernetes'.
+const (
+	// TerminationMessageReadFile: the message is the content of the container's
+	// TerminationMessagePath (the default).
+	TerminationMessageReadFile TerminationMessagePolicy = "File"
+	// TerminationMessageFallbackToLogsOnError: as File, but a container that exited with a
+	// non-zero code and left the file empty gets the tail of its log as its message.
+	TerminationMessageFallbackToLogsOnError TerminationMessagePolicy = "FallbackToLogsOnError"
+)
+
+// DefaultTerminationMessagePath is where the termination message file is mounted when
+// ContainerSpec.TerminationMessagePath is empty (Kubernetes' default).
+const DefaultTerminationMessagePath = "/dev/termination-log"
 
 // Resources are a container's CPU and memory limits and requests, in Kubernetes' units: CPU in
 // millicores, memory in bytes. Zero means unset.

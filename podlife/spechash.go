@@ -42,8 +42,8 @@ func specFields(spec PodSpec, key []byte) map[string]string {
 				cv := reflect.ValueOf(c)
 				for k := range cv.NumField() {
 					cf := cv.Type().Field(k)
-					if cf.Name == "Name" {
-						continue
+					if cf.Name == "Name" || cf.Tag.Get("fingerprint") == "omitzero" && cv.Field(k).IsZero() {
+						continue // a field added later: unset, it leaves older fingerprints as they were
 					}
 					name := fmt.Sprintf("%s[%s].%s", field, c.Name, lowerFirst(cf.Name))
 					out[name] = fingerprint(key, name, cv.Field(k))

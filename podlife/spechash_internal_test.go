@@ -109,3 +109,20 @@ func TestSpecFingerprintEnvFrom(t *testing.T) {
 		t.Errorf("From set: diff %q", d)
 	}
 }
+
+// Fields added after the fingerprints began are left out while zero: a record of an older
+// manager (which has none of them) still matches a spec that does not set them; setting one is
+// a change named by its field.
+func TestSpecFieldsAddedLater(t *testing.T) {
+	fields := specFields(baseSpec(), testSpecKey)
+	for _, k := range []string{"containers[web].terminationMessagePath", "containers[web].terminationMessagePolicy"} {
+		if _, ok := fields[k]; ok {
+			t.Errorf("unset %s is fingerprinted: older records would not match", k)
+		}
+	}
+	s := baseSpec()
+	s.Containers[0].TerminationMessagePolicy = TerminationMessageFallbackToLogsOnError
+	if d := specDiff(fields, specFields(s, testSpecKey)); !slices.Equal(d, []string{"containers[web].terminationMessagePolicy"}) {
+		t.Errorf("diff %q, want [containers[web].terminationMessagePolicy]", d)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"syscall"
+	"time"
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/core/leases"
@@ -209,6 +210,28 @@ func (t ctrdTask) start(ctx context.Context) error {
 }
 
 func (t ctrdTask) pid() uint32 { return t.task.Pid() }
+
+// waitOutput waits until this process has copied all of the task's output (see outputWaiter);
+// a wait that times out is left to end with the task's deletion.
+func (t ctrdTask) waitOutput(timeout time.Duration) bool {
+	io := t.task.IO()
+	if io == nil {
+		return false
+	}
+	done := make(chan struct{})
+	go func() {
+		io.Wait()
+		close(done)
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
 
 func (t ctrdTask) kill(ctx context.Context, sig syscall.Signal, all bool) error {
 	if all {

@@ -327,6 +327,7 @@ func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 	if c.HookTimeout < 0 {
 		errs = append(errs, field.Invalid(p.Child("lifecycle", "hookTimeout"), c.HookTimeout.String(), "must be greater than or equal to 0"))
 	}
+	errs = append(errs, validateTerminationMessage(p, c)...)
 	if c.StopSignal < 0 || c.StopSignal > 64 {
 		errs = append(errs, field.Invalid(p.Child("lifecycle", "stopSignal"), int(c.StopSignal), "must be a signal number between 1 and 64"))
 	}
@@ -460,4 +461,20 @@ func findCycle(deps map[string][]string) []string {
 		}
 	}
 	return nil
+}
+
+// validateTerminationMessage checks the container's termination message path and policy.
+func validateTerminationMessage(p *field.Path, c *ContainerSpec) field.ErrorList {
+	var errs field.ErrorList
+	if path := c.TerminationMessagePath; path != "" && (!strings.HasPrefix(path, "/") || path == "/") {
+		// podlife's own rule, as for mountPath: the file is mounted there.
+		errs = append(errs, field.Invalid(p.Child("terminationMessagePath"), path, "must be an absolute path to a file"))
+	}
+	switch c.TerminationMessagePolicy {
+	case "", TerminationMessageReadFile, TerminationMessageFallbackToLogsOnError:
+	default:
+		errs = append(errs, field.NotSupported(p.Child("terminationMessagePolicy"), c.TerminationMessagePolicy,
+			[]TerminationMessagePolicy{TerminationMessageReadFile, TerminationMessageFallbackToLogsOnError}))
+	}
+	return errs
 }

@@ -99,10 +99,13 @@ func (w *Writer) Close() error {
 type stream struct {
 	log  *Writer
 	name string
+	mu   sync.Mutex // Close may flush (a container's exit) while the copy still writes
 	buf  []byte
 }
 
 func (s *stream) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.buf = append(s.buf, p...)
 	for {
 		i := bytes.IndexByte(s.buf, '\n')
@@ -123,6 +126,8 @@ func (s *stream) Write(p []byte) (int, error) {
 }
 
 func (s *stream) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if len(s.buf) > 0 {
 		s.log.writeLine(s.name, 'P', s.buf)
 		s.buf = nil

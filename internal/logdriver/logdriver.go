@@ -116,6 +116,7 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Reader, ready func
 	} else {
 		sink = w.Stream
 	}
+	fl := openFlush(FlushPrefix(cfg.path))
 	if err := ready(); err != nil {
 		if w != nil {
 			_ = w.Close()
@@ -127,11 +128,15 @@ func serve(ctx context.Context, cfg config, stdout, stderr io.Reader, ready func
 		mu   sync.Mutex
 		errs []error
 	)
+	streams := map[string]io.WriteCloser{"stdout": sink("stdout"), "stderr": sink("stderr")}
+	if fl != nil {
+		go fl.serve([]io.Reader{stdout, stderr}, []io.Closer{streams["stdout"], streams["stderr"]})
+	}
 	for name, r := range map[string]io.Reader{"stdout": stdout, "stderr": stderr} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := sink(name)
+			s := streams[name]
 			_, err := io.Copy(s, r)
 			_ = s.Close() // a trailing line without its newline, marked partial
 			if err != nil && !errors.Is(err, os.ErrClosed) {

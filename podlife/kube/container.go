@@ -53,6 +53,14 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 		out.RestartPolicy = podlife.RestartPolicy(*ct.RestartPolicy)
 	}
 	out.SecurityContext = containerSecurity(ct.SecurityContext)
+	// The API's defaults stay empty (podlife's defaults too): a pod adopted from a record of a
+	// version without these fields keeps its spec fingerprint.
+	if ct.TerminationMessagePath != podlife.DefaultTerminationMessagePath {
+		out.TerminationMessagePath = ct.TerminationMessagePath
+	}
+	if ct.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError {
+		out.TerminationMessagePolicy = podlife.TerminationMessageFallbackToLogsOnError
+	}
 	return out
 }
 

@@ -225,7 +225,6 @@ func TestWarnings(t *testing.T) {
 		{"scheduling", pod("  nodeSelector: {disk: ssd}\n  affinity: {nodeAffinity: {}}\n  tolerations: [{operator: Exists}]\n  priorityClassName: high\n", ""),
 			[]string{"spec.affinity", "spec.nodeSelector", "spec.priorityClassName", "spec.tolerations"}},
 		{"tty", pod("", "    stdin: true\n    tty: true\n"), []string{"spec.containers[0].stdin", "spec.containers[0].tty"}},
-		{"termination message", pod("", "    terminationMessagePolicy: FallbackToLogsOnError\n"), []string{"spec.containers[0].terminationMessagePolicy"}},
 		{"service account", pod("  serviceAccountName: robot\n  automountServiceAccountToken: true\n", ""),
 			[]string{"spec.automountServiceAccountToken", "spec.serviceAccountName"}},
 		{"disk emptyDir size", pod("  volumes: [{name: v, emptyDir: {sizeLimit: 1Gi}}]\n", ""), []string{"spec.volumes[0].emptyDir.sizeLimit"}},
