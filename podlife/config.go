@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"time"
@@ -120,6 +121,11 @@ type Config struct {
 	// set: names, or prefixes ending in "*" ("net.core.*"), as the kubelet's
 	// --allowed-unsafe-sysctls.
 	AllowedUnsafeSysctls []string `json:"allowedUnsafeSysctls,omitempty"`
+	// HostIPs are the host's addresses that env variables of pods read (EnvVar.From
+	// FieldHostIP, FieldHostIPs; and FieldPodIP with HostNetwork), as the node's addresses
+	// under a kubelet: at most one per IP family. Empty means the host's first global unicast
+	// IPv4 address, else its first global unicast IPv6 one, read when a container is created.
+	HostIPs []netip.Addr `json:"hostIPs,omitempty"`
 	// SeccompProfileRoot is the directory Localhost seccomp profiles are read from (the
 	// kubelet's is /var/lib/kubelet/seccomp). Empty refuses Localhost profiles.
 	SeccompProfileRoot string `json:"seccompProfileRoot,omitempty"`
@@ -196,6 +202,11 @@ func (c Config) Validate() error {
 	for i, p := range c.AllowedUnsafeSysctls {
 		if sysctlNamespace(sysctlDots(strings.TrimSuffix(p, "*"))) == "" {
 			errs = append(errs, fmt.Errorf("config.allowedUnsafeSysctls[%d]: %q is not a namespaced sysctl (net.*, kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*)", i, p))
+		}
+	}
+	for i, ip := range c.HostIPs {
+		if !ip.IsValid() {
+			errs = append(errs, fmt.Errorf("config.hostIPs[%d]: not an IP address", i))
 		}
 	}
 	errs = append(errs, validateRuntimeClasses(c.RuntimeClasses)...)

@@ -139,6 +139,14 @@ func (c *Container) prepare(ctx context.Context) {
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: &configError{err}}
 		return
 	}
+	if c.needsPodIP() {
+		// Created before the network is attached, as the other containers are, it would
+		// read no pod IP: the kubelet creates containers once the sandbox has its IP.
+		if err := p.waitNetwork(ctx); err != nil {
+			c.prepErr = err // the network's failure (or a stop), reported as the pod's
+			return
+		}
+	}
 	inst, err := c.newInstance(ctx, 0, c.plannedID)
 	if err != nil {
 		if errors.Is(err, errShimAborted) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {

@@ -2,6 +2,7 @@ package podlife
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/containerd/containerd/v2/core/containers"
 	"github.com/containerd/containerd/v2/pkg/oci"
@@ -26,7 +27,14 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 	if len(c.spec.Env) > 0 {
 		env := make([]string, len(c.spec.Env))
 		for i, e := range c.spec.Env {
-			env[i] = e.Name + "=" + e.Value
+			v := e.Value
+			if e.From != "" {
+				var err error
+				if v, err = p.fieldValue(e.From); err != nil {
+					return nil, fmt.Errorf("env %s: %w", e.Name, err)
+				}
+			}
+			env[i] = e.Name + "=" + v
 		}
 		opts = append(opts, oci.WithEnv(env))
 	}

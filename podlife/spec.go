@@ -162,9 +162,22 @@ const (
 	ContainerCompleted DependencyCondition = "Completed"
 )
 
-// EnvVar is an environment variable of a container.
+// EnvVar is an environment variable of a container: Value, or with From set, a value of the
+// running pod that podlife resolves when it creates the container (Value must then be empty).
 type EnvVar struct {
 	Name, Value string
+	// From, if set, gives the variable a field of the running pod (its IP, the host's IP, its
+	// UID: Kubernetes' env fieldRef of status.podIP and the like) instead of Value.
+	From PodField `json:",omitempty" fingerprint:"omitzero"`
+}
+
+// String formats the variable as fmt's %v does a struct, "{NAME value}", or with From set
+// "{NAME from status.podIP}".
+func (e EnvVar) String() string {
+	if e.From != "" {
+		return "{" + e.Name + " from " + string(e.From) + "}"
+	}
+	return "{" + e.Name + " " + e.Value + "}"
 }
 
 // ContainerPort is a port of a container. With HostPort set, the port is published on the host.

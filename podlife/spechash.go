@@ -172,6 +172,9 @@ func describe(v reflect.Value, depth int) string {
 		t := v.Type()
 		parts := make([]string, 0, t.NumField())
 		for i := range t.NumField() {
+			if t.Field(i).Tag.Get("fingerprint") == "omitzero" && v.Field(i).IsZero() {
+				continue // a field added later: unset, it leaves older fingerprints as they were
+			}
 			parts = append(parts, t.Field(i).Name+":"+describe(v.Field(i), depth+1))
 		}
 		return t.String() + "{" + strings.Join(parts, ",") + "}"

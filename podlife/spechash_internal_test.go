@@ -2,6 +2,7 @@ package podlife
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -91,5 +92,20 @@ func TestSupervisionStoreRoundTrip(t *testing.T) {
 	}
 	if err := again.load(); err != nil || again.get("other") != (containerSupervision{}) {
 		t.Errorf("unknown container: %+v, %v", again.get("other"), err)
+	}
+}
+
+// An env variable without From has the fingerprint it had before EnvVar had the field, so a
+// pod started by an older manager is adopted as the same spec; From set is a change.
+func TestSpecFingerprintEnvFrom(t *testing.T) {
+	v := EnvVar{Name: "A", Value: "b"}
+	if got, want := describe(reflect.ValueOf(v), 0), `podlife.EnvVar{Name:"A",Value:"b"}`; got != want {
+		t.Errorf("describe = %s, want %s (an older manager's)", got, want)
+	}
+	a, b := baseSpec(), baseSpec()
+	a.Containers[0].Env = []EnvVar{{Name: "IP"}}
+	b.Containers[0].Env = []EnvVar{{Name: "IP", From: FieldPodIP}}
+	if d := specDiff(specFields(a, testSpecKey), specFields(b, testSpecKey)); !slices.Equal(d, []string{"containers[web].env"}) {
+		t.Errorf("From set: diff %q", d)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -239,6 +240,13 @@ func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 		// (RelaxedEnvironmentVariableValidation): printable ASCII but '='.
 		for _, msg := range validation.IsRelaxedEnvVarName(e.Name) {
 			errs = append(errs, field.Invalid(np, e.Name, msg))
+		}
+		switch {
+		case e.From == "":
+		case !slices.Contains(podFields, e.From):
+			errs = append(errs, field.NotSupported(p.Child("env").Index(i).Child("from"), e.From, podFields))
+		case e.Value != "":
+			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("value"), e.Value, "may not be set with from"))
 		}
 	}
 	if c.WorkingDir != "" && !strings.HasPrefix(c.WorkingDir, "/") {

@@ -174,6 +174,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if c.cniPath != "" {
 		rtCfg.Bridge.PluginDirs = filepath.SplitList(c.cniPath)
 	}
+	// The downward API's status.hostIP is the node's address, as the node reports it.
+	nodeAddr, err := netip.ParseAddr(c.nodeIP)
+	if err != nil {
+		return fmt.Errorf("--node-ip: %w", err)
+	}
+	rtCfg.HostIPs = []netip.Addr{nodeAddr}
 	rt, err := podlife.New(ctx, rtCfg)
 	if err != nil {
 		return fmt.Errorf("podlife: %w", err)

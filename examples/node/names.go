@@ -9,7 +9,9 @@ import (
 )
 
 // Labels podlife puts on the containerd objects of a pod it runs for the cluster, so that the
-// Kubernetes pod behind a podlife pod can be told from its name alone.
+// Kubernetes pod behind a podlife pod can be told from its name alone. labelName is left out
+// for a name longer than a label value may be (63 characters; a pod name may have 253): the
+// UID and the saved v1.Pod still tell the pod.
 const (
 	labelNamespace = "podlife.io/k8s-namespace"
 	labelName      = "podlife.io/k8s-name"
@@ -57,13 +59,4 @@ func readable(namespace, name string, max int) string {
 		base = base[:max]
 	}
 	return strings.Trim(base, "-")
-}
-
-// hostname returns the hostname a pod's containers see: its name, cut to a DNS label as the
-// kubelet does.
-func hostname(name string) string {
-	if len(name) > 63 {
-		name = name[:63]
-	}
-	return strings.TrimRight(name, "-.")
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"github.com/virtual-kubelet/virtual-kubelet/errdefs"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/podlife/podlife/podlife"
@@ -148,6 +148,9 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 	}
 	opts := pr.opts
 	opts.Namespace = pod.Namespace
+	// The podlife name is a DNS label mapped from namespace/name; Convert keeps the Kubernetes
+	// name for the hostname (cut to 63 characters, as the kubelet) and the downward API.
+	opts.PodName = func(string, string) string { return pr.podName(pod) }
 	spec, warnings, err := kube.Convert(pod, objs, opts)
 	for _, w := range warnings {
 		if !handledByCluster(w.Path) {
@@ -166,14 +169,14 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 		}
 		return podlife.PodSpec{}, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %w", err))
 	}
-	spec.Name = pr.podName(pod)
-	spec.Hostname = cmp.Or(spec.Hostname, hostname(pod.Name))
 	spec.Labels = maps.Clone(spec.Labels)
 	if spec.Labels == nil {
 		spec.Labels = map[string]string{}
 	}
 	spec.Labels[labelNamespace] = pod.Namespace
-	spec.Labels[labelName] = pod.Name
+	if len(validation.IsValidLabelValue(pod.Name)) == 0 {
+		spec.Labels[labelName] = pod.Name
+	}
 	spec.Labels[labelUID] = string(pod.UID)
 	return spec, nil
 }

@@ -24,19 +24,19 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 		ImagePullPolicy: pullPolicy(ct.Image, ct.ImagePullPolicy),
 		WorkingDir:      ct.WorkingDir,
 	}
-	env, vars, size, stopped := c.env(ct, p, pl)
+	env, e, stopped := c.env(ct, p, pl)
 	out.Env = env
 	if !stopped {
 		// command and args share the room of the process's start with the environment.
-		room := MaxContainerEnvironment - size
+		room := MaxContainerEnvironment - e.size
 		var used int
 		var ok bool
-		if out.Command, used, ok = c.expandList(p.Child("command"), ct.Command, mapLookup(vars), room); ok {
-			out.Args, _, _ = c.expandList(p.Child("args"), ct.Args, mapLookup(vars), room-used)
+		if out.Command, used, ok = c.expandList(p.Child("command"), ct.Command, c.lookup(p.Child("command"), e.vars, e.runtime), room); ok {
+			out.Args, _, _ = c.expandList(p.Child("args"), ct.Args, c.lookup(p.Child("args"), e.vars, e.runtime), room-used)
 		}
 	}
 	out.Ports = c.ports(ct, p, list == "containers")
-	out.VolumeMounts = c.mounts(ct, p, pl, vars)
+	out.VolumeMounts = c.mounts(ct, p, pl, e)
 	out.Resources = c.resources(&ct.Resources, p.Child("resources"))
 	out.StartupProbe = c.probe(ct, ct.StartupProbe, p.Child("startupProbe"))
 	out.ReadinessProbe = c.probe(ct, ct.ReadinessProbe, p.Child("readinessProbe"))
@@ -120,7 +120,7 @@ func (c *converter) port16(p *field.Path, n int32) uint16 {
 }
 
 // mounts converts the container's volume mounts, expanding subPathExpr with its environment.
-func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, vars map[string]string) []podlife.VolumeMount {
+func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, e *environment) []podlife.VolumeMount {
 	var out []podlife.VolumeMount
 	for j, m := range ct.VolumeMounts {
 		mp := p.Child("volumeMounts").Index(j)
@@ -130,7 +130,7 @@ func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, vars 
 			if m.SubPath != "" {
 				c.is.field(field.Invalid(sp, m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
 			} else {
-				sub = c.subPathExpr(sp, m.SubPathExpr, vars)
+				sub = c.subPathExpr(sp, m.SubPathExpr, e)
 				c.mapPath(fmt.Sprintf("%s.volumeMounts[%d].subPath", pl, j), sp)
 			}
 		}
@@ -141,10 +141,14 @@ func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, vars 
 
 // subPathExpr expands a subPathExpr as the kubelet does: a variable that is undefined or
 // empty is an error.
-func (c *converter) subPathExpr(p *field.Path, expr string, vars map[string]string) string {
+func (c *converter) subPathExpr(p *field.Path, expr string, e *environment) string {
 	missing := map[string]bool{}
+	lookup := c.lookup(p, e.vars, e.runtime)
 	sub, hit := c.expandAt(p, expr, func(name string) (string, bool) {
-		v := vars[name]
+		v, _ := lookup(name)
+		if _, ok := e.runtime[name]; ok {
+			return "$(" + name + ")", true // reported by lookup
+		}
 		if v == "" {
 			missing[name] = true
 		}

@@ -28,6 +28,17 @@ type Options struct {
 	// (runtime.NumCPU), memory (MemTotal in /proc/meminfo) and root filesystem size, with
 	// nothing reserved.
 	Allocatable corev1.ResourceList
+	// PodName names the podlife pod of the Kubernetes pod namespace/name. podlife names the
+	// pod's directories and containers after it, so it must be a DNS-1123 label (at most 63
+	// characters), where the API server allows a pod name of 253 (a DNS-1123 subdomain). Nil
+	// keeps metadata.name, which must then be a label: a longer name is an error. Either way
+	// the downward API's metadata.name is the Kubernetes name, and so is the hostname (unless
+	// spec.hostname or spec.hostnameOverride is set), cut to 63 characters as the kubelet does.
+	PodName func(namespace, name string) string
+	// NodeName is what the downward API's spec.nodeName gives for a pod that names no
+	// spec.nodeName (a manifest's); empty means this host's name in lower case, a kubelet's
+	// default node name.
+	NodeName string
 }
 
 // namespace returns the namespace of an object that names ns (maybe empty).
@@ -84,6 +95,7 @@ func convertPod(src *podSource, objects Objects, opts Options, sh *shared, is *i
 	checkFields(podRuleSet(), src.checked, src.root, is)
 	c.convertMeta(opts)
 	c.convertSpec()
+	c.seLinux()
 	c.validate()
 	return c.out
 }
@@ -95,6 +107,7 @@ func (c *converter) convertMeta(opts Options) {
 	}
 	c.out.Name = c.src.name
 	c.out.Namespace = opts.namespace(c.src.namespace)
+	c.podName(opts)
 	c.out.Labels = maps.Clone(c.src.meta.labels)
 	// Annotations only feed the downward API, but the API server checks their keys and size.
 	for _, fe := range apivalidation.ValidateAnnotations(c.src.meta.annotations, c.metaPath.Child("annotations")) {
@@ -132,7 +145,11 @@ func (c *converter) convertSpec() {
 		if s.HostNetwork {
 			c.is.field(field.Forbidden(sp.Child("hostnameOverride"), "may not be set when hostNetwork is true"))
 		}
-		c.out.Hostname = *s.HostnameOverride
+		c.out.Hostname = podHostname(*s.HostnameOverride)
+	}
+	if c.out.Hostname == "" && c.out.Name != c.src.name {
+		// podlife's default, the podlife name, is not the Kubernetes one.
+		c.out.Hostname = podHostname(c.src.name)
 	}
 	c.dns()
 	for _, a := range s.HostAliases {

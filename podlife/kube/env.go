@@ -1,7 +1,9 @@
 package kube
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -19,6 +21,9 @@ type environment struct {
 	order []string
 	vars  map[string]string
 	from  map[string]*field.Path
+	// runtime are the variables podlife resolves when it creates the container (the pod's IP,
+	// the host's, the pod's UID), by name: their vars entry is empty.
+	runtime map[string]podlife.PodField
 	// size is what the variables take in the process's environment: NAME=value and a NUL
 	// each (see MaxContainerEnvironment).
 	size int
@@ -27,12 +32,41 @@ type environment struct {
 func (e *environment) set(name, value string, from *field.Path) {
 	if old, ok := e.vars[name]; ok {
 		e.size -= envSize(name, old)
+		if _, ok := e.runtime[name]; ok {
+			e.size -= maxRuntimeValue
+			delete(e.runtime, name)
+		}
 	} else {
 		e.order = append(e.order, name)
 	}
 	e.vars[name] = value
 	e.from[name] = from
 	e.size += envSize(name, value)
+}
+
+// setRuntime sets name to a field of the running pod, counting maxRuntimeValue for its value.
+func (e *environment) setRuntime(name string, f podlife.PodField, from *field.Path) {
+	e.set(name, "", from)
+	e.runtime[name] = f
+	e.size += maxRuntimeValue
+}
+
+// maxRuntimeValue bounds the value of a field of the running pod (two IPv6 addresses and a
+// comma; a UID is 36 bytes).
+const maxRuntimeValue = 2*len("ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255") + 1
+
+// lookup looks a variable up for a $(VAR) reference at p. A variable podlife resolves only
+// when it creates the container cannot be expanded into another string: that is reported at
+// p, and the reference stays as written.
+func (c *converter) lookup(p *field.Path, vars map[string]string, runtime map[string]podlife.PodField) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		if f, ok := runtime[name]; ok {
+			c.is.errorf(p, "Unsupported value: $(%s): the variable is %s, which podlife resolves only when it creates the container: it can be read from the environment, but not expanded in another value, command, args or subPathExpr", name, f)
+			return "", false
+		}
+		v, ok := vars[name]
+		return v, ok
+	}
 }
 
 // room is the longest value name may be set to within MaxContainerEnvironment.
@@ -57,11 +91,11 @@ func envSize(name, value string) int { return len(name) + 1 + len(value) + 1 }
 // value went over a limit (reported): what follows it was not resolved, and the container's
 // command and args are not to be expanded either. (Going on would only report the same
 // bomb again: a reference to a variable left unset stays as written, and doubles as well.)
-func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []podlife.EnvVar, vars map[string]string, size int, stopped bool) {
-	e := &environment{vars: map[string]string{}, from: map[string]*field.Path{}}
+func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []podlife.EnvVar, e *environment, stopped bool) {
+	e = &environment{vars: map[string]string{}, from: map[string]*field.Path{}, runtime: map[string]podlife.PodField{}}
 	for j := range ct.EnvFrom {
 		if !c.envFrom(&ct.EnvFrom[j], p.Child("envFrom").Index(j), e) {
-			return nil, e.vars, e.size, true
+			return nil, e, true
 		}
 	}
 	for j, ev := range ct.Env {
@@ -74,29 +108,36 @@ func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []
 				c.is.field(field.Invalid(ep.Child("name"), ev.Name, msg))
 			}
 		case ev.ValueFrom == nil:
-			v, hit := c.expandAt(ep.Child("value"), ev.Value, mapLookup(e.vars), e.room(ev.Name))
+			v, hit := c.expandAt(ep.Child("value"), ev.Value, c.lookup(ep.Child("value"), e.vars, e.runtime), e.room(ev.Name))
 			if hit != fits {
-				return nil, e.vars, e.size, true
+				return nil, e, true
 			}
 			e.set(ev.Name, v, ep)
 		case ev.Value != "":
 			c.is.field(field.Invalid(ep.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
 		default:
-			v, ok := c.valueFrom(ct, ev.ValueFrom, ep.Child("valueFrom"))
-			if !ok {
+			v, from, ok := c.valueFrom(ct, ev.ValueFrom, ep.Child("valueFrom"))
+			switch {
+			case !ok:
+				continue
+			case from != "":
+				if !c.fitsEnv(ep.Child("valueFrom"), e, ev.Name, strings.Repeat("x", maxRuntimeValue)) {
+					return nil, e, true
+				}
+				e.setRuntime(ev.Name, from, ep)
 				continue
 			}
 			if !c.fitsEnv(ep.Child("valueFrom"), e, ev.Name, v) {
-				return nil, e.vars, e.size, true
+				return nil, e, true
 			}
 			e.set(ev.Name, v, ep)
 		}
 	}
 	for i, name := range e.order {
-		list = append(list, podlife.EnvVar{Name: name, Value: e.vars[name]})
+		list = append(list, podlife.EnvVar{Name: name, Value: e.vars[name], From: e.runtime[name]})
 		c.mapPath(fmt.Sprintf("%s.env[%d]", pl, i), e.from[name])
 	}
-	return list, e.vars, e.size, false
+	return list, e, false
 }
 
 // fitsEnv checks a value read from a ConfigMap, a Secret or the pod (not expanded) against
@@ -187,9 +228,10 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 	return true
 }
 
-// valueFrom resolves an env valueFrom of container ct. It returns false when the variable is
-// not to be set: an error, or an optional reference to something missing.
-func (c *converter) valueFrom(ct *corev1.Container, vf *corev1.EnvVarSource, p *field.Path) (string, bool) {
+// valueFrom resolves an env valueFrom of container ct, or names the field of the running pod
+// it is (from). It returns false when the variable is not to be set: an error, or an optional
+// reference to something missing.
+func (c *converter) valueFrom(ct *corev1.Container, vf *corev1.EnvVarSource, p *field.Path) (v string, from podlife.PodField, ok bool) {
 	n := 0
 	for _, set := range []bool{vf.FieldRef != nil, vf.ResourceFieldRef != nil, vf.ConfigMapKeyRef != nil,
 		vf.SecretKeyRef != nil, vf.FileKeyRef != nil} {
@@ -200,38 +242,41 @@ func (c *converter) valueFrom(ct *corev1.Container, vf *corev1.EnvVarSource, p *
 	switch {
 	case n == 0:
 		c.is.field(field.Invalid(p, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`"))
-		return "", false
+		return "", "", false
 	case n > 1:
 		c.is.field(field.Invalid(p, "", "may not have more than one field specified at a time"))
-		return "", false
+		return "", "", false
 	}
 	switch {
 	case vf.FieldRef != nil:
 		return c.fieldRef(p.Child("fieldRef"), vf.FieldRef, false)
 	case vf.ResourceFieldRef != nil:
-		return c.resourceFieldRef(p.Child("resourceFieldRef"), vf.ResourceFieldRef, ct)
+		v, ok := c.resourceFieldRef(p.Child("resourceFieldRef"), vf.ResourceFieldRef, ct)
+		return v, "", ok
 	case vf.ConfigMapKeyRef != nil:
 		r, rp := vf.ConfigMapKeyRef, p.Child("configMapKeyRef")
 		var data map[string]string
 		if cm := c.objects.configMap(r.Name); cm != nil {
 			data = cm.Data
 		}
-		return c.keyRef(rp, "ConfigMap", r.Name, r.Key, r.Optional, data != nil, func(k string) (string, bool) {
+		v, ok := c.keyRef(rp, "ConfigMap", r.Name, r.Key, r.Optional, data != nil, func(k string) (string, bool) {
 			v, ok := data[k]
 			return v, ok
 		})
+		return v, "", ok
 	case vf.SecretKeyRef != nil:
 		r, rp := vf.SecretKeyRef, p.Child("secretKeyRef")
 		var data map[string]string
 		if s := c.objects.secret(r.Name); s != nil {
 			data = c.shared.secretStringData(s)
 		}
-		return c.keyRef(rp, "Secret", r.Name, r.Key, r.Optional, data != nil, func(k string) (string, bool) {
+		v, ok := c.keyRef(rp, "Secret", r.Name, r.Key, r.Optional, data != nil, func(k string) (string, bool) {
 			v, ok := data[k]
 			return v, ok
 		})
+		return v, "", ok
 	}
-	return "", false // fileKeyRef: reported by the field rules
+	return "", "", false // fileKeyRef: reported by the field rules
 }
 
 // keyRef resolves a configMapKeyRef or secretKeyRef.
@@ -271,11 +316,13 @@ func (c *converter) keyRef(p *field.Path, kind, name, key string, optional *bool
 	return v, ok
 }
 
-// fieldRef resolves a downward API field of the pod. The pod's name, namespace, labels and
-// annotations are known before it runs; its UID, IPs and node are not (they are rejected).
-// volume selects the fields a downwardAPI volume may use (whole label and annotation maps)
-// over those of env (spec.serviceAccountName).
-func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, volume bool) (string, bool) {
+// fieldRef resolves a downward API field of the pod, as the kubelet does
+// (podFieldSelectorRuntimeValue). The pod's name, namespace, labels, annotations, service
+// account and node are known before it runs, and so is the UID of an API object (a manifest's
+// pod gets podlife's UID); its IPs and the host's are resolved by podlife when it creates the
+// container: from names that field. volume selects the fields a downwardAPI volume may use
+// (whole label and annotation maps, the UID when known) over those of env.
+func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, volume bool) (v string, from podlife.PodField, ok bool) {
 	fp := p.Child("fieldPath")
 	// The API server converts the path first (ConvertDownwardAPIFieldLabel), with these
 	// errors.
@@ -284,7 +331,7 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 	switch {
 	case ref.FieldPath == "":
 		c.is.field(field.Required(fp, ""))
-		return "", false
+		return "", "", false
 	case ref.APIVersion != "" && ref.APIVersion != "v1":
 		convErr = "unsupported pod version: " + ref.APIVersion
 	case subscripted && path != "metadata.labels" && path != "metadata.annotations":
@@ -294,7 +341,7 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 	}
 	if convErr != "" {
 		c.is.field(field.Invalid(fp, ref.FieldPath, "error converting fieldPath: "+convErr))
-		return "", false
+		return "", "", false
 	}
 	if path == "spec.host" { // an old client's name for spec.nodeName
 		path = "spec.nodeName"
@@ -314,43 +361,54 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 		}
 		switch {
 		case len(msgs) > 0:
-			return "", false
+			return "", "", false
 		case path == "metadata.labels":
-			return c.src.meta.labels[key], true
+			return c.src.meta.labels[key], "", true
 		default:
-			return c.src.meta.annotations[key], true
+			return c.src.meta.annotations[key], "", true
 		}
-	} else {
-		switch path {
-		case "metadata.name":
-			return c.out.Name, true
-		case "metadata.namespace":
-			return c.out.Namespace, true
-		case "metadata.labels":
-			if volume {
-				return formatMap(c.src.meta.labels), true
+	}
+	switch path {
+	case "metadata.name":
+		return c.src.name, "", true
+	case "metadata.namespace":
+		return c.out.Namespace, "", true
+	case "metadata.labels":
+		if volume {
+			return formatMap(c.src.meta.labels), "", true
+		}
+	case "metadata.annotations":
+		if volume {
+			return formatMap(c.src.meta.annotations), "", true
+		}
+	case "metadata.uid":
+		switch {
+		case c.src.meta.uid != "": // an API object's (podlife-node's pods)
+			return c.src.meta.uid, "", true
+		case !volume:
+			return "", podlife.FieldPodUID, true
+		}
+		// A volume's files are written before podlife gives the pod its UID.
+		c.is.errorf(fp, "Unsupported value: %q: a manifest's pod has no UID before it runs, and podlife writes a downwardAPI volume before: read it from env instead", ref.FieldPath)
+		return "", "", false
+	case "spec.serviceAccountName":
+		if !volume {
+			sa := c.src.spec.ServiceAccountName
+			if sa == "" {
+				sa = c.src.spec.DeprecatedServiceAccount
 			}
-		case "metadata.annotations":
-			if volume {
-				return formatMap(c.src.meta.annotations), true
+			if sa == "" {
+				sa = "default"
 			}
-		case "spec.serviceAccountName":
-			if !volume {
-				sa := c.src.spec.ServiceAccountName
-				if sa == "" {
-					sa = c.src.spec.DeprecatedServiceAccount
-				}
-				if sa == "" {
-					sa = "default"
-				}
-				return sa, true
-			}
-		case "metadata.uid", "spec.nodeName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs":
-			// Fields the API server allows here (a volume allows metadata.uid only).
-			if !volume || path == "metadata.uid" {
-				c.is.errorf(fp, "Unsupported value: %q: not known before the pod runs, and podlife does not inject it", ref.FieldPath)
-				return "", false
-			}
+			return sa, "", true
+		}
+	case "spec.nodeName":
+		if !volume {
+			return c.nodeName(fp)
+		}
+	case "status.podIP", "status.podIPs", "status.hostIP", "status.hostIPs":
+		if !volume {
+			return "", podlife.PodField(path), true
 		}
 	}
 	// A path the API server refuses too: its message, with its list.
@@ -360,7 +418,21 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 		supported = []string{"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"}
 	}
 	c.is.field(field.NotSupported(fp, path, supported))
-	return "", false
+	return "", "", false
+}
+
+// nodeName is the pod's spec.nodeName, or where it names none (a manifest), Options.NodeName
+// or this host's name in lower case: the kubelet's default node name.
+func (c *converter) nodeName(fp *field.Path) (string, podlife.PodField, bool) {
+	if n := cmp.Or(c.src.spec.NodeName, c.opts.NodeName); n != "" {
+		return n, "", true
+	}
+	h, err := os.Hostname()
+	if err != nil {
+		c.is.errorf(fp, "Internal error: spec.nodeName: the host's name: %v", err)
+		return "", "", false
+	}
+	return strings.ToLower(h), "", true
 }
 
 // downwardFieldLabels are the pod fields the API server's downward API knows at all.

@@ -84,9 +84,9 @@ spec:
   - name: app
     image: busybox:1.36
     env:
-    - name: POD_IP
+    - name: POD_LABELS
       valueFrom:
-        fieldRef: {fieldPath: status.podIP}
+        fieldRef: {fieldPath: metadata.labels}
     volumeMounts:
     - {name: data, mountPath: /data, mountPropagation: HostToContainer}
   volumes:
@@ -101,7 +101,7 @@ spec:
 		}
 	}
 	// Output:
-	// spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: Unsupported value: "status.podIP": not known before the pod runs, and podlife does not inject it
+	// spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: Unsupported value: "metadata.labels": supported values: "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs"
 	// spec.containers[0].volumeMounts[0].mountPropagation: Unsupported value: "HostToContainer": mounts are private (supported: "None")
 	// spec.hostUsers: Unsupported value: false: user namespaces are not supported (supported: true)
 	// spec.volumes[0].persistentVolumeClaim: Forbidden: not supported by podlife: volume type not supported (emptyDir, hostPath, configMap, secret, downwardAPI, projected and image are)

@@ -65,8 +65,9 @@ const (
 	noteServer     = "set by the API server"
 	noteScheduling = "scheduling: there is one host"
 	noteNoUser     = "file ownership is not supported"
-	noteStatic     = "fieldPath metadata.name, metadata.namespace, metadata.labels, metadata.annotations (also ['key']); others rejected"
+	noteStatic     = "fieldPath metadata.name, metadata.namespace, metadata.labels, metadata.annotations (also ['key']), metadata.uid of an API object (a manifest's pod has none yet: rejected); others rejected"
 	noteRollout    = "controller setting: one pod is run once"
+	noteSELinux    = "on a host without SELinux, accepted and nothing is applied (as the kubelet and the CRI); on a host that runs SELinux (/sys/fs/selinux mounted), an error: podlife does not label processes or volumes"
 	noteResource   = "limits/requests of cpu, memory, ephemeral-storage, divided by divisor and rounded up; a missing request is the limit, a missing limit the host's allocatable (CPUs, MemTotal, root filesystem size); hugepages rejected"
 )
 
@@ -95,7 +96,7 @@ func objectMetaRules(named string) []rule {
 
 // podRules are the rules of a Pod document; a pod template uses them from spec.template.
 func podRules() []rule {
-	rules := objectMetaRules("→ Name (a DNS-1123 label); in a pod template: ignored, the pod takes the workload's name")
+	rules := objectMetaRules("→ Name: a DNS-1123 label (at most 63 characters), or up to 253 (a DNS-1123 subdomain, the API server's rule) with Options.PodName mapping it to one; the hostname and downward API metadata.name stay the Kubernetes name (the hostname cut to 63 characters, as the kubelet); in a pod template: ignored, the pod takes the workload's name")
 	rules = append(rules,
 		sup("metadata.labels", "→ Labels (a workload's own labels are ignored: the pod has its template's)"),
 
@@ -156,8 +157,8 @@ func podRules() []rule {
 		sup("spec.securityContext.seccompProfile.type", "→ SecurityContext.SeccompProfile: RuntimeDefault (the default), Unconfined (refused unless Config.AllowPrivileged or Config.PodSecurity privileged), Localhost"),
 		sup("spec.securityContext.seccompProfile.localhostProfile", "→ a profile under Config.SeccompProfileRoot (relative, without '..')"),
 		rej("spec.securityContext.appArmorProfile", "podlife does not apply AppArmor profiles"),
-		rej("spec.securityContext.seLinuxOptions", "podlife does not apply SELinux labels"),
-		ign("spec.securityContext.seLinuxChangePolicy", "only matters with SELinux labels"),
+		sup("spec.securityContext.seLinuxOptions", noteSELinux),
+		ign("spec.securityContext.seLinuxChangePolicy", "only matters with SELinux labels, which podlife does not apply"),
 		ign("spec.securityContext.windowsOptions", "Windows only"),
 
 		sup("spec.volumes[*].name", "→ Volumes; a volume without a source is an emptyDir, as the API defaults it"),
@@ -241,7 +242,7 @@ func containerRules() []rule {
 		sup("<container>.ports[*].protocol", "→ Ports; default TCP"),
 		sup("<container>.env[*].name", "→ Env"),
 		sup("<container>.env[*].value", "→ Env, $(VAR) expanded with the variables defined before it"),
-		sup("<container>.env[*].valueFrom.fieldRef", "fieldPath metadata.name, metadata.namespace, metadata.labels['key'], metadata.annotations['key'], spec.serviceAccountName; status.podIP and others rejected (not known before the pod runs)"),
+		sup("<container>.env[*].valueFrom.fieldRef", "every fieldPath the kubelet resolves: metadata.name, metadata.namespace, metadata.labels['key'], metadata.annotations['key'], spec.serviceAccountName, spec.nodeName (the pod's, else Options.NodeName, else the host's name), metadata.uid (an API object's, else EnvVar.From podlife.FieldPodUID); status.podIP(s) and status.hostIP(s) → EnvVar.From, resolved when the container is created (Config.HostIPs); such a variable cannot be $(VAR)-expanded into another value, command, args or subPathExpr (an error)"),
 		sup("<container>.env[*].valueFrom.configMapKeyRef", "from a ConfigMap given with the pod; optional allows it or the key to be missing"),
 		sup("<container>.env[*].valueFrom.secretKeyRef", "from a Secret given with the pod; optional allows it or the key to be missing"),
 		sup("<container>.env[*].valueFrom.resourceFieldRef", noteResource+"; containerName defaults to the container"),
@@ -311,7 +312,7 @@ func containerRules() []rule {
 		sup("<container>.securityContext.seccompProfile.type", "→ SecurityContext.SeccompProfile, as the pod's"),
 		sup("<container>.securityContext.seccompProfile.localhostProfile", "→ a profile under Config.SeccompProfileRoot"),
 		rej("<container>.securityContext.appArmorProfile", "podlife does not apply AppArmor profiles"),
-		rej("<container>.securityContext.seLinuxOptions", "podlife does not apply SELinux labels"),
+		sup("<container>.securityContext.seLinuxOptions", noteSELinux),
 		ign("<container>.securityContext.windowsOptions", "Windows only"),
 	}
 }

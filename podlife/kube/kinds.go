@@ -75,7 +75,9 @@ type podSource struct {
 
 // metaFields are the metadata a pod conversion uses.
 type metaFields struct {
-	generateName        string
+	generateName string
+	// uid is the Pod's metadata.uid (an API object's; empty in a manifest or a template).
+	uid                 string
 	labels, annotations map[string]string
 }
 
@@ -137,7 +139,7 @@ func workloadPod(obj runtime.Object, is *issues) (*podSource, bool) {
 func podFromPod(pod *corev1.Pod) *podSource {
 	return &podSource{
 		name: pod.Name, namespace: pod.Namespace, namePath: field.NewPath("metadata", "name"),
-		meta:    &metaFields{generateName: pod.GenerateName, labels: pod.Labels, annotations: pod.Annotations},
+		meta:    &metaFields{generateName: pod.GenerateName, uid: string(pod.UID), labels: pod.Labels, annotations: pod.Annotations},
 		spec:    &pod.Spec,
 		checked: pod,
 	}

@@ -219,16 +219,15 @@ func TestDocsExamples(t *testing.T) {
 	}
 }
 
-// TestDocsExampleRejected: the downward API example with the node name and the pod IP is
-// rejected, each field by its path, the rest converted.
-func TestDocsExampleRejected(t *testing.T) {
-	_, err := kube.LoadFiles(context.Background(), kube.Options{}, "testdata/dapi-envars.yaml")
-	is := loadErrors(t, err)
-	checkSlice(t, "paths", paths(is), []string{
-		"spec.containers[0].env[0].valueFrom.fieldRef.fieldPath",
-		"spec.containers[0].env[3].valueFrom.fieldRef.fieldPath",
-	})
-	check(t, "document", is[0].Document.String(), "testdata/dapi-envars.yaml#0 Pod/dapi-envars-fieldref")
+// TestDocsExampleDownwardEnv: the downward API example's node name is Options.NodeName, and
+// its pod IP a field podlife resolves when it creates the container.
+func TestDocsExampleDownwardEnv(t *testing.T) {
+	res, err := kube.LoadFiles(context.Background(), kube.Options{NodeName: "edge-7"}, "testdata/dapi-envars.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "env", fmt.Sprint(onePod(t, res).Containers[0].Env),
+		"[{MY_NODE_NAME edge-7} {MY_POD_NAME dapi-envars-fieldref} {MY_POD_NAMESPACE default} {MY_POD_IP from status.podIP} {MY_POD_SERVICE_ACCOUNT default}]")
 }
 
 // TestGolden compares the whole conversion of every testdata manifest with
@@ -242,7 +241,7 @@ func TestGolden(t *testing.T) {
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			var b strings.Builder
-			res, err := kube.LoadFiles(context.Background(), kube.Options{}, f)
+			res, err := kube.LoadFiles(context.Background(), kube.Options{NodeName: "node-1"}, f)
 			var le *kube.LoadError
 			switch {
 			case errors.As(err, &le):

@@ -19,6 +19,9 @@ type shared struct {
 	secretBytes    map[*corev1.Secret]map[string][]byte
 	secretStrings  map[*corev1.Secret]map[string]string
 	credentials    map[*corev1.Secret]credentials
+
+	// seLinuxEnabled tells whether the host runs SELinux (hostSELinux; tests replace it).
+	seLinuxEnabled func() bool
 }
 
 // credentials are the registries of a docker config Secret, or why they could not be read.
@@ -34,6 +37,7 @@ func newShared() *shared {
 		secretBytes:    map[*corev1.Secret]map[string][]byte{},
 		secretStrings:  map[*corev1.Secret]map[string]string{},
 		credentials:    map[*corev1.Secret]credentials{},
+		seLinuxEnabled: hostSELinux,
 	}
 }
 

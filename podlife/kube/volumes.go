@@ -309,7 +309,7 @@ func (c *converter) downwardFiles(p *field.Path, items []corev1.DownwardAPIVolum
 		case it.FieldRef != nil && it.ResourceFieldRef != nil:
 			c.is.field(field.Invalid(ip, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"))
 		case it.FieldRef != nil:
-			v, ok = c.fieldRef(ip.Child("fieldRef"), it.FieldRef, true)
+			v, _, ok = c.fieldRef(ip.Child("fieldRef"), it.FieldRef, true)
 		case it.ResourceFieldRef != nil:
 			v, ok = c.resourceFieldRef(ip.Child("resourceFieldRef"), it.ResourceFieldRef, nil)
 		default:
