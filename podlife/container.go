@@ -133,8 +133,10 @@ func (c *Container) prepare(ctx context.Context) {
 	e := p.spec.effectiveSecurity(c.spec)
 	if err := e.verifyRunAsNonRoot(p.name, p.spec.Namespace, c.spec.Name, c.imageConfig.Config.User); err != nil {
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
+		// Not a setup failure: the pod stays and its other containers start (the kubelet
+		// admits the pod and reports this container's error in its status).
 		c.setWaiting(ReasonCreateContainerConfigError, err.Error())
-		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
+		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: &configError{err}}
 		return
 	}
 	if c.needsPodIP() {

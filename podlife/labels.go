@@ -81,26 +81,31 @@ func (p *Pod) shimGroup() string {
 //
 // A waiter never waits for a shim that will not come: it returns ctx's error when ctx ends (a
 // stop, or a sibling's setup failure), and errShimAborted when the owner's preparation ended
-// without starting the shim (its pull, image config or create failed).
+// without starting the shim (its pull, image config or create failed). An owner that cannot be
+// created with its settings (ErrCreateContainerConfig) does not fail the pod: the first waiter
+// starts the shim instead (handOverShim).
 func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error {
 	if p.shimGroup() == "" || p.pause != nil {
 		return fn() // one shim each, or the pause's task has started the pod's shim
 	}
-	if c != p.shimOwner {
+	for starter := p.shimStarterOf(); c != starter; starter = p.shimStarterOf() {
 		select {
 		case <-p.shimReady:
-		case <-p.shimOwner.prepared:
-			// The owner is done preparing: either the shim is up (both channels may be ready
-			// at once) or it will never be started.
+			return fn()
+		case <-starter.prepared:
+			// The starter is done preparing: either the shim is up (both channels may be
+			// ready at once) or it will never be started by it.
 			select {
 			case <-p.shimReady:
+				return fn()
 			default:
-				return fmt.Errorf("container %q: %w", p.shimOwner.spec.Name, errShimAborted)
+			}
+			if !p.handOverShim(starter, c) {
+				return fmt.Errorf("container %q: %w", starter.spec.Name, errShimAborted)
 			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		return fn()
 	}
 	done := make(chan error, 1)
 	go func() { done <- fn() }()
@@ -122,6 +127,32 @@ func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error
 			}
 		}
 	}
+}
+
+// shimStarterOf returns the container whose NewTask starts the pod's shim: the owner, or the one
+// it was handed over to.
+func (p *Pod) shimStarterOf() *Container {
+	p.shimMu.Lock()
+	defer p.shimMu.Unlock()
+	return p.shimStarter
+}
+
+// handOverShim makes c start the pod's shim if starter, done preparing without starting it,
+// failed only for its settings (ErrCreateContainerConfig: the pod stays and its other
+// containers start). It reports whether the wait for the shim goes on, with c or another
+// waiter as the starter. The group keeps the owner's ID: the socket a shim started by another
+// task leaves is removed with the pod (removeStaleShimSocket).
+func (p *Pod) handOverShim(starter, c *Container) bool {
+	p.shimMu.Lock()
+	defer p.shimMu.Unlock()
+	switch {
+	case p.shimStarter != starter:
+		return true // another waiter took it over
+	case errors.Is(starter.prepErr, ErrCreateContainerConfig):
+		p.shimStarter = c
+		return true
+	}
+	return false
 }
 
 // errShimAborted fails a create that waited for the pod's shim when the container that was to

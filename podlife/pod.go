@@ -52,6 +52,9 @@ type Pod struct {
 	seqDone  chan struct{} // closed when the start sequence returned
 	started  chan struct{} // closed when the start sequence finished and any failed start was undone (startErr says how)
 	startErr error
+	// configErr is the start's *StartError for a container that cannot be created with its
+	// settings (ErrCreateContainerConfig): unlike startErr, the pod stays.
+	configErr error
 
 	// startGate: every Task.Start holds it for reading, with the check that the pod is not
 	// stopping; a stop takes it once, so that no process starts after the stop began.
@@ -65,6 +68,8 @@ type Pod struct {
 	handler       ctrRuntime    // the containerd runtime of its containers and pause (spec.RuntimeClassName)
 	shimReady     chan struct{} // closed once the pod's shim answers
 	shimReadyOnce sync.Once
+	shimMu        sync.Mutex
+	shimStarter   *Container // starts the pod's shim: shimOwner, or another if it cannot be created (handOverShim)
 
 	restarts   sync.WaitGroup // restarts in flight
 	dirUnlock  func()         // releases the pods' lock taken when the directory was created (see poddir.go)
@@ -166,6 +171,7 @@ func assemblePod(r *Runtime, spec PodSpec, handler ctrRuntime, dir, uid string) 
 	if len(p.inits) > 0 {
 		p.shimOwner = p.inits[0]
 	}
+	p.shimStarter = p.shimOwner
 	p.shimReady = make(chan struct{})
 	if spec.ShareProcessNamespace {
 		p.pause = &pause{id: newID()}
@@ -269,11 +275,12 @@ func (p *Pod) WaitFor(ctx context.Context, cond func(PodStatus) bool) (PodStatus
 }
 
 // WaitStarted blocks until the start sequence finished and returns its error: nil, or a
-// *StartError if the pod could not be set up (it has then been removed).
+// *StartError if the pod could not be set up (it has then been removed), or one wrapping
+// ErrCreateContainerConfig if a container cannot be created with its settings (the pod stays).
 func (p *Pod) WaitStarted(ctx context.Context) error {
 	select {
 	case <-p.started:
-		return p.startErr
+		return cmp.Or(p.startErr, p.configErr)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -328,6 +335,13 @@ func (p *Pod) run() {
 	if err != nil && (p.isStopping() || errors.Is(err, errPodFailed)) {
 		// A stop cancelled the start, or the pod failed on its own: the pod stays.
 		p.log.Debug("start sequence ended", "err", err)
+		err = nil
+	}
+	if err != nil && errors.Is(err, ErrCreateContainerConfig) {
+		// A container cannot be created with its settings: the pod stays, that container
+		// Waiting (CreateContainerConfigError), as the kubelet's; Run reports it.
+		p.log.Info("a container cannot be created with its settings; the pod stays", "err", err)
+		p.configErr = err
 		err = nil
 	}
 	if err != nil && p.rt.isClosed() {
@@ -420,7 +434,7 @@ func (p *Pod) startSequence() error {
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		go func() {
 			c.prepare(lctx)
-			if c.prepErr != nil && lctx.Err() == nil && !errors.Is(c.prepErr, errShimAborted) {
+			if c.prepErr != nil && lctx.Err() == nil && !errors.Is(c.prepErr, errShimAborted) && !errors.Is(c.prepErr, ErrCreateContainerConfig) {
 				setupFailed <- c.prepErr
 			}
 		}()
@@ -466,12 +480,20 @@ func (p *Pod) startSequence() error {
 		return cause
 	}
 	if err != nil && !p.isStopping() {
+		// A container's CreateContainerConfigError leaves the pod (p.run): any other
+		// container's failure goes first.
+		var configErr error
 		var se *StartError
 		for _, e := range unwrapJoined(err) {
-			if errors.As(e, &se) && se.Step != StepPostStart {
+			switch {
+			case !errors.As(e, &se) || se.Step == StepPostStart:
+			case errors.Is(e, ErrCreateContainerConfig):
+				configErr = cmp.Or(configErr, e)
+			default:
 				return e
 			}
 		}
+		return configErr
 	}
 	return nil
 }
@@ -483,7 +505,7 @@ func (p *Pod) rootPrepError() error {
 	var collateral error
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		switch err := c.prepErr; {
-		case err == nil || errors.Is(err, context.Canceled) || errors.Is(err, errShimAborted):
+		case err == nil || errors.Is(err, context.Canceled) || errors.Is(err, errShimAborted) || errors.Is(err, ErrCreateContainerConfig):
 		case strings.Contains(err.Error(), "ttrpc: closed"):
 			collateral = cmp.Or(collateral, err)
 		default:

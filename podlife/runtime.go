@@ -188,7 +188,10 @@ func (r *Runtime) ctx(parent context.Context) context.Context {
 // its postStart hook returned (or failed). If the pod cannot be set up (invalid spec, image
 // missing, network, create or start failure), everything created for it is removed and the error
 // says which container and step failed (*StartError). A postStart hook failure is not an error
-// of Run: the container is killed and the pod's status and events say why.
+// of Run: the container is killed and the pod's status and events say why. A container that
+// cannot be created with its settings (runAsNonRoot and a root user: ErrCreateContainerConfig)
+// does not fail the pod either, as on a kubelet: it stays Waiting, the others start, and Run
+// returns the pod with a *StartError wrapping ErrCreateContainerConfig.
 //
 // ctx cancels the wait, not the pod: if it ends first, Run returns the pod with ctx's error and
 // the pod keeps starting. Likewise if containerd goes away while the pod starts: Run returns the
@@ -204,7 +207,7 @@ func (r *Runtime) Run(ctx context.Context, spec PodSpec) (*Pod, error) {
 		if p.startErr != nil {
 			return nil, p.startErr
 		}
-		return p, nil
+		return p, p.configErr
 	case <-ctx.Done():
 		return p, ctx.Err()
 	case <-r.connLostCh():

@@ -132,10 +132,6 @@ func TestValidateSecurity(t *testing.T) {
 		{"no escalation but sys_admin", func(s *PodSpec) {
 			s.Containers[0].SecurityContext = &SecurityContext{AllowPrivilegeEscalation: bptr(false), Capabilities: &Capabilities{Add: []string{"CAP_SYS_ADMIN"}}}
 		}, "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN"},
-		{"root with runAsNonRoot", func(s *PodSpec) {
-			s.SecurityContext = &PodSecurityContext{RunAsNonRoot: bptr(true)}
-			s.Containers[0].SecurityContext = &SecurityContext{RunAsUser: i64(0)}
-		}, "spec.containers[0].securityContext.runAsUser: Invalid value: 0: container's runAsUser breaks non-root policy"},
 		{"seccomp without type", func(s *PodSpec) { s.SecurityContext = &PodSecurityContext{SeccompProfile: &SeccompProfile{}} }, "spec.securityContext.seccompProfile.type: Required value"},
 		{"seccomp bad type", func(s *PodSpec) {
 			s.Containers[0].SecurityContext = &SecurityContext{SeccompProfile: &SeccompProfile{Type: "Strict"}}
@@ -184,6 +180,14 @@ func TestValidateSecurity(t *testing.T) {
 		AllowPrivilegeEscalation: bptr(true), ProcMount: ProcMountDefault, ReadOnlyRootFilesystem: true}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("valid spec: %v", err)
+	}
+	// runAsNonRoot with runAsUser 0 is valid, as for the API server: the kubelet reports it on
+	// the container (CreateContainerConfigError), and so does podlife.
+	root := base()
+	root.SecurityContext = &PodSecurityContext{RunAsNonRoot: bptr(true)}
+	root.Containers[0].SecurityContext = &SecurityContext{RunAsUser: i64(0)}
+	if err := root.Validate(); err != nil {
+		t.Errorf("runAsNonRoot with runAsUser 0: %v, want it valid", err)
 	}
 }
 

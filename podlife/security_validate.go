@@ -74,9 +74,8 @@ func validateContainerSecurity(p *field.Path, s *PodSpec, c *ContainerSpec) fiel
 			}
 		}
 	}
-	if e := s.effectiveSecurity(c); e.runAsNonRoot && e.runAsUser != nil && *e.runAsUser == 0 {
-		errs = append(errs, field.Invalid(p.Child("runAsUser"), 0, "container's runAsUser breaks non-root policy (runAsNonRoot is true)"))
-	}
+	// runAsNonRoot with runAsUser 0 is not refused here: the API server accepts it, and the
+	// kubelet reports it per container (CreateContainerConfigError, see verifyRunAsNonRoot).
 	return errs
 }
 

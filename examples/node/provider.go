@@ -305,7 +305,10 @@ func (pr *provider) current(e *entry) *corev1.Pod {
 	pod := e.pod.DeepCopy()
 	p := e.p
 	pr.mu.Unlock()
-	if p == nil { // starting
+	if p == nil { // starting: Run has not returned, but the runtime has the pod (status.go)
+		p = pr.starting(e.name)
+	}
+	if p == nil {
 		return pod
 	}
 	pod.Status = podStatus(p.Status(), pod.Status, pr.hostIP)
