@@ -64,7 +64,9 @@ func (pr *provider) launch(e *entry, spec podlife.PodSpec, p *podlife.Pod) {
 // when the start has finished or ctx ends (the pod deleted, or the node stopping: the start
 // then goes on for the next process of the node to adopt, as before).
 func (pr *provider) follow(ctx context.Context, e *entry, spec podlife.PodSpec) {
+	pr.mu.Lock()
 	k := key(e.pod.Namespace, e.pod.Name)
+	pr.mu.Unlock()
 	backoff := startBackoffInitial
 	for {
 		pr.mu.Lock()

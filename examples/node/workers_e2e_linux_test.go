@@ -105,9 +105,90 @@ spec:
 			fmt.Errorf("%q %v, want Pending PodInitializing and a restart count", out, err)
 	})
 
+	// The node process stops (SIGTERM) while those starts go on, and comes back: the pod that
+	// started is adopted as it runs, the interrupted starts are replaced and go on in the
+	// background again.
+	before := getPod(t, ns, "normal")
+	tn.stop(t)
+	tn.start(t)
+	waitFor(t, "the restarted node to adopt normal and replace stuck-0", 2*time.Minute, func() (bool, error) {
+		b, err := os.ReadFile(tn.log)
+		return err == nil && strings.Contains(string(b), "pod adopted") && strings.Contains(string(b), "pod replaced"), err
+	})
+	waitFor(t, "stuck-0 in CrashLoopBackOff again", 2*time.Minute, func() (bool, error) {
+		out, err := kubectl(t, "", "-n", ns, "get", "pod", "stuck-0", "-o",
+			"jsonpath={.status.phase} {.status.initContainerStatuses[0].state.waiting.reason}")
+		return err == nil && out == "Pending CrashLoopBackOff", fmt.Errorf("%q %v", out, err)
+	})
+	after := getPod(t, ns, "normal")
+	if cs := after.Status.ContainerStatuses; after.Status.Phase != "Running" || len(cs) != 1 || cs[0].State.Running == nil ||
+		cs[0].State.Running.StartedAt != before.Status.ContainerStatuses[0].State.Running.StartedAt {
+		t.Errorf("normal after the restart: %s %+v, want Running, the same container", after.Status.Phase, cs)
+	}
+
 	// Deleting a stuck pod completes.
 	mustKubectl(t, "", "-n", ns, "delete", "pod", "stuck-1", "--wait=false")
 	waitGone(t, ns, "stuck-1", 90*time.Second)
+
+	// A pod deleted while its start hangs (a postStart hook that never returns) is stopped as
+	// the kubelet stops it: the running container's preStop hook runs, within the grace period.
+	hostDir := t.TempDir()
+	hanging := fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata: {name: hanging}
+spec:
+%s  terminationGracePeriodSeconds: 5
+  containers:
+  - name: app
+    image: %s
+    command: [sh, -c, 'trap "exit 0" TERM; while true; do sleep 0.2; done']
+    volumeMounts:
+    - {name: host, mountPath: /host}
+    lifecycle:
+      preStop:
+        exec: {command: [sh, -c, %q]}
+  - name: hook
+    image: %s
+    command: [sh, -c, 'trap "exit 0" TERM; while true; do sleep 0.2; done']
+    lifecycle:
+      postStart:
+        exec: {command: [sleep, "3600"]}
+  volumes:
+  - name: host
+    hostPath: {path: %s, type: Directory}
+`, scheduling(tn.name), testImage, uptime("/host/events", "app", "prestop"), testImage, hostDir)
+	mustKubectl(t, hanging, "-n", ns, "apply", "-f", "-")
+	waitFor(t, "hanging's app running, its hook container starting", 2*time.Minute, func() (bool, error) {
+		out, err := kubectl(t, "", "-n", ns, "get", "pod", "hanging", "-o",
+			`jsonpath={.status.containerStatuses[?(@.name=="app")].started} {.status.containerStatuses[?(@.name=="hook")].started}`)
+		return err == nil && out == "true false", fmt.Errorf("%q %v, want app started, hook not", out, err)
+	})
+	mustKubectl(t, "", "-n", ns, "delete", "pod", "hanging", "--wait=false")
+	waitGone(t, ns, "hanging", 60*time.Second)
+	if b, err := os.ReadFile(filepath.Join(hostDir, "events")); err != nil || !strings.Contains(string(b), "app prestop") {
+		t.Errorf("hanging's preStop marker: %q %v, want the hook to have run", b, err)
+	}
+
+	// A start that fails once admitted (the image is missing, pull policy Never) is reported as
+	// a CreatePod error was: ProviderFailed, Pending (it is tried again); deleting it completes.
+	missing := fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata: {name: missing}
+spec:
+%s  terminationGracePeriodSeconds: 5
+  containers:
+  - name: app
+    image: podlife.test/missing:1
+    imagePullPolicy: Never
+`, scheduling(tn.name))
+	mustKubectl(t, missing, "-n", ns, "apply", "-f", "-")
+	waitFor(t, "missing ProviderFailed", 2*time.Minute, func() (bool, error) {
+		out, err := kubectl(t, "", "-n", ns, "get", "pod", "missing", "-o", "jsonpath={.status.phase} {.status.reason} {.status.message}")
+		return err == nil && strings.HasPrefix(out, "Pending ProviderFailed ") && strings.Contains(out, "podlife.test/missing:1"),
+			fmt.Errorf("%q %v, want Pending ProviderFailed naming the image", out, err)
+	})
+	mustKubectl(t, "", "-n", ns, "delete", "pod", "missing", "--wait=false")
+	waitGone(t, ns, "missing", 60*time.Second)
 
 	// Deleting all of them: nothing of them is left on the node (podlife pods, saved pods,
 	// containerd containers), while the node runs.
