@@ -25,11 +25,12 @@ import (
 // deleted from the API server while no node process ran can still be stopped as it should be
 // (preStop hooks, grace period) and removed: see reapDeleted.
 
-// start runs spec, or adopts the pod of that name that the node's previous process left.
+// start starts spec, or adopts the pod of that name that the node's previous process left. It
+// returns once podlife admitted the pod (admit): the start goes on.
 func (pr *provider) start(ctx context.Context, spec podlife.PodSpec) (*podlife.Pod, error) {
 	rec, err := pr.rt.LookupPod(ctx, spec.Name)
 	if err != nil || rec.Managed() {
-		return pr.rt.Run(ctx, spec)
+		return pr.admit(spec)
 	}
 	p, err := pr.rt.Adopt(ctx, spec)
 	switch {
@@ -46,7 +47,7 @@ func (pr *provider) start(ctx context.Context, spec podlife.PodSpec) (*podlife.P
 		return nil, fmt.Errorf("adopt: %w", err)
 	}
 	pr.log.Info("pod replaced", "podlife", spec.Name, "adopt", err)
-	return pr.rt.Run(ctx, spec)
+	return pr.admit(spec)
 }
 
 // podsDir holds the v1.Pod of each podlife pod the node runs, by podlife name.

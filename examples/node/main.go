@@ -221,6 +221,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	prov := newProvider(rt, objectSource{client: client.CoreV1(), forbiddenWait: 10 * time.Second}, recorder,
 		log.With("component", "provider"), c.nodeIP, kube.Options{Allocatable: nodeObj.Status.Allocatable})
 	prov.stateDir = c.stateDir
+	defer prov.close() // before rt.Close: the starts in progress are left to the next process
 	n, err := newKubeletNode(kubeletNodeConfig{
 		client: client, node: nodeObj, provider: prov,
 		nodeProvider: &nodeProvider{node: nodeObj, stateDir: c.stateDir, period: 10 * time.Second},

@@ -32,6 +32,10 @@ type provider struct {
 	opts     kube.Options
 	stateDir string // where the v1.Pods are kept for a restarted node (adopt.go); "" for none
 
+	life   context.Context // the start goroutines' (starting.go), ended by close
+	stop   context.CancelFunc
+	starts sync.WaitGroup
+
 	mu     sync.Mutex
 	pods   map[string]*entry // by "namespace/name"
 	byName map[string]*entry // by podlife pod name
@@ -40,15 +44,21 @@ type provider struct {
 
 // entry is a Kubernetes pod this node runs (or failed to start).
 type entry struct {
-	pod      *corev1.Pod // as the API server gave it, with the status last reported
-	name     string      // the podlife pod's name
-	p        *podlife.Pod
+	pod      *corev1.Pod  // as the API server gave it, with the status last reported
+	name     string       // the podlife pod's name
+	p        *podlife.Pod // nil until podlife admitted it, and after a failed start
 	deleting bool
+	// The goroutine that follows the pod's start (starting.go): cancel ends it, done is closed
+	// when it has returned. Both nil until CreatePod launched it.
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 func newProvider(rt *podlife.Runtime, objects objectSource, recorder record.EventRecorder, log *slog.Logger, hostIP string, opts kube.Options) *provider {
+	life, stop := context.WithCancel(context.Background())
 	return &provider{
 		rt: rt, objects: objects, recorder: recorder, log: log, hostIP: hostIP, opts: opts,
+		life: life, stop: stop,
 		pods: map[string]*entry{}, byName: map[string]*entry{},
 	}
 }
@@ -92,6 +102,10 @@ func handledByCluster(path string) bool {
 // run is refused with an error that virtual-kubelet reports as the pod's ProviderFailed status
 // (and retries, so that a ConfigMap created later is picked up, as on a kubelet); each
 // offending field is also recorded as a ProviderFailed event.
+//
+// CreatePod returns once podlife has admitted the pod: its start sequence goes on in a
+// goroutine of the provider (starting.go), so that pods whose start never finishes do not hold
+// virtual-kubelet's workers.
 func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	k := key(pod.Namespace, pod.Name)
 	pr.mu.Lock()
@@ -117,21 +131,21 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
 		return err
 	}
-	// Run returns once the start policy has finished (postStart hooks returned), as the
-	// kubelet's pod sync does.
 	pr.save(spec.Name, pod)
-	p, err := pr.start(ctx, spec)
-	if p == nil {
-		pr.forget(spec.Name)
-		pr.unregister(k, e)
-		pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
-		return fmt.Errorf("start pod %s as %s: %w", k, spec.Name, err)
+	// A pod of that name that the node's previous process left is adopted (or replaced) by the
+	// start goroutine: that may take a stop. Else the pod is started here, so that podlife's
+	// refusals (an invalid spec, Pod Security) are CreatePod's errors.
+	var p *podlife.Pod
+	if rec, lerr := pr.rt.LookupPod(ctx, spec.Name); lerr != nil || rec.Managed() {
+		if p, err = pr.admit(spec); p == nil {
+			pr.forget(spec.Name)
+			pr.unregister(k, e)
+			pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
+			return fmt.Errorf("start pod %s as %s: %w", k, spec.Name, err)
+		}
 	}
-	pr.mu.Lock()
-	e.p = p
-	pr.mu.Unlock()
-	pr.log.Info("pod started", "pod", k, "podlife", spec.Name)
-	pr.sync(e)
+	pr.launch(e, spec, p)
+	pr.log.Info("pod admitted", "pod", k, "podlife", spec.Name)
 	return nil
 }
 
@@ -212,7 +226,7 @@ func (pr *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	k := key(pod.Namespace, pod.Name)
 	pr.mu.Lock()
 	e, ok := pr.pods[k]
-	if !ok || e.p == nil {
+	if !ok || e.done == nil {
 		pr.mu.Unlock()
 		return errdefs.NotFoundf("pod %s is not on this node", k)
 	}
@@ -234,22 +248,32 @@ func (pr *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	return nil
 }
 
-// remove stops and removes a deleted pod, then reports it terminated.
+// remove stops and removes a deleted pod, then reports it terminated. A pod still starting is
+// stopped as a started one (podlife's Stop cancels the start, a postStart hook included).
 func (pr *provider) remove(e *entry, opts []podlife.StopOption) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	k := key(e.pod.Namespace, e.pod.Name)
-	if err := e.p.Stop(ctx, opts...); err != nil {
-		pr.log.Warn("stop pod", "pod", k, "err", err)
-	}
+	p := pr.abandon(e)
 	pr.mu.Lock()
 	prev := e.pod.Status
 	pr.mu.Unlock()
-	final := terminatedStatus(podStatus(e.p.Status(), prev, pr.hostIP))
-	if err := e.p.Remove(ctx); err != nil {
-		pr.log.Warn("remove pod", "pod", k, "err", err)
+	var final corev1.PodStatus
+	if p != nil {
+		if err := p.Stop(ctx, opts...); err != nil {
+			pr.log.Warn("stop pod", "pod", k, "err", err)
+		}
+		final = terminatedStatus(podStatus(p.Status(), prev, pr.hostIP))
+		if err := p.Remove(ctx); err != nil {
+			pr.log.Warn("remove pod", "pod", k, "err", err)
+		} else {
+			pr.forget(e.name)
+		}
 	} else {
-		pr.forget(e.name)
+		final = terminatedStatus(prev)
+		if err := pr.removeLeft(ctx, e.name, opts); err != nil {
+			pr.log.Warn("remove pod", "pod", k, "err", err)
+		}
 	}
 	pr.mu.Lock()
 	delete(pr.pods, k)
@@ -305,10 +329,7 @@ func (pr *provider) current(e *entry) *corev1.Pod {
 	pod := e.pod.DeepCopy()
 	p := e.p
 	pr.mu.Unlock()
-	if p == nil { // starting: Run has not returned, but the runtime has the pod (status.go)
-		p = pr.starting(e.name)
-	}
-	if p == nil {
+	if p == nil { // not admitted yet, or its start failed (ProviderFailed)
 		return pod
 	}
 	pod.Status = podStatus(p.Status(), pod.Status, pr.hostIP)

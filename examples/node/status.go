@@ -55,18 +55,6 @@ func podStatus(st podlife.PodStatus, prev corev1.PodStatus, hostIP string) corev
 	return out
 }
 
-// starting returns the runtime's pod of that podlife name while CreatePod's Run has not
-// returned, or nil. Its start can last: an init container that keeps failing on a RestartAlways
-// pod is restarted under back-off and Run waits for the init containers. The kubelet reports
-// their statuses (restart count, last termination, CrashLoopBackOff) meanwhile, so the node does.
-func (pr *provider) starting(name string) *podlife.Pod {
-	p, err := pr.rt.Pod(name)
-	if err != nil {
-		return nil
-	}
-	return p
-}
-
 func containerStatuses(in []podlife.ContainerStatus) []corev1.ContainerStatus {
 	if len(in) == 0 {
 		return nil
