@@ -82,8 +82,12 @@ func (pr *provider) follow(ctx context.Context, e *entry, spec podlife.PodSpec) 
 		}
 		if p != nil {
 			pr.sync(e)
-			if err = p.WaitStarted(ctx); err == nil {
-				pr.log.Info("pod started", "pod", k, "podlife", spec.Name)
+			err = p.WaitStarted(ctx)
+			if err == nil || errors.Is(err, podlife.ErrCreateContainerConfig) {
+				// A container refused at creation (runAsNonRoot with a root user) is the
+				// kubelet's CreateContainerConfigError: the pod stays, the container Waiting
+				// with that reason in its status; it is not a failed start to retry.
+				pr.log.Info("pod started", "pod", k, "podlife", spec.Name, "err", err)
 				pr.sync(e)
 				return
 			}
