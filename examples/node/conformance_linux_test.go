@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ import (
 // test/images/agnhost, busybox from the host's busybox-static) and pushed to a local
 // docker-registry that KUBE_TEST_REPO_LIST points the suite at. `make conformance` runs it; it
 // is skipped unless PODLIFE_CONFORMANCE=1, since it takes far longer than the other tests.
+// PODLIFE_CONFORMANCE_GINKGO_ARGS adds ginkgo flags (such as --dry-run, or another --focus).
 //
 // The suite's report (junit_01.xml, e2e.log and table.md: test, result, time) goes to
 // PODLIFE_CONFORMANCE_REPORT (default ../../.cache/conformance). The test fails when a spec
@@ -36,7 +38,8 @@ func TestConformance(t *testing.T) {
 	bin := k8sBin()
 	suite := filepath.Join(bin, "e2e.test")
 	agnhost := filepath.Join(bin, "agnhost")
-	for _, f := range []string{suite, agnhost} {
+	ginkgo := filepath.Join(bin, "ginkgo")
+	for _, f := range []string{suite, agnhost, ginkgo} {
 		if _, err := os.Stat(f); err != nil {
 			t.Fatalf("%v: build it with hack/build-e2e.sh %s", err, bin)
 		}
@@ -77,26 +80,38 @@ func TestConformance(t *testing.T) {
 	}
 
 	tn := startNodeWith(t, "") // untainted: the suite's pods carry no toleration
-	args := []string{
-		"--kubeconfig", env.cp.kubeconfig, "--provider", "skeleton",
-		"--kubectl-path", env.kubectl, "--report-dir", report,
-		"--ginkgo.focus", conformanceFocus, "--ginkgo.skip", strings.Join(skips, "|"),
-		"--ginkgo.no-color", "--ginkgo.timeout", "6h",
+	// The images the suite pulled are not leaks: remove them before the node's leak check
+	// (cleanups run last registered first).
+	t.Cleanup(func() { removeImages(tn.ns, testImage) })
+	// The ginkgo CLI runs the suite's parallel specs on PODLIFE_CONFORMANCE_PROCS processes
+	// (default 4), then its [Serial] ones alone, as upstream's hack/ginkgo-e2e.sh does.
+	procs := 4
+	if p := os.Getenv("PODLIFE_CONFORMANCE_PROCS"); p != "" {
+		if procs, err = strconv.Atoi(p); err != nil || procs < 1 {
+			t.Fatalf("PODLIFE_CONFORMANCE_PROCS=%q: want a positive number", p)
+		}
 	}
-	if extra := os.Getenv("PODLIFE_CONFORMANCE_ARGS"); extra != "" {
+	args := []string{
+		fmt.Sprintf("--procs=%d", procs), "--focus", conformanceFocus, "--skip", strings.Join(skips, "|"),
+		"--no-color", "--timeout", "6h",
+	}
+	if extra := os.Getenv("PODLIFE_CONFORMANCE_GINKGO_ARGS"); extra != "" {
 		args = append(args, strings.Fields(extra)...)
 	}
+	args = append(args, suite, "--",
+		"--kubeconfig", env.cp.kubeconfig, "--provider", "skeleton",
+		"--kubectl-path", env.kubectl, "--report-dir", report)
 	logFile, err := os.Create(filepath.Join(report, "e2e.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer logFile.Close()
-	cmd := exec.Command(suite, args...)
+	cmd := exec.Command(ginkgo, args...)
 	cmd.Env = append(os.Environ(), "KUBE_TEST_REPO_LIST="+repoList)
 	cmd.Dir = report
 	cmd.Stdout = io.MultiWriter(logFile, os.Stdout)
 	cmd.Stderr = cmd.Stdout
-	t.Logf("node %s; running %s %s", tn.name, suite, shellQuote(args))
+	t.Logf("node %s; running %s %s", tn.name, ginkgo, shellQuote(args))
 	start = time.Now()
 	runErr := cmd.Run()
 	took := time.Since(start).Round(time.Second)
@@ -208,6 +223,23 @@ func pushTestImages(ctx context.Context, reg *podlifetest.Registry, agnhost stri
 		}
 	}
 	return nil
+}
+
+// removeImages removes the images of containerd namespace ns but keep.
+func removeImages(ns, keep string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	nctx := namespaces.WithNamespace(ctx, ns)
+	is := env.client.ImageService()
+	imgs, err := is.List(nctx)
+	if err != nil {
+		return
+	}
+	for _, i := range imgs {
+		if i.Name != keep {
+			_ = is.Delete(nctx, i.Name)
+		}
+	}
 }
 
 // repoListYAML is KUBE_TEST_REPO_LIST's file: every registry of the suite's images on addr,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # build-e2e.sh DIR: build Kubernetes' node conformance suite (e2e.test, from k8s.io/kubernetes
-# test/e2e) and the agnhost test image binary (test/images/agnhost) from the Go module proxy into
-# DIR (cached: does nothing when both are there).
+# test/e2e), the agnhost test image binary (test/images/agnhost) and the ginkgo CLI that runs the
+# suite in parallel (github.com/onsi/ginkgo/v2/ginkgo, at the version Kubernetes pins) from the Go
+# module proxy into DIR (cached: does nothing when all three are there).
 #
 # Same pins as build-control-plane.sh: a throwaway module requires k8s.io/kubernetes at the
 # version internal/apiserverdiff pins, with its ./staging modules replaced by the published k8s.io/*
@@ -9,7 +10,7 @@
 set -euo pipefail
 dir=${1:?usage: build-e2e.sh DIR}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
-[ -x "$dir/e2e.test" ] && [ -x "$dir/agnhost" ] && exit 0
+[ -x "$dir/e2e.test" ] && [ -x "$dir/agnhost" ] && [ -x "$dir/ginkgo" ] && exit 0
 
 src=$(mktemp -d "${TMPDIR:-/tmp}/podlife-e2e-build.XXXXXX")
 trap 'rm -rf "$src"' EXIT
@@ -32,8 +33,13 @@ if [ ! -x "$dir/agnhost" ]; then
   go build -trimpath -ldflags "$ldflags" -o "$dir/agnhost.partial" k8s.io/kubernetes/test/images/agnhost
   mv "$dir/agnhost.partial" "$dir/agnhost"
 fi
+if [ ! -x "$dir/ginkgo" ]; then
+  echo "building ginkgo into $dir" >&2
+  go build -trimpath -o "$dir/ginkgo.partial" github.com/onsi/ginkgo/v2/ginkgo
+  mv "$dir/ginkgo.partial" "$dir/ginkgo"
+fi
 if [ ! -x "$dir/e2e.test" ]; then
   echo "building e2e.test into $dir (10-25 minutes the first time on 2 cores)" >&2
-  go test -c -trimpath -ldflags "$ldflags" -o "$dir/e2e.test.partial" k8s.io/kubernetes/test/e2e
+  go test -c -vet=off -trimpath -ldflags "$ldflags" -o "$dir/e2e.test.partial" k8s.io/kubernetes/test/e2e
   mv "$dir/e2e.test.partial" "$dir/e2e.test"
 fi
