@@ -4,11 +4,16 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 )
+
+// conformanceFocus selects the node conformance specs, the Conformance specs of sig-node and
+// the common volume specs (ConfigMap, Secret, projected, emptyDir, downward API volumes).
+const conformanceFocus = `\[NodeConformance\]|\[sig-node\].*\[Conformance\]|\[sig-storage\].*\[Conformance\]`
 
 // conformanceResult is the outcome of the suite's specs, from its JUnit report.
 type conformanceResult struct {
@@ -22,16 +27,17 @@ type conformanceCase struct {
 	time   time.Duration
 }
 
-// readJUnit reads the JUnit report of e2e.test (Ginkgo v2's junit_01.xml).
-func readJUnit(path string) (*conformanceResult, error) {
+// readJUnit reads the JUnit report of e2e.test (Ginkgo v2's junit_01.xml), keeping the specs
+// whose text focus matches (all if nil): the report lists every spec of the suite.
+func readJUnit(path string, focus *regexp.Regexp) (*conformanceResult, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return parseJUnit(b)
+	return parseJUnit(b, focus)
 }
 
-func parseJUnit(b []byte) (*conformanceResult, error) {
+func parseJUnit(b []byte, focus *regexp.Regexp) (*conformanceResult, error) {
 	var doc struct {
 		Suites []struct {
 			Cases []struct {
@@ -57,6 +63,9 @@ func parseJUnit(b []byte) (*conformanceResult, error) {
 				if c.Failure == nil && c.Error == nil {
 					continue
 				}
+			}
+			if focus != nil && !focus.MatchString(name) {
+				continue
 			}
 			r := "passed"
 			switch {
@@ -122,9 +131,10 @@ func TestParseJUnit(t *testing.T) {
     <testcase name="[It] [sig-node] Pods should be submitted and removed [NodeConformance] [Conformance]" classname="Kubernetes e2e suite" status="passed" time="10.5"></testcase>
     <testcase name="[It] [sig-node] Probing container with a|pipe [NodeConformance]" classname="Kubernetes e2e suite" status="failed" time="300"><failure message="timed out" type="failed">x</failure></testcase>
     <testcase name="[It] [sig-network] Services should work [Conformance]" classname="Kubernetes e2e suite" status="skipped" time="0"><skipped message="skipped"></skipped></testcase>
+    <testcase name="[It] [sig-node] Pods should be listed [NodeConformance] [Slow]" classname="Kubernetes e2e suite" status="skipped" time="0"><skipped message="skipped"></skipped></testcase>
   </testsuite>
 </testsuites>`
-	res, err := parseJUnit([]byte(report))
+	res, err := parseJUnit([]byte(report), regexp.MustCompile(conformanceFocus))
 	if err != nil {
 		t.Fatal(err)
 	}
