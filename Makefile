@@ -25,7 +25,7 @@ K8S_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2; exit }' inte
 K8S_BIN ?= /var/cache/podlife/k8s-$(K8S_VERSION)
 NODE_E2E_TIMEOUT ?= 15m
 
-.PHONY: crash-test demo test deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench soak clean apiserver-diff node-e2e k8s-control-plane
+.PHONY: crash-test demo test deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench soak clean apiserver-diff node-e2e k8s-control-plane conformance k8s-e2e
 
 ## demo: run the startup-sequence experiment (short times) on a private containerd if none runs.
 demo: deps cni-plugins logger
@@ -92,6 +92,22 @@ node-e2e: deps containerd2 cni-plugins logger k8s-control-plane
 
 k8s-control-plane:
 	examples/node/hack/build-control-plane.sh $(K8S_BIN)
+
+## conformance: Kubernetes' node conformance suite (e2e.test of k8s.io/kubernetes at K8S_VERSION,
+## focus [NodeConformance] and sig-node's and the common volumes' [Conformance] specs, minus
+## examples/node/conformance-skip.txt) against the control plane with one podlife-node, its test
+## images built here and served by a local registry (no internet). e2e.test and agnhost are built
+## once into K8S_BIN (see docs/kubelet-comparison.md for the times); the report, with table.md,
+## goes to .cache/conformance. Not part of `make test`.
+CONFORMANCE_TIMEOUT ?= 6h
+conformance: deps containerd2 cni-plugins logger k8s-control-plane k8s-e2e
+	cd examples/node && PODLIFE_CONFORMANCE=1 PODLIFE_CONFORMANCE_REPORT=$(CURDIR)/.cache/conformance \
+	  PODLIFE_K8S_BIN=$(K8S_BIN) PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) \
+	  go test -count=1 -p 1 -timeout $(CONFORMANCE_TIMEOUT) -v -run '^TestConformance$$' . 2>&1 | tee $(CURDIR)/.cache/conformance.log; \
+	  rc=$${PIPESTATUS[0]}; grep -h '^=== conformance summary' $(CURDIR)/.cache/conformance.log; exit $$rc
+
+k8s-e2e:
+	examples/node/hack/build-e2e.sh $(K8S_BIN)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.cache/*')); \

@@ -61,8 +61,9 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// startControlPlane starts the control plane in dir with the binaries of bin. Close stops it.
-func startControlPlane(ctx context.Context, dir, bin, etcd string) (cp *controlPlane, err error) {
+// startControlPlane starts the control plane in dir with the binaries of bin, the API server
+// with apiserverArgs added. Close stops it.
+func startControlPlane(ctx context.Context, dir, bin, etcd string, apiserverArgs ...string) (cp *controlPlane, err error) {
 	cp = &controlPlane{dir: dir, bin: bin}
 	defer func() {
 		if err != nil {
@@ -146,7 +147,7 @@ current-context: e2e
 		"--initial-cluster", "e2e="+peerURL); err != nil {
 		return cp, err
 	}
-	if err = cp.start("kube-apiserver", filepath.Join(bin, "kube-apiserver"),
+	if err = cp.start("kube-apiserver", filepath.Join(bin, "kube-apiserver"), append([]string{
 		"--etcd-servers", etcdURL,
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
 		"--secure-port", strconv.Itoa(apiPort), "--cert-dir", filepath.Join(dir, "certs"),
@@ -164,7 +165,7 @@ current-context: e2e
 		"--kubelet-client-certificate", clientCert, "--kubelet-client-key", clientKey,
 		// A loopback address cannot be the kubernetes Service's endpoint.
 		"--endpoint-reconciler-type", "none",
-		"--enable-priority-and-fairness=false", "--profiling=false"); err != nil {
+		"--enable-priority-and-fairness=false", "--profiling=false"}, apiserverArgs...)...); err != nil {
 		return cp, err
 	}
 	if err = cp.waitHealthy(ctx); err != nil {

@@ -126,7 +126,13 @@ func setup() error {
 		return err
 	}
 	start := time.Now()
-	env.cp, err = startControlPlane(ctx, cpDir, bin, etcd)
+	var apiserverArgs []string
+	if os.Getenv("PODLIFE_CONFORMANCE") == "1" {
+		// TestConformance: pods get no service-account token (podlife-node cannot project one
+		// yet), as in the suite's measured baseline.
+		apiserverArgs = append(apiserverArgs, "--disable-admission-plugins", "ServiceAccount")
+	}
+	env.cp, err = startControlPlane(ctx, cpDir, bin, etcd, apiserverArgs...)
 	if err != nil {
 		return err
 	}
@@ -194,13 +200,21 @@ type testNode struct {
 	cmd        *exec.Cmd
 	done       chan struct{}
 	log        string
+	taint      string // --taint, if any
 }
 
 var nodeCount int
 
-// startNode imports the test image into a fresh namespace and starts a podlife-node on it;
-// the cleanup stops it and removes everything it ran, failing the test on leaks.
+// startNode imports the test image into a fresh namespace and starts a podlife-node on it,
+// tainted podlife.io/node=true:NoSchedule; the cleanup stops it and removes everything it ran,
+// failing the test on leaks.
 func startNode(t *testing.T) *testNode {
+	t.Helper()
+	return startNodeWith(t, "podlife.io/node=true:NoSchedule")
+}
+
+// startNodeWith is startNode with taint as the node's taint (none if empty).
+func startNodeWith(t *testing.T, taint string) *testNode {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end test: -short")
@@ -212,6 +226,7 @@ func startNode(t *testing.T) *testNode {
 		ns:       fmt.Sprintf("pln-%s-%d", env.runID, n),
 		stateDir: filepath.Join(env.dir, fmt.Sprintf("n%d", n)),
 		log:      filepath.Join(env.dir, fmt.Sprintf("node%d.log", n)),
+		taint:    taint,
 	}
 	tn.bridge = cni.BridgeConfig{
 		Name:       fmt.Sprintf("pln%s%d", env.runID, n), // the node names its network after the bridge
@@ -262,16 +277,20 @@ func (tn *testNode) start(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	tn.cmd = exec.Command(env.node,
+	args := []string{
 		"--kubeconfig", tn.kubeconfig, "--node-name", tn.name,
 		"--node-ip", "127.0.0.1", "--listen", fmt.Sprintf("127.0.0.1:%d", port),
 		"--client-ca", env.cp.clientCA,
-		"--taint", "podlife.io/node=true:NoSchedule", "--label", "podlife.io/e2e="+env.runID,
+		"--label", "podlife.io/e2e=" + env.runID,
 		"--state-dir", tn.stateDir, "--containerd", env.daemon.Address(), "--namespace", tn.ns,
 		"--container-logger", env.logger,
 		"--bridge", tn.bridge.Bridge, "--subnet", tn.bridge.Subnet.String(),
 		"--cni-path", strings.Join(tn.bridge.PluginDirs, string(filepath.ListSeparator)),
-		"--log-level", "debug")
+		"--log-level", "debug"}
+	if tn.taint != "" {
+		args = append(args, "--taint", tn.taint)
+	}
+	tn.cmd = exec.Command(env.node, args...)
 	tn.cmd.Stdout, tn.cmd.Stderr = f, f
 	tn.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := tn.cmd.Start(); err != nil {

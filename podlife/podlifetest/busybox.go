@@ -24,6 +24,7 @@ type busyboxOptions struct {
 	snapshotter string
 	otherArch   string
 	user        string
+	entrypoint  []string
 	files       []rootfsEntry // a second layer's, if any
 }
 
@@ -62,6 +63,20 @@ func WithFile(path string, data []byte) BusyboxOption {
 	return func(o *busyboxOptions) {
 		o.files = append(o.files, rootfsEntry{hdr: tar.Header{Typeflag: tar.TypeReg, Name: path, Mode: 0o644}, body: data})
 	}
+}
+
+// WithExecutable adds an executable file (mode 0755) at path to the second layer, as
+// [WithFile] does: a static program such as Kubernetes' agnhost test image's.
+func WithExecutable(path string, data []byte) BusyboxOption {
+	return func(o *busyboxOptions) {
+		o.files = append(o.files, rootfsEntry{hdr: tar.Header{Typeflag: tar.TypeReg, Name: path, Mode: 0o755}, body: data})
+	}
+}
+
+// WithEntrypoint sets the image config's Entrypoint (absolute path first) and clears its Cmd,
+// so that a container's args alone are the program's arguments.
+func WithEntrypoint(entrypoint ...string) BusyboxOption {
+	return func(o *busyboxOptions) { o.entrypoint = entrypoint }
 }
 
 func newBusyboxOptions(opts []BusyboxOption) busyboxOptions {
@@ -113,7 +128,7 @@ func BusyboxArchive(w io.Writer, ref string, opts ...BusyboxOption) error {
 		}
 		other = &otherPlatform{arch: o.otherArch, layer: ol}
 	}
-	img, err := newImage(ref, layers, other, o.user)
+	img, err := newImage(ref, layers, other, o.user, o.entrypoint)
 	if err != nil {
 		return fmt.Errorf("podlifetest: busybox: %w", err)
 	}

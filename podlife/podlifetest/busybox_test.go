@@ -165,3 +165,34 @@ func TestWriteBusyboxArchive(t *testing.T) {
 		t.Error("file differs from BusyboxArchive's output")
 	}
 }
+
+func TestBusyboxArchiveEntrypointExecutable(t *testing.T) {
+	requireBinary(t, podlifetest.DefaultBusybox)
+	var a bytes.Buffer
+	if err := podlifetest.BusyboxArchive(&a, testRef, podlifetest.WithExecutable("agnhost", []byte("#!/bin/sh\n")),
+		podlifetest.WithEntrypoint("/agnhost", "pause")); err != nil {
+		t.Fatal(err)
+	}
+	_, files := readTar(t, &a)
+	blob := func(d ocispec.Descriptor) []byte { return files["blobs/sha256/"+d.Digest.Encoded()] }
+	var index ocispec.Index
+	decodeJSON(t, files["index.json"], &index)
+	var manifest ocispec.Manifest
+	decodeJSON(t, blob(index.Manifests[0]), &manifest)
+	var config ocispec.Image
+	decodeJSON(t, blob(manifest.Config), &config)
+	if got := config.Config.Entrypoint; len(got) != 2 || got[0] != "/agnhost" || got[1] != "pause" || config.Config.Cmd != nil {
+		t.Errorf("entrypoint %q, cmd %q: want [/agnhost pause] and no cmd", got, config.Config.Cmd)
+	}
+	if len(manifest.Layers) != 2 {
+		t.Fatalf("%d layers, want 2", len(manifest.Layers))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(blob(manifest.Layers[1])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdrs, _ := readTar(t, zr)
+	if hdr := hdrs["agnhost"]; hdr == nil || hdr.FileInfo().Mode() != 0o755 {
+		t.Errorf("agnhost in the second layer: %+v, want mode 0755", hdr)
+	}
+}

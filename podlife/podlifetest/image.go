@@ -55,9 +55,9 @@ type otherPlatform struct {
 }
 
 // platformImage builds the config and manifest of an image of layers (bottom first) for
-// platform, whose config names user (empty: root). It returns the manifest's descriptor, with
+// platform, whose config names user (empty: root) and entrypoint (none: Cmd ["sh"]). It returns the manifest's descriptor, with
 // the platform, and the blobs to store (layers, config, manifest).
-func platformImage(platform ocispec.Platform, layers []layer, user string) (ocispec.Descriptor, []blob, error) {
+func platformImage(platform ocispec.Platform, layers []layer, user string, entrypoint []string) (ocispec.Descriptor, []blob, error) {
 	created := epoch
 	var blobs []blob
 	var descs []ocispec.Descriptor
@@ -66,10 +66,14 @@ func platformImage(platform ocispec.Platform, layers []layer, user string) (ocis
 		b := newBlob(ocispec.MediaTypeImageLayerGzip, l.blob)
 		blobs, descs, diffIDs = append(blobs, b), append(descs, b.desc), append(diffIDs, l.diffID)
 	}
+	conf := ocispec.ImageConfig{Env: []string{imagePath}, Cmd: []string{"sh"}, User: user}
+	if len(entrypoint) > 0 {
+		conf.Entrypoint, conf.Cmd = entrypoint, nil
+	}
 	config, err := jsonBlob(ocispec.MediaTypeImageConfig, ocispec.Image{
 		Created:  &created,
 		Platform: platform,
-		Config:   ocispec.ImageConfig{Env: []string{imagePath}, Cmd: []string{"sh"}, User: user},
+		Config:   conf,
 		RootFS:   ocispec.RootFS{Type: "layers", DiffIDs: diffIDs},
 		History:  []ocispec.History{{Created: &created, CreatedBy: "podlifetest.BusyboxArchive"}},
 	})
@@ -93,14 +97,14 @@ func platformImage(platform ocispec.Platform, layers []layer, user string) (ocis
 // newImage builds the config, manifest and index of an image named ref
 // with layers (bottom first). With other, the image is an index listing first a
 // manifest for other's architecture, then the one for this host. The host's
-// image runs as user (empty: root).
-func newImage(ref string, layers []layer, other *otherPlatform, user string) (*image, error) {
+// image runs as user (empty: root), with entrypoint (none: Cmd ["sh"]).
+func newImage(ref string, layers []layer, other *otherPlatform, user string, entrypoint []string) (*image, error) {
 	spec, err := reference.Parse(ref)
 	if err != nil || spec.Object == "" || strings.HasPrefix(spec.Object, "@") {
 		return nil, fmt.Errorf("ref %q must be a full reference with a tag, like podlife.test/busybox:1", ref)
 	}
 	img := &image{ref: ref}
-	entry, blobs, err := platformImage(ocispec.Platform{Architecture: runtime.GOARCH, OS: "linux"}, layers, user)
+	entry, blobs, err := platformImage(ocispec.Platform{Architecture: runtime.GOARCH, OS: "linux"}, layers, user, entrypoint)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +115,7 @@ func newImage(ref string, layers []layer, other *otherPlatform, user string) (*i
 		hostLayers[i] = blobPath(blobs[i].desc)
 	}
 	if other != nil {
-		foreign, blobs, err := platformImage(ocispec.Platform{Architecture: other.arch, OS: "linux"}, []layer{other.layer}, "")
+		foreign, blobs, err := platformImage(ocispec.Platform{Architecture: other.arch, OS: "linux"}, []layer{other.layer}, "", nil)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/containerd/containerd/v2/core/images"
+	"github.com/containerd/containerd/v2/pkg/namespaces"
+
+	"github.com/podlife/podlife/podlife/podlifetest"
+)
+
+// TestConformance runs Kubernetes' own node conformance suite (e2e.test of k8s.io/kubernetes
+// test/e2e, built by hack/build-e2e.sh) against the control plane with one podlife-node as its
+// only schedulable node, air-gapped: the test images it needs are built here (agnhost from
+// test/images/agnhost, busybox from the host's busybox-static) and pushed to a local
+// docker-registry that KUBE_TEST_REPO_LIST points the suite at. `make conformance` runs it; it
+// is skipped unless PODLIFE_CONFORMANCE=1, since it takes far longer than the other tests.
+// PODLIFE_CONFORMANCE_GINKGO_ARGS adds ginkgo flags (such as --dry-run, or another --focus).
+//
+// The suite's report (junit_01.xml, e2e.log and table.md: test, result, time) goes to
+// PODLIFE_CONFORMANCE_REPORT (default ../../.cache/conformance). The test fails when a spec
+// of the focus fails; conformance-skip.txt lists, with reasons, the specs left out.
+func TestConformance(t *testing.T) {
+	if os.Getenv("PODLIFE_CONFORMANCE") != "1" {
+		t.Skip("the node conformance suite: PODLIFE_CONFORMANCE=1 (make conformance)")
+	}
+	bin := k8sBin()
+	suite := filepath.Join(bin, "e2e.test")
+	agnhost := filepath.Join(bin, "agnhost")
+	ginkgo := filepath.Join(bin, "ginkgo")
+	for _, f := range []string{suite, agnhost, ginkgo} {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("%v: build it with hack/build-e2e.sh %s", err, bin)
+		}
+	}
+	report, err := filepath.Abs(os.Getenv("PODLIFE_CONFORMANCE_REPORT"))
+	if os.Getenv("PODLIFE_CONFORMANCE_REPORT") == "" {
+		report, err = filepath.Abs("../../.cache/conformance")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(report); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(report, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	skips, err := readSkipList("conformance-skip.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	reg, err := podlifetest.StartRegistry(ctx, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = reg.Close() })
+	start := time.Now()
+	if err := pushTestImages(ctx, reg, agnhost); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("test images built and pushed to %s in %v", reg.Addr(), time.Since(start).Round(time.Second))
+	repoList := filepath.Join(env.dir, "repo-list.yaml")
+	if err := os.WriteFile(repoList, []byte(repoListYAML(reg.Addr())), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	tn := startNodeWith(t, "") // untainted: the suite's pods carry no toleration
+	// The images the suite pulled are not leaks: remove them before the node's leak check
+	// (cleanups run last registered first).
+	t.Cleanup(func() { removeImages(tn.ns, testImage) })
+	// The ginkgo CLI runs the suite's parallel specs on PODLIFE_CONFORMANCE_PROCS processes
+	// (default 4), then its [Serial] ones alone, as upstream's hack/ginkgo-e2e.sh does.
+	procs := 4
+	if p := os.Getenv("PODLIFE_CONFORMANCE_PROCS"); p != "" {
+		if procs, err = strconv.Atoi(p); err != nil || procs < 1 {
+			t.Fatalf("PODLIFE_CONFORMANCE_PROCS=%q: want a positive number", p)
+		}
+	}
+	args := []string{
+		fmt.Sprintf("--procs=%d", procs), "--focus", conformanceFocus, "--skip", strings.Join(skips, "|"),
+		"--no-color", "--timeout", "6h",
+	}
+	if extra := os.Getenv("PODLIFE_CONFORMANCE_GINKGO_ARGS"); extra != "" {
+		args = append(args, strings.Fields(extra)...)
+	}
+	args = append(args, suite, "--",
+		"--kubeconfig", env.cp.kubeconfig, "--provider", "skeleton",
+		"--kubectl-path", env.kubectl, "--report-dir", report)
+	logFile, err := os.Create(filepath.Join(report, "e2e.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := exec.Command(ginkgo, args...)
+	cmd.Env = append(os.Environ(), "KUBE_TEST_REPO_LIST="+repoList)
+	cmd.Dir = report
+	cmd.Stdout = io.MultiWriter(logFile, os.Stdout)
+	cmd.Stderr = cmd.Stdout
+	t.Logf("node %s; running %s %s", tn.name, ginkgo, shellQuote(args))
+	start = time.Now()
+	runErr := cmd.Run()
+	took := time.Since(start).Round(time.Second)
+
+	res, err := readJUnit(filepath.Join(report, "junit_01.xml"), regexp.MustCompile(conformanceFocus))
+	if err != nil {
+		t.Fatalf("suite: %v; report: %v", runErr, err)
+	}
+	if err := os.WriteFile(filepath.Join(report, "table.md"), []byte(res.table()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := res.summary()
+	t.Logf("conformance: %s in %v (report in %s)", sum, took, report)
+	fmt.Printf("=== conformance summary: %s in %v; table in %s\n", sum, took, filepath.Join(report, "table.md"))
+	for _, c := range res.cases {
+		if c.result == "failed" {
+			t.Errorf("failed: %s", c.name)
+		}
+	}
+	if runErr != nil && !t.Failed() {
+		t.Errorf("e2e.test: %v (see %s)", runErr, logFile.Name())
+	}
+}
+
+// k8sBin is where the control plane, e2e.test and agnhost are.
+func k8sBin() string {
+	if b := os.Getenv("PODLIFE_K8S_BIN"); b != "" {
+		return b
+	}
+	return "/var/cache/podlife/k8s-v1.37.2"
+}
+
+// readSkipList returns the regular expressions of the skip list: one a line, "# reason" after
+// it; blank lines and lines starting with # are comments.
+func readSkipList(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		re, reason, ok := strings.Cut(line, " # ")
+		if !ok || strings.TrimSpace(reason) == "" {
+			return nil, fmt.Errorf("%s:%d: no reason (REGEX # REASON)", path, n)
+		}
+		out = append(out, strings.TrimSpace(re))
+	}
+	return out, sc.Err()
+}
+
+// testImage is an image of the suite's (test/utils/image/manifest.go) and how it is built: the
+// busybox image, with agnhost and an entrypoint for those that are agnhost.
+type e2eImage struct {
+	name       string // in the registry
+	entrypoint []string
+}
+
+// e2eImages are the images the focus uses that can be built here. agnhost is agnhost on
+// busybox (with a curl of busybox wget, curlShim); pause is agnhost's pause subcommand (the
+// same process: it waits for a signal and exits 0). Not built: nginx, nonroot, nonewprivs and
+// the other images of the manifest; their specs fail to pull.
+var e2eImages = []e2eImage{
+	{name: "e2e-test-images/busybox:1.37.0-2"},
+	{name: "e2e-test-images/agnhost:2.66.1", entrypoint: []string{"/agnhost"}},
+	{name: "e2e-test-images/agnhost:2.55", entrypoint: []string{"/agnhost"}},
+	{name: "pause:3.10.2", entrypoint: []string{"/agnhost", "pause"}},
+}
+
+// curlShim is the agnhost image's curl: upstream's image is Alpine with curl, which the suite's
+// hooks and probes call as "curl [flags] URL" for a GET; busybox's wget does the same.
+const curlShim = `#!/bin/sh
+# curl stand-in (podlife's agnhost test image): a GET with busybox wget.
+url=; out=-; timeout=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o|--output) out=$2; shift ;;
+    -m|--max-time|--connect-timeout) timeout=$2; shift ;;
+    -X|-H|-d|--data|-w|-u|--retry|-A) shift ;;
+    -*) ;;
+    *) url=$1 ;;
+  esac
+  shift
+done
+exec wget -q ${timeout:+-T "$timeout"} -O "$out" "$url"
+`
+
+// pushTestImages builds e2eImages and pushes them to reg, through a containerd namespace of
+// their own that it removes.
+func pushTestImages(ctx context.Context, reg *podlifetest.Registry, agnhost string) error {
+	bin, err := os.ReadFile(agnhost)
+	if err != nil {
+		return err
+	}
+	ns := "plc-" + env.runID + "-images"
+	nctx := namespaces.WithNamespace(ctx, ns)
+	defer func() {
+		is := env.client.ImageService()
+		if imgs, err := is.List(nctx); err == nil {
+			for _, i := range imgs {
+				_ = is.Delete(nctx, i.Name, images.SynchronousDelete())
+			}
+		}
+		_ = env.client.NamespaceService().Delete(nctx, ns)
+	}()
+	for _, img := range e2eImages {
+		local := "podlife.test/" + img.name
+		var opts []podlifetest.BusyboxOption
+		if img.entrypoint != nil {
+			opts = append(opts, podlifetest.WithExecutable("agnhost", bin), podlifetest.WithExecutable("usr/bin/curl", []byte(curlShim)),
+				podlifetest.WithEntrypoint(img.entrypoint...))
+		}
+		var archive bytes.Buffer
+		if err := podlifetest.BusyboxArchive(&archive, local, opts...); err != nil {
+			return err
+		}
+		if _, err := env.client.Import(nctx, &archive); err != nil {
+			return fmt.Errorf("import %s: %w", local, err)
+		}
+		if err := reg.Push(nctx, env.client, local, img.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeImages removes the images of containerd namespace ns but keep.
+func removeImages(ns, keep string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	nctx := namespaces.WithNamespace(ctx, ns)
+	is := env.client.ImageService()
+	imgs, err := is.List(nctx)
+	if err != nil {
+		return
+	}
+	for _, i := range imgs {
+		if i.Name != keep {
+			_ = is.Delete(nctx, i.Name)
+		}
+	}
+}
+
+// repoListYAML is KUBE_TEST_REPO_LIST's file: every registry of the suite's images on addr,
+// except the invalid one, which must stay invalid.
+func repoListYAML(addr string) string {
+	return fmt.Sprintf(`promoterE2eRegistry: %[1]s/e2e-test-images
+buildImageRegistry: %[1]s/build-image
+gcEtcdRegistry: %[1]s
+gcRegistry: %[1]s
+sigStorageRegistry: %[1]s/sig-storage
+privateRegistry: %[1]s/k8s-authenticated-test
+dockerLibraryRegistry: %[1]s/library
+cloudProviderGcpRegistry: %[1]s/cloud-provider-gcp
+`, addr)
+}
+
+// shellQuote renders args for a shell, for the log and the docs.
+func shellQuote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, " |\\[]()*$'\"") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		q[i] = a
+	}
+	return strings.Join(q, " ")
+}
