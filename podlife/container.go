@@ -370,6 +370,7 @@ func (c *Container) watchExit(inst *instance) {
 	p.update(func() {
 		term = terminatedAt(int(code), inst.startedAt, at)
 		term.Message = msg
+		inst.exitRecorded = true
 		switch {
 		case lost:
 			term.Reason, term.Message = ReasonContainerStatusUnknown, "The container's task was gone when containerd answered again: its exit status is unknown"
@@ -420,9 +421,11 @@ func (c *Container) kill(grace time.Duration, reason string, withHooks bool) {
 func (c *Container) killInstance(inst *instance, grace time.Duration, reason string, withHooks bool) {
 	p := c.pod
 	var task taskHandle
-	var running bool
-	p.do(func() { task, running = inst.task, inst.running })
-	if task == nil {
+	var running, exited bool
+	p.do(func() { task, running, exited = inst.task, inst.running, inst.exitRecorded })
+	if task == nil || exited {
+		// Nothing to stop; an exit already recorded (and so maybe already seen by whoever
+		// asks for this stop) must not get a preStop hook, even before inst.exited is closed.
 		return
 	}
 	select {

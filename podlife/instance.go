@@ -41,10 +41,13 @@ type instance struct {
 	exited   chan struct{} // closed when the process has exited (or will never run)
 
 	// Owned by the pod's loop.
-	running   bool // the process was started
-	startedAt time.Time
-	procSpec  *specs.Process
-	cancel    context.CancelFunc // stops this instance's probes
+	running bool // the process was started
+	// exitRecorded: watchExit recorded the process's exit (set in the same update that
+	// publishes it, before inst.exited is closed), so a stop that sees it runs no preStop.
+	exitRecorded bool
+	startedAt    time.Time
+	procSpec     *specs.Process
+	cancel       context.CancelFunc // stops this instance's probes
 }
 
 // newInstance creates attempt's containerd container and task (runc create) with the log file

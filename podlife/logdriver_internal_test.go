@@ -61,8 +61,10 @@ func TestOpenLog(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if strings.Join(names, " ") != "1.log 2.log" {
-		t.Errorf("files %v, want the previous attempt's and the new one's", names)
+	// With a logger, the new attempt's log has its flush FIFO pair beside it (termination
+	// messages read the log's tail once the logger has written what it holds).
+	if strings.Join(names, " ") != "1.log 2.flush.ack 2.flush.req 2.log" {
+		t.Errorf("files %v, want the previous attempt's and the new one's, with its flush FIFOs", names)
 	}
 
 	inst = &instance{rt: &Runtime{cfg: Config{Logs: limits}}, attempt: 3}

@@ -472,8 +472,9 @@ func TestAPIServerValidation(t *testing.T) {
 			[]string{`spec.volumes[0].emptyDir.medium: Unsupported value: "HugePages": supported values: "", "Memory"`}},
 		{"privileged without privilege escalation", pod("", "    securityContext: {privileged: true, allowPrivilegeEscalation: false}\n"),
 			[]string{"spec.containers[0].securityContext: Invalid value: \"privileged\": cannot set `allowPrivilegeEscalation` to false and `privileged` to true"}},
-		{"runAsNonRoot with runAsUser 0", pod("", "    securityContext: {runAsNonRoot: true, runAsUser: 0}\n"),
-			[]string{`spec.containers[0].securityContext.runAsUser: Invalid value: 0: container's runAsUser breaks non-root policy (runAsNonRoot is true)`}},
+		// Accepted, as by the API server: the container is refused when it is created, with the
+		// kubelet's CreateContainerConfigError (podlife's TestRunAsNonRootRootUserPerContainer).
+		{"runAsNonRoot with runAsUser 0 accepted", pod("", "    securityContext: {runAsNonRoot: true, runAsUser: 0}\n"), nil},
 		{"unknown capability", pod("", "    securityContext: {capabilities: {add: [FLY]}}\n"),
 			[]string{`spec.containers[0].securityContext.capabilities.add[0]: Unsupported value: "FLY": supported values: "ALL", "a Linux capability, with or without CAP_ (NET_ADMIN, CAP_SYS_TIME)"`}},
 		{"supplementalGroupsPolicy", pod("  securityContext: {supplementalGroupsPolicy: Foo}\n", ""),
@@ -532,7 +533,6 @@ var deliberate = map[string]string{
 	"emptyDir medium":                         "only the default and Memory media are implemented",
 	"named port not found":                    "refused up front (the kubelet fails the probe or hook at run time)",
 	"privileged without privilege escalation": "the API server prints its internal SecurityContext as the value",
-	"runAsNonRoot with runAsUser 0":           "refused up front, in the kubelet's words (it fails the container at run time)",
 	"unknown capability":                      "refused up front (the runtime would fail the container)",
 	"supplementalGroupsPolicy":                "only Merge is implemented; the field rule words the refusal",
 }
