@@ -68,9 +68,7 @@ func clientCert(t *testing.T, cn string, orgs ...string) *tls.Certificate {
 func TestNodeKubeletAPIAuthz(t *testing.T) {
 	tn := startNode(t)
 	ns := "authz-" + env.runID
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	waitServiceAccount(t, ns)
+	newNamespace(t, ns)
 	manifest := fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata: {name: victim}

@@ -15,9 +15,7 @@ import (
 func TestNodeDownwardAPIEnv(t *testing.T) {
 	tn := startNode(t)
 	ns := "dapi-" + env.runID
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	waitServiceAccount(t, ns)
+	newNamespace(t, ns)
 	var envYAML strings.Builder
 	for _, v := range []struct{ name, path string }{
 		{"POD_NAME", "metadata.name"}, {"POD_NAMESPACE", "metadata.namespace"}, {"POD_UID", "metadata.uid"},

@@ -19,9 +19,7 @@ import (
 func TestNodeInitContainerRestartStatus(t *testing.T) {
 	tn := startNode(t)
 	ns := "e2e-init-" + env.runID
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	waitServiceAccount(t, ns)
+	newNamespace(t, ns)
 	manifest := fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata: {name: init-fails}

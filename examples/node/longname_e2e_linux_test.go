@@ -22,9 +22,7 @@ import (
 func TestNodeConformanceNameAndSELinux(t *testing.T) {
 	tn := startNode(t)
 	ns := "pln-" + env.runID + "-long"
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	waitServiceAccount(t, ns)
+	newNamespace(t, ns)
 
 	// 75 characters; the 62nd and 63rd are '-', which the kubelet trims.
 	long := "termination-message-container-with-a-name-longer-than-a-label--is-truncated"

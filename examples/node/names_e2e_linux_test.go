@@ -24,9 +24,7 @@ func TestNodeNamesDoNotCollide(t *testing.T) {
 	victimNS := attackerNS + "-x"
 	attacker, victim := legacyCollision(t, attackerNS)
 	for _, ns := range []string{victimNS, attackerNS} {
-		mustKubectl(t, "", "create", "namespace", ns)
-		t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-		waitServiceAccount(t, ns)
+		newNamespace(t, ns)
 	}
 	manifest := func(name string) string {
 		return fmt.Sprintf(`apiVersion: v1

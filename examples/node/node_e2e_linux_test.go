@@ -32,6 +32,15 @@ func waitFor(t *testing.T, what string, timeout time.Duration, check func() (boo
 	t.Fatalf("timed out after %v waiting for %s (last error: %v)", timeout, what, last)
 }
 
+// newNamespace creates namespace ns for a test, deleted (without waiting) when the test ends,
+// and waits until pods can be created in it (waitServiceAccount).
+func newNamespace(t *testing.T, ns string) {
+	t.Helper()
+	mustKubectl(t, "", "create", "namespace", ns)
+	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
+	waitServiceAccount(t, ns)
+}
+
 // waitServiceAccount waits for the namespace's default service account, which the
 // controller-manager creates and the API server's admission requires of every pod.
 func waitServiceAccount(t *testing.T, ns string) {
@@ -97,9 +106,7 @@ func TestNodeRunsPod(t *testing.T) {
 	}
 
 	ns := "e2e-" + env.runID
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	waitServiceAccount(t, ns)
+	newNamespace(t, ns)
 	hostDir := t.TempDir()
 	manifest := fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
@@ -237,9 +244,7 @@ spec:
 func TestNodeSeedExperiment(t *testing.T) {
 	tn := startNode(t)
 	ns := "seed-" + env.runID
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	waitServiceAccount(t, ns)
+	newNamespace(t, ns)
 	const f = "/shared/timeline"
 	const loop = `; trap "exit 0" TERM; while true; do sleep 0.2; done`
 	manifest := fmt.Sprintf(`apiVersion: v1
@@ -299,9 +304,7 @@ spec:
 func TestNodeDeployment(t *testing.T) {
 	a, b := startNode(t), startNode(t)
 	ns := "deploy-" + env.runID
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	waitServiceAccount(t, ns)
+	newNamespace(t, ns)
 	manifest := fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}

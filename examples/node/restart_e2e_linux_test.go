@@ -15,9 +15,7 @@ import (
 func TestNodeRestartAdopts(t *testing.T) {
 	tn := startNode(t)
 	ns := "e2e-restart-" + env.runID
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	waitServiceAccount(t, ns)
+	newNamespace(t, ns)
 	hostDir := t.TempDir()
 	manifest := fmt.Sprintf(`apiVersion: v1
 kind: Pod

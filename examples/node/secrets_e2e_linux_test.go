@@ -17,9 +17,7 @@ import (
 func TestNodeReadsOnlyItsPodsSecrets(t *testing.T) {
 	tn := startNode(t)
 	ns := "scope-" + env.runID
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	waitServiceAccount(t, ns)
+	newNamespace(t, ns)
 	manifest := fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
 metadata: {name: settings}

@@ -13,9 +13,7 @@ import (
 func TestNodeTerminationMessages(t *testing.T) {
 	tn := startNode(t)
 	ns := "e2e-termmsg-" + env.runID
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	waitServiceAccount(t, ns)
+	newNamespace(t, ns)
 	cases := []struct {
 		name, container, phase, want string
 	}{

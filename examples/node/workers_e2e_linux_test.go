@@ -21,9 +21,7 @@ import (
 func TestNodeServesPastNeverStartingPods(t *testing.T) {
 	tn := startNode(t)
 	ns := "e2e-workers-" + env.runID
-	mustKubectl(t, "", "create", "namespace", ns)
-	t.Cleanup(func() { _, _ = kubectl(t, "", "delete", "namespace", ns, "--wait=false") })
-	waitServiceAccount(t, ns)
+	newNamespace(t, ns)
 
 	app := fmt.Sprintf(`  - name: app
     image: %s
