@@ -43,6 +43,12 @@ import (
 //
 // The adopter holds the pod's adoption lock until the pod is removed or the Runtime closed.
 func (r *Runtime) Adopt(ctx context.Context, spec PodSpec) (*Pod, error) {
+	w, err := r.adopt(ctx, spec)
+	return w.handle(), err
+}
+
+// adopt is Adopt, returning the adopted pod's worker.
+func (r *Runtime) adopt(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -54,7 +60,7 @@ func (r *Runtime) Adopt(ctx context.Context, spec PodSpec) (*Pod, error) {
 		return nil, err
 	}
 	spec = spec.withPodDefaults()
-	if _, err := r.Pod(spec.Name); err == nil {
+	if _, err := r.worker(spec.Name); err == nil {
 		return nil, &ManagedError{Pod: spec.Name, PID: os.Getpid()}
 	}
 	if r.isClosed() {
@@ -89,7 +95,7 @@ func (r *Runtime) Adopt(ctx context.Context, spec PodSpec) (*Pod, error) {
 
 // adoptLocked adopts the pod in dir under its lock. forStop adopts it only to stop or remove it
 // (see stopUnmanaged): the spec is the record's, and nothing is resumed but exit watching.
-func (r *Runtime) adoptLocked(ctx context.Context, spec PodSpec, handler ctrRuntime, dir string, rec podRecord, lock *os.File, forStop bool) (*Pod, error) {
+func (r *Runtime) adoptLocked(ctx context.Context, spec PodSpec, handler ctrRuntime, dir string, rec podRecord, lock *os.File, forStop bool) (*podWorker, error) {
 	// Read again under the lock: an adopter that just released it may have rewritten it.
 	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -207,7 +213,7 @@ type adoptPlan struct {
 }
 
 // bind finds what runs of the pod and sets its state from it; it starts nothing.
-func (p *Pod) bind(ctx context.Context) (*adoptPlan, error) {
+func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 	r := p.rt
 	cctx := r.ctx(ctx)
 	s := p.sandbox
@@ -462,7 +468,7 @@ var errPostStartInterrupted = errors.New("the hook was interrupted: the process 
 
 // resume starts the supervision of a bound pod: status writer, record, watchers, probes, the
 // restarts and hook failures due, or the stop of a pod whose start was interrupted.
-func (p *Pod) resume(plan *adoptPlan, previous int, forStop bool) {
+func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 	close(p.netReady)
 	close(p.seqDone)
 	close(p.started)
@@ -585,7 +591,7 @@ func (c *Container) markPostStartFailed(hookErr error) {
 }
 
 // releaseAdoptLock drops the pod's adoption lock, if this process adopted it.
-func (p *Pod) releaseAdoptLock() {
+func (p *podWorker) releaseAdoptLock() {
 	p.adoptMu.Lock()
 	l := p.adoptLock
 	p.adoptLock = nil
@@ -602,7 +608,7 @@ func fileExists(path string) bool {
 
 // registerRestart registers a restart with the stop (see Container.onExit): false if the pod is
 // stopping.
-func (p *Pod) registerRestart() bool {
+func (p *podWorker) registerRestart() bool {
 	registered := false
 	p.do(func() {
 		if !p.stopping {

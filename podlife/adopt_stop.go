@@ -161,7 +161,7 @@ func (r *Runtime) sweepPodContainers(ctx context.Context, uid string) {
 
 // detach leaves a stopped pod adopted for its stop (see stopUnmanaged) unmanaged again: its
 // status written, its lock released, forgotten by the Runtime.
-func (p *Pod) detach() {
+func (p *podWorker) detach() {
 	close(p.persistQuit)
 	<-p.persisted
 	p.releaseAdoptLock()

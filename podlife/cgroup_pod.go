@@ -20,7 +20,7 @@ func (r Resources) hasLimits() bool {
 
 // containerCgroup is the cgroup of the pod's container id: under the pod cgroup when the pod has
 // pod-level resources, else containerd's default (/<namespace>/<id>).
-func (p *Pod) containerCgroup(id string) string {
+func (p *podWorker) containerCgroup(id string) string {
 	if p.spec.Resources.hasLimits() {
 		return filepath.Join(podCgroupPath(p.rt.cfg.Namespace, p.uid), id)
 	}
@@ -28,7 +28,7 @@ func (p *Pod) containerCgroup(id string) string {
 }
 
 // createPodCgroup makes the pod cgroup with the pod-level limits, if the pod has any.
-func (p *Pod) createPodCgroup() error {
+func (p *podWorker) createPodCgroup() error {
 	if !p.spec.Resources.hasLimits() {
 		return nil
 	}
@@ -37,7 +37,7 @@ func (p *Pod) createPodCgroup() error {
 
 // removePodCgroup removes the pod cgroup (once its containers' cgroups are gone), if the pod
 // has one.
-func (p *Pod) removePodCgroup() error {
+func (p *podWorker) removePodCgroup() error {
 	if !p.spec.Resources.hasLimits() {
 		return nil
 	}

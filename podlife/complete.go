@@ -11,7 +11,7 @@ package podlife
 // completionPhaseOwned returns the phase to report for computed, and starts the pod's stop if
 // computed is terminal while a sidecar is still running (or waiting for its restart).
 // It runs on the pod's loop.
-func (p *Pod) completionPhaseOwned(computed Phase, inits, apps []ContainerStatus) Phase {
+func (p *podWorker) completionPhaseOwned(computed Phase, inits, apps []ContainerStatus) Phase {
 	if p.terminated || computed != PhaseSucceeded && computed != PhaseFailed || !p.sidecarAliveOwned(inits) {
 		return computed
 	}
@@ -32,7 +32,7 @@ func (p *Pod) completionPhaseOwned(computed Phase, inits, apps []ContainerStatus
 }
 
 // sidecarRunningOwned reports whether a sidecar's process runs.
-func (p *Pod) sidecarRunningOwned(inits []ContainerStatus) bool {
+func (p *podWorker) sidecarRunningOwned(inits []ContainerStatus) bool {
 	for _, c := range inits {
 		if p.sidecars[c.Name] && c.State.Running != nil {
 			return true
@@ -42,7 +42,7 @@ func (p *Pod) sidecarRunningOwned(inits []ContainerStatus) bool {
 }
 
 // sidecarAliveOwned reports whether a sidecar has run and has not ended for good.
-func (p *Pod) sidecarAliveOwned(inits []ContainerStatus) bool {
+func (p *podWorker) sidecarAliveOwned(inits []ContainerStatus) bool {
 	for _, c := range inits {
 		if p.sidecars[c.Name] && c.State.Terminated == nil && (c.State.Running != nil || c.LastState.Terminated != nil) {
 			return true

@@ -35,7 +35,7 @@ func boolStatus(b bool) string {
 
 // conditionsOwned computes the conditions as the kubelet does (status/generate.go), keeping
 // each one's last transition time; the conditions set with SetCondition follow.
-func (p *Pod) conditionsOwned(inits, apps []ContainerStatus) []PodCondition {
+func (p *podWorker) conditionsOwned(inits, apps []ContainerStatus) []PodCondition {
 	now := time.Now()
 	var conds []PodCondition
 	add := func(t ConditionType, ok bool, reason, msg string) {

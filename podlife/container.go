@@ -23,7 +23,7 @@ import (
 // concurrent use: its state belongs to the pod's owner loop, and reads come from the pod's last
 // snapshot.
 type Container struct {
-	pod     *Pod
+	pod     *podWorker
 	spec    *ContainerSpec
 	init    bool // an init container
 	sidecar bool // an init container with restartPolicy Always (a native sidecar)

@@ -142,7 +142,7 @@ func (c *control) serveOne(conn net.Conn) error {
 }
 
 func (c *control) do(req controlRequest) error {
-	p, err := c.rt.Pod(req.Pod)
+	p, err := c.rt.worker(req.Pod)
 	if err != nil {
 		return err
 	}

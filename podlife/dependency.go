@@ -69,7 +69,7 @@ var ErrDependencyFailed = errors.New("dependency will not be met")
 
 // podStarter is the Starter podlife gives a pod's start policy.
 type podStarter struct {
-	p     *Pod
+	p     *podWorker
 	names []string
 	start func(ctx context.Context, name string) error
 

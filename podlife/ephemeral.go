@@ -46,7 +46,7 @@ type EphemeralContainerSpec struct {
 // phase, conditions or readiness; the pod's stop stops it (preStop does not apply) and Remove
 // removes it. If ctx ends first, the container goes on starting and the call returns ctx's
 // error.
-func (p *Pod) AddEphemeralContainer(ctx context.Context, spec EphemeralContainerSpec) (*Container, error) {
+func (p *podWorker) AddEphemeralContainer(ctx context.Context, spec EphemeralContainerSpec) (*Container, error) {
 	select {
 	case <-p.started:
 		if p.startErr != nil {
@@ -101,7 +101,7 @@ func (p *Pod) AddEphemeralContainer(ctx context.Context, spec EphemeralContainer
 // validateEphemeralOwned (on the loop) checks an ephemeral container's spec as the API server's
 // validateEphemeralContainers does, at path spec.ephemeralContainers[i], and against what the
 // runtime's Config allows. It runs on the pod's loop.
-func (p *Pod) validateEphemeralOwned(spec *EphemeralContainerSpec) error {
+func (p *podWorker) validateEphemeralOwned(spec *EphemeralContainerSpec) error {
 	path := field.NewPath("spec", "ephemeralContainers").Index(len(p.ephemerals))
 	c := &spec.ContainerSpec
 	names := map[string]bool{}
@@ -220,7 +220,7 @@ func (c *Container) ephemeralPIDOpts() ([]oci.SpecOpts, error) {
 }
 
 // allContainers returns every container of the pod: init, app and ephemeral.
-func (p *Pod) allContainers() []*Container {
+func (p *podWorker) allContainers() []*Container {
 	out := make([]*Container, 0, len(p.byName))
 	for _, c := range p.byName {
 		out = append(out, c)

@@ -20,7 +20,7 @@ func (r *Runtime) AddEphemeralContainer(ctx context.Context, pod string, spec Ep
 	if err := checkName("pod", pod); err != nil {
 		return err
 	}
-	if p, err := r.Pod(pod); err == nil {
+	if p, err := r.worker(pod); err == nil {
 		_, err := p.AddEphemeralContainer(ctx, spec)
 		return err
 	}

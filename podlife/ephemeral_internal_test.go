@@ -39,7 +39,7 @@ func TestFakeEphemeralLife(t *testing.T) {
 	if want := "pin pid 4242 of " + cgroupPath(r.cfg.Namespace, bID); !hasCall(f.history(), want) {
 		t.Errorf("no %q call; calls: %q", want, f.history())
 	}
-	if !hasEvent(p, "dbg", EventNormal, ReasonStarted, "Started container dbg") {
+	if !hasEvent(p.w, "dbg", EventNormal, ReasonStarted, "Started container dbg") {
 		t.Errorf("no Started event for dbg: %v", p.Events())
 	}
 	f.exit(t, "dbg", 1)

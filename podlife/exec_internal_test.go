@@ -105,7 +105,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // hookTestContainer is a container of a pod with no runtime, enough to run hooks.
 func hookTestContainer() *Container {
-	p := &Pod{name: "p", log: slog.New(slog.DiscardHandler), events: newBus(nil)}
+	p := &podWorker{name: "p", log: slog.New(slog.DiscardHandler), events: newBus(nil)}
 	p.sandbox = &podSandbox{pod: p}
 	return &Container{pod: p, spec: &ContainerSpec{Name: "c"}}
 }

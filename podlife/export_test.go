@@ -9,11 +9,14 @@ import (
 
 // Start is start for the tests of package podlife_test: it returns as soon as the pod is
 // registered, so that they can watch the start (Run is the one way a user starts a pod).
-func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) { return r.start(ctx, spec) }
+func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
+	w, err := r.start(ctx, spec)
+	return w.handle(), err
+}
 
 // Sandbox gives the tests of package podlife_test the pod's sandbox (its directory, namespaces
 // and address), which users reach through PodStatus and Exec instead.
-func (p *Pod) Sandbox() *podSandbox { return p.sandbox }
+func (p *Pod) Sandbox() *podSandbox { return p.w.sandbox }
 
 // Labels the tests of package podlife_test filter containerd objects by.
 const (
@@ -38,7 +41,8 @@ func (r PodRecord) LogFiles(container string) []string { return r.logFiles(conta
 // WriteLegacyRecord rewrites the pod's pod.json as podlife before keyed fingerprints wrote it
 // (up to 465b4ee): the spec with its env values, command, args and files volumes' data, and
 // unkeyed fingerprints. For the tests that older records still adopt and remove.
-func (p *Pod) WriteLegacyRecord() error {
+func (h *Pod) WriteLegacyRecord() error {
+	p := h.w
 	spec := p.spec
 	spec.StartPolicy, spec.PullCredentials = nil, nil
 	strip := func(cs []ContainerSpec) []ContainerSpec {

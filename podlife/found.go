@@ -108,7 +108,7 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 		return PodRecord{}, fmt.Errorf("pod %q: %w", name, err)
 	}
 	out := PodRecord{Name: rec.Name, Namespace: rec.Namespace, UID: rec.UID, Created: rec.Created, Dir: dir}
-	if p, err := r.Pod(name); err == nil && p.uid == rec.UID {
+	if p, err := r.worker(name); err == nil && p.uid == rec.UID {
 		out.Manager, out.Status = os.Getpid(), p.Status()
 		return out, nil
 	}
@@ -194,7 +194,7 @@ func (r *Runtime) StopPod(ctx context.Context, name string, opts ...StopOption) 
 	if err := checkName("pod", name); err != nil {
 		return err
 	}
-	if p, err := r.Pod(name); err == nil {
+	if p, err := r.worker(name); err == nil {
 		return p.Stop(ctx, opts...)
 	}
 	return r.foreign(ctx, name, "stop", opts)
@@ -209,7 +209,7 @@ func (r *Runtime) RemovePod(ctx context.Context, name string, opts ...StopOption
 	if err := checkName("pod", name); err != nil {
 		return err
 	}
-	if p, err := r.Pod(name); err == nil {
+	if p, err := r.worker(name); err == nil {
 		if len(opts) > 0 {
 			if err := p.Stop(ctx, opts...); err != nil {
 				return err
@@ -227,7 +227,7 @@ func (r *Runtime) SetPodCondition(ctx context.Context, name string, t ConditionT
 	if err := checkName("pod", name); err != nil {
 		return err
 	}
-	if p, err := r.Pod(name); err == nil {
+	if p, err := r.worker(name); err == nil {
 		return p.SetCondition(t, status, reason, message)
 	}
 	if err := validateCondition(name, t, status); err != nil {

@@ -27,7 +27,7 @@ var kubeletConditions = []ConditionType{PodReadyToStartContainers, PodInitialize
 // conditions podlife computes itself (Ready, ContainersReady, Initialized, PodScheduled,
 // PodReadyToStartContainers) cannot be set. The error wraps ErrInvalidSpec for an invalid
 // type or status, and ErrClosed once the pod was removed or its Runtime closed.
-func (p *Pod) SetCondition(t ConditionType, status, reason, message string) error {
+func (p *podWorker) SetCondition(t ConditionType, status, reason, message string) error {
 	if err := validateCondition(p.name, t, status); err != nil {
 		return fmt.Errorf("set condition: %w", err)
 	}

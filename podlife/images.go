@@ -147,13 +147,13 @@ func (r *Runtime) pull(ctx context.Context, ref string, creds []RegistryCredenti
 
 // ensureImage applies the container's pull policy and returns the image, emitting the kubelet's
 // Pulling/Pulled/Failed/ErrImageNeverPull events.
-func (p *Pod) ensureImage(ctx context.Context, c *ContainerSpec) (podImage, error) {
+func (p *podWorker) ensureImage(ctx context.Context, c *ContainerSpec) (podImage, error) {
 	return p.ensure(ctx, c.Name, c.Image, c.ImagePullPolicy)
 }
 
 // ensure applies pull policy to image and returns it, emitting the kubelet's events about
 // container (empty for the pod itself, as for an image volume).
-func (p *Pod) ensure(ctx context.Context, container, image string, pullPolicy PullPolicy) (podImage, error) {
+func (p *podWorker) ensure(ctx context.Context, container, image string, pullPolicy PullPolicy) (podImage, error) {
 	tasks := p.rt.tasks
 	ref, err := normalizeRef(image)
 	if err != nil {

@@ -26,7 +26,7 @@ func imageViewKey(podUID, volume string) string { return "podlife-" + podUID + "
 // container's own image, the containers that mount the volume wait in ErrImagePull (or
 // ErrImageNeverPull) and ImagePullBackOff, and the pull is tried again after the back-off until
 // the image is there or ctx ends (the pod stops).
-func (p *Pod) mountImageVolumes(ctx context.Context) error {
+func (p *podWorker) mountImageVolumes(ctx context.Context) error {
 	for _, v := range p.spec.Volumes {
 		if v.Image == nil {
 			continue
@@ -48,7 +48,7 @@ func (p *Pod) mountImageVolumes(ctx context.Context) error {
 
 // imageVolumeWithBackoff ensures the image of the image volume v, under the pull back-off if
 // the Runtime has one (see mountImageVolumes).
-func (p *Pod) imageVolumeWithBackoff(ctx context.Context, v Volume) (podImage, error) {
+func (p *podWorker) imageVolumeWithBackoff(ctx context.Context, v Volume) (podImage, error) {
 	bo := p.rt.cfg.ImagePullBackOff
 	var delay time.Duration
 	for {
@@ -83,7 +83,7 @@ func (p *Pod) imageVolumeWithBackoff(ctx context.Context, v Volume) (podImage, e
 
 // setWaitingUsers sets the waiting state of every init and app container that mounts the
 // volume; an empty reason restores the state of a container not created yet.
-func (p *Pod) setWaitingUsers(volume string, reason Reason, msg string) {
+func (p *podWorker) setWaitingUsers(volume string, reason Reason, msg string) {
 	for _, c := range append(append([]*Container(nil), p.inits...), p.apps...) {
 		for _, m := range c.spec.VolumeMounts {
 			if m.Name != volume {
@@ -104,7 +104,7 @@ func (p *Pod) setWaitingUsers(volume string, reason Reason, msg string) {
 
 // removeImageViews removes the views of the pod's image volumes (once they are unmounted: see
 // Sandbox.removeVolumes). A view already gone is not an error.
-func (p *Pod) removeImageViews(ctx context.Context) error {
+func (p *podWorker) removeImageViews(ctx context.Context) error {
 	var errs []error
 	for _, v := range p.spec.Volumes {
 		if v.Image == nil {

@@ -25,12 +25,12 @@ func TestFakeImageVolume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := imageViewKey(pod.uid, "data")
+		key := imageViewKey(pod.w.uid, "data")
 		mounted := f.waitCall(t, "mount image "+ref+" as "+key)
 		if created := slices.IndexFunc(f.history(), func(c string) bool { return strings.HasPrefix(c, "create ") }); created >= 0 && created < mounted {
 			t.Errorf("a container was created before the image volume was mounted: %q", f.history())
 		}
-		if !pod.volumeReadOnly("data") {
+		if !pod.w.volumeReadOnly("data") {
 			t.Error("an image volume must be mounted read-only")
 		}
 		if err := pod.Remove(ctx); err != nil {

@@ -24,7 +24,7 @@ type instance struct {
 	rt      *Runtime
 	attempt int
 	id      string
-	pod     *Pod // its loop owns ctr and task once the instance is shared
+	pod     *podWorker // its loop owns ctr and task once the instance is shared
 	// shared is set, before the instance is handed to the pod's loop, by the goroutine that
 	// created it; until then that goroutine alone uses the instance.
 	shared  bool

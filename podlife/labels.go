@@ -35,7 +35,7 @@ const (
 	annotationShimGroup = "io.containerd.runc.v2.group"
 )
 
-func (p *Pod) labels(c *Container) map[string]string {
+func (p *podWorker) labels(c *Container) map[string]string {
 	l := make(map[string]string, len(p.spec.Labels)+7)
 	for k, v := range p.spec.Labels {
 		l[k] = v
@@ -61,7 +61,7 @@ func (p *Pod) labels(c *Container) map[string]string {
 // it exits, the socket derived from the ID of the task that started it; a group ID of its own
 // would leave a stale socket in /run/containerd/s for every pod (the CRI plugin groups by its
 // sandbox's ID for the same reason).
-func (p *Pod) shimGroup() string {
+func (p *podWorker) shimGroup() string {
 	switch {
 	case p.rt.cfg.Shims != ShimPerPod:
 		return ""
@@ -84,7 +84,7 @@ func (p *Pod) shimGroup() string {
 // without starting the shim (its pull, image config or create failed). An owner that cannot be
 // created with its settings (ErrCreateContainerConfig) does not fail the pod: the first waiter
 // starts the shim instead (handOverShim).
-func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error {
+func (p *podWorker) withShim(ctx context.Context, c *Container, fn func() error) error {
 	if p.shimGroup() == "" || p.pause != nil {
 		return fn() // one shim each, or the pause's task has started the pod's shim
 	}
@@ -131,7 +131,7 @@ func (p *Pod) withShim(ctx context.Context, c *Container, fn func() error) error
 
 // shimStarterOf returns the container whose NewTask starts the pod's shim: the owner, or the one
 // it was handed over to.
-func (p *Pod) shimStarterOf() *Container {
+func (p *podWorker) shimStarterOf() *Container {
 	p.shimMu.Lock()
 	defer p.shimMu.Unlock()
 	return p.shimStarter
@@ -142,7 +142,7 @@ func (p *Pod) shimStarterOf() *Container {
 // containers start). It reports whether the wait for the shim goes on, with c or another
 // waiter as the starter. The group keeps the owner's ID: the socket a shim started by another
 // task leaves is removed with the pod (removeStaleShimSocket).
-func (p *Pod) handOverShim(starter, c *Container) bool {
+func (p *podWorker) handOverShim(starter, c *Container) bool {
 	p.shimMu.Lock()
 	defer p.shimMu.Unlock()
 	switch {
@@ -160,12 +160,12 @@ func (p *Pod) handOverShim(starter, c *Container) bool {
 var errShimAborted = errors.New("the pod's shim was not started: its first container failed")
 
 // shimSocket is the socket of the pod's shim group (see shimSocketOf).
-func (p *Pod) shimSocket() string { return p.shimSocketOf(p.shimGroup()) }
+func (p *podWorker) shimSocket() string { return p.shimSocketOf(p.shimGroup()) }
 
 // shimSocketOf is where containerd's runc shim manager puts the socket of a shim group (or of a
 // task's own shim): /run/containerd/s/<sha256 of "<containerd address>/<namespace>/<group>">
 // (containerd 1.6 to 2.x).
-func (p *Pod) shimSocketOf(group string) string {
+func (p *podWorker) shimSocketOf(group string) string {
 	return shimSocketPath(p.rt.address, p.rt.cfg.Namespace, group)
 }
 
@@ -181,7 +181,7 @@ func shimSocketPath(address, namespace, group string) string {
 // that shim down, and a sibling's create in flight starts another), or when the group's first
 // shim died (containerd, starting again, shuts down a shim whose process exited while it was
 // away) and the next one was started by another task.
-func (p *Pod) removeStaleShimSocket() {
+func (p *podWorker) removeStaleShimSocket() {
 	if g := p.shimGroup(); g != "" {
 		p.rt.tasks.removeStaleShim(g, p.log)
 	}

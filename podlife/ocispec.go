@@ -83,7 +83,7 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 
 // sharedNamespaceOpts joins the pod's network, UTS and IPC namespaces, or the host's with
 // HostNetwork and HostIPC. The pause and every container have them.
-func (p *Pod) sharedNamespaceOpts() []oci.SpecOpts {
+func (p *podWorker) sharedNamespaceOpts() []oci.SpecOpts {
 	s := p.sandbox
 	var opts []oci.SpecOpts
 	if p.spec.HostNetwork {
@@ -125,7 +125,7 @@ func bindMount(src, dst string, ro bool) specs.Mount {
 }
 
 // volumeSource is where a pod volume lives on the host.
-func (p *Pod) volumeSource(name string) string {
+func (p *podWorker) volumeSource(name string) string {
 	for _, v := range p.spec.Volumes {
 		if v.Name == name && v.HostPath != nil {
 			return v.HostPath.Path
@@ -135,7 +135,7 @@ func (p *Pod) volumeSource(name string) string {
 }
 
 // volumeReadOnly tells whether a volume is always mounted read-only (files and image volumes).
-func (p *Pod) volumeReadOnly(name string) bool {
+func (p *podWorker) volumeReadOnly(name string) bool {
 	for _, v := range p.spec.Volumes {
 		if v.Name == name {
 			return v.Files != nil || v.Image != nil

@@ -61,7 +61,7 @@ func newOwner() *owner {
 // runLoop is the pod's owner goroutine: it runs the closures handed to it, one at a time, and
 // publishes a snapshot after each one that changed the state. It returns once the pod has been
 // removed (endLoop) or the Runtime is closed.
-func (p *Pod) runLoop() {
+func (p *podWorker) runLoop() {
 	o := p.owner
 	defer close(o.done)
 	if checkLoopReentry {
@@ -83,7 +83,7 @@ func (p *Pod) runLoop() {
 }
 
 // endLoop ends the pod's loop (once its current closure has run) and waits for it.
-func (p *Pod) endLoop() {
+func (p *podWorker) endLoop() {
 	p.owner.quitOnce.Do(func() { close(p.owner.quit) })
 	<-p.owner.done
 }
@@ -91,21 +91,21 @@ func (p *Pod) endLoop() {
 // do runs f on the pod's loop and returns once it has run; f reads or writes the pod's state
 // but changes nothing its status shows (see update). It returns false, f not run, once the loop
 // has ended.
-func (p *Pod) do(f func()) bool {
+func (p *podWorker) do(f func()) bool {
 	return p.send(func() bool { f(); return false })
 }
 
 // update runs f on the pod's loop like do, then recomputes the pod's phase and conditions,
 // publishes the new snapshot and wakes every waiter (WaitFor), before it returns: a status read
 // never sees a change without its consequences.
-func (p *Pod) update(f func()) bool {
+func (p *podWorker) update(f func()) bool {
 	return p.send(func() bool { f(); return true })
 }
 
 // updateIf is update when f reports a change, else do.
-func (p *Pod) updateIf(f func() bool) bool { return p.send(f) }
+func (p *podWorker) updateIf(f func() bool) bool { return p.send(f) }
 
-func (p *Pod) send(f func() bool) bool {
+func (p *podWorker) send(f func() bool) bool {
 	o := p.owner
 	checkNotOnLoop(o)
 	m := ownerMsg{f: f, ran: make(chan struct{})}
@@ -120,7 +120,7 @@ func (p *Pod) send(f func() bool) bool {
 
 // publish recomputes the phase and conditions from the state just changed and publishes a new
 // snapshot. It runs on the loop (or in newPod, before the loop starts).
-func (p *Pod) publish() {
+func (p *podWorker) publish() {
 	inits, apps := p.statusesOwned(p.inits), p.statusesOwned(p.apps)
 	switch {
 	case p.failReason != "" && p.terminated:
@@ -160,7 +160,7 @@ func (p *Pod) publish() {
 
 // view returns the pod's last published snapshot (nil for a pod whose loop never ran: a test's
 // bare Pod).
-func (p *Pod) view() *snapshot {
+func (p *podWorker) view() *snapshot {
 	if p.owner == nil {
 		return nil
 	}

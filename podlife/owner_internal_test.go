@@ -162,19 +162,19 @@ func TestFakeLoopAfterClose(t *testing.T) {
 		t.Fatalf("WaitReady: %v", err)
 	}
 	ran := false
-	if !p.do(func() { ran = true }) || !ran {
+	if !p.w.do(func() { ran = true }) || !ran {
 		t.Fatalf("do on a live loop: ran %v", ran)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
 	select {
-	case <-p.owner.done:
+	case <-p.w.owner.done:
 	default:
 		t.Fatal("the pod's loop still runs after Close")
 	}
 	ran = false
-	if p.do(func() { ran = true }) || p.update(func() { ran = true }) || ran {
+	if p.w.do(func() { ran = true }) || p.w.update(func() { ran = true }) || ran {
 		t.Errorf("a closure ran after the loop ended")
 	}
 	if a := containerStatus(p.Status(), "a"); a.State.Running == nil || !a.Ready {
@@ -203,11 +203,11 @@ func TestFakeLoopEndsAtRemove(t *testing.T) {
 		t.Fatalf("Remove: %v", err)
 	}
 	select {
-	case <-p.owner.done:
+	case <-p.w.owner.done:
 	default:
 		t.Fatal("the pod's loop still runs after Remove")
 	}
-	if p.do(func() {}) {
+	if p.w.do(func() {}) {
 		t.Error("do after Remove ran its closure")
 	}
 	if st := p.Status(); !st.Stopping || containerStatus(st, "a").State.Terminated == nil {
@@ -219,7 +219,7 @@ func TestFakeLoopEndsAtRemove(t *testing.T) {
 func TestLoopReentryPanics(t *testing.T) {
 	o := newOwner()
 	o.gid.Store(goroutineID()) // as if this goroutine were the loop
-	p := &Pod{owner: o}
+	p := &podWorker{owner: o}
 	defer func() {
 		if v := recover(); v == nil || !strings.Contains(fmt.Sprint(v), "would wait for itself") {
 			t.Errorf("recovered %v, want the re-entry panic", v)

@@ -79,7 +79,7 @@ func (s *podSandbox) PIDNSPath() string { return s.pidNS }
 
 // startPause creates and starts the pod's pause task and pins its PID namespace. On failure
 // what it made stays for stopPause to delete.
-func (p *Pod) startPause(ctx context.Context) error {
+func (p *podWorker) startPause(ctx context.Context) error {
 	r := p.rt
 	bin, err := r.cfg.pauseBinary()
 	if err != nil {
@@ -140,7 +140,7 @@ func (p *Pod) startPause(ctx context.Context) error {
 // sandbox and restarts the containers; podlife stops the pod, which ends Failed with reason
 // SandboxChanged.) While containerd is away the watch waits for it, then follows the task
 // again; the Runtime's Close ends it.
-func (p *Pod) watchPause(exited <-chan client.ExitStatus) {
+func (p *podWorker) watchPause(exited <-chan client.ExitStatus) {
 	ctx := p.watchCtx
 	var st client.ExitStatus
 	for {
@@ -202,7 +202,7 @@ func (p *Pod) watchPause(exited <-chan client.ExitStatus) {
 
 // pauseSpecOpts is the pause's OCI spec, on top of containerd's default: a new PID namespace,
 // the pod's network, UTS and IPC namespaces, no privilege.
-func (p *Pod) pauseSpecOpts(bin string) []oci.SpecOpts {
+func (p *podWorker) pauseSpecOpts(bin string) []oci.SpecOpts {
 	s := p.sandbox
 	opts := []oci.SpecOpts{
 		oci.WithRootFSPath(s.pauseRoot()),
@@ -223,7 +223,7 @@ func (p *Pod) pauseSpecOpts(bin string) []oci.SpecOpts {
 
 // stopPause kills and deletes the pause task and container (and the cgroup runc may leave).
 // It is idempotent; the pod's containers' tasks must be deleted first.
-func (p *Pod) stopPause(ctx context.Context) error {
+func (p *podWorker) stopPause(ctx context.Context) error {
 	if p.pause == nil {
 		return nil
 	}

@@ -24,7 +24,7 @@ import (
 // pod's state belongs to its owner loop (see the package doc's "Who owns what"), and reads come
 // from the snapshot the loop last published. The pod's life belongs to the runtime, not to any
 // caller's context: only Stop and Remove end it.
-type Pod struct {
+type podWorker struct {
 	rt      *Runtime
 	name    string
 	uid     string
@@ -105,7 +105,7 @@ type Pod struct {
 	stopRecord *podRecord
 }
 
-func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
+func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*podWorker, error) {
 	spec = spec.withPodDefaults()
 	dir := filepath.Join(r.cfg.StateDir, "pods", spec.Name)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
@@ -125,8 +125,8 @@ func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*Pod, error) {
 
 // assemblePod builds the Pod of spec (defaults applied) with its containers, in dir, nothing
 // created yet: newPod's for a new pod, Adopt's for one that runs.
-func assemblePod(r *Runtime, spec PodSpec, handler ctrRuntime, dir, uid string) *Pod {
-	p := &Pod{
+func assemblePod(r *Runtime, spec PodSpec, handler ctrRuntime, dir, uid string) *podWorker {
+	p := &podWorker{
 		rt: r, name: spec.Name, uid: uid, spec: spec, handler: handler,
 		log:      r.log.With("pod", spec.Name),
 		events:   newBus(r.events),
@@ -198,16 +198,16 @@ func (spec PodSpec) withPodDefaults() PodSpec {
 }
 
 // Name is the pod's name.
-func (p *Pod) Name() string { return p.name }
+func (p *podWorker) Name() string { return p.name }
 
 // UID is a random identifier of this pod instance (it labels the pod's containerd objects).
-func (p *Pod) UID() string { return p.uid }
+func (p *podWorker) UID() string { return p.uid }
 
 // Spec returns the pod's spec with defaults applied.
-func (p *Pod) Spec() PodSpec { return p.spec }
+func (p *podWorker) Spec() PodSpec { return p.spec }
 
 // Container returns the container of that name (init and ephemeral containers included).
-func (p *Pod) Container(name string) (*Container, error) {
+func (p *podWorker) Container(name string) (*Container, error) {
 	if c, ok := p.byName[name]; ok {
 		return c, nil
 	}
@@ -220,25 +220,25 @@ func (p *Pod) Container(name string) (*Container, error) {
 }
 
 // Events returns the pod's recent events (up to 256), oldest first.
-func (p *Pod) Events() []Event { return p.events.recent() }
+func (p *podWorker) Events() []Event { return p.events.recent() }
 
 // Subscribe returns the pod's events: the recent ones first, then new ones as they happen. The
 // channel is closed when ctx is done. Delivery never blocks the pod (see Runtime.Subscribe).
-func (p *Pod) Subscribe(ctx context.Context) <-chan Event {
+func (p *podWorker) Subscribe(ctx context.Context) <-chan Event {
 	return p.events.subscribe(ctx, true, nil)
 }
 
-func (p *Pod) emit(container string, typ EventType, reason Reason, msg string) {
+func (p *podWorker) emit(container string, typ EventType, reason Reason, msg string) {
 	p.emitAt(time.Now(), container, typ, reason, msg)
 }
 
-func (p *Pod) emitAt(t time.Time, container string, typ EventType, reason Reason, msg string) {
+func (p *podWorker) emitAt(t time.Time, container string, typ EventType, reason Reason, msg string) {
 	e := Event{Time: t, Pod: p.name, Container: container, Type: typ, Reason: reason, Message: msg}
 	p.log.Debug("event", "container", container, "reason", reason, "message", msg)
 	p.events.publish(e)
 }
 
-func (p *Pod) statusesOwned(cs []*Container) []ContainerStatus {
+func (p *podWorker) statusesOwned(cs []*Container) []ContainerStatus {
 	out := make([]ContainerStatus, len(cs))
 	for i, c := range cs {
 		out[i] = c.statusOwned()
@@ -248,7 +248,7 @@ func (p *Pod) statusesOwned(cs []*Container) []ContainerStatus {
 
 // Status returns a snapshot of the pod's status. It does no I/O and does not wait for the pod's
 // loop: it copies the last snapshot the loop published.
-func (p *Pod) Status() PodStatus {
+func (p *podWorker) Status() PodStatus {
 	st := p.view().status
 	st.Conditions = slices.Clone(st.Conditions)
 	st.ContainerStatuses = slices.Clone(st.ContainerStatuses)
@@ -259,7 +259,7 @@ func (p *Pod) Status() PodStatus {
 
 // WaitFor blocks until cond holds for the pod's status, or ctx ends. It wakes on status changes,
 // it does not poll.
-func (p *Pod) WaitFor(ctx context.Context, cond func(PodStatus) bool) (PodStatus, error) {
+func (p *podWorker) WaitFor(ctx context.Context, cond func(PodStatus) bool) (PodStatus, error) {
 	for {
 		ch := p.view().notify
 		st := p.Status() // this snapshot or a newer one: a change after it closes ch
@@ -277,7 +277,7 @@ func (p *Pod) WaitFor(ctx context.Context, cond func(PodStatus) bool) (PodStatus
 // WaitStarted blocks until the start sequence finished and returns its error: nil, or a
 // *StartError if the pod could not be set up (it has then been removed), or one wrapping
 // ErrCreateContainerConfig if a container cannot be created with its settings (the pod stays).
-func (p *Pod) WaitStarted(ctx context.Context) error {
+func (p *podWorker) WaitStarted(ctx context.Context) error {
 	select {
 	case <-p.started:
 		return cmp.Or(p.startErr, p.configErr)
@@ -288,7 +288,7 @@ func (p *Pod) WaitStarted(ctx context.Context) error {
 
 // WaitReady blocks until every container is ready and every readiness gate's condition is
 // True, or the pod ends, or ctx ends.
-func (p *Pod) WaitReady(ctx context.Context) error {
+func (p *podWorker) WaitReady(ctx context.Context) error {
 	ready := func(s PodStatus) bool {
 		r, n := s.ReadyCount()
 		return r == n && gatesMessage(p.spec.ReadinessGates, s.Conditions) == ""
@@ -306,16 +306,16 @@ func (p *Pod) WaitReady(ctx context.Context) error {
 }
 
 // Wait blocks until the pod reaches a terminal phase (Succeeded or Failed) and returns its status.
-func (p *Pod) Wait(ctx context.Context) (PodStatus, error) {
+func (p *podWorker) Wait(ctx context.Context) (PodStatus, error) {
 	return p.WaitFor(ctx, func(s PodStatus) bool { return s.Phase == PhaseSucceeded || s.Phase == PhaseFailed })
 }
 
 // isStopping reports whether a stop has begun (from the last snapshot).
-func (p *Pod) isStopping() bool { return p.view().status.Stopping }
+func (p *podWorker) isStopping() bool { return p.view().status.Stopping }
 
 // run is the pod's start sequence: sandbox, then network attach and container preparation in
 // parallel, then init containers, then the start policy.
-func (p *Pod) run() {
+func (p *podWorker) run() {
 	// Without its record, the pod would be invisible to other processes and taken for the
 	// leftover of a crash by their startup garbage collection (gc.go): it does not start.
 	recErr := p.writeRecord()
@@ -373,7 +373,7 @@ func (p *Pod) run() {
 	close(p.started)
 }
 
-func (p *Pod) startSequence() error {
+func (p *podWorker) startSequence() error {
 	ctx := p.startCtx
 	t0 := time.Now()
 	defer func() { p.log.Debug("start sequence done", "took", time.Since(t0)) }()
@@ -501,7 +501,7 @@ func (p *Pod) startSequence() error {
 // rootPrepError returns the failure that explains the others: in a shared shim, one container's
 // failed create makes containerd shut the shim down, and a sibling's create in flight then fails
 // with "ttrpc: closed", which is only a consequence.
-func (p *Pod) rootPrepError() error {
+func (p *podWorker) rootPrepError() error {
 	var collateral error
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		switch err := c.prepErr; {
@@ -537,7 +537,7 @@ var errPodFailed = errors.New("pod failed")
 // runInits runs the init containers one at a time, in order. A regular init container must exit
 // 0 (it is restarted under back-off until it does, or the pod fails under restartPolicy Never);
 // the next one starts once a sidecar has started (its startupProbe succeeded, if any).
-func (p *Pod) runInits(ctx context.Context) error {
+func (p *podWorker) runInits(ctx context.Context) error {
 	for _, c := range p.inits {
 		if err := c.start(ctx); err != nil {
 			var se *StartError
@@ -563,7 +563,7 @@ func (p *Pod) runInits(ctx context.Context) error {
 	return nil
 }
 
-func (p *Pod) waitNetwork(ctx context.Context) error {
+func (p *podWorker) waitNetwork(ctx context.Context) error {
 	select {
 	case <-p.netReady:
 		return p.netErr
@@ -572,21 +572,21 @@ func (p *Pod) waitNetwork(ctx context.Context) error {
 	}
 }
 
-func (p *Pod) leaseID() string { return leaseID(p.uid) }
+func (p *podWorker) leaseID() string { return leaseID(p.uid) }
 
 // leaseID is the containerd lease holding a pod's snapshots and images while it exists.
 func leaseID(podUID string) string { return "podlife-" + podUID }
 
 // leasedCtx makes containerd keep what is created under ctx as the pod's (until Remove).
-func leasedCtx(ctx context.Context, p *Pod) context.Context {
+func leasedCtx(ctx context.Context, p *podWorker) context.Context {
 	return leases.WithLease(ctx, p.leaseID())
 }
 
-func (p *Pod) createLease(ctx context.Context) error {
+func (p *podWorker) createLease(ctx context.Context) error {
 	return p.rt.tasks.createLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, labelPodUID: p.uid, labelStateDir: p.rt.cfg.StateDir})
 }
 
-func (p *Pod) deleteLease(ctx context.Context) error {
+func (p *podWorker) deleteLease(ctx context.Context) error {
 	err := p.rt.retry(ctx, func() error { return p.rt.tasks.deleteLease(ctx, p.leaseID()) })
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete lease: %w", err)
@@ -596,7 +596,7 @@ func (p *Pod) deleteLease(ctx context.Context) error {
 
 // onContainerExit stops the pod once it has reached a terminal phase on its own (every container
 // exited and none will restart), releasing its network as the kubelet does.
-func (p *Pod) onContainerExit() {
+func (p *podWorker) onContainerExit() {
 	var terminal bool
 	p.do(func() { terminal = p.phase == PhaseSucceeded || p.phase == PhaseFailed })
 	if terminal && !p.rt.isClosed() {
@@ -606,7 +606,7 @@ func (p *Pod) onContainerExit() {
 
 // enforceDeadline fails the pod once it has been active longer than its activeDeadline: event
 // DeadlineExceeded, phase Failed with that reason, a graceful stop with preStop hooks, no restarts.
-func (p *Pod) enforceDeadline(d time.Duration) {
+func (p *podWorker) enforceDeadline(d time.Duration) {
 	timer := p.rt.clock.NewTimer(p.startTime.Add(d).Sub(p.rt.clock.Now()))
 	defer timer.Stop()
 	select {

@@ -35,7 +35,7 @@ var podFields = []PodField{FieldPodIP, FieldPodIPs, FieldHostIP, FieldHostIPs, F
 
 // fieldValue returns the value of field f of pod p, as the kubelet resolves it when it creates
 // a container (podFieldSelectorRuntimeValue): the pod's network is attached by then.
-func (p *Pod) fieldValue(f PodField) (string, error) {
+func (p *podWorker) fieldValue(f PodField) (string, error) {
 	switch f {
 	case FieldPodUID:
 		return p.uid, nil

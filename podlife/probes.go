@@ -143,7 +143,7 @@ func capitalize(s string) string {
 
 // waitOutlived blocks a sidecar's stop signal until every app container and every sidecar after
 // it in spec order has exited (the kubelet's termination order), or until deadline.
-func (p *Pod) waitOutlived(sidecar *Container, deadline time.Time) {
+func (p *podWorker) waitOutlived(sidecar *Container, deadline time.Time) {
 	ctx, cancel := context.WithDeadline(p.lifeCtx, deadline)
 	defer cancel()
 	after := false

@@ -51,7 +51,7 @@ type connWatch struct {
 	up       chan struct{} // closed when containerd answers again; a new one per outage
 	lost     chan struct{} // closed when an outage begins; a new one after each recovery (nil: none yet)
 	since    time.Time     // when the outage was noticed
-	affected []*Pod        // pods told of the outage, to be told of the recovery
+	affected []*podWorker  // pods told of the outage, to be told of the recovery
 }
 
 // isConnErr reports whether err says that containerd could not be reached (as opposed to an
@@ -90,8 +90,8 @@ func (r *Runtime) answers() bool {
 // connLost marks the runtime disconnected, tells every pod it supervises and starts the
 // reconnection loop. Further calls during the same outage do nothing.
 func (r *Runtime) connLost(cause error) {
-	var pods []*Pod
-	for _, p := range r.Pods() {
+	var pods []*podWorker
+	for _, p := range r.workers() {
 		select {
 		case <-p.stopped:
 		default:
@@ -428,7 +428,7 @@ func (c *Container) shimWait(ctx context.Context, inst *instance) (uint32, time.
 // instanceShimSocket is the socket of the shim that runs inst: the pod's shim group's, or with
 // one shim per container, the one derived from the instance's own ID (the formula of
 // containerd's shim manager, see shimSocket).
-func (p *Pod) instanceShimSocket(inst *instance) string {
+func (p *podWorker) instanceShimSocket(inst *instance) string {
 	group := p.shimGroup()
 	if group == "" {
 		group = inst.id

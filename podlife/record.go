@@ -51,7 +51,7 @@ type podRecord struct {
 	Spec json.RawMessage `json:"spec,omitempty"`
 }
 
-func (p *Pod) writeRecord() error {
+func (p *podWorker) writeRecord() error {
 	if p.dirUnlock != nil {
 		defer p.dirUnlock()
 		p.dirUnlock = nil // once: an adopter writes the record again
@@ -84,7 +84,7 @@ func (p *Pod) writeRecord() error {
 
 // persistStatus rewrites status.json whenever the status changes, until quit is closed. Changes
 // that come faster than the writes are coalesced: the file always ends with the latest status.
-func (p *Pod) persistStatus(quit <-chan struct{}) {
+func (p *podWorker) persistStatus(quit <-chan struct{}) {
 	defer close(p.persisted)
 	path := filepath.Join(p.sandbox.dir, statusFile)
 	var last []byte

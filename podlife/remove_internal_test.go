@@ -32,18 +32,18 @@ func TestFakeRemoveKeepsRecordWhenDetachFails(t *testing.T) {
 		t.Errorf("%d failed network removes, want 2 (the stop's and Remove's retry); calls %q", n, f.history())
 	}
 	var sb sandboxRecord
-	if err := readFileJSON(filepath.Join(p.sandbox.dir, "sandbox.json"), &sb); err != nil || sb.Network != "attached" || sb.UID != p.uid {
+	if err := readFileJSON(filepath.Join(p.w.sandbox.dir, "sandbox.json"), &sb); err != nil || sb.Network != "attached" || sb.UID != p.w.uid {
 		t.Errorf("sandbox.json after the failed remove: %+v, %v; want the attachment kept", sb, err)
 	}
 	var rec podRecord
-	if err := readFileJSON(filepath.Join(p.sandbox.dir, recordFile), &rec); err != nil || rec.UID != p.uid {
+	if err := readFileJSON(filepath.Join(p.w.sandbox.dir, recordFile), &rec); err != nil || rec.UID != p.w.uid {
 		t.Errorf("pod.json after the failed remove: %+v, %v", rec, err)
 	}
 	if _, err := r.Start(ctx, PodSpec{Name: "net", Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}}); !errors.Is(err, ErrAlreadyExists) {
 		t.Errorf("Start of the name while its remains wait = %v, want ErrAlreadyExists", err)
 	}
 	// The test's cleanup: what a RemovePod retry does without containerd.
-	if err := os.RemoveAll(p.sandbox.dir); err != nil {
+	if err := os.RemoveAll(p.w.sandbox.dir); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -70,7 +70,7 @@ func TestFakeRemoveRetriesDetach(t *testing.T) {
 	}
 	calls := f.history()
 	before(t, calls, "network remove fails", "network remove")
-	if _, err := os.Stat(p.sandbox.dir); !os.IsNotExist(err) {
+	if _, err := os.Stat(p.w.sandbox.dir); !os.IsNotExist(err) {
 		t.Errorf("pod dir after Remove: %v", err)
 	}
 }
@@ -81,7 +81,7 @@ func TestFakeRemoveDropsBackoff(t *testing.T) {
 	ctx := testCtx(t)
 	r, f, _ := newFakeRuntime(t)
 	// The fake names processes by container name: the pods' containers are named apart.
-	run := func(name string, containers ...string) *Pod {
+	run := func(name string, containers ...string) *podWorker {
 		spec := PodSpec{Name: name}
 		for _, c := range containers {
 			spec.Containers = append(spec.Containers, ContainerSpec{Name: c, Image: fakeImage})
@@ -90,7 +90,7 @@ func TestFakeRemoveDropsBackoff(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run %s: %v", name, err)
 		}
-		return p
+		return p.w
 	}
 	gone, kept := run("gone", "a", "b"), run("kept", "c")
 	// Every container crashes once: restarted at once, with a back-off entry.

@@ -47,7 +47,7 @@ type Runtime struct {
 	stateReal string
 
 	mu     sync.Mutex
-	pods   map[string]*Pod
+	pods   map[string]*podWorker
 	closed bool
 }
 
@@ -96,7 +96,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 // newRuntime returns a Runtime on cfg (with its defaults applied) that is not connected to
 // anything yet: New connects it, and sets its tasks and network.
 func newRuntime(cfg Config, clk clock.Clock) *Runtime {
-	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*Pod{}, events: newBus(nil), clock: clk, closing: make(chan struct{})}
+	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, events: newBus(nil), clock: clk, closing: make(chan struct{})}
 	r.control = newControl(r)
 	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
 	r.events.ring = nil // the runtime bus only fans out; pods keep their own history
@@ -207,17 +207,17 @@ func (r *Runtime) Run(ctx context.Context, spec PodSpec) (*Pod, error) {
 		if p.startErr != nil {
 			return nil, p.startErr
 		}
-		return p, p.configErr
+		return p.handle(), p.configErr
 	case <-ctx.Done():
-		return p, ctx.Err()
+		return p.handle(), ctx.Err()
 	case <-r.connLostCh():
-		return p, fmt.Errorf("pod %q: containerd went away while the pod started; it goes on once containerd answers again: %w", p.name, ErrUnavailable)
+		return p.handle(), fmt.Errorf("pod %q: containerd went away while the pod started; it goes on once containerd answers again: %w", p.name, ErrUnavailable)
 	}
 }
 
 // start validates the spec, registers the pod and begins starting it in the background; it
 // returns at once (Run waits on it).
-func (r *Runtime) start(ctx context.Context, spec PodSpec) (*Pod, error) {
+func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -257,6 +257,15 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*Pod, error) {
 
 // Pod returns the pod of that name, or an error wrapping ErrNotFound.
 func (r *Runtime) Pod(name string) (*Pod, error) {
+	w, err := r.worker(name)
+	if err != nil {
+		return nil, err
+	}
+	return w.handle(), nil
+}
+
+// worker returns the worker of the pod of that name, or an error wrapping ErrNotFound.
+func (r *Runtime) worker(name string) (*podWorker, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if p, ok := r.pods[name]; ok {
@@ -267,9 +276,19 @@ func (r *Runtime) Pod(name string) (*Pod, error) {
 
 // Pods returns the runtime's pods, sorted by name.
 func (r *Runtime) Pods() []*Pod {
+	ws := r.workers()
+	out := make([]*Pod, len(ws))
+	for i, w := range ws {
+		out[i] = w.handle()
+	}
+	return out
+}
+
+// workers returns the workers of the runtime's pods, sorted by name.
+func (r *Runtime) workers() []*podWorker {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]*Pod, 0, len(r.pods))
+	out := make([]*podWorker, 0, len(r.pods))
 	for _, p := range r.pods {
 		out = append(out, p)
 	}
@@ -291,7 +310,7 @@ func (r *Runtime) isClosed() bool {
 }
 
 // forget drops a removed pod.
-func (r *Runtime) forget(p *Pod) {
+func (r *Runtime) forget(p *podWorker) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.pods[p.name] == p {
@@ -314,7 +333,7 @@ func (r *Runtime) Close() error {
 		return ErrClosed
 	}
 	r.closed = true
-	pods := make([]*Pod, 0, len(r.pods))
+	pods := make([]*podWorker, 0, len(r.pods))
 	for _, p := range r.pods {
 		pods = append(pods, p)
 	}

@@ -21,7 +21,7 @@ import (
 // generated /etc/hosts, /etc/hostname and /etc/resolv.conf, and the volumes. Only a shared PID
 // namespace needs a pause process (see Pod.startPause).
 type podSandbox struct {
-	pod      *Pod
+	pod      *podWorker
 	dir      string
 	nsPaths  map[sandboxns.Kind]string
 	pidNS    string // the pause's pinned PID namespace (ShareProcessNamespace)

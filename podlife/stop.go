@@ -39,7 +39,7 @@ func WithoutHooks() StopOption {
 // for the same stop, a call from one of the pod's own hooks included (the stop abandons the
 // hook when its time is up). Once the Runtime is closed, Stop fails with ErrClosed: use another
 // Runtime's StopPod.
-func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
+func (p *podWorker) Stop(ctx context.Context, opts ...StopOption) error {
 	var o stopOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -68,7 +68,7 @@ func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
 }
 
 // stopWith runs the stop once; later calls wait for the first one.
-func (p *Pod) stopWith(ctx context.Context, grace time.Duration, hooks bool, cause error) {
+func (p *podWorker) stopWith(ctx context.Context, grace time.Duration, hooks bool, cause error) {
 	p.stopOnce.Do(func() {
 		p.update(func() {
 			p.stopping = true
@@ -101,7 +101,7 @@ const startPolicySettle = 2 * time.Second
 // context is waited for startPolicySettle at most: the creations in flight (bounded, not
 // cancellable) are waited for, so that none races the teardown, and the start gate keeps the
 // policy from starting anything later.
-func (p *Pod) awaitStartSequence() {
+func (p *podWorker) awaitStartSequence() {
 	timer := time.NewTimer(startPolicySettle)
 	defer timer.Stop()
 	select {
@@ -125,7 +125,7 @@ func (p *Pod) awaitStartSequence() {
 	}
 }
 
-func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) error {
+func (p *podWorker) stopAll(ctx context.Context, grace time.Duration, hooks bool) error {
 	var wg sync.WaitGroup
 	for _, c := range p.allContainers() {
 		wg.Go(func() { c.kill(grace, "", hooks) })
@@ -170,7 +170,7 @@ func (p *Pod) stopAll(ctx context.Context, grace time.Duration, hooks bool) erro
 // so that nothing is lost of what is left to release: Runtime.RemovePod of the name retries.
 // Once the Runtime is closed, Remove of a pod not removed yet fails with ErrClosed: use another
 // Runtime's RemovePod.
-func (p *Pod) Remove(ctx context.Context) error {
+func (p *podWorker) Remove(ctx context.Context) error {
 	select {
 	case <-p.removed:
 		return p.removeErr

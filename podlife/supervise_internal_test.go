@@ -39,7 +39,7 @@ func before(t *testing.T, calls []string, a, b string) {
 
 // hasEvent reports whether the pod emitted an event of that container, type and reason whose
 // message contains msg.
-func hasEvent(p *Pod, container string, typ EventType, reason Reason, msg string) bool {
+func hasEvent(p *podWorker, container string, typ EventType, reason Reason, msg string) bool {
 	for _, e := range p.Events() {
 		if e.Container == container && e.Type == typ && e.Reason == reason && strings.Contains(e.Message, msg) {
 			return true
@@ -49,7 +49,7 @@ func hasEvent(p *Pod, container string, typ EventType, reason Reason, msg string
 }
 
 // waitEvent waits for an event of that container and reason.
-func waitEvent(t *testing.T, ctx context.Context, p *Pod, container string, reason Reason) {
+func waitEvent(t *testing.T, ctx context.Context, p *podWorker, container string, reason Reason) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -122,8 +122,8 @@ func TestFakeStartOrder(t *testing.T) {
 			} else {
 				// b and c are ready to start (Created is their last step); hold the hook a
 				// while so that a start out of order would show.
-				waitEvent(t, ctx, p, "b", ReasonCreated)
-				waitEvent(t, ctx, p, "c", ReasonCreated)
+				waitEvent(t, ctx, p.w, "b", ReasonCreated)
+				waitEvent(t, ctx, p.w, "c", ReasonCreated)
 				time.Sleep(100 * time.Millisecond)
 				if i := f.index("start b"); i >= 0 {
 					t.Errorf("b started while a's postStart hook ran; calls: %q", f.history())
@@ -152,7 +152,7 @@ func TestFakeStartOrder(t *testing.T) {
 					t.Errorf("container %s: state %+v, want running", c.Name, c.State)
 				}
 			}
-			if !hasEvent(p, "a", EventNormal, ReasonPostStartCompleted, "") {
+			if !hasEvent(p.w, "a", EventNormal, ReasonPostStartCompleted, "") {
 				t.Errorf("no PostStartHookCompleted event for a: %v", p.Events())
 			}
 		})
@@ -191,7 +191,7 @@ func TestFakePostStartFailure(t *testing.T) {
 			before(t, calls, "postStart a 1", "preStop a")
 			before(t, calls, "preStop a", "kill a TERM")
 			before(t, calls, "kill a TERM", "exited a 143")
-			if !hasEvent(p, "a", EventWarning, ReasonFailedPostStartHook, "PostStartHook failed") {
+			if !hasEvent(p.w, "a", EventWarning, ReasonFailedPostStartHook, "PostStartHook failed") {
 				t.Errorf("no FailedPostStartHook event: %v", p.Events())
 			}
 			if policy == RestartNever {
@@ -314,7 +314,7 @@ func TestFakeRestartBackoff(t *testing.T) {
 		if w := containerStatus(st, "a").State.Waiting; !strings.Contains(w.Message, fmt.Sprintf("back-off %s restarting failed container=a", delay)) {
 			t.Errorf("waiting message %q, want a back-off of %v", w.Message, delay)
 		}
-		if !hasEvent(p, "a", EventWarning, ReasonBackOff, "Back-off restarting failed container a") {
+		if !hasEvent(p.w, "a", EventWarning, ReasonBackOff, "Back-off restarting failed container a") {
 			t.Errorf("no BackOff event: %v", p.Events())
 		}
 		clk.Advance(delay - time.Second)
@@ -595,7 +595,7 @@ func TestFakeExecHook(t *testing.T) {
 	if f.index("kill ok TERM") >= 0 {
 		t.Errorf("ok killed; calls: %q", calls)
 	}
-	if !hasEvent(p, "ok", EventNormal, ReasonPostStartCompleted, "") || !hasEvent(p, "bad", EventWarning, ReasonFailedPostStartHook, "") {
+	if !hasEvent(p.w, "ok", EventNormal, ReasonPostStartCompleted, "") || !hasEvent(p.w, "bad", EventWarning, ReasonFailedPostStartHook, "") {
 		t.Errorf("events %v: want ok's hook completed, bad's failed", p.Events())
 	}
 }
@@ -626,7 +626,7 @@ func TestFakeActiveDeadline(t *testing.T) {
 	if st.Phase != PhaseFailed || st.Reason != ReasonDeadlineExceeded {
 		t.Errorf("phase %s reason %q, want Failed DeadlineExceeded", st.Phase, st.Reason)
 	}
-	if !hasEvent(p, "", EventNormal, ReasonDeadlineExceeded, "longer than the specified deadline") {
+	if !hasEvent(p.w, "", EventNormal, ReasonDeadlineExceeded, "longer than the specified deadline") {
 		t.Errorf("no DeadlineExceeded event: %v", p.Events())
 	}
 	f.waitCall(t, "network remove")

@@ -93,7 +93,7 @@ func (c *Container) terminationMessage(inst *instance, task taskHandle, code int
 
 // cutTerminationMessage keeps the first bytes of msg that the pod's share allows (the kubelet
 // cuts them when it reports the status).
-func (p *Pod) cutTerminationMessage(msg string) string {
+func (p *podWorker) cutTerminationMessage(msg string) string {
 	share := maxPodTerminationMessages
 	if n := len(p.spec.Containers) + len(p.spec.InitContainers); n > 0 {
 		share /= n

@@ -112,7 +112,7 @@ func (pm *privateMounts) explain(err error) error {
 }
 
 // hostPathVolume returns the named volume's hostPath, nil if it is not a hostPath volume.
-func (p *Pod) hostPathVolume(name string) *HostPathVolume {
+func (p *podWorker) hostPathVolume(name string) *HostPathVolume {
 	for _, v := range p.spec.Volumes {
 		if v.Name == name {
 			return v.HostPath
