@@ -138,13 +138,13 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec PodSpec, handler ctrRunt
 		r.mu.Unlock()
 		return nil, ErrClosed
 	}
-	if _, ok := r.pods[spec.Name]; ok {
+	if _, ok := r.pods[spec.Name]; ok || r.reserved[spec.Name] {
 		r.mu.Unlock()
 		return nil, &ManagedError{Pod: spec.Name, PID: os.Getpid()}
 	}
 	r.pods[spec.Name] = p
-	r.control.listen()
 	r.mu.Unlock()
+	r.control.listen()
 	p.resume(plan, rec.OwnerPID, forStop)
 	return p, nil
 }
