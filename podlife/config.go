@@ -145,7 +145,7 @@ type Config struct {
 //
 // If it dies, a Runtime that uses it starts it again on the same root and state when it
 // reconnects (and any New does): the shims of running containers survive and containerd
-// reloads them. StopPrivateContainerd (the CLI's `podlife daemon stop`) stops it once no pod is
+// reloads them. daemon.StopPrivate (the CLI's `podlife daemon stop`) stops it once no pod is
 // left in the state dir.
 type EmbeddedConfig struct {
 	// Disable fails New when no containerd answers, instead of using or starting the private one.
