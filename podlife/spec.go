@@ -145,8 +145,8 @@ type ContainerSpec struct {
 	// or cgroup podlife set can break the pod.
 	//
 	// Like Go hooks and probes, it is not persisted: a process that adopts the pod (Runtime.Adopt)
-	// gives it again with the spec, for the containers it restarts. The spec fingerprint only
-	// notes whether one is set, as it did for the SpecOpts this field replaces.
+	// gives it again with the spec, for the containers it restarts. The spec fingerprint notes
+	// only whether one is set: another function is not a spec change.
 	OCIHook func(ctx context.Context, spec *specs.Spec) error `json:"-"`
 }
 
