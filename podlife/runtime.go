@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -145,7 +144,7 @@ func (r *Runtime) connect(ctx context.Context) error {
 }
 
 // privateDir is the directory of the state dir's private containerd.
-func privateDir(stateDir string) string { return filepath.Join(stateDir, "containerd") }
+func privateDir(stateDir string) string { return daemon.PrivateDir(stateDir) }
 
 // ensurePrivate makes sure the private containerd of the state dir serves, starting it (detached,
 // under its start lock) if it does not; see daemon.Ensure.
@@ -178,7 +177,7 @@ func dial(ctx context.Context, addr, ns string) (*client.Client, error) {
 }
 
 // PrivateDaemon reports whether the runtime uses the private containerd of its state dir (see
-// EmbeddedConfig), whichever process started it. Close leaves it running; StopPrivateContainerd
+// EmbeddedConfig), whichever process started it. Close leaves it running; daemon.StopPrivate
 // stops it.
 func (r *Runtime) PrivateDaemon() bool { return r.private }
 
@@ -233,7 +232,7 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	}
 	if r.disconnected() || !r.tasks.socketAnswers() {
 		// A Runtime that was idle learns of an outage here (the private containerd stopped by
-		// StopPrivateContainerd, or one that died meanwhile): fail at once and start the
+		// daemon.StopPrivate, or one that died meanwhile): fail at once and start the
 		// reconnection, rather than create half a pod on a dead connection (whose calls wait
 		// out the client's dial timeout first).
 		r.connLost(fmt.Errorf("nothing accepts connections at %s: %w", r.address, ErrUnavailable))
@@ -370,7 +369,7 @@ func (r *Runtime) forget(p *podWorker) {
 // their logs no longer copied), and another Runtime on the same state dir can act on them
 // (LookupPod, StopPod, RemovePod); their Pod handles of this Runtime then fail with ErrClosed.
 // The private containerd of the state dir, if the runtime uses it, keeps running for them and
-// for other processes (StopPrivateContainerd stops it). A second Close returns an error wrapping
+// for other processes (daemon.StopPrivate stops it). A second Close returns an error wrapping
 // ErrClosed.
 func (r *Runtime) Close() error {
 	r.mu.Lock()
@@ -408,6 +407,6 @@ func (r *Runtime) Close() error {
 		errs = append(errs, r.client.Close())
 	}
 	// The private containerd, if any, belongs to the state dir, not to this Runtime: it stays
-	// (see StopPrivateContainerd).
+	// (see daemon.StopPrivate).
 	return errors.Join(errs...)
 }
