@@ -68,6 +68,30 @@ type taskRuntime interface {
 	// removeStaleShim removes the socket of a shim group whose tasks are all deleted if no
 	// shim serves it any more (see Pod.removeStaleShimSocket).
 	removeStaleShim(group string, log *slog.Logger)
+	// containers lists the containers whose labels match every pair of match (a pair with an
+	// empty value: the label is set, whatever its value), as adoption, the startup GC and the
+	// unmanaged paths find what a pod runs.
+	containers(ctx context.Context, match map[string]string) ([]foundContainer, error)
+	// loadContainer returns the container id, its cgroup at cgroup (an error wrapping
+	// errdefs.ErrNotFound if there is no such container).
+	loadContainer(ctx context.Context, id, cgroup string) (ctrHandle, error)
+	// leases lists the leases that have the label key.
+	leases(ctx context.Context, key string) ([]foundLease, error)
+}
+
+// foundContainer is a container found by taskRuntime.containers.
+type foundContainer struct {
+	id     string
+	labels map[string]string
+	image  string // the name of the image it was created from
+	// handle returns its handle, its cgroup at cgroup.
+	handle func(cgroup string) ctrHandle
+}
+
+// foundLease is a lease found by taskRuntime.leases.
+type foundLease struct {
+	id     string
+	labels map[string]string
 }
 
 // podImage is an image a container runs.
@@ -113,6 +137,10 @@ type ctrHandle interface {
 	removeCgroup() error
 	// sweepCgroup removes its cgroup in every hierarchy after a failed task create.
 	sweepCgroup() error
+	// purge deletes its task (killing its process) if it has one, then the container and its
+	// snapshot; a task or container already gone is not an error. It is the delete of what no
+	// supervisor follows (the startup GC, the sweep after a removal), and hits no crash point.
+	purge(ctx context.Context) error
 }
 
 // taskHandle is a container's task: its main process.
@@ -134,4 +162,6 @@ type taskHandle interface {
 	// replaced) and returns its exit code; if ctx ends first the process is killed and the
 	// code is -1. bg carries the calls that must not be cancelled half-way.
 	exec(ctx, bg context.Context, ps specs.Process, argv []string, streams ExecIO, fifoDir string) (int, error)
+	// resize sets the size of the main process's terminal (an attached container's).
+	resize(ctx context.Context, w, h uint32) error
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -134,6 +136,53 @@ func (t ctrdTasks) removeStaleShim(group string, log *slog.Logger) {
 	removeStaleShimSocket(shimSocketPath(t.r.address, t.r.cfg.Namespace, group), log)
 }
 
+func (t ctrdTasks) containers(ctx context.Context, match map[string]string) ([]foundContainer, error) {
+	fs := make([]string, 0, len(match))
+	for k, v := range match {
+		if v == "" {
+			fs = append(fs, fmt.Sprintf("labels.%q", k))
+		} else {
+			fs = append(fs, labelFilter(k, v))
+		}
+	}
+	sort.Strings(fs)
+	ctrs, err := t.r.client.Containers(ctx, strings.Join(fs, ","))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]foundContainer, 0, len(ctrs))
+	for _, ctr := range ctrs {
+		// The listing's record: no second request per container.
+		info, err := ctr.Info(ctx, client.WithoutRefreshedMetadata)
+		if err != nil {
+			return nil, fmt.Errorf("container %s: %w", ctr.ID(), err)
+		}
+		out = append(out, foundContainer{id: ctr.ID(), labels: info.Labels, image: info.Image,
+			handle: func(cgroup string) ctrHandle { return ctrdContainer{ctr: ctr, cgroup: cgroup} }})
+	}
+	return out, nil
+}
+
+func (t ctrdTasks) loadContainer(ctx context.Context, id, cgroup string) (ctrHandle, error) {
+	ctr, err := t.r.client.LoadContainer(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return ctrdContainer{ctr: ctr, cgroup: cgroup}, nil
+}
+
+func (t ctrdTasks) leases(ctx context.Context, key string) ([]foundLease, error) {
+	all, err := t.r.client.LeasesService().List(ctx, fmt.Sprintf("labels.%q", key))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]foundLease, 0, len(all))
+	for _, l := range all {
+		out = append(out, foundLease{id: l.ID, labels: l.Labels})
+	}
+	return out, nil
+}
+
 // ctrdContainer is a containerd container and its cgroup path (containerd's default layout,
 // cgroupfs driver).
 type ctrdContainer struct {
@@ -189,6 +238,22 @@ func (c ctrdContainer) processSpec(ctx context.Context) (*specs.Process, error) 
 func (c ctrdContainer) delete(ctx context.Context) error {
 	defer failpoint.Hit("remove.container-deleted")
 	return c.ctr.Delete(ctx, client.WithSnapshotCleanup)
+}
+
+func (c ctrdContainer) purge(ctx context.Context) error {
+	if task, err := c.ctr.Task(ctx, nil); err == nil {
+		if _, err := task.Delete(ctx, client.WithProcessKill); err != nil && !errdefs.IsNotFound(err) {
+			if _, terr := c.ctr.Task(ctx, nil); !errdefs.IsNotFound(terr) {
+				return fmt.Errorf("delete task: %w", err)
+			}
+		}
+	} else if !errdefs.IsNotFound(err) {
+		return fmt.Errorf("task: %w", err)
+	}
+	if err := c.ctr.Delete(ctx, client.WithSnapshotCleanup); err != nil && !errdefs.IsNotFound(err) {
+		return err
+	}
+	return nil
 }
 
 func (c ctrdContainer) oomKilled() bool     { return oomKilled(c.cgroup) }
@@ -251,3 +316,5 @@ func (t ctrdTask) delete(ctx context.Context) error {
 func (t ctrdTask) exec(ctx, bg context.Context, ps specs.Process, argv []string, streams ExecIO, fifoDir string) (int, error) {
 	return execProcess(ctx, bg, t.task, ps, argv, streams, cio.WithFIFODir(fifoDir))
 }
+
+func (t ctrdTask) resize(ctx context.Context, w, h uint32) error { return t.task.Resize(ctx, w, h) }

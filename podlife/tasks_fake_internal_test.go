@@ -164,7 +164,7 @@ func (f *fakeTasks) imageConfig(context.Context, podImage) (ocispec.Image, error
 	return ocispec.Image{}, nil
 }
 
-func (f *fakeTasks) newContainer(_ context.Context, id string, _ ctrRuntime, _ podImage, labels map[string]string, _ string, _ []oci.SpecOpts) (ctrHandle, error) {
+func (f *fakeTasks) newContainer(_ context.Context, id string, _ ctrRuntime, img podImage, labels map[string]string, _ string, _ []oci.SpecOpts) (ctrHandle, error) {
 	name := labels[LabelContainer]
 	label := name
 	if a := labels[labelAttempt]; a != "0" {
@@ -174,7 +174,7 @@ func (f *fakeTasks) newContainer(_ context.Context, id string, _ ctrRuntime, _ p
 		f.note("create %s failed", label)
 		return nil, err
 	}
-	p := &fakeProc{f: f, id: id, name: name, label: label, done: make(chan struct{})}
+	p := &fakeProc{f: f, id: id, name: name, label: label, labels: labels, image: img.name, done: make(chan struct{})}
 	f.mu.Lock()
 	f.procs = append(f.procs, p)
 	f.mu.Unlock()
@@ -216,6 +216,38 @@ func (f *fakeTasks) shimAnswers(group string) bool {
 
 func (f *fakeTasks) removeStaleShim(string, *slog.Logger) {}
 
+func (f *fakeTasks) containers(_ context.Context, match map[string]string) ([]foundContainer, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []foundContainer
+	for _, p := range f.procs {
+		ok := !p.deleted
+		for k, v := range match {
+			got, set := p.labels[k]
+			ok = ok && set && (v == "" || got == v)
+		}
+		if ok {
+			c := &fakeCtr{p: p}
+			out = append(out, foundContainer{id: p.id, labels: p.labels, image: p.image,
+				handle: func(string) ctrHandle { return c }})
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeTasks) loadContainer(_ context.Context, id, _ string) (ctrHandle, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.procs {
+		if p.id == id && !p.deleted {
+			return &fakeCtr{p: p}, nil
+		}
+	}
+	return nil, fmt.Errorf("container %s: %w", id, errdefs.ErrNotFound)
+}
+
+func (f *fakeTasks) leases(context.Context, string) ([]foundLease, error) { return nil, nil }
+
 // Setup is cni.Network's: a fixed address.
 func (f *fakeTasks) Setup(context.Context, string, string, ...cni.AttachOption) (*cni.Result, error) {
 	f.note("network setup")
@@ -244,10 +276,13 @@ type fakeProc struct {
 	f           *fakeTasks
 	id          string
 	name, label string // container name; name#attempt
+	labels      map[string]string
+	image       string
 
 	// Guarded by f.mu.
 	started  bool
 	hasTask  bool
+	deleted  bool // its container deleted
 	finished bool
 	code     uint32
 	at       time.Time
@@ -320,6 +355,19 @@ func (c *fakeCtr) processSpec(context.Context) (*specs.Process, error) {
 
 func (c *fakeCtr) delete(context.Context) error {
 	c.p.f.note("delete %s", c.p.label)
+	c.p.f.mu.Lock()
+	c.p.deleted = true
+	c.p.f.mu.Unlock()
+	return nil
+}
+
+func (c *fakeCtr) purge(context.Context) error {
+	f := c.p.f
+	f.note("purge %s", c.p.label)
+	c.p.finish(137)
+	f.mu.Lock()
+	c.p.hasTask, c.p.deleted = false, true
+	f.mu.Unlock()
 	return nil
 }
 
@@ -411,6 +459,8 @@ func (t *fakeTask) exec(_, _ context.Context, _ specs.Process, argv []string, _ 
 	}
 	return 0, nil
 }
+
+func (t *fakeTask) resize(context.Context, uint32, uint32) error { return nil }
 
 // fakeEpoch is where the tests' fake clocks start.
 var fakeEpoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
