@@ -13,11 +13,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/errdefs"
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // Adopt takes over the supervision of a pod that another process started and that no live
@@ -210,7 +210,7 @@ type adoptPlan struct {
 	// restartNoPrev: containers whose restart was cut before its task existed, and no
 	// earlier instance is left: restart them from their last recorded state.
 	restartNoPrev map[*Container]*StateTerminated
-	pauseExited   <-chan client.ExitStatus
+	pauseExited   <-chan ctrd.ExitStatus
 }
 
 // bind finds what runs of the pod and sets its state from it; it starts nothing.
@@ -438,9 +438,9 @@ func loadTaskState(ctx context.Context, ctr ctrHandle) (taskHandle, taskState, e
 		return nil, taskNone, err
 	}
 	switch st.Status {
-	case client.Created:
+	case ctrd.Created:
 		return task, taskCreated, nil
-	case client.Running, client.Paused, client.Pausing:
+	case ctrd.Running, ctrd.Paused, ctrd.Pausing:
 		return task, taskRunning, nil
 	}
 	return task, taskStopped, nil

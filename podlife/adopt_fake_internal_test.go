@@ -305,4 +305,3 @@ func TestFakeAdoptStartupProbePassed(t *testing.T) {
 		t.Errorf("restarted: %+v; calls %q", cs, f.history())
 	}
 }
-

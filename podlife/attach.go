@@ -11,8 +11,8 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/cio"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // Attaching: an interactive ephemeral container (Stdin or TTY) gets FIFOs under its pod's
@@ -216,7 +216,7 @@ func (r *Runtime) runningTask(ctx context.Context, pod, container string) (strin
 		if err != nil {
 			continue
 		}
-		if st, err := task.status(bg); err != nil || st.Status != client.Running {
+		if st, err := task.status(bg); err != nil || st.Status != ctrd.Running {
 			continue
 		}
 		return found.id, ctr, task, nil

@@ -11,11 +11,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // current returns the container's current instance and its task (nil if none).
@@ -82,7 +82,7 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 // directory, capabilities), connected to streams, and returns its exit code. If ctx ends first,
 // the process is killed and the code is -1. bg carries the containerd calls, which must not be
 // cancelled half-way.
-func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, argv []string, streams ExecIO, fifoDir cio.Opt) (int, error) {
+func execProcess(ctx, bg context.Context, task *ctrd.Task, ps specs.Process, argv []string, streams ExecIO, fifoDir cio.Opt) (int, error) {
 	ps.Args = argv
 	ps.Terminal = streams.TTY
 	if streams.TTY {
@@ -116,7 +116,7 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 		go func() {
 			dctx, cancel := context.WithTimeout(bg, execDeleteTimeout)
 			defer cancel()
-			if _, err := proc.Delete(dctx, client.WithProcessKill); err != nil {
+			if err := proc.Delete(dctx); err != nil {
 				// The deletion failed before it released the output copy: release it here.
 				if pio := proc.IO(); pio != nil {
 					pio.Cancel()
@@ -145,7 +145,7 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 		go func() {
 			select {
 			case <-drained:
-				_ = proc.CloseIO(bg, client.WithStdinCloser)
+				_ = proc.CloseStdin(bg)
 			case <-finished:
 			}
 		}()

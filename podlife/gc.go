@@ -128,7 +128,7 @@ func (r *Runtime) ownsObject(labels map[string]string) bool {
 // state dir whose pod has no record. Objects of pods without the state-dir label (made by an
 // older podlife) are reported, not deleted: they may be another state dir's.
 func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) {
-	ctrs, err := r.tasks.containers(ctx, map[string]string{labelPodUID: ""})
+	ctrs, err := r.tasks.containers(ctx, nil, labelPodUID)
 	if err != nil {
 		r.log.Warn("startup garbage collection: list containers", "err", err)
 		return

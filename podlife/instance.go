@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/errdefs"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/crilog"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // instance is one attempt of a container: its containerd container and task, its log file and
@@ -31,7 +31,7 @@ type instance struct {
 	ctr     ctrHandle  // nil once deleted
 	cg      ctrHandle  // ctr, kept after its deletion for its cgroup and its spec (immutable)
 	task    taskHandle // nil until created, and once deleted
-	exitCh  <-chan client.ExitStatus
+	exitCh  <-chan ctrd.ExitStatus
 	log     *crilog.Writer
 	logPath string
 	// termPath is the host file mounted at the container's TerminationMessagePath ("" for an

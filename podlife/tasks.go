@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"syscall"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // The seam under the pod supervisor: everything a pod needs from containerd and from the host's
@@ -68,10 +68,10 @@ type taskRuntime interface {
 	// removeStaleShim removes the socket of a shim group whose tasks are all deleted if no
 	// shim serves it any more (see Pod.removeStaleShimSocket).
 	removeStaleShim(group string, log *slog.Logger)
-	// containers lists the containers whose labels match every pair of match (a pair with an
-	// empty value: the label is set, whatever its value), as adoption, the startup GC and the
+	// containers lists the containers whose labels have exactly the values of match and that
+	// have each label of has, whatever its value: how adoption, the startup GC and the
 	// unmanaged paths find what a pod runs.
-	containers(ctx context.Context, match map[string]string) ([]foundContainer, error)
+	containers(ctx context.Context, match map[string]string, has ...string) ([]foundContainer, error)
 	// loadContainer returns the container id, its cgroup at cgroup (an error wrapping
 	// errdefs.ErrNotFound if there is no such container).
 	loadContainer(ctx context.Context, id, cgroup string) (ctrHandle, error)
@@ -99,7 +99,7 @@ type podImage struct {
 	name string // containerd's image name
 	id   string // the digest of its target
 	size int64  // its size, when pulled (0 if unknown)
-	ctrd client.Image
+	ctrd ctrd.Image
 }
 
 // taskOutput is where a task's stdout and stderr go: to a logger program that the shim runs
@@ -147,7 +147,7 @@ type ctrHandle interface {
 type taskHandle interface {
 	// wait returns a channel that gets the process's exit; ctx ending sends an ExitStatus with
 	// ctx's error (the process may still run).
-	wait(ctx context.Context) (<-chan client.ExitStatus, error)
+	wait(ctx context.Context) (<-chan ctrd.ExitStatus, error)
 	// start starts the process.
 	start(ctx context.Context) error
 	// pid is the process's PID in the host's PID namespace (known once the task is created).
@@ -155,7 +155,7 @@ type taskHandle interface {
 	// kill sends sig to the main process, or with all to every process of the container.
 	kill(ctx context.Context, sig syscall.Signal, all bool) error
 	// status returns the task's status.
-	status(ctx context.Context) (client.Status, error)
+	status(ctx context.Context) (ctrd.Status, error)
 	// delete deletes the task, killing its process if it still runs.
 	delete(ctx context.Context) error
 	// exec runs argv as an extra process of the task with the process spec ps (its args

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/containerd/errdefs"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -25,6 +24,7 @@ import (
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/clock"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // fakeTasks is a taskRuntime (and a cni.Network) without containerd, runc or root: a container's
@@ -216,7 +216,7 @@ func (f *fakeTasks) shimAnswers(group string) bool {
 
 func (f *fakeTasks) removeStaleShim(string, *slog.Logger) {}
 
-func (f *fakeTasks) containers(_ context.Context, match map[string]string) ([]foundContainer, error) {
+func (f *fakeTasks) containers(_ context.Context, match map[string]string, has ...string) ([]foundContainer, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []foundContainer
@@ -224,7 +224,11 @@ func (f *fakeTasks) containers(_ context.Context, match map[string]string) ([]fo
 		ok := !p.deleted
 		for k, v := range match {
 			got, set := p.labels[k]
-			ok = ok && set && (v == "" || got == v)
+			ok = ok && set && got == v
+		}
+		for _, k := range has {
+			_, set := p.labels[k]
+			ok = ok && set
 		}
 		if ok {
 			c := &fakeCtr{p: p}
@@ -377,17 +381,17 @@ func (c *fakeCtr) sweepCgroup() error  { return nil }
 
 type fakeTask struct{ p *fakeProc }
 
-func (t *fakeTask) wait(ctx context.Context) (<-chan client.ExitStatus, error) {
-	ch := make(chan client.ExitStatus, 1)
+func (t *fakeTask) wait(ctx context.Context) (<-chan ctrd.ExitStatus, error) {
+	ch := make(chan ctrd.ExitStatus, 1)
 	go func() {
 		select {
 		case <-t.p.done:
 			t.p.f.mu.Lock()
 			code, at := t.p.code, t.p.at
 			t.p.f.mu.Unlock()
-			ch <- *client.NewExitStatus(code, at, nil)
+			ch <- *ctrd.NewExitStatus(code, at, nil)
 		case <-ctx.Done():
-			ch <- *client.NewExitStatus(client.UnknownExitStatus, time.Time{}, ctx.Err())
+			ch <- *ctrd.NewExitStatus(ctrd.UnknownExitStatus, time.Time{}, ctx.Err())
 		}
 	}()
 	return ch, nil
@@ -428,17 +432,17 @@ func (t *fakeTask) kill(_ context.Context, sig syscall.Signal, all bool) error {
 	return nil
 }
 
-func (t *fakeTask) status(context.Context) (client.Status, error) {
+func (t *fakeTask) status(context.Context) (ctrd.Status, error) {
 	f := t.p.f
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
 	case t.p.finished:
-		return client.Status{Status: client.Stopped, ExitStatus: t.p.code, ExitTime: t.p.at}, nil
+		return ctrd.Status{Status: ctrd.Stopped, ExitStatus: t.p.code, ExitTime: t.p.at}, nil
 	case t.p.started:
-		return client.Status{Status: client.Running}, nil
+		return ctrd.Status{Status: ctrd.Running}, nil
 	}
-	return client.Status{Status: client.Created}, nil
+	return ctrd.Status{Status: ctrd.Created}, nil
 }
 
 func (t *fakeTask) delete(context.Context) error {
