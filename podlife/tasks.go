@@ -19,9 +19,11 @@ import (
 // kernel (leases, images, containers and their tasks, exec, cgroups, pinned namespaces) goes
 // through taskRuntime and the handles it returns. The supervision rules (start order, hooks,
 // restarts, the stop sequence, Close) live above it and never call containerd themselves, so
-// they can be tested on a fake (tasks_fake_internal_test.go) without root. ctrdTasks
-// (tasks_containerd.go) is the implementation on containerd. The network is already behind
-// cni.Network.
+// they can be tested on a fake (tasks_fake_internal_test.go) without root. Adoption, the
+// startup GC and the paths on pods with no live manager find containers, tasks and leases
+// through it too (whole adoptions run on the fake: adopt_fake_internal_test.go). ctrdTasks (tasks_containerd.go) is the implementation on containerd: its
+// containerd calls go through package ctrd, the only user of containerd's client. The network
+// is already behind cni.Network.
 //
 // Errors are containerd's (errdefs classes, gRPC codes): the supervisor's retry on a lost
 // connection and its NotFound checks work on them unchanged.
