@@ -48,7 +48,8 @@ type fakeTasks struct {
 	mu      sync.Mutex
 	calls   []string
 	procs   []*fakeProc
-	changed chan struct{} // closed and replaced on every new call
+	leased  map[string]map[string]string // leases: their labels by ID
+	changed chan struct{}                // closed and replaced on every new call
 
 	// Behaviour, set before the pod starts (by container name).
 	createErr      map[string]error         // newContainer fails
@@ -135,9 +136,6 @@ func (f *fakeTasks) exit(t *testing.T, name string, code int) {
 	p.finish(code)
 }
 
-func (f *fakeTasks) createLease(context.Context, string, map[string]string) error { return nil }
-func (f *fakeTasks) deleteLease(context.Context, string) error                    { return nil }
-
 func (f *fakeTasks) localImage(_ context.Context, ref string) (podImage, bool, error) {
 	if f.absent[ref] {
 		return podImage{}, false, nil
@@ -215,42 +213,6 @@ func (f *fakeTasks) shimAnswers(group string) bool {
 }
 
 func (f *fakeTasks) removeStaleShim(string, *slog.Logger) {}
-
-func (f *fakeTasks) containers(_ context.Context, match map[string]string, has ...string) ([]foundContainer, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []foundContainer
-	for _, p := range f.procs {
-		ok := !p.deleted
-		for k, v := range match {
-			got, set := p.labels[k]
-			ok = ok && set && got == v
-		}
-		for _, k := range has {
-			_, set := p.labels[k]
-			ok = ok && set
-		}
-		if ok {
-			c := &fakeCtr{p: p}
-			out = append(out, foundContainer{id: p.id, labels: p.labels, image: p.image,
-				handle: func(string) ctrHandle { return c }})
-		}
-	}
-	return out, nil
-}
-
-func (f *fakeTasks) loadContainer(_ context.Context, id, _ string) (ctrHandle, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, p := range f.procs {
-		if p.id == id && !p.deleted {
-			return &fakeCtr{p: p}, nil
-		}
-	}
-	return nil, fmt.Errorf("container %s: %w", id, errdefs.ErrNotFound)
-}
-
-func (f *fakeTasks) leases(context.Context, string) ([]foundLease, error) { return nil, nil }
 
 // Setup is cni.Network's: a fixed address.
 func (f *fakeTasks) Setup(context.Context, string, string, ...cni.AttachOption) (*cni.Result, error) {
