@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/containerd/containerd/v2/pkg/cio"
+
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 

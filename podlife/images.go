@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/distribution/reference"
+
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 

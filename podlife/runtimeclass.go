@@ -14,9 +14,10 @@ import (
 	"github.com/containerd/containerd/api/types/runc/options"
 	"github.com/containerd/containerd/v2/core/containers"
 	"github.com/containerd/containerd/v2/pkg/oci"
-	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // RuntimeClassCrun is the built-in runtime class that runs a pod's containers with crun (the
