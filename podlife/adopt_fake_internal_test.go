@@ -2,6 +2,7 @@ package podlife
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -303,5 +304,45 @@ func TestFakeAdoptStartupProbePassed(t *testing.T) {
 	}
 	if cs := containerStatus(st, "a"); cs.RestartCount != 0 || f.index("create a#1") >= 0 {
 		t.Errorf("restarted: %+v; calls %q", cs, f.history())
+	}
+}
+
+// A pod with no live manager, on the fake runtime: Exec finds its running container through the
+// seam (by label, its task running), and LookupPod corrects the last status written with what
+// the seam says of the task (an exit meanwhile: terminated with its code).
+func TestFakeUnmanagedExecAndLookup(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, clk := newFakeRuntime(t)
+	spec := PodSpec{Name: "unmanaged", RestartPolicy: RestartNever, Containers: []ContainerSpec{{Name: "a", Image: fakeImage}, {Name: "b", Image: fakeImage}}}
+	if _, err := r.Run(ctx, spec); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	closeManager(t, r)
+
+	o := newFakeAdopter(t, r, f, clk)
+	code, err := o.Exec(ctx, spec.Name, "a", []string{"echo", "hi"}, ExecIO{})
+	if err != nil || code != 0 {
+		t.Fatalf("Exec = %d, %v", code, err)
+	}
+	f.waitCall(t, "exec a echo hi")
+	f.exit(t, "b", 5)
+	if _, err := o.Exec(ctx, spec.Name, "b", []string{"true"}, ExecIO{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Exec in an exited container = %v, want ErrNotFound", err)
+	}
+	rec, err := o.LookupPod(ctx, spec.Name)
+	if err != nil {
+		t.Fatalf("LookupPod: %v", err)
+	}
+	if rec.Manager != 0 {
+		t.Errorf("manager %d, want none", rec.Manager)
+	}
+	if a := containerStatus(rec.Status, "a"); a.State.Running == nil || a.Ready {
+		t.Errorf("a: %+v, want running, not ready (nothing probes it)", a.State)
+	}
+	if b := containerStatus(rec.Status, "b"); b.State.Terminated == nil || b.State.Terminated.ExitCode != 5 {
+		t.Errorf("b: %+v, want terminated 5", b.State)
+	}
+	if len(o.Pods()) != 0 {
+		t.Errorf("Exec or LookupPod adopted the pod: %d pods", len(o.Pods()))
 	}
 }
