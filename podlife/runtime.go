@@ -26,10 +26,10 @@ import (
 // the state dir, if New started or found one (see EmbeddedConfig).
 type Runtime struct {
 	cfg     Config
-	ctrd    *ctrd.Client // the connection to containerd (nil on a fake taskRuntime)
-	tasks   taskRuntime  // containerd (and the host) under the pods' supervision (see tasks.go)
-	address string       // the containerd socket in use
-	private bool         // address is the private containerd of the state dir
+	ctrd    *ctrd.Client
+	tasks   taskRuntime // containerd (and the host) under the pods' supervision (see tasks.go)
+	address string      // the containerd socket in use
+	private bool        // address is the private containerd of the state dir
 	network cni.Network
 	log     *slog.Logger
 	events  *bus

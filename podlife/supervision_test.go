@@ -3,11 +3,10 @@ package podlife_test
 import (
 	"context"
 
+	"github.com/containerd/containerd/v2/pkg/oci"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/containerd/containerd/v2/pkg/oci"
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/probe"
