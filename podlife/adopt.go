@@ -13,11 +13,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/errdefs"
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // Adopt takes over the supervision of a pod that another process started and that no live
@@ -197,8 +197,9 @@ const (
 
 // adoptedInstance is an instance found in containerd.
 type adoptedInstance struct {
-	inst  *instance
-	state taskState
+	inst   *instance
+	state  taskState
+	labels map[string]string // its container's
 }
 
 // adoptPlan is what resume does once the pod is bound.
@@ -210,7 +211,7 @@ type adoptPlan struct {
 	// restartNoPrev: containers whose restart was cut before its task existed, and no
 	// earlier instance is left: restart them from their last recorded state.
 	restartNoPrev map[*Container]*StateTerminated
-	pauseExited   <-chan client.ExitStatus
+	pauseExited   <-chan ctrd.ExitStatus
 }
 
 // bind finds what runs of the pod and sets its state from it; it starts nothing.
@@ -244,7 +245,7 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 		plan.interrupted = "the pod's network was not attached"
 	}
 
-	ctrs, err := r.client.Containers(cctx, labelFilter(labelPodUID, p.uid))
+	ctrs, err := r.tasks.containers(cctx, map[string]string{labelPodUID: p.uid})
 	if err != nil {
 		return nil, fmt.Errorf("list containers: %w", err)
 	}
@@ -252,22 +253,24 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 	ephemeralImages := map[string]string{}
 	anyTask := false
 	for _, ctr := range ctrs {
-		labels, err := ctr.Labels(cctx)
-		if err != nil {
-			return nil, fmt.Errorf("container %s: %w", ctr.ID(), err)
+		labels := ctr.labels
+		cgroup := p.containerCgroup(ctr.id)
+		if labels[labelKind] == labelKindPause || labels[labelKind] == "ephemeral" {
+			cgroup = cgroupPath(r.cfg.Namespace, ctr.id)
 		}
-		task, state, err := loadTaskState(cctx, ctr)
+		cg := ctr.handle(cgroup)
+		task, state, err := loadTaskState(cctx, cg)
 		if err != nil {
-			return nil, fmt.Errorf("container %s: %w", ctr.ID(), err)
+			return nil, fmt.Errorf("container %s: %w", ctr.id, err)
 		}
 		anyTask = anyTask || state != taskNone
 		if labels[labelKind] == labelKindPause {
 			if p.pause == nil {
-				p.log.Warn("a pause container in a pod without ShareProcessNamespace", "id", ctr.ID())
+				p.log.Warn("a pause container in a pod without ShareProcessNamespace", "id", ctr.id)
 				p.pause = &pause{}
 			}
-			p.pause.id = ctr.ID()
-			p.pause.ctr = ctrdContainer{ctr: ctr, cgroup: cgroupPath(r.cfg.Namespace, ctr.ID())}
+			p.pause.id = ctr.id
+			p.pause.ctr = cg
 			if task != nil {
 				p.pause.task = task
 				if state == taskRunning {
@@ -278,20 +281,16 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 			}
 			continue
 		}
+		if labels[labelKind] == "ephemeral" {
+			ephemeralImages[labels[LabelContainer]] = ctr.image
+		}
 		attempt, _ := strconv.Atoi(labels[labelAttempt])
 		name := labels[LabelContainer]
-		inst := &instance{rt: r, attempt: attempt, id: ctr.ID(), task: task, exited: make(chan struct{})}
-		cg := ctrdContainer{ctr: ctr, cgroup: p.containerCgroup(ctr.ID())}
-		if labels[labelKind] == "ephemeral" {
-			cg.cgroup = cgroupPath(r.cfg.Namespace, ctr.ID())
-			if info, err := ctr.Info(cctx); err == nil {
-				ephemeralImages[name] = info.Image
-			}
-		}
+		inst := &instance{rt: r, attempt: attempt, id: ctr.id, task: task, exited: make(chan struct{})}
 		inst.ctr, inst.cg = cg, cg
 		inst.logPath = filepath.Join(s.dir, "logs", name, strconv.Itoa(attempt)+".log")
-		inst.termPath = filepath.Join(s.dir, terminationDir, ctr.ID())
-		found[name] = append(found[name], adoptedInstance{inst: inst, state: state})
+		inst.termPath = filepath.Join(s.dir, terminationDir, ctr.id)
+		found[name] = append(found[name], adoptedInstance{inst: inst, state: state, labels: labels})
 	}
 	if p.pause != nil {
 		if pidNS := filepath.Join(s.dir, "ns", string(sandboxns.PID)); fileExists(pidNS) {
@@ -344,7 +343,7 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 		sort.Slice(insts, func(i, j int) bool { return insts[i].inst.attempt < insts[j].inst.attempt })
 		st := byStatus[c.spec.Name]
 		if c.stopSignal == 0 {
-			c.stopSignal = stopSignalOf(cctx, r, insts)
+			c.stopSignal = stopSignalOf(insts)
 		}
 		c.lastState = st.LastState
 		if plan.stopped {
@@ -427,38 +426,33 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 }
 
 // loadTaskState loads ctr's task, if any, and tells its state.
-func loadTaskState(ctx context.Context, ctr client.Container) (taskHandle, taskState, error) {
-	task, err := ctr.Task(ctx, nil)
+func loadTaskState(ctx context.Context, ctr ctrHandle) (taskHandle, taskState, error) {
+	task, err := ctr.loadTask(ctx)
 	if errdefs.IsNotFound(err) {
 		return nil, taskNone, nil
 	}
 	if err != nil {
 		return nil, taskNone, err
 	}
-	st, err := task.Status(ctx)
+	st, err := task.status(ctx)
 	if err != nil {
 		return nil, taskNone, err
 	}
-	h := ctrdTask{task: task}
 	switch st.Status {
-	case client.Created:
-		return h, taskCreated, nil
-	case client.Running, client.Paused, client.Pausing:
-		return h, taskRunning, nil
+	case ctrd.Created:
+		return task, taskCreated, nil
+	case ctrd.Running, ctrd.Paused, ctrd.Pausing:
+		return task, taskRunning, nil
 	}
-	return h, taskStopped, nil
+	return task, taskStopped, nil
 }
 
 // stopSignalOf reads the stop signal the previous manager recorded on the newest instance.
-func stopSignalOf(ctx context.Context, r *Runtime, insts []adoptedInstance) (sig syscall.Signal) {
+func stopSignalOf(insts []adoptedInstance) (sig syscall.Signal) {
 	sig = syscall.SIGTERM
 	for _, a := range insts {
-		if c, ok := a.inst.cg.(ctrdContainer); ok {
-			if labels, err := c.ctr.Labels(ctx); err == nil {
-				if n, err := strconv.Atoi(labels[labelStopSignal]); err == nil && n > 0 {
-					sig = syscall.Signal(n)
-				}
-			}
+		if n, err := strconv.Atoi(a.labels[labelStopSignal]); err == nil && n > 0 {
+			sig = syscall.Signal(n)
 		}
 	}
 	return sig

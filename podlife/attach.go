@@ -11,8 +11,9 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/cio"
+
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // Attaching: an interactive ephemeral container (Stdin or TTY) gets FIFOs under its pod's
@@ -105,11 +106,10 @@ func (r *Runtime) Attach(ctx context.Context, pod, container string, streams Exe
 	if err := checkName("container", container); err != nil {
 		return -1, err
 	}
-	ctr, task, err := r.runningTask(ctx, pod, container)
+	id, _, task, err := r.runningTask(ctx, pod, container)
 	if err != nil {
 		return -1, err
 	}
-	id := ctr.ID()
 	bg := context.WithoutCancel(r.ctx(ctx))
 	dir := filepath.Join(r.cfg.StateDir, "pods", pod)
 	cfg := attachFIFOs(dir, id, true, true)
@@ -122,7 +122,7 @@ func (r *Runtime) Attach(ctx context.Context, pod, container string, streams Exe
 	if _, err := os.Stat(attachFIFOs(dir, id, false, false).Stderr); err == nil {
 		cfg = attachFIFOs(dir, id, cfg.Stdin != "", false)
 	}
-	statusC, err := task.Wait(bg)
+	statusC, err := task.wait(bg)
 	if err != nil {
 		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, err)
 	}
@@ -173,7 +173,7 @@ func (r *Runtime) Attach(ctx context.Context, pod, container string, streams Exe
 	if cfg.Terminal && streams.Resize != nil {
 		done := make(chan struct{})
 		defer close(done)
-		go forwardResizes(bg, task, streams.Resize, done)
+		go forwardResizes(bg, task.resize, streams.Resize, done)
 	}
 	outDone := make(chan struct{})
 	go func() {
@@ -197,29 +197,30 @@ func (r *Runtime) Attach(ctx context.Context, pod, container string, streams Exe
 }
 
 // runningTask finds the running instance of a container of a pod in the state directory,
-// whichever process manages the pod: its containerd container and task.
-func (r *Runtime) runningTask(ctx context.Context, pod, container string) (client.Container, client.Task, error) {
+// whichever process manages the pod: its containerd container (ID and handle) and task.
+func (r *Runtime) runningTask(ctx context.Context, pod, container string) (string, ctrHandle, taskHandle, error) {
 	var rec podRecord
 	if err := readFileJSON(filepath.Join(r.cfg.StateDir, "pods", pod, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("pod %q: %w", pod, ErrNotFound)
+			return "", nil, nil, fmt.Errorf("pod %q: %w", pod, ErrNotFound)
 		}
-		return nil, nil, fmt.Errorf("pod %q: %w", pod, err)
+		return "", nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}
 	bg := context.WithoutCancel(r.ctx(ctx))
-	ctrs, err := r.client.Containers(bg, labelFilter(labelPodUID, rec.UID)+","+labelFilter(LabelContainer, container))
+	ctrs, err := r.tasks.containers(bg, map[string]string{labelPodUID: rec.UID, LabelContainer: container})
 	if err != nil {
-		return nil, nil, fmt.Errorf("pod %q: %w", pod, err)
+		return "", nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}
-	for _, ctr := range ctrs {
-		task, err := ctr.Task(bg, nil)
+	for _, found := range ctrs {
+		ctr := found.handle("")
+		task, err := ctr.loadTask(bg)
 		if err != nil {
 			continue
 		}
-		if st, err := task.Status(bg); err != nil || st.Status != client.Running {
+		if st, err := task.status(bg); err != nil || st.Status != ctrd.Running {
 			continue
 		}
-		return ctr, task, nil
+		return found.id, ctr, task, nil
 	}
-	return nil, nil, fmt.Errorf("pod %q: no running container %q: %w", pod, container, ErrNotFound)
+	return "", nil, nil, fmt.Errorf("pod %q: no running container %q: %w", pod, container, ErrNotFound)
 }

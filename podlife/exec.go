@@ -11,11 +11,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // current returns the container's current instance and its task (nil if none).
@@ -82,7 +82,7 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 // directory, capabilities), connected to streams, and returns its exit code. If ctx ends first,
 // the process is killed and the code is -1. bg carries the containerd calls, which must not be
 // cancelled half-way.
-func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, argv []string, streams ExecIO, fifoDir cio.Opt) (int, error) {
+func execProcess(ctx, bg context.Context, task *ctrd.Task, ps specs.Process, argv []string, streams ExecIO, fifoDir cio.Opt) (int, error) {
 	ps.Args = argv
 	ps.Terminal = streams.TTY
 	if streams.TTY {
@@ -116,7 +116,7 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 		go func() {
 			dctx, cancel := context.WithTimeout(bg, execDeleteTimeout)
 			defer cancel()
-			if _, err := proc.Delete(dctx, client.WithProcessKill); err != nil {
+			if err := proc.Delete(dctx); err != nil {
 				// The deletion failed before it released the output copy: release it here.
 				if pio := proc.IO(); pio != nil {
 					pio.Cancel()
@@ -135,7 +135,7 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 	if streams.TTY && streams.Resize != nil {
 		finished := make(chan struct{})
 		defer close(finished)
-		go forwardResizes(bg, proc, streams.Resize, finished)
+		go forwardResizes(bg, proc.Resize, streams.Resize, finished)
 	}
 	if drained != nil {
 		// The shim holds the stdin FIFO open (for a reattach): the process reads the end of its
@@ -145,7 +145,7 @@ func execProcess(ctx, bg context.Context, task client.Task, ps specs.Process, ar
 		go func() {
 			select {
 			case <-drained:
-				_ = proc.CloseIO(bg, client.WithStdinCloser)
+				_ = proc.CloseStdin(bg)
 			case <-finished:
 			}
 		}()
@@ -295,7 +295,7 @@ type TerminalSize struct {
 
 // forwardResizes applies the sizes sent on sizes to the process's terminal until done is
 // closed or sizes is closed. A failed resize (the process just exited) is ignored.
-func forwardResizes(ctx context.Context, proc client.Process, sizes <-chan TerminalSize, done <-chan struct{}) {
+func forwardResizes(ctx context.Context, resize func(ctx context.Context, w, h uint32) error, sizes <-chan TerminalSize, done <-chan struct{}) {
 	for {
 		select {
 		case <-done:
@@ -304,7 +304,7 @@ func forwardResizes(ctx context.Context, proc client.Process, sizes <-chan Termi
 			if !ok {
 				return
 			}
-			_ = proc.Resize(ctx, uint32(sz.Width), uint32(sz.Height))
+			_ = resize(ctx, uint32(sz.Width), uint32(sz.Height))
 		}
 	}
 }
@@ -324,12 +324,12 @@ func (r *Runtime) Exec(ctx context.Context, pod, container string, argv []string
 	if err := checkName("container", container); err != nil {
 		return -1, err
 	}
-	ctr, task, err := r.runningTask(ctx, pod, container)
+	_, ctr, task, err := r.runningTask(ctx, pod, container)
 	if err != nil {
 		return -1, err
 	}
 	bg := context.WithoutCancel(r.ctx(ctx))
-	spec, err := ctr.Spec(bg)
+	ps, err := ctr.processSpec(bg)
 	if err != nil {
 		return -1, fmt.Errorf("exec in %s/%s: %w", pod, container, err)
 	}
@@ -341,8 +341,7 @@ func (r *Runtime) Exec(ctx context.Context, pod, container string, argv []string
 	if streams.Stderr == nil {
 		streams.Stderr = io.Discard
 	}
-	fifos := cio.WithFIFODir(filepath.Join(r.cfg.StateDir, "pods", pod, "fifo"))
-	code, err := execProcess(ctx, bg, task, *spec.Process, argv, streams, fifos)
+	code, err := task.exec(ctx, bg, *ps, argv, streams, filepath.Join(r.cfg.StateDir, "pods", pod, "fifo"))
 	if err != nil && ctx.Err() == nil {
 		err = fmt.Errorf("exec in %s/%s: %w", pod, container, err)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // PodRecord is what the state directory and containerd say of a pod, whichever process manages
@@ -129,7 +129,7 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 // reconcile corrects the last status an unmanaged pod's manager wrote with what containerd
 // knows now: a container whose task ended is terminated; nothing is ready. exits has the exit
 // statuses of tasks just deleted (by container ID), which containerd no longer knows.
-func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, exits map[string]client.ExitStatus) {
+func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, exits map[string]ctrd.ExitStatus) {
 	ctx = r.ctx(ctx)
 	if st.Reason == "" {
 		st.Reason = "Unmanaged"
@@ -147,10 +147,10 @@ func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, 
 			term := &StateTerminated{ExitCode: -1, Reason: "Unknown", StartedAt: started}
 			if s, ok := exits[id]; ok {
 				term = terminatedAt(int(s.ExitCode()), started, s.ExitTime())
-			} else if ctr, err := r.client.LoadContainer(ctx, id); err == nil {
-				if task, err := ctr.Task(ctx, nil); err == nil {
-					if s, err := task.Status(ctx); err == nil {
-						if s.Status == client.Running || s.Status == client.Paused {
+			} else if ctr, err := r.tasks.loadContainer(ctx, id, ""); err == nil {
+				if task, err := ctr.loadTask(ctx); err == nil {
+					if s, err := task.status(ctx); err == nil {
+						if s.Status == ctrd.Running || s.Status == ctrd.Paused {
 							continue
 						}
 						term = terminatedAt(int(s.ExitStatus), started, s.ExitTime)

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/containerd/containerd/v2/client"
-	"github.com/containerd/containerd/v2/core/leases"
 	"github.com/containerd/errdefs"
 
 	"github.com/podlife/podlife/cni"
@@ -130,7 +128,7 @@ func (r *Runtime) ownsObject(labels map[string]string) bool {
 // state dir whose pod has no record. Objects of pods without the state-dir label (made by an
 // older podlife) are reported, not deleted: they may be another state dir's.
 func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) {
-	ctrs, err := r.client.Containers(ctx, fmt.Sprintf("labels.%q", labelPodUID))
+	ctrs, err := r.tasks.containers(ctx, nil, labelPodUID)
 	if err != nil {
 		r.log.Warn("startup garbage collection: list containers", "err", err)
 		return
@@ -138,10 +136,7 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 	unlabeled := 0
 	orphans := map[string]bool{}
 	for _, ctr := range ctrs {
-		labels, err := ctr.Labels(ctx)
-		if err != nil {
-			continue
-		}
+		labels := ctr.labels
 		uid := labels[labelPodUID]
 		if known[uid] {
 			continue
@@ -153,15 +148,15 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 			continue
 		}
 		orphans[uid] = true
-		if err := deleteOrphan(ctx, ctr); err != nil {
-			r.log.Warn("startup garbage collection: could not delete a container of a pod that has no record", "container", ctr.ID(), "pod", labels[LabelPod], "err", err)
+		if err := ctr.handle("").purge(ctx); err != nil {
+			r.log.Warn("startup garbage collection: could not delete a container of a pod that has no record", "container", ctr.id, "pod", labels[LabelPod], "err", err)
 			continue
 		}
 		// The pod's shim socket, if this container's task started the shim (see Pod.shimGroup).
-		removeStaleShimSocket(shimSocketPath(r.address, r.cfg.Namespace, ctr.ID()), r.log)
-		_ = removeCgroup(filepath.Join("/", r.cfg.Namespace, ctr.ID()))
-		_ = removeCgroup(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.ID()))
-		r.log.Warn("startup garbage collection: deleted a container of a pod that has no record", "container", ctr.ID(), "pod", labels[LabelPod], "uid", uid)
+		r.tasks.removeStaleShim(ctr.id, r.log)
+		_ = removeCgroup(filepath.Join("/", r.cfg.Namespace, ctr.id))
+		_ = removeCgroup(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.id))
+		r.log.Warn("startup garbage collection: deleted a container of a pod that has no record", "container", ctr.id, "pod", labels[LabelPod], "uid", uid)
 	}
 	for uid := range orphans {
 		_ = sweepCgroup(podCgroupPath(r.cfg.Namespace, uid))
@@ -169,8 +164,7 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 	if unlabeled > 0 {
 		r.log.Warn("startup garbage collection: containers of pods without a record and without a state-dir label left alone (they may be another state dir's; RemovePod cannot find them)", "count", unlabeled)
 	}
-	ls := r.client.LeasesService()
-	all, err := ls.List(ctx, fmt.Sprintf("labels.%q", labelPodUID))
+	all, err := r.tasks.leases(ctx, labelPodUID)
 	if err != nil {
 		r.log.Warn("startup garbage collection: list leases", "err", err)
 		return
@@ -178,32 +172,15 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 	for _, l := range all {
 		// Deleted synchronously: the snapshots it held (image volume views, the snapshot of a
 		// create cut short) go with it.
-		if known[l.Labels[labelPodUID]] || !r.ownsObject(l.Labels) {
+		if known[l.labels[labelPodUID]] || !r.ownsObject(l.labels) {
 			continue
 		}
-		if err := ls.Delete(ctx, leases.Lease{ID: l.ID}, leases.SynchronousDelete); err != nil && !errdefs.IsNotFound(err) {
-			r.log.Warn("startup garbage collection: could not delete a lease of a pod that has no record", "lease", l.ID, "err", err)
+		if err := r.tasks.deleteLease(ctx, l.id); err != nil && !errdefs.IsNotFound(err) {
+			r.log.Warn("startup garbage collection: could not delete a lease of a pod that has no record", "lease", l.id, "err", err)
 			continue
 		}
-		r.log.Warn("startup garbage collection: deleted the lease of a pod that has no record", "lease", l.ID, "pod", l.Labels[LabelPod])
+		r.log.Warn("startup garbage collection: deleted the lease of a pod that has no record", "lease", l.id, "pod", l.labels[LabelPod])
 	}
-}
-
-// deleteOrphan kills and deletes a container's task, then the container with its snapshot.
-func deleteOrphan(ctx context.Context, ctr client.Container) error {
-	if task, err := ctr.Task(ctx, nil); err == nil {
-		if _, err := task.Delete(ctx, client.WithProcessKill); err != nil && !errdefs.IsNotFound(err) {
-			if _, terr := ctr.Task(ctx, nil); !errdefs.IsNotFound(terr) {
-				return fmt.Errorf("delete task: %w", err)
-			}
-		}
-	} else if !errdefs.IsNotFound(err) {
-		return fmt.Errorf("task: %w", err)
-	}
-	if err := ctr.Delete(ctx, client.WithSnapshotCleanup); err != nil && !errdefs.IsNotFound(err) {
-		return err
-	}
-	return nil
 }
 
 // collectIPAM releases (CNI DEL) the host-local leases of the runtime's bridge held by pods of

@@ -9,11 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
-	"github.com/containerd/containerd/v2/core/images/archive"
-	"github.com/containerd/containerd/v2/core/remotes/docker"
-	"github.com/containerd/platforms"
 	"github.com/distribution/reference"
+
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // normalizeRef turns a user's image reference into containerd's full name
@@ -54,26 +52,9 @@ func effectivePullPolicy(image string, p PullPolicy) PullPolicy {
 // host's platform is unpacked (it fails if there is none). It returns the names of the imported
 // images.
 func (r *Runtime) ImportImage(ctx context.Context, archiveReader io.Reader) ([]string, error) {
-	ctx = r.ctx(ctx)
-	ctx, done, err := r.client.WithLease(ctx)
+	names, err := r.ctrd.Import(r.ctx(ctx), archiveReader)
 	if err != nil {
-		return nil, err
-	}
-	defer done(context.WithoutCancel(ctx))
-	imgs, err := r.client.Import(ctx, archiveReader, client.WithImportCompression(),
-		client.WithImageRefTranslator(archive.AddRefPrefix("")), client.WithAllPlatforms(false))
-	if err != nil {
-		return nil, fmt.Errorf("podlife: import image: %w", err)
-	}
-	names := make([]string, 0, len(imgs))
-	for _, i := range imgs {
-		// This host's platform, as a pull picks it: without one, the unpack takes the first
-		// manifest of a multi-platform index, whatever its architecture.
-		img := client.NewImageWithPlatform(r.client, i, platforms.Default())
-		if err := img.Unpack(ctx, r.cfg.Snapshotter); err != nil {
-			return names, fmt.Errorf("podlife: unpack %s: %w", i.Name, err)
-		}
-		names = append(names, i.Name)
+		return names, fmt.Errorf("podlife: %w", err)
 	}
 	return names, nil
 }
@@ -88,17 +69,14 @@ type Image struct {
 // Images lists the runtime's images (imported or pulled), sorted by name.
 func (r *Runtime) Images(ctx context.Context) ([]Image, error) {
 	ctx = r.ctx(ctx)
-	imgs, err := r.client.ListImages(ctx)
+	imgs, err := r.ctrd.Images(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("podlife: list images: %w", err)
 	}
 	out := make([]Image, 0, len(imgs))
 	for _, img := range imgs {
-		size, err := img.Size(ctx)
-		if err != nil {
-			size = 0 // content not (fully) present: list it all the same
-		}
-		out = append(out, Image{Name: img.Name(), Digest: img.Target().Digest.String(), Size: size})
+		// Size 0: content not (fully) present; listed all the same.
+		out = append(out, Image{Name: img.Name, Digest: img.ID, Size: img.Size})
 	}
 	slices.SortFunc(out, func(a, b Image) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
@@ -115,8 +93,9 @@ func (r *Runtime) PullImage(ctx context.Context, image string, creds ...Registry
 	return err
 }
 
-func (r *Runtime) pull(ctx context.Context, ref string, creds []RegistryCredential) (client.Image, error) {
-	authorizer := docker.NewDockerAuthorizer(docker.WithAuthCreds(func(host string) (string, string, error) {
+// pull pulls and unpacks ref with creds (or the Config's Credentials callback).
+func (r *Runtime) pull(ctx context.Context, ref string, creds []RegistryCredential) (ctrd.Image, error) {
+	return r.ctrd.Pull(ctx, ref, func(host string) (string, string, error) {
 		for _, c := range creds {
 			if registryHost(c.Registry) == host {
 				return c.Username, c.Password, nil
@@ -126,23 +105,7 @@ func (r *Runtime) pull(ctx context.Context, ref string, creds []RegistryCredenti
 			return r.cfg.Credentials(ctx, host)
 		}
 		return "", "", nil
-	}))
-	resolver := docker.NewResolver(docker.ResolverOptions{Hosts: docker.ConfigureDefaultRegistries(
-		docker.WithAuthorizer(authorizer), docker.WithPlainHTTP(docker.MatchLocalhost))})
-	ctx, done, err := r.client.WithLease(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer done(context.WithoutCancel(ctx))
-	opts := []client.RemoteOpt{client.WithResolver(resolver), client.WithPullUnpack}
-	if r.cfg.Snapshotter != "" {
-		opts = append(opts, client.WithPullSnapshotter(r.cfg.Snapshotter))
-	}
-	img, err := r.client.Pull(ctx, ref, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("failed to pull image %q: %w", ref, err)
-	}
-	return img, nil
+	})
 }
 
 // ensureImage applies the container's pull policy and returns the image, emitting the kubelet's

@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/errdefs"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/crilog"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // instance is one attempt of a container: its containerd container and task, its log file and
@@ -31,7 +31,7 @@ type instance struct {
 	ctr     ctrHandle  // nil once deleted
 	cg      ctrHandle  // ctr, kept after its deletion for its cgroup and its spec (immutable)
 	task    taskHandle // nil until created, and once deleted
-	exitCh  <-chan client.ExitStatus
+	exitCh  <-chan ctrd.ExitStatus
 	log     *crilog.Writer
 	logPath string
 	// termPath is the host file mounted at the container's TerminationMessagePath ("" for an
@@ -156,15 +156,15 @@ var errCreateCut = errors.New("containerd went away during the create")
 // though NewContainer failed because the connection was lost before containerd answered. It
 // waits for containerd to answer again (or the runtime to be closed).
 func (r *Runtime) deleteOrphanContainer(ctx context.Context, id string) {
-	var ctr client.Container
+	var ctr ctrHandle
 	err := r.retry(ctx, func() (err error) {
-		ctr, err = r.client.LoadContainer(ctx, id)
+		ctr, err = r.tasks.loadContainer(ctx, id, "")
 		return err
 	})
 	if err != nil {
 		return // not made (NotFound), or the runtime was closed
 	}
-	if err := r.retry(ctx, func() error { return ctr.Delete(ctx, client.WithSnapshotCleanup) }); err != nil && !errdefs.IsNotFound(err) {
+	if err := r.retry(ctx, func() error { return ctr.purge(ctx) }); err != nil && !errdefs.IsNotFound(err) {
 		r.log.Warn("container made by a create whose answer was lost is left", "id", id, "err", err)
 	}
 }

@@ -36,10 +36,3 @@ func checkName(kind, name string) error {
 	}
 	return nil
 }
-
-// labelFilter is a containerd filter matching objects whose label key has exactly value. Both
-// are quoted (containerd's filter syntax unquotes Go-style double-quoted strings), so no value
-// can add a clause or change the operator.
-func labelFilter(key, value string) string {
-	return fmt.Sprintf("labels.%q==%q", key, value)
-}

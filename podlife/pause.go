@@ -12,12 +12,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/containerd/errdefs"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // A pod with ShareProcessNamespace has a pause process: PID 1 of the pod's PID namespace, which
@@ -140,9 +140,9 @@ func (p *podWorker) startPause(ctx context.Context) error {
 // sandbox and restarts the containers; podlife stops the pod, which ends Failed with reason
 // SandboxChanged.) While containerd is away the watch waits for it, then follows the task
 // again; the Runtime's Close ends it.
-func (p *podWorker) watchPause(exited <-chan client.ExitStatus) {
+func (p *podWorker) watchPause(exited <-chan ctrd.ExitStatus) {
 	ctx := p.watchCtx
-	var st client.ExitStatus
+	var st ctrd.ExitStatus
 	for {
 		st = <-exited
 		if st.Error() == nil {
@@ -165,7 +165,7 @@ func (p *podWorker) watchPause(exited <-chan client.ExitStatus) {
 			return err
 		})
 		if errdefs.IsNotFound(err) {
-			st = *client.NewExitStatus(client.UnknownExitStatus, time.Time{}, nil)
+			st = *ctrd.NewExitStatus(ctrd.UnknownExitStatus, time.Time{}, nil)
 			break // gone while containerd was away
 		}
 		if err != nil {
@@ -258,10 +258,7 @@ func (p *podWorker) stopPause(ctx context.Context) error {
 // root.path), its process and mounts those of opts.
 func (t ctrdTasks) newPause(ctx context.Context, id string, rt ctrRuntime, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error) {
 	cfg := t.r.cfg
-	ctr, err := t.r.client.NewContainer(ctx, id,
-		rt.opt(),
-		client.WithNewSpec(append(opts, rt.specOpts()...)...),
-		client.WithContainerLabels(labels))
+	ctr, err := t.r.ctrd.NewContainer(ctx, id, rt.runtime(), nil, labels, append(opts, rt.specOpts()...))
 	if err != nil {
 		return nil, err
 	}

@@ -4,21 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"time"
 
-	taskv2 "github.com/containerd/containerd/api/runtime/task/v2"
-	taskv3 "github.com/containerd/containerd/api/runtime/task/v3"
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/errdefs"
-	"github.com/containerd/ttrpc"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // When containerd goes away (it crashed, was killed or restarts), the containers keep running
@@ -83,8 +77,7 @@ func (r *Runtime) lostConn(ctx context.Context, err error) bool {
 func (r *Runtime) answers() bool {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	resp, err := r.client.HealthService().Check(ctx, &grpc_health_v1.HealthCheckRequest{})
-	return err == nil && resp.GetStatus() == grpc_health_v1.HealthCheckResponse_SERVING
+	return r.ctrd.Healthy(ctx)
 }
 
 // connLost marks the runtime disconnected, tells every pod it supervises and starts the
@@ -167,19 +160,9 @@ func (r *Runtime) tryConnect() error {
 	}
 	cctx, ccancel := context.WithTimeout(ctx, reconnectMax)
 	defer ccancel()
-	if cc, ok := r.client.Conn().(*grpc.ClientConn); ok {
-		cc.ResetConnectBackoff()
-	}
 	sctx, scancel := context.WithTimeout(cctx, 2*time.Second)
 	defer scancel()
-	ok, err := r.client.IsServing(sctx)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return errors.New("containerd is not serving")
-	}
-	return nil
+	return r.ctrd.Serving(sctx)
 }
 
 // connRestored marks the runtime connected (new calls go ahead), tells the pods told of the
@@ -305,14 +288,14 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 	r := p.rt
 	ctx := p.watchCtx // Close ends the wait
 	var task taskHandle
-	var ch <-chan client.ExitStatus
+	var ch <-chan ctrd.ExitStatus
 	if !p.do(func() { task, ch = inst.task, inst.exitCh }) {
 		return 0, time.Time{}, ErrClosed // the loop has ended: the runtime was closed
 	}
 	delay := reconnectInitial
-	failed := func(err error) <-chan client.ExitStatus {
-		f := make(chan client.ExitStatus, 1)
-		f <- *client.NewExitStatus(client.UnknownExitStatus, time.Time{}, err)
+	failed := func(err error) <-chan ctrd.ExitStatus {
+		f := make(chan ctrd.ExitStatus, 1)
+		f <- *ctrd.NewExitStatus(ctrd.UnknownExitStatus, time.Time{}, err)
 		return f
 	}
 	for {
@@ -363,7 +346,7 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 			cancel()
 			return 0, time.Time{}, ErrClosed
 		}
-		var s client.Status
+		var s ctrd.Status
 		err = r.retry(ctx, func() (err error) {
 			s, err = task.status(ctx)
 			return err
@@ -383,7 +366,7 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 				}
 			}
 			cancel()
-			return client.UnknownExitStatus, time.Now(), errTaskLost
+			return ctrd.UnknownExitStatus, time.Now(), errTaskLost
 		case err != nil:
 			cancel()
 			if r.isClosed() {
@@ -404,25 +387,7 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 // instance's process (for use while containerd is away). It tries the task API v3 (shims of
 // containerd 2.x), then v2 (1.6, 1.7).
 func (c *Container) shimWait(ctx context.Context, inst *instance) (uint32, time.Time, error) {
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", c.pod.instanceShimSocket(inst))
-	if err != nil {
-		return 0, time.Time{}, err
-	}
-	tc := ttrpc.NewClient(conn)
-	defer tc.Close()
-	r3, err := taskv3.NewTTRPCTaskClient(tc).Wait(ctx, &taskv3.WaitRequest{ID: inst.id})
-	if err == nil {
-		return r3.GetExitStatus(), r3.GetExitedAt().AsTime(), nil
-	}
-	if status.Code(err) != codes.Unimplemented {
-		return 0, time.Time{}, fmt.Errorf("shim wait: %w", err)
-	}
-	r2, err := taskv2.NewTTRPCTaskClient(tc).Wait(ctx, &taskv2.WaitRequest{ID: inst.id})
-	if err != nil {
-		return 0, time.Time{}, fmt.Errorf("shim wait (task API v2): %w", err)
-	}
-	return r2.GetExitStatus(), r2.GetExitedAt().AsTime(), nil
+	return ctrd.ShimWait(ctx, c.pod.instanceShimSocket(inst), inst.id)
 }
 
 // instanceShimSocket is the socket of the shim that runs inst: the pod's shim group's, or with

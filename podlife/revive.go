@@ -20,7 +20,7 @@ func (r *Runtime) revive(ctx context.Context) error {
 		}
 		return nil
 	}
-	c, err := dial(ctx, r.address, r.cfg.Namespace)
+	c, err := dial(ctx, r.address, r.cfg.Namespace, r.cfg.Snapshotter)
 	if err != nil {
 		return fmt.Errorf("podlife: containerd at %s: %w: %w", r.address, errdefs.ErrUnavailable, err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
@@ -71,11 +72,12 @@ func TestRevive(t *testing.T) {
 		t.Errorf("revive with containerd up replaced it: pid %d, was %d", now.PID, before.PID)
 	}
 	// Something in containerd's root, to see that the new daemon has the same one.
-	ns := "plt-revive-" + strconv.Itoa(os.Getpid())
-	if err := r.client.NamespaceService().Create(r.ctx(ctx), ns, map[string]string{"kept": "yes"}); err != nil {
+	lease := "plt-revive-" + strconv.Itoa(os.Getpid())
+	labelKey := "podlife.test/revive-" + strconv.Itoa(os.Getpid())
+	if err := r.ctrd.CreateLease(r.ctx(ctx), lease, map[string]string{labelKey: "yes"}); err != nil {
 		t.Fatal(err)
 	}
-	defer r.client.NamespaceService().Delete(r.ctx(context.Background()), ns) //nolint:errcheck
+	defer r.ctrd.DeleteLease(r.ctx(context.Background()), lease) //nolint:errcheck
 
 	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -95,16 +97,16 @@ func TestRevive(t *testing.T) {
 		t.Fatalf("after revive: Lookup = %+v, %v; want a new daemon", after, err)
 	}
 	// The Runtime's own client finds it again (gRPC redials by itself).
-	var labels map[string]string
+	var kept []ctrd.Lease
 	begin = time.Now()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if labels, err = r.client.NamespaceService().Labels(r.ctx(ctx), ns); err == nil || time.Now().After(deadline) {
+		if kept, err = r.ctrd.Leases(r.ctx(ctx), labelKey); err == nil || time.Now().After(deadline) {
 			break
 		}
 	}
 	t.Logf("the runtime's client answered again after %v", time.Since(begin))
-	if err != nil || labels["kept"] != "yes" {
-		t.Errorf("namespace %s through the runtime's client after revive: %v %v; want it kept", ns, labels, err)
+	if err != nil || len(kept) != 1 || kept[0].ID != lease {
+		t.Errorf("lease %s through the runtime's client after revive: %v %v; want it kept", lease, kept, err)
 	}
 
 	// An address podlife does not own: revive only checks it.

@@ -11,13 +11,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/clock"
 	"github.com/podlife/podlife/internal/restart"
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // Runtime runs pods on one containerd. It is safe for concurrent use. Close it when done: pods
@@ -25,7 +25,7 @@ import (
 // the state dir, if New started or found one (see EmbeddedConfig).
 type Runtime struct {
 	cfg     Config
-	client  *client.Client
+	ctrd    *ctrd.Client
 	tasks   taskRuntime // containerd (and the host) under the pods' supervision (see tasks.go)
 	address string      // the containerd socket in use
 	private bool        // address is the private containerd of the state dir
@@ -113,9 +113,9 @@ func (r *Runtime) connect(ctx context.Context) error {
 	if !explicit {
 		addr = DefaultAddress
 	}
-	c, err := dial(ctx, addr, r.cfg.Namespace)
+	c, err := dial(ctx, addr, r.cfg.Namespace, r.cfg.Snapshotter)
 	if err == nil {
-		r.client, r.address = c, addr
+		r.ctrd, r.address = c, addr
 		return nil
 	}
 	if explicit || r.cfg.Embedded.Disable {
@@ -131,9 +131,9 @@ func (r *Runtime) connect(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		c, err = dial(ctx, info.Address, r.cfg.Namespace)
+		c, err = dial(ctx, info.Address, r.cfg.Namespace, r.cfg.Snapshotter)
 		if err == nil {
-			r.client, r.address, r.private = c, info.Address, true
+			r.ctrd, r.address, r.private = c, info.Address, true
 			return nil
 		}
 		if attempt == 1 || ctx.Err() != nil {
@@ -159,21 +159,10 @@ func (r *Runtime) ensurePrivate(ctx context.Context) (daemon.Info, error) {
 	return info, nil
 }
 
-func dial(ctx context.Context, addr, ns string) (*client.Client, error) {
-	if _, err := os.Stat(addr); err != nil {
-		return nil, err
-	}
-	c, err := client.New(addr, client.WithDefaultNamespace(ns), client.WithTimeout(5*time.Second))
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if ok, err := c.IsServing(ctx); !ok {
-		c.Close()
-		return nil, fmt.Errorf("not serving: %w", err)
-	}
-	return c, nil
+// dial connects to the containerd at addr, namespace ns, and checks that it serves (see
+// ctrd.Dial).
+func dial(ctx context.Context, addr, ns, snapshotter string) (*ctrd.Client, error) {
+	return ctrd.Dial(ctx, addr, ns, snapshotter)
 }
 
 // PrivateDaemon reports whether the runtime uses the private containerd of its state dir (see
@@ -403,8 +392,8 @@ func (r *Runtime) Close() error {
 		p.releaseAdoptLock() // another process may adopt it now
 	}
 	var errs []error
-	if r.client != nil {
-		errs = append(errs, r.client.Close())
+	if r.ctrd != nil {
+		errs = append(errs, r.ctrd.Close())
 	}
 	// The private containerd, if any, belongs to the state dir, not to this Runtime: it stays
 	// (see daemon.StopPrivate).

@@ -12,11 +12,12 @@ import (
 	"sync"
 
 	"github.com/containerd/containerd/api/types/runc/options"
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/core/containers"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // RuntimeClassCrun is the built-in runtime class that runs a pod's containers with crun (the
@@ -105,12 +106,12 @@ func validateRuntimeClasses(classes map[string]RuntimeClass) []error {
 	return errs
 }
 
-// opt is the container option that sets the runtime.
-func (rt ctrRuntime) opt() client.NewContainerOpts {
+// runtime is the containerd runtime and its options (nil, not a nil pointer, without any).
+func (rt ctrRuntime) runtime() ctrd.Runtime {
 	if rt.options == nil {
-		return client.WithRuntime(rt.name, nil)
+		return ctrd.Runtime{Name: rt.name}
 	}
-	return client.WithRuntime(rt.name, rt.options)
+	return ctrd.Runtime{Name: rt.name, Options: rt.options}
 }
 
 // specOpts are the spec options of the runtime class, applied after all others.

@@ -6,22 +6,24 @@ import (
 	"log/slog"
 	"syscall"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // The seam under the pod supervisor: everything a pod needs from containerd and from the host's
 // kernel (leases, images, containers and their tasks, exec, cgroups, pinned namespaces) goes
 // through taskRuntime and the handles it returns. The supervision rules (start order, hooks,
 // restarts, the stop sequence, Close) live above it and never call containerd themselves, so
-// they can be tested on a fake (tasks_fake_internal_test.go) without root. ctrdTasks
-// (tasks_containerd.go) is the implementation on containerd. The network is already behind
-// cni.Network.
+// they can be tested on a fake (tasks_fake_internal_test.go) without root. Adoption, the
+// startup GC and the paths on pods with no live manager find containers, tasks and leases
+// through it too (whole adoptions run on the fake: adopt_fake_internal_test.go). ctrdTasks (tasks_containerd.go) is the implementation on containerd: its
+// containerd calls go through package ctrd, the only user of containerd's client. The network
+// is already behind cni.Network.
 //
 // Errors are containerd's (errdefs classes, gRPC codes): the supervisor's retry on a lost
 // connection and its NotFound checks work on them unchanged.
@@ -68,6 +70,30 @@ type taskRuntime interface {
 	// removeStaleShim removes the socket of a shim group whose tasks are all deleted if no
 	// shim serves it any more (see Pod.removeStaleShimSocket).
 	removeStaleShim(group string, log *slog.Logger)
+	// containers lists the containers whose labels have exactly the values of match and that
+	// have each label of has, whatever its value: how adoption, the startup GC and the
+	// unmanaged paths find what a pod runs.
+	containers(ctx context.Context, match map[string]string, has ...string) ([]foundContainer, error)
+	// loadContainer returns the container id, its cgroup at cgroup (an error wrapping
+	// errdefs.ErrNotFound if there is no such container).
+	loadContainer(ctx context.Context, id, cgroup string) (ctrHandle, error)
+	// leases lists the leases that have the label key.
+	leases(ctx context.Context, key string) ([]foundLease, error)
+}
+
+// foundContainer is a container found by taskRuntime.containers.
+type foundContainer struct {
+	id     string
+	labels map[string]string
+	image  string // the name of the image it was created from
+	// handle returns its handle, its cgroup at cgroup.
+	handle func(cgroup string) ctrHandle
+}
+
+// foundLease is a lease found by taskRuntime.leases.
+type foundLease struct {
+	id     string
+	labels map[string]string
 }
 
 // podImage is an image a container runs.
@@ -75,7 +101,7 @@ type podImage struct {
 	name string // containerd's image name
 	id   string // the digest of its target
 	size int64  // its size, when pulled (0 if unknown)
-	ctrd client.Image
+	ctrd ctrd.Image
 }
 
 // taskOutput is where a task's stdout and stderr go: to a logger program that the shim runs
@@ -113,13 +139,17 @@ type ctrHandle interface {
 	removeCgroup() error
 	// sweepCgroup removes its cgroup in every hierarchy after a failed task create.
 	sweepCgroup() error
+	// purge deletes its task (killing its process) if it has one, then the container and its
+	// snapshot; a task or container already gone is not an error. It is the delete of what no
+	// supervisor follows (the startup GC, the sweep after a removal), and hits no crash point.
+	purge(ctx context.Context) error
 }
 
 // taskHandle is a container's task: its main process.
 type taskHandle interface {
 	// wait returns a channel that gets the process's exit; ctx ending sends an ExitStatus with
 	// ctx's error (the process may still run).
-	wait(ctx context.Context) (<-chan client.ExitStatus, error)
+	wait(ctx context.Context) (<-chan ctrd.ExitStatus, error)
 	// start starts the process.
 	start(ctx context.Context) error
 	// pid is the process's PID in the host's PID namespace (known once the task is created).
@@ -127,11 +157,13 @@ type taskHandle interface {
 	// kill sends sig to the main process, or with all to every process of the container.
 	kill(ctx context.Context, sig syscall.Signal, all bool) error
 	// status returns the task's status.
-	status(ctx context.Context) (client.Status, error)
+	status(ctx context.Context) (ctrd.Status, error)
 	// delete deletes the task, killing its process if it still runs.
 	delete(ctx context.Context) error
 	// exec runs argv as an extra process of the task with the process spec ps (its args
 	// replaced) and returns its exit code; if ctx ends first the process is killed and the
 	// code is -1. bg carries the calls that must not be cancelled half-way.
 	exec(ctx, bg context.Context, ps specs.Process, argv []string, streams ExecIO, fifoDir string) (int, error)
+	// resize sets the size of the main process's terminal (an attached container's).
+	resize(ctx context.Context, w, h uint32) error
 }

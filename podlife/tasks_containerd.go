@@ -2,34 +2,32 @@ package podlife
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"syscall"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
-	"github.com/containerd/containerd/v2/core/leases"
-	"github.com/containerd/containerd/v2/core/mount"
 	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/containerd/errdefs"
-	"github.com/opencontainers/image-spec/identity"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
-// ctrdTasks is the taskRuntime of a Runtime connected to containerd.
+// ctrdTasks is the taskRuntime of a Runtime connected to containerd: containerd's part goes
+// through the Runtime's ctrd.Client (the only user of containerd's client), the host's part
+// (cgroups, pinned namespaces, shim sockets) is done here; the crash points are hit here.
 type ctrdTasks struct {
-	r *Runtime // its client, config and pull
+	r *Runtime // its connection, config and pull
 }
 
 var _ taskRuntime = ctrdTasks{}
 
 func (t ctrdTasks) createLease(ctx context.Context, id string, labels map[string]string) error {
-	_, err := t.r.client.LeasesService().Create(ctx, leases.WithID(id), leases.WithLabels(labels))
+	err := t.r.ctrd.CreateLease(ctx, id, labels)
 	failpoint.Hit("run.lease")
 	return err
 }
@@ -37,22 +35,13 @@ func (t ctrdTasks) createLease(ctx context.Context, id string, labels map[string
 func (t ctrdTasks) deleteLease(ctx context.Context, id string) error {
 	// Synchronous: what the lease held (snapshots of containers whose create was cut, views)
 	// is gone when Remove returns, not at containerd's next garbage collection.
-	return t.r.client.LeasesService().Delete(ctx, leases.Lease{ID: id}, leases.SynchronousDelete)
+	return t.r.ctrd.DeleteLease(ctx, id)
 }
 
 func (t ctrdTasks) localImage(ctx context.Context, ref string) (podImage, bool, error) {
-	img, err := t.r.client.GetImage(ctx, ref)
-	if errdefs.IsNotFound(err) {
-		return podImage{}, false, nil
-	}
-	if err != nil {
-		return podImage{}, false, err
-	}
-	snapshotter := t.r.cfg.Snapshotter
-	if ok, _ := img.IsUnpacked(ctx, snapshotter); !ok {
-		if err := img.Unpack(ctx, snapshotter); err != nil {
-			return podImage{}, false, fmt.Errorf("unpack %s: %w", ref, err)
-		}
+	img, found, err := t.r.ctrd.LocalImage(ctx, ref)
+	if err != nil || !found {
+		return podImage{}, found, err
 	}
 	return ctrdImage(img), true, nil
 }
@@ -62,55 +51,30 @@ func (t ctrdTasks) pullImage(ctx context.Context, ref string, creds []RegistryCr
 	if err != nil {
 		return podImage{}, err
 	}
-	pi := ctrdImage(img)
-	pi.size, _ = img.Size(ctx)
-	return pi, nil
+	return ctrdImage(img), nil
 }
 
-func ctrdImage(img client.Image) podImage {
-	return podImage{name: img.Name(), id: img.Target().Digest.String(), ctrd: img}
+func ctrdImage(img ctrd.Image) podImage {
+	return podImage{name: img.Name, id: img.ID, size: img.Size, ctrd: img}
 }
 
 func (t ctrdTasks) imageConfig(ctx context.Context, img podImage) (ocispec.Image, error) {
-	return img.ctrd.Spec(ctx)
+	return t.r.ctrd.Config(ctx, img.ctrd)
 }
 
 func (t ctrdTasks) mountImage(ctx context.Context, img podImage, key, target string) error {
-	diffIDs, err := img.ctrd.RootFS(ctx)
-	if err != nil {
-		return fmt.Errorf("read its layers: %w", err)
-	}
-	sn := t.r.client.SnapshotService(t.r.cfg.Snapshotter)
-	mounts, err := sn.View(ctx, key, identity.ChainID(diffIDs).String())
-	if errdefs.IsAlreadyExists(err) {
-		mounts, err = sn.Mounts(ctx, key)
-	}
-	if err != nil {
-		return fmt.Errorf("view snapshot: %w", err)
-	}
-	if err := mount.All(mounts, target); err != nil {
-		return fmt.Errorf("mount view: %w", err)
-	}
-	return nil
+	return t.r.ctrd.MountView(ctx, img.ctrd, key, target)
 }
 
 func (t ctrdTasks) removeView(ctx context.Context, key string) error {
-	err := t.r.client.SnapshotService(t.r.cfg.Snapshotter).Remove(ctx, key)
-	if errdefs.IsNotFound(err) {
-		return nil
-	}
-	return err
+	return t.r.ctrd.RemoveView(ctx, key)
 }
 
 func (t ctrdTasks) newContainer(ctx context.Context, id string, rt ctrRuntime, img podImage, labels map[string]string, cgroup string, opts []oci.SpecOpts) (ctrHandle, error) {
-	cfg := t.r.cfg
-	ctr, err := t.r.client.NewContainer(ctx, id,
-		client.WithImageName(img.name),
-		client.WithSnapshotter(cfg.Snapshotter),
-		client.WithNewSnapshot(id, img.ctrd),
-		rt.opt(),
-		client.WithNewSpec(append(append([]oci.SpecOpts{oci.WithImageConfig(img.ctrd), oci.WithCgroup(cgroup)}, opts...), rt.specOpts()...)...),
-		client.WithContainerLabels(labels))
+	// The image's config first (ctrd.NewContainer puts it first), then the cgroup, the
+	// container's options, the runtime class's.
+	specOpts := append(append([]oci.SpecOpts{oci.WithCgroup(cgroup)}, opts...), rt.specOpts()...)
+	ctr, err := t.r.ctrd.NewContainer(ctx, id, rt.runtime(), &img.ctrd, labels, specOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -134,10 +98,43 @@ func (t ctrdTasks) removeStaleShim(group string, log *slog.Logger) {
 	removeStaleShimSocket(shimSocketPath(t.r.address, t.r.cfg.Namespace, group), log)
 }
 
+func (t ctrdTasks) containers(ctx context.Context, match map[string]string, has ...string) ([]foundContainer, error) {
+	ctrs, err := t.r.ctrd.Containers(ctx, match, has...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]foundContainer, 0, len(ctrs))
+	for _, ctr := range ctrs {
+		out = append(out, foundContainer{id: ctr.ID(), labels: ctr.Labels(), image: ctr.Image(),
+			handle: func(cgroup string) ctrHandle { return ctrdContainer{ctr: ctr, cgroup: cgroup} }})
+	}
+	return out, nil
+}
+
+func (t ctrdTasks) loadContainer(ctx context.Context, id, cgroup string) (ctrHandle, error) {
+	ctr, err := t.r.ctrd.LoadContainer(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return ctrdContainer{ctr: ctr, cgroup: cgroup}, nil
+}
+
+func (t ctrdTasks) leases(ctx context.Context, key string) ([]foundLease, error) {
+	all, err := t.r.ctrd.Leases(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]foundLease, 0, len(all))
+	for _, l := range all {
+		out = append(out, foundLease{id: l.ID, labels: l.Labels})
+	}
+	return out, nil
+}
+
 // ctrdContainer is a containerd container and its cgroup path (containerd's default layout,
 // cgroupfs driver).
 type ctrdContainer struct {
-	ctr    client.Container
+	ctr    *ctrd.Container
 	cgroup string
 }
 
@@ -166,7 +163,7 @@ func (c ctrdContainer) newTask(ctx context.Context, out taskOutput) (taskHandle,
 }
 
 func (c ctrdContainer) loadTask(ctx context.Context) (taskHandle, error) {
-	task, err := c.ctr.Task(ctx, nil)
+	task, err := c.ctr.Task(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -174,22 +171,20 @@ func (c ctrdContainer) loadTask(ctx context.Context) (taskHandle, error) {
 }
 
 func (c ctrdContainer) taskGone(ctx context.Context) bool {
-	_, err := c.ctr.Task(ctx, nil)
+	_, err := c.ctr.Task(ctx)
 	return errdefs.IsNotFound(err)
 }
 
 func (c ctrdContainer) processSpec(ctx context.Context) (*specs.Process, error) {
-	spec, err := c.ctr.Spec(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return spec.Process, nil
+	return c.ctr.ProcessSpec(ctx)
 }
 
 func (c ctrdContainer) delete(ctx context.Context) error {
 	defer failpoint.Hit("remove.container-deleted")
-	return c.ctr.Delete(ctx, client.WithSnapshotCleanup)
+	return c.ctr.Delete(ctx)
 }
+
+func (c ctrdContainer) purge(ctx context.Context) error { return c.ctr.Purge(ctx) }
 
 func (c ctrdContainer) oomKilled() bool     { return oomKilled(c.cgroup) }
 func (c ctrdContainer) removeCgroup() error { return removeCgroup(c.cgroup) }
@@ -197,10 +192,10 @@ func (c ctrdContainer) sweepCgroup() error  { return sweepCgroup(c.cgroup) }
 
 // ctrdTask is a containerd task.
 type ctrdTask struct {
-	task client.Task
+	task *ctrd.Task
 }
 
-func (t ctrdTask) wait(ctx context.Context) (<-chan client.ExitStatus, error) {
+func (t ctrdTask) wait(ctx context.Context) (<-chan ctrd.ExitStatus, error) {
 	return t.task.Wait(ctx)
 }
 
@@ -213,37 +208,16 @@ func (t ctrdTask) pid() uint32 { return t.task.Pid() }
 
 // waitOutput waits until this process has copied all of the task's output (see outputWaiter);
 // a wait that times out is left to end with the task's deletion.
-func (t ctrdTask) waitOutput(timeout time.Duration) bool {
-	io := t.task.IO()
-	if io == nil {
-		return false
-	}
-	done := make(chan struct{})
-	go func() {
-		io.Wait()
-		close(done)
-	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case <-done:
-		return true
-	case <-timer.C:
-		return false
-	}
-}
+func (t ctrdTask) waitOutput(timeout time.Duration) bool { return t.task.WaitOutput(timeout) }
 
 func (t ctrdTask) kill(ctx context.Context, sig syscall.Signal, all bool) error {
-	if all {
-		return t.task.Kill(ctx, sig, client.WithKillAll)
-	}
-	return t.task.Kill(ctx, sig)
+	return t.task.Kill(ctx, sig, all)
 }
 
-func (t ctrdTask) status(ctx context.Context) (client.Status, error) { return t.task.Status(ctx) }
+func (t ctrdTask) status(ctx context.Context) (ctrd.Status, error) { return t.task.Status(ctx) }
 
 func (t ctrdTask) delete(ctx context.Context) error {
-	_, err := t.task.Delete(ctx, client.WithProcessKill)
+	err := t.task.Delete(ctx)
 	failpoint.Hit("task.deleted")
 	return err
 }
@@ -251,3 +225,5 @@ func (t ctrdTask) delete(ctx context.Context) error {
 func (t ctrdTask) exec(ctx, bg context.Context, ps specs.Process, argv []string, streams ExecIO, fifoDir string) (int, error) {
 	return execProcess(ctx, bg, t.task, ps, argv, streams, cio.WithFIFODir(fifoDir))
 }
+
+func (t ctrdTask) resize(ctx context.Context, w, h uint32) error { return t.task.Resize(ctx, w, h) }

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/containerd/errdefs"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -25,6 +24,7 @@ import (
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/clock"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
 // fakeTasks is a taskRuntime (and a cni.Network) without containerd, runc or root: a container's
@@ -48,7 +48,8 @@ type fakeTasks struct {
 	mu      sync.Mutex
 	calls   []string
 	procs   []*fakeProc
-	changed chan struct{} // closed and replaced on every new call
+	leased  map[string]map[string]string // leases: their labels by ID
+	changed chan struct{}                // closed and replaced on every new call
 
 	// Behaviour, set before the pod starts (by container name).
 	createErr      map[string]error         // newContainer fails
@@ -135,9 +136,6 @@ func (f *fakeTasks) exit(t *testing.T, name string, code int) {
 	p.finish(code)
 }
 
-func (f *fakeTasks) createLease(context.Context, string, map[string]string) error { return nil }
-func (f *fakeTasks) deleteLease(context.Context, string) error                    { return nil }
-
 func (f *fakeTasks) localImage(_ context.Context, ref string) (podImage, bool, error) {
 	if f.absent[ref] {
 		return podImage{}, false, nil
@@ -164,7 +162,7 @@ func (f *fakeTasks) imageConfig(context.Context, podImage) (ocispec.Image, error
 	return ocispec.Image{}, nil
 }
 
-func (f *fakeTasks) newContainer(_ context.Context, id string, _ ctrRuntime, _ podImage, labels map[string]string, _ string, _ []oci.SpecOpts) (ctrHandle, error) {
+func (f *fakeTasks) newContainer(_ context.Context, id string, _ ctrRuntime, img podImage, labels map[string]string, _ string, _ []oci.SpecOpts) (ctrHandle, error) {
 	name := labels[LabelContainer]
 	label := name
 	if a := labels[labelAttempt]; a != "0" {
@@ -174,7 +172,7 @@ func (f *fakeTasks) newContainer(_ context.Context, id string, _ ctrRuntime, _ p
 		f.note("create %s failed", label)
 		return nil, err
 	}
-	p := &fakeProc{f: f, id: id, name: name, label: label, done: make(chan struct{})}
+	p := &fakeProc{f: f, id: id, name: name, label: label, labels: labels, image: img.name, done: make(chan struct{})}
 	f.mu.Lock()
 	f.procs = append(f.procs, p)
 	f.mu.Unlock()
@@ -244,10 +242,13 @@ type fakeProc struct {
 	f           *fakeTasks
 	id          string
 	name, label string // container name; name#attempt
+	labels      map[string]string
+	image       string
 
 	// Guarded by f.mu.
 	started  bool
 	hasTask  bool
+	deleted  bool // its container deleted
 	finished bool
 	code     uint32
 	at       time.Time
@@ -320,6 +321,19 @@ func (c *fakeCtr) processSpec(context.Context) (*specs.Process, error) {
 
 func (c *fakeCtr) delete(context.Context) error {
 	c.p.f.note("delete %s", c.p.label)
+	c.p.f.mu.Lock()
+	c.p.deleted = true
+	c.p.f.mu.Unlock()
+	return nil
+}
+
+func (c *fakeCtr) purge(context.Context) error {
+	f := c.p.f
+	f.note("purge %s", c.p.label)
+	c.p.finish(137)
+	f.mu.Lock()
+	c.p.hasTask, c.p.deleted = false, true
+	f.mu.Unlock()
 	return nil
 }
 
@@ -329,17 +343,17 @@ func (c *fakeCtr) sweepCgroup() error  { return nil }
 
 type fakeTask struct{ p *fakeProc }
 
-func (t *fakeTask) wait(ctx context.Context) (<-chan client.ExitStatus, error) {
-	ch := make(chan client.ExitStatus, 1)
+func (t *fakeTask) wait(ctx context.Context) (<-chan ctrd.ExitStatus, error) {
+	ch := make(chan ctrd.ExitStatus, 1)
 	go func() {
 		select {
 		case <-t.p.done:
 			t.p.f.mu.Lock()
 			code, at := t.p.code, t.p.at
 			t.p.f.mu.Unlock()
-			ch <- *client.NewExitStatus(code, at, nil)
+			ch <- *ctrd.NewExitStatus(code, at, nil)
 		case <-ctx.Done():
-			ch <- *client.NewExitStatus(client.UnknownExitStatus, time.Time{}, ctx.Err())
+			ch <- *ctrd.NewExitStatus(ctrd.UnknownExitStatus, time.Time{}, ctx.Err())
 		}
 	}()
 	return ch, nil
@@ -380,17 +394,17 @@ func (t *fakeTask) kill(_ context.Context, sig syscall.Signal, all bool) error {
 	return nil
 }
 
-func (t *fakeTask) status(context.Context) (client.Status, error) {
+func (t *fakeTask) status(context.Context) (ctrd.Status, error) {
 	f := t.p.f
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	switch {
 	case t.p.finished:
-		return client.Status{Status: client.Stopped, ExitStatus: t.p.code, ExitTime: t.p.at}, nil
+		return ctrd.Status{Status: ctrd.Stopped, ExitStatus: t.p.code, ExitTime: t.p.at}, nil
 	case t.p.started:
-		return client.Status{Status: client.Running}, nil
+		return ctrd.Status{Status: ctrd.Running}, nil
 	}
-	return client.Status{Status: client.Created}, nil
+	return ctrd.Status{Status: ctrd.Created}, nil
 }
 
 func (t *fakeTask) delete(context.Context) error {
@@ -411,6 +425,8 @@ func (t *fakeTask) exec(_, _ context.Context, _ specs.Process, argv []string, _ 
 	}
 	return 0, nil
 }
+
+func (t *fakeTask) resize(context.Context, uint32, uint32) error { return nil }
 
 // fakeEpoch is where the tests' fake clocks start.
 var fakeEpoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
