@@ -25,18 +25,18 @@ import (
 // from the snapshot the loop last published. The pod's life belongs to the runtime, not to any
 // caller's context: only Stop and Remove end it.
 type podWorker struct {
-	rt      *Runtime
-	name    string
-	uid     string
-	spec    PodSpec // defaulted at admission (PodSpec.WithDefaults); nothing re-defaults it
+	rt   *Runtime
+	name string
+	uid  string
+	spec PodSpec // defaulted at admission (PodSpec.WithDefaults); nothing re-defaults it
 	// recorded is the spec as the record keeps and fingerprints it (see recordedSpec).
 	recorded PodSpec
-	log     *slog.Logger
-	events  *bus
-	sandbox *podSandbox
-	inits   []*Container
-	apps    []*Container
-	byName  map[string]*Container
+	log      *slog.Logger
+	events   *bus
+	sandbox  *podSandbox
+	inits    []*Container
+	apps     []*Container
+	byName   map[string]*Container
 	// sidecars names the restartable init containers (immutable).
 	sidecars map[string]bool
 	// ephemeralOps counts AddEphemeralContainer creations and starts in flight: registered
