@@ -25,12 +25,10 @@ import (
 // from the snapshot the loop last published. The pod's life belongs to the runtime, not to any
 // caller's context: only Stop and Remove end it.
 type podWorker struct {
-	rt   *Runtime
-	name string
-	uid  string
-	spec PodSpec // defaulted at admission (PodSpec.WithDefaults); nothing re-defaults it
-	// recorded is the spec as the record keeps and fingerprints it (see recordedSpec).
-	recorded PodSpec
+	rt      *Runtime
+	name    string
+	uid     string
+	spec    PodSpec
 	log      *slog.Logger
 	events   *bus
 	sandbox  *podSandbox
@@ -105,6 +103,9 @@ type podWorker struct {
 	// stopRecord is the record of a pod adopted only to stop it: its spec (the record's, without
 	// values) is not the pod's, so its record keeps the fingerprints it had (see writeRecord).
 	stopRecord *podRecord
+	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
+	// is the form of it the record keeps and fingerprints (see recordedSpec).
+	recorded PodSpec
 }
 
 // newPod makes the pod of spec (admitted: see Runtime.admit) and its directory.
