@@ -29,12 +29,12 @@ type podWorker struct {
 	name    string
 	uid     string
 	spec    PodSpec
-	log      *slog.Logger
-	events   *bus
-	sandbox  *podSandbox
-	inits    []*Container
-	apps     []*Container
-	byName   map[string]*Container
+	log     *slog.Logger
+	events  *bus
+	sandbox *podSandbox
+	inits   []*Container
+	apps    []*Container
+	byName  map[string]*Container
 	// sidecars names the restartable init containers (immutable).
 	sidecars map[string]bool
 	// ephemeralOps counts AddEphemeralContainer creations and starts in flight: registered
