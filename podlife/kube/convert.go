@@ -44,8 +44,8 @@ type Options struct {
 // namespace returns the namespace of an object that names ns (maybe empty).
 func (o Options) namespace(ns string) string { return cmp.Or(ns, o.Namespace, "default") }
 
-// Convert converts a Pod to a podlife pod spec with the API server's defaults (see the package
-// documentation), resolving configMap and secret references against objects. It is the core
+// Convert converts a Pod to a podlife pod spec, leaving the API server's defaults that podlife
+// applies to podlife (see the package documentation), resolving configMap and secret references against objects. It is the core
 // of Load, for callers that build or decode Pods themselves.
 //
 // The warnings are the fields dropped or not enforced. The error, if any, is a *LoadError
