@@ -20,10 +20,10 @@ import (
 // cover env values, files volumes' data and pull credentials, which must not be guessable from
 // pod.json. Records of older managers have unkeyed ones (a bare SHA-256), still read.
 
-// specFields returns the fingerprint of each field of spec (its recorded form, see
-// recordedSpec): "restartPolicy",
-// "containers[web].image", ..., and "containers" for the containers' names in order. key is
-// the state dir's key; nil gives the unkeyed fingerprints of older records (legacy, read only).
+// specFields returns the fingerprint of each field of spec (a recorded form, see recordedSpec,
+// or for a comparison the defaulted spec): "restartPolicy", "containers[web].image", ..., and
+// "containers" for the containers' names in order. key is the state dir's key; nil gives the
+// unkeyed fingerprints of older records (legacy, read only).
 func specFields(spec PodSpec, key []byte) map[string]string {
 	out := map[string]string{}
 	v := reflect.ValueOf(spec)
