@@ -50,17 +50,10 @@ func (r *Runtime) Adopt(ctx context.Context, spec PodSpec) (*Pod, error) {
 
 // adopt is Adopt, returning the adopted pod's worker.
 func (r *Runtime) adopt(ctx context.Context, spec PodSpec) (*podWorker, error) {
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
-	if err := r.cfg.admitSecurity(&spec); err != nil {
-		return nil, err
-	}
-	handler, err := r.cfg.runtimeFor(&spec, &r.specVersions)
+	spec, recorded, handler, err := r.admit(spec)
 	if err != nil {
 		return nil, err
 	}
-	spec = spec.withPodDefaults()
 	if _, err := r.worker(spec.Name); err == nil {
 		return nil, &ManagedError{Pod: spec.Name, PID: os.Getpid()}
 	}
@@ -76,7 +69,7 @@ func (r *Runtime) adopt(ctx context.Context, spec PodSpec) (*podWorker, error) {
 		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
 	}
 	// Checked before the lock too, so that a live manager is named whoever holds the lock.
-	if err := r.checkAdoptable(spec, rec); err != nil {
+	if err := r.checkAdoptable(spec, recorded, rec); err != nil {
 		return nil, err
 	}
 	lock, err := lockPod(dir)
@@ -86,7 +79,7 @@ func (r *Runtime) adopt(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
 	}
-	p, err := r.adoptLocked(ctx, spec, handler, dir, rec, lock, false)
+	p, err := r.adoptLocked(ctx, spec, recorded, handler, dir, rec, lock, false)
 	if err != nil {
 		_ = lock.Close()
 		return nil, err
@@ -94,9 +87,10 @@ func (r *Runtime) adopt(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	return p, nil
 }
 
-// adoptLocked adopts the pod in dir under its lock. forStop adopts it only to stop or remove it
-// (see stopUnmanaged): the spec is the record's, and nothing is resumed but exit watching.
-func (r *Runtime) adoptLocked(ctx context.Context, spec PodSpec, handler ctrRuntime, dir string, rec podRecord, lock *os.File, forStop bool) (*podWorker, error) {
+// adoptLocked adopts the pod in dir under its lock; spec is admitted (see Runtime.admit),
+// recorded its record's form. forStop adopts it only to stop or remove it (see
+// stopUnmanaged): the spec is the record's, and nothing is resumed but exit watching.
+func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handler ctrRuntime, dir string, rec podRecord, lock *os.File, forStop bool) (*podWorker, error) {
 	// Read again under the lock: an adopter that just released it may have rewritten it.
 	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -108,7 +102,7 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec PodSpec, handler ctrRunt
 	case forStop && r.managerAlive(rec):
 		return nil, &ManagedError{Pod: spec.Name, PID: rec.OwnerPID}
 	case !forStop:
-		if err := r.checkAdoptable(spec, rec); err != nil {
+		if err := r.checkAdoptable(spec, recorded, rec); err != nil {
 			return nil, err
 		}
 	}
@@ -118,7 +112,7 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec PodSpec, handler ctrRunt
 	if err := r.waitConnected(ctx); err != nil {
 		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
 	}
-	p := assemblePod(r, spec, handler, dir, rec.UID)
+	p := assemblePod(r, spec, recorded, handler, dir, rec.UID)
 	p.startTime = rec.Created
 	p.adoptLock = lock
 	if forStop {
@@ -164,8 +158,8 @@ const (
 
 // checkAdoptable refuses a changed spec (first: replacing the pod is the way then, whoever
 // manages it) and a pod with a live manager.
-func (r *Runtime) checkAdoptable(spec PodSpec, rec podRecord) error {
-	if err := r.checkSpec(spec, rec); err != nil {
+func (r *Runtime) checkAdoptable(spec, recorded PodSpec, rec podRecord) error {
+	if err := r.checkSpec(spec, recorded, rec); err != nil {
 		return err
 	}
 	if r.managerAlive(rec) {

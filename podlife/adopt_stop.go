@@ -67,7 +67,11 @@ func (r *Runtime) stopUnmanaged(ctx context.Context, dir, op string, rec podReco
 	if err := json.Unmarshal(rec.Spec, &spec); err != nil {
 		return fmt.Errorf("pod %q: the spec in its record: %w", rec.Name, err)
 	}
-	spec = spec.withPodDefaults()
+	// The record's spec is the pod's recorded form (see recordedSpec): defaulted here as
+	// admission does, not validated again (it was when the pod started).
+	given := spec
+	spec = spec.WithDefaults()
+	recorded := recordedSpec(given, spec)
 	handler, err := r.cfg.runtimeFor(&spec, &r.specVersions)
 	if err != nil {
 		// Only new containers need it, and none is made for a stop.
@@ -81,7 +85,7 @@ func (r *Runtime) stopUnmanaged(ctx context.Context, dir, op string, rec podReco
 		return fmt.Errorf("pod %q: %w", rec.Name, err)
 	}
 	r.settleCreates(ctx, rec.UID)
-	p, err := r.adoptLocked(ctx, spec, handler, dir, rec, lock, true)
+	p, err := r.adoptLocked(ctx, spec, recorded, handler, dir, rec, lock, true)
 	if err != nil {
 		_ = lock.Close()
 		return err

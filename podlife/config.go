@@ -155,7 +155,8 @@ type EmbeddedConfig struct {
 	Binary string `json:"binary,omitempty"`
 }
 
-// withDefaults returns a copy with the defaults filled in.
+// withDefaults returns a copy with the defaults filled in: the Config's one defaulting pass,
+// run once by New; nothing after it re-defaults a Config field.
 func (c Config) withDefaults() Config {
 	if c.Namespace == "" {
 		c.Namespace = DefaultNamespace
@@ -176,6 +177,17 @@ func (c Config) withDefaults() Config {
 		c.Bridge.StateDir = filepath.Join(c.StateDir, "cni")
 	}
 	c.Logs = c.Logs.withDefaults()
+	if bo := c.ImagePullBackOff; bo != nil {
+		d := bo.withPullDefaults()
+		c.ImagePullBackOff = &d
+	}
+	if len(c.RuntimeClasses) > 0 {
+		classes := make(map[string]RuntimeClass, len(c.RuntimeClasses))
+		for name, rc := range c.RuntimeClasses {
+			classes[name] = rc.withDefaults(c.RuntimeName)
+		}
+		c.RuntimeClasses = classes
+	}
 	return c
 }
 

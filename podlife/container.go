@@ -185,6 +185,8 @@ func (c *Container) loadImage(ctx context.Context, img podImage) error {
 	if err != nil {
 		return fmt.Errorf("read image config: %w", err)
 	}
+	// The stop signal's default is the image's STOPSIGNAL, known only now: the one default
+	// admission cannot apply (see defaults.go).
 	stop := c.spec.StopSignal
 	if stop == 0 {
 		stop = syscall.SIGTERM

@@ -58,6 +58,7 @@ func (p *podWorker) AddEphemeralContainer(ctx context.Context, spec EphemeralCon
 	if p.rt.isClosed() {
 		return nil, fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
+	spec = spec.withDefaults() // admission: defaults, then validation (on the loop, below)
 	cs := spec.ContainerSpec
 	c := &Container{pod: p, spec: &cs, ephemeral: true, targetName: spec.TargetContainerName,
 		stdin: spec.Stdin, tty: spec.TTY,

@@ -27,25 +27,6 @@ func normalizeRef(image string) (string, error) {
 // errInvalidImageRef is a reference that cannot name an image: no retry can help.
 var errInvalidImageRef = errors.New("invalid image name")
 
-// effectivePullPolicy applies the Kubernetes default: Always for ":latest" or an untagged image,
-// IfNotPresent otherwise.
-func effectivePullPolicy(image string, p PullPolicy) PullPolicy {
-	if p != "" {
-		return p
-	}
-	named, err := reference.ParseNormalizedNamed(image)
-	if err != nil {
-		return PullIfNotPresent
-	}
-	if _, digested := named.(reference.Digested); digested {
-		return PullIfNotPresent
-	}
-	if tagged, ok := named.(reference.Tagged); ok && tagged.Tag() != "latest" {
-		return PullIfNotPresent
-	}
-	return PullAlways
-}
-
 // ImportImage imports an OCI or Docker image archive (as written by `docker save`, `ctr images
 // export` or podlifetest.BusyboxArchive) and unpacks it for the runtime's snapshotter: the way to
 // get images onto a host without a registry. Of a multi-platform image, the manifest for this
@@ -122,7 +103,7 @@ func (p *podWorker) ensure(ctx context.Context, container, image string, pullPol
 	if err != nil {
 		return podImage{}, err
 	}
-	policy := effectivePullPolicy(image, pullPolicy)
+	policy := pullPolicy // defaulted at admission (defaultPullPolicy)
 	if policy != PullAlways {
 		img, found, err := tasks.localImage(ctx, ref)
 		switch {

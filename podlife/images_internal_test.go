@@ -16,18 +16,18 @@ func TestRegistryHost(t *testing.T) {
 }
 
 // The Kubernetes pull-policy defaults.
-func TestEffectivePullPolicy(t *testing.T) {
+func TestDefaultPullPolicy(t *testing.T) {
 	for image, want := range map[string]PullPolicy{
 		"busybox":                    PullAlways,
 		"busybox:latest":             PullAlways,
 		"busybox:1.36":               PullIfNotPresent,
 		"reg:5000/app@sha256:" + sha: PullIfNotPresent,
 	} {
-		if got := effectivePullPolicy(image, ""); got != want {
+		if got := (ContainerSpec{Image: image}).withDefaults().ImagePullPolicy; got != want {
 			t.Errorf("%s: %s, want %s", image, got, want)
 		}
 	}
-	if got := effectivePullPolicy("busybox", PullNever); got != PullNever {
+	if got := (ContainerSpec{Image: "busybox", ImagePullPolicy: PullNever}).withDefaults().ImagePullPolicy; got != PullNever {
 		t.Errorf("explicit policy overridden: %s", got)
 	}
 }

@@ -103,10 +103,13 @@ type podWorker struct {
 	// stopRecord is the record of a pod adopted only to stop it: its spec (the record's, without
 	// values) is not the pod's, so its record keeps the fingerprints it had (see writeRecord).
 	stopRecord *podRecord
+	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
+	// is the form of it the record keeps and fingerprints (see recordedSpec).
+	recorded PodSpec
 }
 
-func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*podWorker, error) {
-	spec = spec.withPodDefaults()
+// newPod makes the pod of spec (admitted: see Runtime.admit) and its directory.
+func newPod(r *Runtime, spec, recorded PodSpec, handler ctrRuntime) (*podWorker, error) {
 	dir := filepath.Join(r.cfg.StateDir, "pods", spec.Name)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
@@ -118,16 +121,17 @@ func newPod(r *Runtime, spec PodSpec, handler ctrRuntime) (*podWorker, error) {
 		}
 		return nil, fmt.Errorf("podlife: pod dir: %w", err)
 	}
-	p := assemblePod(r, spec, handler, dir, newID())
+	p := assemblePod(r, spec, recorded, handler, dir, newID())
 	p.dirUnlock = dirUnlock
 	return p, nil
 }
 
-// assemblePod builds the Pod of spec (defaults applied) with its containers, in dir, nothing
-// created yet: newPod's for a new pod, Adopt's for one that runs.
-func assemblePod(r *Runtime, spec PodSpec, handler ctrRuntime, dir, uid string) *podWorker {
+// assemblePod builds the Pod of spec (defaults applied; recorded is its record's form, see
+// recordedSpec) with its containers, in dir, nothing created yet: newPod's for a new pod,
+// Adopt's for one that runs.
+func assemblePod(r *Runtime, spec, recorded PodSpec, handler ctrRuntime, dir, uid string) *podWorker {
 	p := &podWorker{
-		rt: r, name: spec.Name, uid: uid, spec: spec, handler: handler,
+		rt: r, name: spec.Name, uid: uid, spec: spec, recorded: recorded, handler: handler,
 		log:      r.log.With("pod", spec.Name),
 		events:   newBus(r.events),
 		byName:   map[string]*Container{},
@@ -180,30 +184,13 @@ func assemblePod(r *Runtime, spec PodSpec, handler ctrRuntime, dir, uid string) 
 	return p
 }
 
-// withPodDefaults fills the pod-level fields a pod gets when unset.
-func (spec PodSpec) withPodDefaults() PodSpec {
-	if spec.Namespace == "" {
-		spec.Namespace = "default"
-	}
-	if spec.Hostname == "" {
-		spec.Hostname = spec.Name
-	}
-	if spec.RestartPolicy == "" {
-		spec.RestartPolicy = RestartAlways
-	}
-	if spec.StartPolicy == nil {
-		spec.StartPolicy = Sequential()
-	}
-	return spec
-}
-
 // Name is the pod's name.
 func (p *podWorker) Name() string { return p.name }
 
 // UID is a random identifier of this pod instance (it labels the pod's containerd objects).
 func (p *podWorker) UID() string { return p.uid }
 
-// Spec returns the pod's spec with defaults applied.
+// Spec returns the pod's spec with defaults applied (every default of PodSpec.WithDefaults).
 func (p *podWorker) Spec() PodSpec { return p.spec }
 
 // Container returns the container of that name (init and ephemeral containers included).

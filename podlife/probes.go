@@ -93,7 +93,7 @@ func (c *Container) runProbe(ctx context.Context, inst *instance, kind probe.Kin
 	p := c.pod
 	name := capitalize(kind.String())
 	w := probe.NewWorker(probe.WorkerConfig{
-		Kind: kind, Spec: spec.WithDefaults(), Target: c.target(), Clock: p.rt.clock,
+		Kind: kind, Spec: *spec, Target: c.target(), Clock: p.rt.clock,
 		StartedAt: inst.startedAt, FastPeriod: spec.FastPeriod,
 		OnResult: func(r probe.Result, out string) {
 			switch r {

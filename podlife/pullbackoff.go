@@ -48,17 +48,22 @@ func (c *Container) imageWithBackoff(ctx context.Context) (podImage, error) {
 }
 
 // nextPullDelay is the back-off after one more failure, prev being the one before it (0 for
-// none): Initial, then doubling up to Max (the kubelet's defaults for zero fields).
+// none): Initial, then doubling up to Max (bo has its defaults: see withPullDefaults).
 func nextPullDelay(prev time.Duration, bo Backoff) time.Duration {
-	initial, maxDelay := bo.Initial, bo.Max
-	if initial <= 0 {
-		initial = defaultPullBackoffInitial
-	}
-	if maxDelay <= 0 {
-		maxDelay = defaultPullBackoffMax
-	}
 	if prev <= 0 {
-		return min(initial, maxDelay)
+		return min(bo.Initial, bo.Max)
 	}
-	return min(2*prev, maxDelay)
+	return min(2*prev, bo.Max)
+}
+
+// withPullDefaults is the image pull back-off with the kubelet's values in its zero (or
+// negative) fields: Initial 10 s, Max 300 s (Config.withDefaults applies it).
+func (b Backoff) withPullDefaults() Backoff {
+	if b.Initial <= 0 {
+		b.Initial = defaultPullBackoffInitial
+	}
+	if b.Max <= 0 {
+		b.Max = defaultPullBackoffMax
+	}
+	return b
 }

@@ -6,12 +6,12 @@ import (
 )
 
 // The image pull back-off doubles from Initial up to Max; zero fields take the kubelet's 10 s
-// and 300 s.
+// and 300 s (Config.withDefaults).
 func TestNextPullDelay(t *testing.T) {
 	var got []time.Duration
 	d := time.Duration(0)
 	for range 7 {
-		d = nextPullDelay(d, Backoff{})
+		d = nextPullDelay(d, *(Config{ImagePullBackOff: &Backoff{}}).withDefaults().ImagePullBackOff)
 		got = append(got, d)
 	}
 	want := []time.Duration{10, 20, 40, 80, 160, 300, 300}

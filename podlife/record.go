@@ -60,8 +60,9 @@ func (p *podWorker) writeRecord() error {
 	if err != nil {
 		return fmt.Errorf("pod record: %w", err)
 	}
-	fields := specFields(p.spec, key)
-	spec, err := json.Marshal(stoppableSpec(p.spec))
+	// The recorded form, not the defaulted spec: records keep what they always kept.
+	fields := specFields(p.recorded, key)
+	spec, err := json.Marshal(stoppableSpec(p.recorded))
 	if err != nil {
 		return fmt.Errorf("pod record: spec: %w", err)
 	}

@@ -209,13 +209,7 @@ func (r *Runtime) Run(ctx context.Context, spec PodSpec) (*Pod, error) {
 // start validates the spec, registers the pod and begins starting it in the background; it
 // returns at once (Run waits on it).
 func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
-	if err := spec.Validate(); err != nil {
-		return nil, err
-	}
-	if err := r.cfg.admitSecurity(&spec); err != nil {
-		return nil, err
-	}
-	handler, err := r.cfg.runtimeFor(&spec, &r.specVersions)
+	spec, recorded, handler, err := r.admit(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +227,7 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := r.reserve(spec.Name); err != nil {
 		return nil, err
 	}
-	p, err := newPod(r, spec, handler)
+	p, err := newPod(r, spec, recorded, handler)
 	if err != nil {
 		r.unreserve(spec.Name)
 		return nil, err

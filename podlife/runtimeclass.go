@@ -47,6 +47,14 @@ type RuntimeClass struct {
 	OCIVersion string `json:"ociVersion,omitempty"`
 }
 
+// withDefaults is the class with its defaults: Runtime the Config's runtime.
+func (rc RuntimeClass) withDefaults(runtimeName string) RuntimeClass {
+	if rc.Runtime == "" {
+		rc.Runtime = runtimeName
+	}
+	return rc
+}
+
 // ctrRuntime is a resolved runtime class: the containerd runtime name and its options (nil
 // for the runtime's defaults).
 type ctrRuntime struct {
@@ -68,7 +76,7 @@ func (c *Config) runtimeFor(s *PodSpec, versions *specVersions) (ctrRuntime, err
 	if !ok && name == RuntimeClassCrun {
 		if bin, err := exec.LookPath("crun"); err == nil {
 			if abs, err := filepath.Abs(bin); err == nil {
-				rc, ok = RuntimeClass{BinaryName: abs, OCIVersion: versions.crun(abs)}, true
+				rc, ok = RuntimeClass{Runtime: c.RuntimeName, BinaryName: abs, OCIVersion: versions.crun(abs)}, true
 			}
 		}
 	}
@@ -80,10 +88,7 @@ func (c *Config) runtimeFor(s *PodSpec, versions *specVersions) (ctrRuntime, err
 		errs := field.ErrorList{&field.Error{Type: field.ErrorTypeNotFound, Field: "spec.runtimeClassName", BadValue: name, Detail: detail}}
 		return ctrRuntime{}, &ValidationError{Pod: s.Name, Errs: errs}
 	}
-	out := ctrRuntime{name: rc.Runtime, ociVersion: rc.OCIVersion}
-	if out.name == "" {
-		out.name = c.RuntimeName
-	}
+	out := ctrRuntime{name: rc.Runtime, ociVersion: rc.OCIVersion} // Runtime defaulted by Config.withDefaults
 	if rc.BinaryName != "" || rc.Root != "" {
 		out.options = &options.Options{BinaryName: rc.BinaryName, Root: rc.Root}
 	}

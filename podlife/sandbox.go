@@ -210,10 +210,7 @@ func (s *podSandbox) writeFiles(name string, fv *FilesVolume) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		mode := f.Mode
-		if mode == 0 {
-			mode = 0o644
-		}
+		mode := f.Mode // defaulted at admission (File.withDefaults)
 		if err := os.WriteFile(path, f.Data, mode); err != nil {
 			return err
 		}

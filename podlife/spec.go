@@ -383,14 +383,8 @@ const (
 	RestartNever     RestartPolicy = "Never"
 )
 
-// defaultGracePeriod is the Kubernetes default terminationGracePeriodSeconds.
-const defaultGracePeriod = 30 * time.Second
-
-// gracePeriod is the pod's effective termination grace period.
+// gracePeriod is the pod's termination grace period (defaulted at admission: see WithDefaults).
 func (s *PodSpec) gracePeriod() time.Duration {
-	if s.TerminationGracePeriod == nil {
-		return defaultGracePeriod
-	}
 	return *s.TerminationGracePeriod
 }
 
@@ -414,12 +408,8 @@ func (s *PodSpec) portMappings() []cni.PortMapping {
 			if p.HostPort == 0 {
 				continue
 			}
-			proto := p.Protocol
-			if proto == "" {
-				proto = ProtocolTCP
-			}
 			pms = append(pms, cni.PortMapping{HostPort: p.HostPort, ContainerPort: p.ContainerPort,
-				Protocol: strings.ToLower(string(proto)), HostIP: p.HostIP})
+				Protocol: strings.ToLower(string(p.Protocol)), HostIP: p.HostIP})
 		}
 	}
 	return pms

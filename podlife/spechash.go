@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"reflect"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,9 +20,10 @@ import (
 // cover env values, files volumes' data and pull credentials, which must not be guessable from
 // pod.json. Records of older managers have unkeyed ones (a bare SHA-256), still read.
 
-// specFields returns the fingerprint of each field of spec (defaults applied): "restartPolicy",
-// "containers[web].image", ..., and "containers" for the containers' names in order. key is
-// the state dir's key; nil gives the unkeyed fingerprints of older records (legacy, read only).
+// specFields returns the fingerprint of each field of spec (a recorded form, see recordedSpec,
+// or for a comparison the defaulted spec): "restartPolicy", "containers[web].image", ..., and
+// "containers" for the containers' names in order. key is the state dir's key; nil gives the
+// unkeyed fingerprints of older records (legacy, read only).
 func specFields(spec PodSpec, key []byte) map[string]string {
 	out := map[string]string{}
 	v := reflect.ValueOf(spec)
@@ -64,32 +64,65 @@ func specFields(spec PodSpec, key []byte) map[string]string {
 	return out
 }
 
-// checkSpec compares spec with the fingerprints rec keeps: keyed ones (this version's), else
-// an older manager's unkeyed ones; a record without any, or keyed with a key the state dir no
-// longer has, is adopted unchecked (logged).
-func (r *Runtime) checkSpec(spec PodSpec, rec podRecord) error {
-	var recorded, fields map[string]string
+// checkSpec compares an adopter's spec with the fingerprints rec keeps: keyed ones (this
+// version's), else an older manager's unkeyed ones; a record without any, or keyed with a key
+// the state dir no longer has, is adopted unchecked (logged). recorded is the spec's recorded
+// form (see recordedSpec), what records fingerprint; spec is it defaulted. A field matches if
+// the record has the fingerprint of either: a record made by an older podlife/kube, which
+// filled the API server's defaults in (imagePullPolicy, port protocols, probe timings, the
+// grace period), matches the same manifest converted now, which leaves them to admission.
+func (r *Runtime) checkSpec(spec, recorded PodSpec, rec podRecord) error {
+	var key []byte
+	var macs map[string]string
 	var hash string
 	switch {
 	case rec.SpecMAC != "":
-		key, err := r.specKey()
+		k, err := r.specKey()
 		if err != nil {
 			return fmt.Errorf("pod %q: %w", spec.Name, err)
 		}
-		if rec.SpecKey != specKeyID(key) {
+		if rec.SpecKey != specKeyID(k) {
 			r.log.Warn("the pod's spec fingerprint was made with another key than the state dir's "+specKeyFile+": adopting it unchecked", "pod", spec.Name)
 			return nil
 		}
-		recorded, fields, hash = rec.SpecMACs, specFields(spec, key), rec.SpecMAC
+		key, macs, hash = k, rec.SpecMACs, rec.SpecMAC
 	case rec.SpecHash != "":
-		recorded, fields, hash = rec.SpecFields, specFields(spec, nil), rec.SpecHash
+		macs, hash = rec.SpecFields, rec.SpecHash
 	default:
 		return nil
 	}
-	if hash != specHash(fields) {
-		return &SpecChangedError{Pod: spec.Name, Fields: specDiff(recorded, fields)}
+	given := specFields(recorded, key)
+	if hash == specHash(given) {
+		return nil
+	}
+	if diff := specMismatch(macs, given, specFields(spec, key)); len(diff) > 0 {
+		return &SpecChangedError{Pod: spec.Name, Fields: diff}
 	}
 	return nil
+}
+
+// specMismatch names the fields, sorted, whose recorded fingerprint (in rec, absent included)
+// is neither given's nor defaulted's.
+func specMismatch(rec, given, defaulted map[string]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range []map[string]string{rec, given, defaulted} {
+		for k := range m {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			r, inRec := rec[k]
+			g, inGiven := given[k]
+			d, inDefaulted := defaulted[k]
+			if (inRec == inGiven && r == g) || (inRec == inDefaulted && r == d) {
+				continue
+			}
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // specHash is one hash of every field's fingerprint.
@@ -108,21 +141,7 @@ func specHash(fields map[string]string) string {
 
 // specDiff names the fields whose fingerprints differ between a (recorded) and b (given),
 // sorted.
-func specDiff(a, b map[string]string) []string {
-	var out []string
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			out = append(out, k)
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return slices.Compact(out)
-}
+func specDiff(a, b map[string]string) []string { return specMismatch(a, b, b) }
 
 // fingerprint is a short MAC under key of field name's content v, read by reflection
 // (unexported fields included: an exec hook's or prober's command is), a function counting by

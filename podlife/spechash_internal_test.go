@@ -11,12 +11,14 @@ import (
 	"github.com/podlife/podlife/probe"
 )
 
+// baseSpec is a spec in its recorded form (see recordedSpec), as specFields gets it.
 func baseSpec() PodSpec {
-	return PodSpec{Name: "p", Containers: []ContainerSpec{{
+	s := PodSpec{Name: "p", Containers: []ContainerSpec{{
 		Name: "web", Image: "busybox", Command: []string{"sleep", "1"},
 		PostStart:     hook.Exec("true"),
 		LivenessProbe: &probe.Spec{Prober: probe.Exec("true"), Period: time.Second},
-	}}}.withPodDefaults()
+	}}}
+	return recordedSpec(s, s.WithDefaults())
 }
 
 // The spec fingerprint names what changed, exec commands behind interfaces included, and

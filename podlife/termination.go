@@ -41,14 +41,6 @@ const (
 	outputSettle = 2 * time.Second
 )
 
-// terminationPath is where the container's message file is mounted.
-func (c *Container) terminationPath() string {
-	if c.spec.TerminationMessagePath != "" {
-		return c.spec.TerminationMessagePath
-	}
-	return DefaultTerminationMessagePath
-}
-
 // terminationMount creates instance id's empty message file, writable by any user (the
 // container's may not be root: the kubelet makes it 0666 too), and returns its mount.
 func (c *Container) terminationMount(id string) (string, specs.Mount, error) {
@@ -68,7 +60,7 @@ func (c *Container) terminationMount(id string) (string, specs.Mount, error) {
 	if err != nil {
 		return "", specs.Mount{}, fmt.Errorf("termination message file: %w", err)
 	}
-	return path, bindMount(path, c.terminationPath(), false), nil
+	return path, bindMount(path, c.spec.TerminationMessagePath, false), nil
 }
 
 // terminationMessage reads the message of an instance whose process exited with code: the end

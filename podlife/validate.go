@@ -1,7 +1,6 @@
 package podlife
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -22,17 +21,25 @@ import (
 	"github.com/podlife/podlife/probe"
 )
 
-// Validate checks the spec without touching the host. The error, if any, is a
-// *ValidationError listing every problem with its field path, in the form Kubernetes users
-// read (`spec.containers[1].name: Duplicate value: "app"`).
+// Validate checks the spec without touching the host, as admission does: with its defaults
+// applied (see WithDefaults), as the API server validates a defaulted pod. The error, if any,
+// is a *ValidationError listing every problem with its field path, in the form Kubernetes
+// users read (`spec.containers[1].name: Duplicate value: "app"`).
 func (s *PodSpec) Validate() error {
+	d := s.WithDefaults()
+	return d.validate()
+}
+
+// validate is Validate of a defaulted spec (admission's: see Runtime.admit).
+func (s *PodSpec) validate() error {
 	var errs field.ErrorList
 	root := field.NewPath("spec")
 	errs = append(errs, validateName(field.NewPath("metadata", "name"), s.Name)...)
 	if s.Namespace != "" {
 		errs = append(errs, validateName(field.NewPath("metadata", "namespace"), s.Namespace)...)
 	}
-	if s.Hostname != "" {
+	if s.Hostname != "" && s.Hostname != s.Name {
+		// The default hostname, the name, is checked as metadata.name.
 		errs = append(errs, validateName(root.Child("hostname"), s.Hostname)...)
 	}
 	// As the API server, label errors are reported at the map, not at the key.
@@ -275,7 +282,7 @@ func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 		}
 		if port.HostPort != 0 {
 			// The API server's key, and the value it reports: protocol/hostIP/port.
-			key := fmt.Sprintf("%s/%s/%d", cmp.Or(port.Protocol, ProtocolTCP), port.HostIP, port.HostPort)
+			key := fmt.Sprintf("%s/%s/%d", port.Protocol, port.HostIP, port.HostPort)
 			if hostPorts[key] {
 				errs = append(errs, field.Duplicate(pp.Child("hostPort"), key))
 			}

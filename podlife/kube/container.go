@@ -1,12 +1,10 @@
 package kube
 
 import (
-	"cmp"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/distribution/reference"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -21,7 +19,7 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 	out := podlife.ContainerSpec{
 		Name:            ct.Name,
 		Image:           ct.Image,
-		ImagePullPolicy: pullPolicy(ct.Image, ct.ImagePullPolicy),
+		ImagePullPolicy: podlife.PullPolicy(ct.ImagePullPolicy),
 		WorkingDir:      ct.WorkingDir,
 	}
 	env, e, stopped := c.env(ct, p, pl)
@@ -53,8 +51,7 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 		out.RestartPolicy = podlife.RestartPolicy(*ct.RestartPolicy)
 	}
 	out.SecurityContext = containerSecurity(ct.SecurityContext)
-	// The API's defaults stay empty (podlife's defaults too): a pod adopted from a record of a
-	// version without these fields keeps its spec fingerprint.
+	// The API's defaults stay empty: podlife applies them (see podlife.PodSpec.WithDefaults).
 	if ct.TerminationMessagePath != podlife.DefaultTerminationMessagePath {
 		out.TerminationMessagePath = ct.TerminationMessagePath
 	}
@@ -64,30 +61,8 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 	return out
 }
 
-// pullPolicy returns the container's pull policy, or the API's default for its image:
-// Always for a ":latest" or untagged image, IfNotPresent for another tag or a digest.
-func pullPolicy(image string, p corev1.PullPolicy) podlife.PullPolicy {
-	if p != "" {
-		return podlife.PullPolicy(p)
-	}
-	named, err := reference.ParseNormalizedNamed(image)
-	if err != nil {
-		return "" // the image is reported invalid by validation
-	}
-	if tagged, ok := named.(reference.Tagged); ok {
-		if tagged.Tag() == "latest" {
-			return podlife.PullAlways
-		}
-		return podlife.PullIfNotPresent
-	}
-	if _, ok := named.(reference.Digested); ok {
-		return podlife.PullIfNotPresent
-	}
-	return podlife.PullAlways
-}
-
-// ports converts the container's ports; the protocol defaults to TCP, and with hostNetwork
-// the host port to the container port. app tells an app container, whose host ports the API
+// ports converts the container's ports; with hostNetwork the host port defaults to the
+// container port (the protocol's default is podlife's: see podlife.PodSpec.WithDefaults). app tells an app container, whose host ports the API
 // server wants equal to the container ports with hostNetwork (validatePodHostNetworkDeps).
 func (c *converter) ports(ct *corev1.Container, p *field.Path, app bool) []podlife.ContainerPort {
 	var out []podlife.ContainerPort
@@ -112,7 +87,7 @@ func (c *converter) ports(ct *corev1.Container, p *field.Path, app bool) []podli
 			ContainerPort: c.port16(pp.Child("containerPort"), cp.ContainerPort),
 			HostPort:      c.port16(pp.Child("hostPort"), cp.HostPort),
 			HostIP:        cp.HostIP,
-			Protocol:      podlife.Protocol(cmp.Or(cp.Protocol, corev1.ProtocolTCP)),
+			Protocol:      podlife.Protocol(cp.Protocol),
 		})
 	}
 	return out

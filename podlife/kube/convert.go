@@ -44,8 +44,8 @@ type Options struct {
 // namespace returns the namespace of an object that names ns (maybe empty).
 func (o Options) namespace(ns string) string { return cmp.Or(ns, o.Namespace, "default") }
 
-// Convert converts a Pod to a podlife pod spec with the API server's defaults (see the package
-// documentation), resolving configMap and secret references against objects. It is the core
+// Convert converts a Pod to a podlife pod spec, leaving the API server's defaults that podlife
+// applies to podlife (see the package documentation), resolving configMap and secret references against objects. It is the core
 // of Load, for callers that build or decode Pods themselves.
 //
 // The warnings are the fields dropped or not enforced. The error, if any, is a *LoadError
@@ -119,18 +119,18 @@ func (c *converter) convertMeta(opts Options) {
 func (c *converter) convertSpec() {
 	s, sp := c.src.spec, c.specPath
 	c.restartPolicy()
-	grace := int64(30)
+	// Unset, it takes podlife's default, the API's 30 s (see podlife.PodSpec.WithDefaults).
 	if s.TerminationGracePeriodSeconds != nil {
-		grace = *s.TerminationGracePeriodSeconds
-	}
-	if grace < 0 {
-		// The API server accepts it with this warning (pkg/api/pod: GetWarningsForPod), and
-		// the kubelet uses 1 s.
-		c.is.warnf(sp.Child("terminationGracePeriodSeconds"), "must be >= 0; negative values are invalid and will be treated as 1")
-		grace = 1
-	}
-	if d, ok := c.seconds(sp.Child("terminationGracePeriodSeconds"), grace); ok {
-		c.out.TerminationGracePeriod = &d
+		grace := *s.TerminationGracePeriodSeconds
+		if grace < 0 {
+			// The API server accepts it with this warning (pkg/api/pod: GetWarningsForPod),
+			// and the kubelet uses 1 s.
+			c.is.warnf(sp.Child("terminationGracePeriodSeconds"), "must be >= 0; negative values are invalid and will be treated as 1")
+			grace = 1
+		}
+		if d, ok := c.seconds(sp.Child("terminationGracePeriodSeconds"), grace); ok {
+			c.out.TerminationGracePeriod = &d
+		}
 	}
 	c.activeDeadline()
 	c.out.HostNetwork = s.HostNetwork
@@ -185,7 +185,7 @@ func (c *converter) convertSpec() {
 	}
 }
 
-// restartPolicy sets the pod's restart policy: Always by default; a workload's template
+// restartPolicy sets the pod's restart policy (podlife's default: Always); a workload's template
 // must keep Always, and a Job's must say OnFailure or Never, as the API validates them.
 func (c *converter) restartPolicy() {
 	rp := c.src.spec.RestartPolicy
@@ -198,7 +198,7 @@ func (c *converter) restartPolicy() {
 	case c.src.template && !c.src.job && rp != "" && rp != corev1.RestartPolicyAlways:
 		c.is.field(field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyAlways}))
 	}
-	c.out.RestartPolicy = podlife.RestartPolicy(cmp.Or(rp, corev1.RestartPolicyAlways))
+	c.out.RestartPolicy = podlife.RestartPolicy(rp) // unset: podlife's default, Always
 }
 
 // activeDeadline sets the pod's deadline: its own activeDeadlineSeconds, or a Job's if that

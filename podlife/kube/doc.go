@@ -12,11 +12,15 @@
 //
 // # Defaults and conversion
 //
-// The API server's defaults are applied and made explicit in the spec: restartPolicy Always,
-// terminationGracePeriodSeconds 30, imagePullPolicy Always for a ":latest" or untagged image
-// and IfNotPresent otherwise, port protocol TCP, probe period 10 s, timeout 1 s, success
-// threshold 1 and failure threshold 3, httpGet path "/" and scheme HTTP, a CPU request equal
-// to the CPU limit when only the limit is set, and an emptyDir for a volume without a source.
+// The API server's defaults that podlife shares are left to podlife, which applies them when
+// it admits the spec (podlife.PodSpec.WithDefaults; a field unset in the manifest stays unset
+// in the converted spec): restartPolicy Always, terminationGracePeriodSeconds 30,
+// imagePullPolicy Always for a ":latest" or untagged image and IfNotPresent otherwise, port
+// protocol TCP, probe period 10 s, timeout 1 s, success threshold 1 and failure threshold 3.
+// The others are made explicit in the spec: httpGet path "/" and scheme HTTP, a CPU request
+// equal to the CPU limit when only the limit is set, the host port equal to the container
+// port with hostNetwork, file mode 0644 for configMap, secret, downwardAPI and projected
+// files, and an emptyDir for a volume without a source.
 //
 // The container environment is resolved as the kubelet does: envFrom sources, then env
 // entries in order; a literal value has its $(VAR) references expanded with the variables

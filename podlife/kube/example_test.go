@@ -56,8 +56,9 @@ spec:
 		log.Fatal(err)
 	}
 	for _, p := range res.Pods {
-		c := p.Spec.Containers[0]
-		fmt.Println(p.Source, "->", p.Spec.Name, p.Spec.RestartPolicy, *p.Spec.TerminationGracePeriod)
+		spec := p.Spec.WithDefaults() // the defaults podlife applies when it runs the spec
+		c := spec.Containers[0]
+		fmt.Println(p.Source, "->", spec.Name, spec.RestartPolicy, *spec.TerminationGracePeriod)
 		fmt.Println(c.Image, c.ImagePullPolicy, c.Env, c.Command[2])
 		fmt.Println(probe.Describe(c.ReadinessProbe.Prober), c.ReadinessProbe.Period)
 	}
@@ -144,6 +145,7 @@ func ExampleConvert() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	spec = spec.WithDefaults() // the defaults podlife applies when it runs the spec
 	c := spec.Containers[0]
 	fmt.Println(spec.Name, spec.Namespace, spec.RestartPolicy, len(warnings))
 	fmt.Println(c.ImagePullPolicy, c.Env, c.Args)

@@ -299,7 +299,10 @@ silently dropped:
 newer k8s.io/api than the one podlife is built with is an error. Unknown fields (typos) and
 duplicate fields are errors, as with ` + "`kubectl --validate=strict`" + `.
 
-The API server's defaults are applied: ` + "`restartPolicy: Always`" + `, ` + "`terminationGracePeriodSeconds: 30`" + `,
-` + "`imagePullPolicy`" + ` by tag, probe period 10 s, timeout 1 s, thresholds 1 and 3, port protocol TCP,
-CPU request = CPU limit when only the limit is given, and an emptyDir for a volume without a source.
+The API server's defaults apply. Those podlife shares are left unset in the converted spec and
+applied by podlife when it runs it (` + "`podlife.PodSpec.WithDefaults`" + `, see [spec-defaults.md](spec-defaults.md)):
+` + "`restartPolicy: Always`" + `, ` + "`terminationGracePeriodSeconds: 30`" + `, ` + "`imagePullPolicy`" + ` by tag, probe period
+10 s, timeout 1 s, thresholds 1 and 3, port protocol TCP. The converter makes the others explicit:
+CPU request = CPU limit when only the limit is given, hostPort = containerPort with hostNetwork,
+file mode 0644, and an emptyDir for a volume without a source.
 `

@@ -48,6 +48,13 @@ func onePod(t *testing.T, res *kube.Result) podlife.PodSpec {
 	return res.Pods[0].Spec
 }
 
+// admitted is the one pod's spec as podlife runs it: with podlife's defaults, the API
+// server's, which the conversion leaves to podlife (podlife.PodSpec.WithDefaults).
+func admitted(t *testing.T, res *kube.Result) podlife.PodSpec {
+	t.Helper()
+	return onePod(t, res).WithDefaults()
+}
+
 // loadErrors returns the issues of a *LoadError, failing the test on another error.
 func loadErrors(t *testing.T, err error) []kube.Issue {
 	t.Helper()

@@ -24,7 +24,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := onePod(t, res)
+	spec := admitted(t, res)
 	want := []podlife.ImageVolume{
 		{Reference: "quay.io/x/data:v2", PullPolicy: podlife.PullIfNotPresent},
 		{Reference: "quay.io/x/data", PullPolicy: podlife.PullAlways},

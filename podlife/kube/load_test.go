@@ -64,7 +64,7 @@ func TestDocsExamples(t *testing.T) {
 		check func(t *testing.T, res *kube.Result)
 	}{
 		{"lifecycle-events.yaml", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			check(t, "name", spec.Name, "lifecycle-demo")
 			check(t, "namespace", spec.Namespace, "default")
 			check(t, "restartPolicy", spec.RestartPolicy, podlife.RestartAlways)
@@ -76,7 +76,7 @@ func TestDocsExamples(t *testing.T) {
 			check(t, "preStop", describeHook(c.PreStop), "exec [/bin/sh -c nginx -s quit; while killall -0 nginx; do sleep 1; done]")
 		}},
 		{"init-containers.yaml", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			check(t, "init containers", len(spec.InitContainers), 1)
 			ic := spec.InitContainers[0]
 			checkSlice(t, "init command", ic.Command, []string{"wget", "-O", "/work-dir/index.html", "http://info.cern.ch"})
@@ -87,7 +87,7 @@ func TestDocsExamples(t *testing.T) {
 			check(t, "dns (dnsPolicy Default: the host's)", spec.DNS == nil, true)
 		}},
 		{"myapp-pod.yaml", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			check(t, "label", spec.Labels["app.kubernetes.io/name"], "MyApp")
 			check(t, "init containers", len(spec.InitContainers), 2)
 			// $(cat ...) is not a variable: it stays as written for the shell.
@@ -95,32 +95,32 @@ func TestDocsExamples(t *testing.T) {
 				"until nslookup myservice.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for myservice; sleep 2; done")
 		}},
 		{"exec-liveness.yaml", func(t *testing.T, res *kube.Result) {
-			c := onePod(t, res).Containers[0]
+			c := admitted(t, res).Containers[0]
 			check(t, "command", len(c.Command), 0)
 			checkSlice(t, "args", c.Args, []string{"/bin/sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"})
 			checkProbe(t, "liveness", c.LivenessProbe, "exec [cat /tmp/healthy]", 5*s, 5*s, s, 1, 3)
 		}},
 		{"http-liveness.yaml", func(t *testing.T, res *kube.Result) {
-			c := onePod(t, res).Containers[0]
+			c := admitted(t, res).Containers[0]
 			checkProbe(t, "liveness", c.LivenessProbe, "httpGet http://:8080/healthz", 3*s, 3*s, s, 1, 3)
 		}},
 		{"tcp-liveness-readiness.yaml", func(t *testing.T, res *kube.Result) {
-			c := onePod(t, res).Containers[0]
+			c := admitted(t, res).Containers[0]
 			checkProbe(t, "readiness", c.ReadinessProbe, "tcpSocket :8080", 15*s, 10*s, s, 1, 3)
 			checkProbe(t, "liveness", c.LivenessProbe, "tcpSocket :8080", 15*s, 10*s, s, 1, 3)
 		}},
 		{"grpc-liveness.yaml", func(t *testing.T, res *kube.Result) {
-			c := onePod(t, res).Containers[0]
+			c := admitted(t, res).Containers[0]
 			checkProbe(t, "liveness", c.LivenessProbe, `grpc :2379 ""`, 10*s, 10*s, s, 1, 3)
 			check(t, "pull policy", c.ImagePullPolicy, podlife.PullIfNotPresent)
 		}},
 		{"named-port-probes.yaml", func(t *testing.T, res *kube.Result) {
-			c := onePod(t, res).Containers[0]
+			c := admitted(t, res).Containers[0]
 			checkProbe(t, "liveness", c.LivenessProbe, "httpGet http://:8080/healthz", 0, 10*s, s, 1, 1)
 			checkProbe(t, "startup", c.StartupProbe, "httpGet http://:8080/healthz", 0, 10*s, s, 1, 30)
 		}},
 		{"two-container-pod.yaml", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			check(t, "restartPolicy", spec.RestartPolicy, podlife.RestartNever)
 			check(t, "containers", len(spec.Containers), 2)
 			check(t, "nginx mount", spec.Containers[0].VolumeMounts[0], podlife.VolumeMount{Name: "shared-data", MountPath: "/usr/share/nginx/html"})
@@ -128,7 +128,7 @@ func TestDocsExamples(t *testing.T) {
 			checkSlice(t, "debian args", spec.Containers[1].Args, []string{"-c", "echo Hello from the debian container > /pod-data/index.html"})
 		}},
 		{"deployment-sidecar.yaml", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			check(t, "source", res.Pods[0].Source.String(), "testdata/deployment-sidecar.yaml#0 Deployment/myapp")
 			check(t, "name", spec.Name, "myapp")
 			check(t, "labels", fmt.Sprint(spec.Labels), "map[app:myapp]")
@@ -137,26 +137,26 @@ func TestDocsExamples(t *testing.T) {
 			check(t, "warnings", len(res.Warnings), 0)
 		}},
 		{"job-sidecar.yaml", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			check(t, "name", spec.Name, "myjob")
 			check(t, "restartPolicy", spec.RestartPolicy, podlife.RestartNever)
 			check(t, "sidecar", spec.InitContainers[0].RestartPolicy, podlife.RestartAlways)
 		}},
 		{"sidecar-startup.yaml", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			sc := spec.InitContainers[0]
 			check(t, "sidecar", sc.RestartPolicy, podlife.RestartAlways)
 			checkProbe(t, "sidecar startup", sc.StartupProbe, "httpGet http://:80/", 5*s, 30*s, 20*s, 1, 10)
 			check(t, "pull policy", sc.ImagePullPolicy, podlife.PullIfNotPresent)
 		}},
 		{"dependent-envars.yaml", func(t *testing.T, res *kube.Result) {
-			c := onePod(t, res).Containers[0]
+			c := admitted(t, res).Containers[0]
 			check(t, "env", fmt.Sprint(c.Env), "[{SERVICE_PORT 80} {SERVICE_IP 172.17.0.1} "+
 				"{UNCHANGED_REFERENCE $(PROTOCOL)://172.17.0.1:80} {PROTOCOL https} "+
 				"{SERVICE_ADDRESS https://172.17.0.1:80} {ESCAPED_REFERENCE $(PROTOCOL)://172.17.0.1:80}]")
 		}},
 		{"configmap-pod.yaml", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			c := spec.Containers[0]
 			check(t, "env", fmt.Sprint(c.Env), "[{PLAYER_INITIAL_LIVES 3} {UI_PROPERTIES_FILE_NAME user-interface.properties}]")
 			check(t, "mount", c.VolumeMounts[0], podlife.VolumeMount{Name: "config", MountPath: "/config", ReadOnly: true})
@@ -174,13 +174,13 @@ func TestDocsExamples(t *testing.T) {
 			check(t, "annotations", string(f.Files[1].Data), "build=\"two\"\nbuilder=\"john-doe\"")
 		}},
 		{"subpath-expr.yaml", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			check(t, "env", fmt.Sprint(spec.Containers[0].Env), "[{POD_NAME pod1}]")
 			check(t, "mount", spec.Containers[0].VolumeMounts[0], podlife.VolumeMount{Name: "workdir1", MountPath: "/logs", SubPath: "pod1"})
 			check(t, "hostPath", *spec.Volumes[0].HostPath, podlife.HostPathVolume{Path: "/var/log/pods"})
 		}},
 		{"secret-pod.yaml", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			c := spec.Containers[0]
 			check(t, "env", fmt.Sprint(c.Env), "[{BACKEND_DB_PASSWORD s3cr3t} {BACKEND_backend-username admin} {SECRET_USERNAME admin}]")
 			f := spec.Volumes[0].Files
@@ -189,7 +189,7 @@ func TestDocsExamples(t *testing.T) {
 			check(t, "credentials", fmt.Sprint(spec.PullCredentials), "[{docker.io user pass} {registry.example.com:5000 bob pw}]")
 		}},
 		{"hooks.json", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			check(t, "namespace", spec.Namespace, "web")
 			check(t, "grace", *spec.TerminationGracePeriod, 60*s)
 			c := spec.Containers[0]
@@ -202,7 +202,7 @@ func TestDocsExamples(t *testing.T) {
 			check(t, "port", c.Ports[0], podlife.ContainerPort{Name: "http", ContainerPort: 80, HostPort: 8080, Protocol: podlife.ProtocolTCP})
 		}},
 		{"deployment-service.yaml", func(t *testing.T, res *kube.Result) {
-			spec := onePod(t, res)
+			spec := admitted(t, res)
 			check(t, "name", spec.Name, "web")
 			check(t, "namespace", spec.Namespace, "shop")
 			checkProbe(t, "liveness", spec.Containers[0].LivenessProbe, "tcpSocket :80", 0, 10*s, s, 1, 3)

@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -15,8 +14,8 @@ import (
 	"github.com/podlife/podlife/probe"
 )
 
-// probe converts a probe, with the API's defaults made explicit: period 10 s, timeout 1 s,
-// success threshold 1, failure threshold 3. Named ports are resolved against the container's
+// probe converts a probe; its zero timings take podlife's defaults, the API's (period 10 s,
+// timeout 1 s, success threshold 1, failure threshold 3: probe.Spec.WithDefaults). Named ports are resolved against the container's
 // ports; an exec command has its $(VAR) references expanded from the literal values of the
 // container's env only, as the kubelet's prober does.
 func (c *converter) probe(ct *corev1.Container, pr *corev1.Probe, p *field.Path) *probe.Spec {
@@ -31,10 +30,10 @@ func (c *converter) probe(ct *corev1.Container, pr *corev1.Probe, p *field.Path)
 	out := &probe.Spec{
 		Prober:           prober,
 		InitialDelay:     time.Duration(pr.InitialDelaySeconds) * time.Second,
-		Period:           time.Duration(cmp.Or(pr.PeriodSeconds, 10)) * time.Second,
-		Timeout:          time.Duration(cmp.Or(pr.TimeoutSeconds, 1)) * time.Second,
-		SuccessThreshold: int(cmp.Or(pr.SuccessThreshold, 1)),
-		FailureThreshold: int(cmp.Or(pr.FailureThreshold, 3)),
+		Period:           time.Duration(pr.PeriodSeconds) * time.Second,
+		Timeout:          time.Duration(pr.TimeoutSeconds) * time.Second,
+		SuccessThreshold: int(pr.SuccessThreshold),
+		FailureThreshold: int(pr.FailureThreshold),
 	}
 	if g := pr.TerminationGracePeriodSeconds; g != nil {
 		if d, ok := c.seconds(p.Child("terminationGracePeriodSeconds"), *g); ok {

@@ -277,7 +277,7 @@ func TestHostNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := onePod(t, res)
+	spec := admitted(t, res)
 	check(t, "hostNetwork", spec.HostNetwork, true)
 	check(t, "port", spec.Containers[0].Ports[0], podlife.ContainerPort{ContainerPort: 80, HostPort: 80, Protocol: podlife.ProtocolTCP})
 }

@@ -70,9 +70,9 @@ func (c *converter) volume(v *corev1.Volume, p *field.Path, pl string) podlife.V
 		files := c.downwardFiles(sp, v.DownwardAPI.Items, mode, pl, 0)
 		return podlife.Volume{Files: &podlife.FilesVolume{Files: files, Medium: podlife.MediumMemory}}
 	case v.Image != nil:
-		// The pull policy defaults as a container image's does.
+		// The pull policy's default is podlife's, as a container image's.
 		return podlife.Volume{Image: &podlife.ImageVolume{Reference: v.Image.Reference,
-			PullPolicy: pullPolicy(v.Image.Reference, v.Image.PullPolicy)}}
+			PullPolicy: podlife.PullPolicy(v.Image.PullPolicy)}}
 	case v.Projected != nil:
 		return podlife.Volume{Files: &podlife.FilesVolume{Files: c.projectedFiles(v.Projected, p.Child("projected"), pl),
 			Medium: podlife.MediumMemory}}
