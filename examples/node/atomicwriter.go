@@ -28,10 +28,16 @@ const (
 	tsDirLayout = "..2006_01_02_15_04_05."
 )
 
+// payloadFile is a file of a volume's payload.
+type payloadFile struct {
+	podlife.File
+	uid int // its owner; -1 for the node's (root)
+}
+
 // writeAtomic makes dir (created if missing) hold exactly files, with the kubelet's atomic
 // writer layout; gid, if not negative, owns every file and directory of the payload, readable
 // by the group (fsGroup). The previous payload is removed once the new one is in place.
-func writeAtomic(dir string, files []podlife.File, gid int) error {
+func writeAtomic(dir string, files []payloadFile, gid int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -93,7 +99,7 @@ func writeAtomic(dir string, files []podlife.File, gid int) error {
 }
 
 // writePayload writes files under dir (the timestamped directory).
-func writePayload(dir string, files []podlife.File, gid int) error {
+func writePayload(dir string, files []payloadFile, gid int) error {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		return err
 	}
@@ -121,12 +127,12 @@ func writePayload(dir string, files []podlife.File, gid int) error {
 			return err
 		}
 		if gid >= 0 {
-			mode |= 0o040 // the kubelet's fsGroup ownership: group-readable
+			mode |= 0o440 // the kubelet's fsGroup ownership of a read-only volume
 		}
 		if err := os.Chmod(path, mode); err != nil {
 			return err
 		}
-		if err := chownGroup(path, gid); err != nil {
+		if err := os.Lchown(path, f.uid, gid); err != nil {
 			return err
 		}
 	}

@@ -19,7 +19,14 @@ import (
 func TestWriteAtomic(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "vol")
 	first := []podlife.File{{Path: "token", Data: []byte("one"), Mode: 0o600}, {Path: "ca.crt", Data: []byte("ca")}, {Path: "sub/ns", Data: []byte("x")}}
-	if err := writeAtomic(dir, first, -1); err != nil {
+	payload := func(files []podlife.File) []payloadFile {
+		out := make([]payloadFile, 0, len(files))
+		for _, f := range files {
+			out = append(out, payloadFile{File: f, uid: -1})
+		}
+		return out
+	}
+	if err := writeAtomic(dir, payload(first), -1); err != nil {
 		t.Fatal(err)
 	}
 	check := func(files []podlife.File) string {
@@ -63,13 +70,13 @@ func TestWriteAtomic(t *testing.T) {
 	}
 	old := check(first)
 	second := []podlife.File{{Path: "token", Data: []byte("two"), Mode: 0o600}, {Path: "namespace", Data: []byte("ns")}}
-	if err := writeAtomic(dir, second, -1); err != nil {
+	if err := writeAtomic(dir, payload(second), -1); err != nil {
 		t.Fatal(err)
 	}
 	if now := check(second); now == old {
 		t.Errorf("..data still -> %s after a rewrite", old)
 	}
-	if err := writeAtomic(dir, []podlife.File{{Path: "../escape"}}, -1); err == nil {
+	if err := writeAtomic(dir, payload([]podlife.File{{Path: "../escape"}}), -1); err == nil {
 		t.Error("a path out of the volume was written")
 	}
 }

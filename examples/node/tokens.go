@@ -56,6 +56,7 @@ type projector struct {
 type projection struct {
 	pod     *corev1.Pod
 	gid     int // the pod's fsGroup, -1 for none
+	uid     int // the user all the pod's containers run as, -1 if they differ or one is unset
 	dir     string
 	volumes []nodeVolume
 	cancel  context.CancelFunc
@@ -74,7 +75,7 @@ func (pj *projector) podDir(name string) string { return filepath.Join(pj.dir, n
 // them until remove or close. A projection of the same pod already running is replaced.
 func (pj *projector) project(ctx context.Context, name string, pod *corev1.Pod, vols []nodeVolume) error {
 	pj.stop(name)
-	pp := &projection{pod: pod.DeepCopy(), gid: -1, dir: pj.podDir(name), volumes: slices.Clone(vols)}
+	pp := &projection{pod: pod.DeepCopy(), gid: -1, uid: fsUser(pod), dir: pj.podDir(name), volumes: slices.Clone(vols)}
 	if sc := pod.Spec.SecurityContext; sc != nil && sc.FSGroup != nil {
 		pp.gid = int(*sc.FSGroup)
 	}
@@ -183,9 +184,18 @@ func (pj *projector) refresh(ctx context.Context, pp *projection, all bool) erro
 		if !renewed || all && len(errs) > 0 {
 			continue
 		}
-		files := slices.Clone(v.files)
+		files := make([]payloadFile, 0, len(v.files)+len(v.tokens))
+		for _, f := range v.files {
+			files = append(files, payloadFile{File: f, uid: -1})
+		}
 		for _, s := range v.tokens {
-			files = append(files, podlife.File{Path: s.path, Data: []byte(s.issued.token), Mode: s.mode})
+			// The kubelet's: a token is its user's alone (0600, then group-readable with an
+			// fsGroup) when the pod names a user or an fsGroup, else it has the volume's mode.
+			mode := s.mode
+			if pp.uid >= 0 || pp.gid >= 0 {
+				mode = 0o600
+			}
+			files = append(files, payloadFile{File: podlife.File{Path: s.path, Data: []byte(s.issued.token), Mode: mode}, uid: pp.uid})
 		}
 		if err := writeAtomic(filepath.Join(pp.dir, v.name), files, pp.gid); err != nil {
 			errs = append(errs, fmt.Errorf("volume %s: write: %w", v.name, err))
@@ -239,4 +249,26 @@ func (pr *provider) removeVolumes(name string) {
 	if err := pr.tokens.remove(name); err != nil {
 		pr.log.Warn("remove node volumes", "podlife", name, "err", err)
 	}
+}
+
+// fsUser is the kubelet's owner of a pod's tokens: the runAsUser every container of the pod
+// runs with (its own, else the pod's), or -1 when one has none or they differ.
+func fsUser(pod *corev1.Pod) int {
+	uid := -1
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range cs {
+			var u *int64
+			if sc := pod.Spec.SecurityContext; sc != nil {
+				u = sc.RunAsUser
+			}
+			if c.SecurityContext != nil && c.SecurityContext.RunAsUser != nil {
+				u = c.SecurityContext.RunAsUser
+			}
+			if u == nil || uid >= 0 && int(*u) != uid {
+				return -1
+			}
+			uid = int(*u)
+		}
+	}
+	return uid
 }
