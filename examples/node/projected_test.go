@@ -129,3 +129,24 @@ func TestSplitTokens(t *testing.T) {
 		t.Errorf("files of the other sources: %+v", vols[0].files)
 	}
 }
+
+// TestFsUser: the kubelet's owner of a pod's tokens is the runAsUser all its containers share
+// (a container's own, else the pod's), none when one has none or they differ.
+func TestFsUser(t *testing.T) {
+	sc := func(uid int64) *corev1.SecurityContext { return &corev1.SecurityContext{RunAsUser: &uid} }
+	for _, c := range []struct {
+		name string
+		pod  corev1.PodSpec
+		want int
+	}{
+		{"none", corev1.PodSpec{Containers: []corev1.Container{{}}}, -1},
+		{"pod's", corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](1000)}, Containers: []corev1.Container{{}, {}}}, 1000},
+		{"containers' own", corev1.PodSpec{InitContainers: []corev1.Container{{SecurityContext: sc(7)}}, Containers: []corev1.Container{{SecurityContext: sc(7)}}}, 7},
+		{"differ", corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](1000)}, Containers: []corev1.Container{{}, {SecurityContext: sc(7)}}}, -1},
+		{"one unset", corev1.PodSpec{Containers: []corev1.Container{{SecurityContext: sc(7)}, {}}}, -1},
+	} {
+		if got := fsUser(&corev1.Pod{Spec: c.pod}); got != c.want {
+			t.Errorf("%s: fsUser = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
