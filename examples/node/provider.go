@@ -55,6 +55,9 @@ type entry struct {
 	// when it has returned. Both nil until CreatePod launched it.
 	cancel context.CancelFunc
 	done   chan struct{}
+	// replacement is a pod of the same namespace/name but another UID, which the API server
+	// has in place of this one (replace.go): created once this one is removed.
+	replacement *corev1.Pod
 }
 
 func newProvider(rt *podlife.Runtime, objects objectSource, recorder record.EventRecorder, log *slog.Logger, hostIP string, opts kube.Options) *provider {
@@ -225,6 +228,10 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 		pr.mu.Unlock()
 		return errdefs.NotFoundf("pod %s/%s is not on this node", pod.Namespace, pod.Name)
 	}
+	if pod.UID != e.pod.UID {
+		pr.mu.Unlock()
+		return pr.replaceLater(ctx, e, pod)
+	}
 	old := e.pod
 	status := e.pod.Status
 	e.pod = pod.DeepCopy()
@@ -249,6 +256,13 @@ func (pr *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	if !ok || e.done == nil {
 		pr.mu.Unlock()
 		return errdefs.NotFoundf("pod %s is not on this node", k)
+	}
+	if pod.UID != e.pod.UID { // a replacement deleted before it ran (replace.go)
+		if e.replacement != nil && e.replacement.UID == pod.UID {
+			e.replacement = nil
+		}
+		pr.mu.Unlock()
+		return nil
 	}
 	if e.deleting {
 		pr.mu.Unlock()
@@ -302,8 +316,13 @@ func (pr *provider) remove(e *entry, opts []podlife.StopOption) {
 	pod := e.pod.DeepCopy()
 	pod.Status = final
 	notify := pr.notify
+	next := e.replacement
 	pr.mu.Unlock()
 	pr.log.Info("pod removed", "pod", k)
+	if next != nil { // the API server has no object of this pod any more
+		pr.recreate(next)
+		return
+	}
 	if notify != nil {
 		notify(pod)
 	}
