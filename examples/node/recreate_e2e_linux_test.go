@@ -13,7 +13,7 @@ import (
 // is present" reuses a pod name so).
 func TestNodeRecreatedPod(t *testing.T) {
 	tn := startNode(t)
-	ns := "recreate-" + env.runID
+	ns := "recreate-" + tn.name
 	newNamespace(t, ns)
 	for _, word := range []string{"first", "second", "third"} {
 		mustKubectl(t, fmt.Sprintf(`apiVersion: v1

@@ -27,7 +27,7 @@ func TestNodeServiceAccountToken(t *testing.T) {
 	// A token is refreshed at 80% of its life or at --token-max-age (the kubelet's 24 h): the
 	// API server refuses lives under 10 minutes, so the test shortens the age.
 	tn := startNodeWith(t, "podlife.io/node=true:NoSchedule", "--token-max-age", "3s")
-	ns := "satoken-" + env.runID
+	ns := "satoken-" + tn.name // one per node, so that -count=N runs again
 	newNamespace(t, ns)
 	sched := strings.Replace(scheduling(tn.name), "  automountServiceAccountToken: false\n", "", 1)
 	manifest := fmt.Sprintf(`apiVersion: v1
@@ -82,18 +82,22 @@ spec:
 	if err := os.WriteFile(caFile, []byte(ca), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The atomic writer's layout, as it is between two writes (the node may be swapping in a
+	// refreshed token right now: the steady state is waited for); the token read after it.
+	var lines []string
+	waitFor(t, "the ..data layout of "+saDir, time.Minute, func() (bool, error) {
+		layout := mustKubectl(t, "", "-n", ns, "exec", "sa", "--", "sh", "-c",
+			"cd "+saDir+" && readlink ..data && readlink token && readlink ca.crt && ls -a | tr '\\n' ' '")
+		lines = strings.Split(strings.TrimSpace(layout), "\n")
+		if len(lines) != 4 || !strings.HasPrefix(lines[0], "..20") || lines[1] != "..data/token" || lines[2] != "..data/ca.crt" {
+			return false, fmt.Errorf("%q, want ..data -> a timestamped dir, token -> ..data/token, ca.crt -> ..data/ca.crt", layout)
+		}
+		names := strings.Fields(lines[3])
+		return slices.Equal(names, []string{".", "..", lines[0], "..data", "ca.crt", "namespace", "token"}),
+			fmt.Errorf("entries %v, want one payload, ..data and the three names", names)
+	})
 	token := cat(saDir + "/token")
 	whoami(t, token, caFile, "system:serviceaccount:"+ns+":default", "sa")
-
-	// The atomic writer's layout.
-	layout := mustKubectl(t, "", "-n", ns, "exec", "sa", "--", "sh", "-c",
-		"cd "+saDir+" && readlink ..data && readlink token && readlink ca.crt && ls -a | tr '\\n' ' '")
-	lines := strings.Split(strings.TrimSpace(layout), "\n")
-	if len(lines) != 4 || !strings.HasPrefix(lines[0], "..20") || lines[1] != "..data/token" || lines[2] != "..data/ca.crt" {
-		t.Errorf("layout of %s: %q, want ..data -> a timestamped dir, token -> ..data/token, ca.crt -> ..data/ca.crt", saDir, layout)
-	} else if names := strings.Fields(lines[3]); !slices.Equal(names, []string{".", "..", lines[0], "..data", "ca.crt", "namespace", "token"}) {
-		t.Errorf("entries of %s: %v, want one payload, ..data and the three names", saDir, names)
-	}
 	if _, err := kubectl(t, "", "-n", ns, "exec", "sa", "--", "touch", saDir+"/x"); err == nil {
 		t.Errorf("%s is writable", saDir)
 	}
