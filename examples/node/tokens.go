@@ -133,7 +133,11 @@ func (pj *projector) close() {
 func (pj *projector) keepFresh(ctx context.Context, pp *projection) {
 	k := key(pp.pod.Namespace, pp.pod.Name)
 	for {
-		timer := time.NewTimer(time.Until(pp.next()))
+		next := pp.next()
+		if next.IsZero() { // no token: nothing to refresh
+			return
+		}
+		timer := time.NewTimer(time.Until(next))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
