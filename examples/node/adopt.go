@@ -137,7 +137,7 @@ func (pr *provider) reapDeleted(ctx context.Context, pods func(ns string) typedc
 			// lets the node read its ConfigMaps and Secrets (a refusal is final, no retry).
 			objects.forbiddenWait = 0
 		}
-		if spec, err := pr.convertFrom(ctx, objects, &pod); err == nil {
+		if spec, _, err := pr.convertFrom(ctx, objects, &pod); err == nil {
 			spec.Name = rec.Name // legacyName's, if an older node started it
 			if p, err := pr.rt.Adopt(ctx, spec); err == nil {
 				if err := p.Stop(ctx, opts...); err != nil {
@@ -147,6 +147,7 @@ func (pr *provider) reapDeleted(ctx context.Context, pods func(ns string) typedc
 					pr.log.Warn("remove pod", "podlife", rec.Name, "err", err)
 				} else {
 					pr.forget(rec.Name)
+					pr.removeVolumes(rec.Name)
 				}
 				pr.log.Info("deleted pod adopted and removed", "pod", key(pod.Namespace, pod.Name))
 				continue
@@ -157,6 +158,7 @@ func (pr *provider) reapDeleted(ctx context.Context, pods func(ns string) typedc
 			continue
 		}
 		pr.forget(rec.Name)
+		pr.removeVolumes(rec.Name)
 		pr.log.Info("deleted pod removed", "pod", key(pod.Namespace, pod.Name))
 	}
 }

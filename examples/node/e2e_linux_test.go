@@ -126,13 +126,7 @@ func setup() error {
 		return err
 	}
 	start := time.Now()
-	var apiserverArgs []string
-	if os.Getenv("PODLIFE_CONFORMANCE") == "1" {
-		// TestConformance: pods get no service-account token (podlife-node cannot project one
-		// yet), as in the suite's measured baseline.
-		apiserverArgs = append(apiserverArgs, "--disable-admission-plugins", "ServiceAccount")
-	}
-	env.cp, err = startControlPlane(ctx, cpDir, bin, etcd, apiserverArgs...)
+	env.cp, err = startControlPlane(ctx, cpDir, bin, etcd)
 	if err != nil {
 		return err
 	}
@@ -200,7 +194,8 @@ type testNode struct {
 	cmd        *exec.Cmd
 	done       chan struct{}
 	log        string
-	taint      string // --taint, if any
+	taint      string   // --taint, if any
+	args       []string // more flags
 }
 
 var nodeCount int
@@ -213,8 +208,9 @@ func startNode(t *testing.T) *testNode {
 	return startNodeWith(t, "podlife.io/node=true:NoSchedule")
 }
 
-// startNodeWith is startNode with taint as the node's taint (none if empty).
-func startNodeWith(t *testing.T, taint string) *testNode {
+// startNodeWith is startNode with taint as the node's taint (none if empty), and args as more
+// flags of the node.
+func startNodeWith(t *testing.T, taint string, args ...string) *testNode {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end test: -short")
@@ -227,6 +223,7 @@ func startNodeWith(t *testing.T, taint string) *testNode {
 		stateDir: filepath.Join(env.dir, fmt.Sprintf("n%d", n)),
 		log:      filepath.Join(env.dir, fmt.Sprintf("node%d.log", n)),
 		taint:    taint,
+		args:     args,
 	}
 	tn.bridge = cni.BridgeConfig{
 		Name:       fmt.Sprintf("pln%s%d", env.runID, n), // the node names its network after the bridge
@@ -290,6 +287,7 @@ func (tn *testNode) start(t *testing.T) {
 	if tn.taint != "" {
 		args = append(args, "--taint", tn.taint)
 	}
+	args = append(args, tn.args...)
 	tn.cmd = exec.Command(env.node, args...)
 	tn.cmd.Stdout, tn.cmd.Stderr = f, f
 	tn.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

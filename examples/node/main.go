@@ -66,6 +66,7 @@ type config struct {
 	bridge, subnet, cniPath              string
 	logLevel                             string
 	podSecurity                          string
+	tokenMaxAge                          time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -97,11 +98,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.subnet, "subnet", "", "pod subnet (default podlife's, 10.88.0.0/16)")
 	fs.StringVar(&c.cniPath, "cni-path", os.Getenv("PODLIFE_CNI_PATH"), "colon-separated CNI plugin directories")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.DurationVar(&c.tokenMaxAge, "token-max-age", defaultTokenMaxAge, "age at which a projected service-account token is refreshed even if far from its expiry (the kubelet's 24h; tokens are refreshed at 80% of their life anyway)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if c.kubeconfig == "" {
 		return c, errors.New("--kubeconfig is required")
+	}
+	if c.tokenMaxAge <= 0 {
+		return c, errors.New("--token-max-age must be positive")
 	}
 	if c.clientCA == "" && !c.insecureKubeletAPI {
 		return c, errors.New("--client-ca is required (or --insecure-kubelet-api, which lets anyone who reaches the port exec in pods)")
@@ -221,6 +226,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	prov := newProvider(rt, objectSource{client: client.CoreV1(), forbiddenWait: 10 * time.Second}, recorder,
 		log.With("component", "provider"), c.nodeIP, kube.Options{Allocatable: nodeObj.Status.Allocatable})
 	prov.stateDir = c.stateDir
+	prov.tokens = newProjector(client.CoreV1(), filepath.Join(c.stateDir, "k8s-volumes"), c.tokenMaxAge, log.With("component", "tokens"))
 	defer prov.close() // before rt.Close: the starts in progress are left to the next process
 	n, err := newKubeletNode(kubeletNodeConfig{
 		client: client, node: nodeObj, provider: prov,

@@ -31,6 +31,9 @@ type provider struct {
 	hostIP   string
 	opts     kube.Options
 	stateDir string // where the v1.Pods are kept for a restarted node (adopt.go); "" for none
+	// tokens materializes the projected volumes with service-account tokens (projected.go);
+	// nil leaves them to kube.Convert, which refuses them.
+	tokens *projector
 
 	life   context.Context // the start goroutines' (starting.go), ended by close
 	stop   context.CancelFunc
@@ -52,6 +55,9 @@ type entry struct {
 	// when it has returned. Both nil until CreatePod launched it.
 	cancel context.CancelFunc
 	done   chan struct{}
+	// replacement is a pod of the same namespace/name but another UID, which the API server
+	// has in place of this one (replace.go): created once this one is removed.
+	replacement *corev1.Pod
 }
 
 func newProvider(rt *podlife.Runtime, objects objectSource, recorder record.EventRecorder, log *slog.Logger, hostIP string, opts kube.Options) *provider {
@@ -114,7 +120,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if exists {
 		return nil
 	}
-	spec, err := pr.convert(ctx, pod)
+	spec, vols, err := pr.convert(ctx, pod)
 	if err != nil {
 		return err
 	}
@@ -125,6 +131,13 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if err == nil {
 		if err = pr.claim(ctx, spec.Name, pod); err != nil {
 			pr.unregister(k, e)
+		}
+	}
+	if err == nil && len(vols) > 0 {
+		if err = pr.tokens.project(ctx, spec.Name, pod, vols); err != nil {
+			pr.removeVolumes(spec.Name)
+			pr.unregister(k, e)
+			err = errdefs.AsInvalidInput(fmt.Errorf("projected volumes: %w", err))
 		}
 	}
 	if err != nil {
@@ -138,6 +151,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	var p *podlife.Pod
 	if rec, lerr := pr.rt.LookupPod(ctx, spec.Name); lerr != nil || rec.Managed() {
 		if p, err = pr.admit(spec); p == nil {
+			pr.removeVolumes(spec.Name)
 			pr.forget(spec.Name)
 			pr.unregister(k, e)
 			pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
@@ -149,22 +163,28 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	return nil
 }
 
-// convert returns the podlife spec of a Kubernetes pod.
-func (pr *provider) convert(ctx context.Context, pod *corev1.Pod) (podlife.PodSpec, error) {
+// convert returns the podlife spec of a Kubernetes pod, and the volumes the node materializes
+// for it (projected.go).
+func (pr *provider) convert(ctx context.Context, pod *corev1.Pod) (podlife.PodSpec, []nodeVolume, error) {
 	return pr.convertFrom(ctx, pr.objects, pod)
 }
 
 // convertFrom is convert with the ConfigMaps and Secrets of src.
-func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *corev1.Pod) (podlife.PodSpec, error) {
+func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *corev1.Pod) (podlife.PodSpec, []nodeVolume, error) {
 	objs, err := src.objects(ctx, pod)
 	if err != nil {
-		return podlife.PodSpec{}, err
+		return podlife.PodSpec{}, nil, err
+	}
+	orig := pod
+	var vols []nodeVolume
+	if pr.tokens != nil {
+		pod, vols = splitTokens(pod)
 	}
 	opts := pr.opts
 	opts.Namespace = pod.Namespace
 	// The podlife name is a DNS label mapped from namespace/name; Convert keeps the Kubernetes
 	// name for the hostname (cut to 63 characters, as the kubelet) and the downward API.
-	opts.PodName = func(string, string) string { return pr.podName(pod) }
+	opts.PodName = func(string, string) string { return pr.podName(orig) }
 	spec, warnings, err := kube.Convert(pod, objs, opts)
 	for _, w := range warnings {
 		if !handledByCluster(w.Path) {
@@ -179,9 +199,9 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 				pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonProviderFailed, "%s: %s", is.Path, is.Message)
 				msgs = append(msgs, is.Path+": "+is.Message)
 			}
-			return podlife.PodSpec{}, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %s", strings.Join(msgs, "; ")))
+			return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %s", strings.Join(msgs, "; ")))
 		}
-		return podlife.PodSpec{}, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %w", err))
+		return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %w", err))
 	}
 	spec.Labels = maps.Clone(spec.Labels)
 	if spec.Labels == nil {
@@ -192,7 +212,10 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 		spec.Labels[labelName] = pod.Name
 	}
 	spec.Labels[labelUID] = string(pod.UID)
-	return spec, nil
+	if len(vols) > 0 {
+		takeNodeVolumes(&spec, vols, pr.tokens.podDir(spec.Name))
+	}
+	return spec, vols, nil
 }
 
 // UpdatePod keeps the pod's new metadata. podlife applies no change to a running pod's spec
@@ -204,6 +227,10 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	if !ok {
 		pr.mu.Unlock()
 		return errdefs.NotFoundf("pod %s/%s is not on this node", pod.Namespace, pod.Name)
+	}
+	if pod.UID != e.pod.UID {
+		pr.mu.Unlock()
+		return pr.replaceLater(ctx, e, pod)
 	}
 	old := e.pod
 	status := e.pod.Status
@@ -229,6 +256,13 @@ func (pr *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	if !ok || e.done == nil {
 		pr.mu.Unlock()
 		return errdefs.NotFoundf("pod %s is not on this node", k)
+	}
+	if pod.UID != e.pod.UID { // a replacement deleted before it ran (replace.go)
+		if e.replacement != nil && e.replacement.UID == pod.UID {
+			e.replacement = nil
+		}
+		pr.mu.Unlock()
+		return nil
 	}
 	if e.deleting {
 		pr.mu.Unlock()
@@ -275,14 +309,20 @@ func (pr *provider) remove(e *entry, opts []podlife.StopOption) {
 			pr.log.Warn("remove pod", "pod", k, "err", err)
 		}
 	}
+	pr.removeVolumes(e.name)
 	pr.mu.Lock()
 	delete(pr.pods, k)
 	delete(pr.byName, e.name)
 	pod := e.pod.DeepCopy()
 	pod.Status = final
 	notify := pr.notify
+	next := e.replacement
 	pr.mu.Unlock()
 	pr.log.Info("pod removed", "pod", k)
+	if next != nil { // the API server has no object of this pod any more
+		pr.recreate(next)
+		return
+	}
 	if notify != nil {
 		notify(pod)
 	}

@@ -34,7 +34,7 @@ func TestSavedPodHasNoSecretData(t *testing.T) {
 			VolumeMounts: []corev1.VolumeMount{{Name: "sec", MountPath: "/sec"}},
 		}},
 	}}
-	spec, err := pr.convert(context.Background(), pod)
+	spec, _, err := pr.convert(context.Background(), pod)
 	if err != nil {
 		t.Fatal(err)
 	}

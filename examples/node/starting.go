@@ -152,11 +152,15 @@ func (pr *provider) abandon(e *entry) *podlife.Pod {
 	return e.p
 }
 
-// close ends the start goroutines and waits for them; the starts themselves go on (podlife's
-// Runtime.Close cancels them), for the node's next process to adopt as interrupted starts.
+// close ends the start goroutines and the token refreshes and waits for them; the starts
+// themselves go on (podlife's Runtime.Close cancels them), for the node's next process to adopt
+// as interrupted starts, and the pods keep their volumes, refreshed again by that process.
 func (pr *provider) close() {
 	pr.stop()
 	pr.starts.Wait()
+	if pr.tokens != nil {
+		pr.tokens.close()
+	}
 }
 
 // removeLeft removes what may be left of a deleted pod that has no podlife handle (its start

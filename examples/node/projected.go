@@ -1,0 +1,113 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/podlife/podlife/podlife"
+)
+
+// podlife alone has no API server to issue service-account tokens, so kube.Convert refuses a
+// projected volume's serviceAccountToken source; on a node of a cluster there is one. The node
+// therefore materializes every projected volume that has such a source itself, as the kubelet
+// does: kube.Convert resolves the volume's other sources (configMap, secret, downwardAPI: their
+// items, modes, defaultMode, optional) into files as for any projected volume, the node asks
+// the API server for the tokens (tokens.go), writes the whole payload into a host directory of
+// the pod with the kubelet's atomic writer layout (atomicwriter.go), and the pod gets that
+// directory as a hostPath volume mounted read-only. The node rewrites it when a token is due
+// for refresh and removes it with the pod.
+
+// tokenSource is a serviceAccountToken source of a projected volume.
+type tokenSource struct {
+	path              string
+	audience          string // "" asks for the API server's own audiences
+	expirationSeconds int64
+	mode              os.FileMode
+
+	issued issuedToken // the token last written, and when to refresh it (tokens.go)
+}
+
+// nodeVolume is a projected volume the node materializes.
+type nodeVolume struct {
+	name   string
+	tokens []tokenSource
+	files  []podlife.File // the other sources' files, as kube.Convert resolved them
+}
+
+// defaultTokenExpiration is the API's default expirationSeconds of a serviceAccountToken
+// source (1 h); the API server refuses less than 10 minutes.
+const defaultTokenExpiration = 3600
+
+// splitTokens returns a copy of pod whose projected volumes' serviceAccountToken sources are
+// replaced by empty ones (so that kube.Convert converts the rest, and its paths keep their
+// indices), and those sources, by volume. A pod without any is returned as it is.
+func splitTokens(pod *corev1.Pod) (*corev1.Pod, []nodeVolume) {
+	var vols []nodeVolume
+	var out *corev1.Pod
+	for i, v := range pod.Spec.Volumes {
+		if v.Projected == nil {
+			continue
+		}
+		mode := os.FileMode(defaultFileMode)
+		if m := v.Projected.DefaultMode; m != nil {
+			mode = os.FileMode(*m) & os.ModePerm
+		}
+		var nv *nodeVolume
+		for j, s := range v.Projected.Sources {
+			t := s.ServiceAccountToken
+			if t == nil || s.ConfigMap != nil || s.Secret != nil || s.DownwardAPI != nil || s.ClusterTrustBundle != nil || s.PodCertificate != nil {
+				continue // kube.Convert reports a source of several kinds
+			}
+			if out == nil {
+				out = pod.DeepCopy()
+			}
+			if nv == nil {
+				vols = append(vols, nodeVolume{name: v.Name})
+				nv = &vols[len(vols)-1]
+			}
+			exp := int64(defaultTokenExpiration)
+			if t.ExpirationSeconds != nil {
+				exp = *t.ExpirationSeconds
+			}
+			nv.tokens = append(nv.tokens, tokenSource{path: t.Path, audience: t.Audience, expirationSeconds: exp, mode: mode})
+			out.Spec.Volumes[i].Projected.Sources[j] = corev1.VolumeProjection{}
+		}
+	}
+	if out == nil {
+		return pod, nil
+	}
+	return out, vols
+}
+
+// defaultFileMode is the API's default mode of projected files.
+const defaultFileMode = 0o644
+
+// takeNodeVolumes moves the files kube.Convert made of each node volume out of spec into vols,
+// and makes each of them a read-only hostPath volume of dir/NAME (the pod's directory of node
+// volumes).
+func takeNodeVolumes(spec *podlife.PodSpec, vols []nodeVolume, dir string) {
+	for i := range vols {
+		for j := range spec.Volumes {
+			v := &spec.Volumes[j]
+			if v.Name != vols[i].name {
+				continue
+			}
+			if v.Files != nil {
+				vols[i].files = v.Files.Files
+			}
+			*v = podlife.Volume{Name: v.Name, HostPath: &podlife.HostPathVolume{
+				Path: filepath.Join(dir, v.Name), Type: podlife.HostPathDirectory}}
+		}
+		for _, cs := range [][]podlife.ContainerSpec{spec.InitContainers, spec.Containers} {
+			for c := range cs {
+				for k := range cs[c].VolumeMounts {
+					if cs[c].VolumeMounts[k].Name == vols[i].name {
+						cs[c].VolumeMounts[k].ReadOnly = true
+					}
+				}
+			}
+		}
+	}
+}
