@@ -425,9 +425,14 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 	var task taskHandle
 	var running, exited bool
 	p.do(func() { task, running, exited = inst.task, inst.running, inst.exitRecorded })
-	if task == nil || exited {
-		// Nothing to stop; an exit already recorded (and so maybe already seen by whoever
-		// asks for this stop) must not get a preStop hook, even before inst.exited is closed.
+	if task == nil {
+		return // nothing to stop
+	}
+	if exited {
+		// An exit already recorded (and so maybe already seen by whoever asks for this stop)
+		// must not get a preStop hook. Its Exited event follows the record: wait for it, so
+		// that a stop that returned has it (inst.exited is closed right after the event).
+		<-inst.exited
 		return
 	}
 	select {
