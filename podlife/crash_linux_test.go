@@ -148,7 +148,7 @@ func TestCrashPoints(t *testing.T) {
 				if rec.Managed() {
 					t.Fatalf("pod %s still has a manager (pid %d) after the kill", name, rec.Manager)
 				}
-				if err := rt.RemovePod(ctx, name, podlife.WithGracePeriod(0)); err != nil {
+				if err := removePod(ctx, rt, name, podlife.WithGracePeriod(0)); err != nil {
 					t.Fatalf("RemovePod: %v", err)
 				}
 			}

@@ -25,8 +25,8 @@
 // Hooks run in goroutines of their own and are abandoned, with a Warning event, when they
 // outlive their deadline: no hook holds a stop beyond its grace period. [Runtime.Close] ends
 // every goroutine the Runtime started, the pods' loops included, and leaves the pods running
-// for another Runtime on the same state dir ([Runtime.LookupPod], [Runtime.StopPod],
-// [Runtime.RemovePod]).
+// for another Runtime on the same state dir ([Runtime.LookupPod], and
+// [Runtime.Pod]'s handle: [Pod.Stop], [Pod.Remove]).
 //
 // # Runtime, pods and containers
 //

@@ -72,7 +72,7 @@ func ExampleRuntime_ListPods() {
 	for _, rec := range recs {
 		fmt.Println(rec.Name, rec.Status.Phase, rec.Manager)
 		if !rec.Managed() {
-			if err := rt.RemovePod(ctx, rec.Name); err != nil {
+			if err := removePod(ctx, rt, rec.Name); err != nil {
 				log.Fatal(err)
 			}
 		}

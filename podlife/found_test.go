@@ -164,7 +164,7 @@ func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 
 	// Exec from the other runtime: separate streams, the exit code, stdin.
 	var o, e bytes.Buffer
-	code, err := other.Exec(ctx, name, "app", []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, podlife.ExecIO{Stdout: &o, Stderr: &e})
+	code, err := execPod(ctx, other, name, "app", []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, podlife.ExecIO{Stdout: &o, Stderr: &e})
 	if err != nil || code != 3 {
 		t.Errorf("Exec: code %d, err %v, want 3, nil", code, err)
 	}
@@ -173,20 +173,20 @@ func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 	}
 	var in bytes.Buffer
 	ectx, ecancel := context.WithTimeout(ctx, 30*time.Second)
-	code, err = other.Exec(ectx, name, "side", []string{"/bin/cat"}, podlife.ExecIO{Stdin: strings.NewReader("from-stdin\n"), Stdout: &in})
+	code, err = execPod(ectx, other, name, "side", []string{"/bin/cat"}, podlife.ExecIO{Stdin: strings.NewReader("from-stdin\n"), Stdout: &in})
 	ecancel()
 	if err != nil || code != 0 || in.String() != "from-stdin\n" {
 		t.Errorf("Exec cat: code %d, err %v, stdout %q, want 0, nil, %q (stdin closed at its end)", code, err, in.String(), "from-stdin\n")
 	}
-	if _, err := other.Exec(ctx, "nosuch", "app", []string{"/bin/true"}, podlife.ExecIO{}); !errors.Is(err, podlife.ErrNotFound) {
+	if _, err := execPod(ctx, other, "nosuch", "app", []string{"/bin/true"}, podlife.ExecIO{}); !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("Exec in a missing pod: %v, want ErrNotFound", err)
 	}
-	if _, err := other.Exec(ctx, name, "nosuch", []string{"/bin/true"}, podlife.ExecIO{}); !errors.Is(err, podlife.ErrNotFound) {
+	if _, err := execPod(ctx, other, name, "nosuch", []string{"/bin/true"}, podlife.ExecIO{}); !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("Exec in a missing container: %v, want ErrNotFound", err)
 	}
 
 	// StopPod from the other runtime: the manager stops the pod its own way.
-	if err := other.StopPod(ctx, name); err != nil {
+	if err := stopPod(ctx, other, name); err != nil {
 		t.Fatalf("StopPod: %v", err)
 	}
 	waitEvent(t, ctx, pod, "", podlife.ReasonStopped)
@@ -216,7 +216,7 @@ func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 	}
 
 	// RemovePod from the other runtime: the manager removes the pod.
-	if err := other.RemovePod(ctx, name); err != nil {
+	if err := removePod(ctx, other, name); err != nil {
 		t.Fatalf("RemovePod: %v", err)
 	}
 	waitEvent(t, ctx, pod, "", podlife.ReasonRemoved)
@@ -232,10 +232,10 @@ func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 	if _, err := other.LookupPod(ctx, name); !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("LookupPod after RemovePod: %v, want ErrNotFound", err)
 	}
-	if err := other.StopPod(ctx, name); !errors.Is(err, podlife.ErrNotFound) {
+	if err := stopPod(ctx, other, name); !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("StopPod of a removed pod: %v, want ErrNotFound", err)
 	}
-	if err := other.RemovePod(ctx, name); !errors.Is(err, podlife.ErrNotFound) {
+	if err := removePod(ctx, other, name); !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("RemovePod of a removed pod: %v, want ErrNotFound", err)
 	}
 }
@@ -272,15 +272,15 @@ func TestOtherProcessBothManaging(t *testing.T) {
 			t.Errorf("ListPods %+v, %v, want a and b, both managed", recs, err)
 		}
 	}
-	if err := other.StopPod(ctx, "a"); err != nil {
+	if err := stopPod(ctx, other, "a"); err != nil {
 		t.Fatalf("other.StopPod(a): %v", err)
 	}
 	waitEvent(t, ctx, a, "", podlife.ReasonStopped)
-	if err := h.rt.StopPod(ctx, "b"); err != nil {
+	if err := stopPod(ctx, h.rt, "b"); err != nil {
 		t.Fatalf("h.rt.StopPod(b): %v", err)
 	}
 	waitEvent(t, ctx, b, "", podlife.ReasonStopped)
-	if err := other.RemovePod(ctx, "a"); err != nil {
+	if err := removePod(ctx, other, "a"); err != nil {
 		t.Fatalf("other.RemovePod(a): %v", err)
 	}
 	if _, err := h.rt.Pod("a"); !errors.Is(err, podlife.ErrNotFound) {
@@ -303,7 +303,7 @@ func TestUnmanagedPodCleanedUp(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := h.rt.RemovePod(ctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 			t.Errorf("cleanup: RemovePod: %v", err)
 		}
 	})
@@ -367,13 +367,13 @@ func TestUnmanagedPodCleanedUp(t *testing.T) {
 		t.Errorf("ListPods %+v, %v, want the unmanaged pod", recs, err)
 	}
 	var o bytes.Buffer
-	if code, err := h.rt.Exec(ctx, name, "app", []string{"/bin/sh", "-c", "echo still-here > /mem/x; cat /mem/x"}, podlife.ExecIO{Stdout: &o}); err != nil || code != 0 || o.String() != "still-here\n" {
+	if code, err := execPod(ctx, h.rt, name, "app", []string{"/bin/sh", "-c", "echo still-here > /mem/x; cat /mem/x"}, podlife.ExecIO{Stdout: &o}); err != nil || code != 0 || o.String() != "still-here\n" {
 		t.Errorf("Exec in the unmanaged pod: code %d, err %v, stdout %q, want 0, nil, %q", code, err, o.String(), "still-here\n")
 	}
 
 	// Stopped from here: app ends on SIGTERM, stubborn is killed once the grace period is over.
 	t0 := time.Now()
-	if err := h.rt.StopPod(ctx, name, podlife.WithGracePeriod(2*time.Second)); err != nil {
+	if err := stopPod(ctx, h.rt, name, podlife.WithGracePeriod(2*time.Second)); err != nil {
 		t.Fatalf("StopPod: %v", err)
 	}
 	if took := time.Since(t0); took < 2*time.Second {
@@ -408,7 +408,7 @@ func TestUnmanagedPodCleanedUp(t *testing.T) {
 	}
 
 	// Removed from here: nothing of it is left (the harness's leak check says the rest).
-	if err := h.rt.RemovePod(ctx, name); err != nil {
+	if err := removePod(ctx, h.rt, name); err != nil {
 		t.Fatalf("RemovePod: %v", err)
 	}
 	if _, err := h.rt.LookupPod(ctx, name); !errors.Is(err, podlife.ErrNotFound) {

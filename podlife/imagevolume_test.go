@@ -155,7 +155,7 @@ func TestImageVolumeOrphanRemoved(t *testing.T) {
 	if err := other.Close(); err != nil { // the pod is left without a manager
 		t.Fatal(err)
 	}
-	if err := h.rt.RemovePod(ctx, spec.Name, podlife.WithGracePeriod(0)); err != nil {
+	if err := removePod(ctx, h.rt, spec.Name, podlife.WithGracePeriod(0)); err != nil {
 		t.Fatalf("RemovePod: %v", err)
 	}
 	if mi := mountinfoAt(t, dir); mi != nil {

@@ -99,7 +99,7 @@ func TestLeftoverMountOddStateDir(t *testing.T) {
 
 				switch by {
 				case "removepod":
-					if err := newRuntime().RemovePod(ctx, pod.Name()); err != nil {
+					if err := removePod(ctx, newRuntime(), pod.Name()); err != nil {
 						t.Errorf("RemovePod: %v", err)
 					}
 				case "gc":

@@ -448,7 +448,7 @@ func TestCloseEndsGoroutines(t *testing.T) {
 	t.Cleanup(func() { // if the test stops half-way, before the harness's leak check
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := h.rt.RemovePod(ctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 			t.Errorf("cleanup: RemovePod: %v", err)
 		}
 	})
@@ -533,7 +533,7 @@ func TestCloseEndsGoroutines(t *testing.T) {
 	if err != nil || rec.Managed() {
 		t.Fatalf("LookupPod after Close: %+v, %v, want the pod, unmanaged", rec, err)
 	}
-	if err := h.rt.StopPod(ctx, name); err != nil {
+	if err := stopPod(ctx, h.rt, name); err != nil {
 		t.Fatalf("StopPod from another Runtime: %v", err)
 	}
 	if _, err := task.Status(nctx); err == nil {
@@ -541,7 +541,7 @@ func TestCloseEndsGoroutines(t *testing.T) {
 			t.Errorf("app still running after StopPod")
 		}
 	}
-	if err := h.rt.RemovePod(ctx, name); err != nil {
+	if err := removePod(ctx, h.rt, name); err != nil {
 		t.Fatalf("RemovePod from another Runtime: %v", err)
 	}
 	if _, err := h.rt.LookupPod(ctx, name); !errors.Is(err, podlife.ErrNotFound) {

@@ -23,7 +23,7 @@ var ErrPodsLeft = errors.New("pods left")
 // StopPrivateContainerd stops the private containerd of stateDir (see EmbeddedConfig; "" means
 // DefaultStateDir), whichever process started it, once nothing uses it: no pod in the state dir
 // (StateDir/pods) and no container in any namespace of that containerd. Otherwise it refuses
-// with an error wrapping ErrPodsLeft that names them; remove them first (Runtime.RemovePod,
+// with an error wrapping ErrPodsLeft that names them; remove them first (Pod.Remove,
 // `podlife rm`). If no private containerd runs for stateDir, the error wraps
 // daemon.ErrNotRunning.
 //

@@ -42,7 +42,7 @@ func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 	t.Cleanup(func() {
 		nw.fails.Store(0)
 		for _, name := range []string{"managed", "orphan"} {
-			if err := h.rt.RemovePod(context.Background(), name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			if err := removePod(context.Background(), h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 				t.Errorf("cleanup: RemovePod %s: %v", name, err)
 			}
 		}
@@ -80,7 +80,7 @@ func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 		if !pod.Sandbox().IP().IsValid() || len(leases()) != 1 {
 			t.Fatalf("%s: IP %v, leases %v: want the pod attached", tc.name, pod.Sandbox().IP(), leases())
 		}
-		remove := func() error { return h.rt.RemovePod(ctx, tc.name) }
+		remove := func() error { return removePod(ctx, h.rt, tc.name) }
 		if tc.manager == h.rt {
 			remove = func() error { return pod.Remove(ctx) }
 		} else if err := other.Close(); err != nil { // the pod is left without a manager
@@ -100,7 +100,7 @@ func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 			t.Errorf("%s: LookupPod after the failed remove: %+v, %v; want the pod listed, unmanaged", tc.name, rec, err)
 		}
 		// The retry: from the record, the attachment is released and the pod removed.
-		if err := h.rt.RemovePod(ctx, tc.name); err != nil {
+		if err := removePod(ctx, h.rt, tc.name); err != nil {
 			t.Fatalf("%s: RemovePod retry: %v", tc.name, err)
 		}
 		if got := leases(); len(got) != 0 {

@@ -184,7 +184,7 @@ func TestSecretsStayOffDisk(t *testing.T) {
 			if _, err := h.rt.Pod(name); err == nil {
 				continue
 			}
-			if err := h.rt.RemovePod(cctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			if err := removePod(cctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 				t.Errorf("remove %s: %v", name, err)
 			}
 		}
@@ -205,8 +205,7 @@ func TestSecretsStayOffDisk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctr, _ := p.Container("app")
-		res, err := ctr.Exec(ctx, []string{"/bin/sh", "-c", c[0]})
+		res, err := execOutput(ctx, p, "app", []string{"/bin/sh", "-c", c[0]})
 		if err != nil || string(res.Output) != c[1] {
 			t.Fatalf("%s: the container's secrets: %q %v, want %q", name, res.Output, err, c[1])
 		}
@@ -271,7 +270,7 @@ func TestAdoptLegacyRecord(t *testing.T) {
 			if _, err := h.rt.Pod(name); err == nil {
 				continue
 			}
-			if err := h.rt.RemovePod(cctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			if err := removePod(cctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 				t.Errorf("remove %s: %v", name, err)
 			}
 		}
@@ -316,7 +315,7 @@ func TestAdoptLegacyRecord(t *testing.T) {
 	}
 
 	// Removed without a manager, from the legacy record's spec.
-	if err := h.rt.RemovePod(ctx, "legacy-rm"); err != nil {
+	if err := removePod(ctx, h.rt, "legacy-rm"); err != nil {
 		t.Fatalf("RemovePod of a legacy record: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(h.stateDir, "pods", "legacy-rm")); !errors.Is(err, fs.ErrNotExist) {
@@ -325,7 +324,7 @@ func TestAdoptLegacyRecord(t *testing.T) {
 
 	// Stopped without a manager, from a record without values: the fingerprints stay those
 	// of the full spec.
-	if err := h.rt.StopPod(ctx, "stopped-new"); err != nil {
+	if err := stopPod(ctx, h.rt, "stopped-new"); err != nil {
 		t.Fatalf("StopPod: %v", err)
 	}
 	if _, err := h.rt.Adopt(ctx, withChangedEnv(specs["stopped-new"])); !errors.As(err, &sc) || !slices.Equal(sc.Fields, []string{"containers[app].env"}) {
