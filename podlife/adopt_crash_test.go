@@ -260,7 +260,7 @@ func removeAtEnd(t *testing.T, h *harness, name string) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("RemovePod %s: %v", name, err)
+			t.Errorf("Pod.Remove %s: %v", name, err)
 		}
 	})
 }

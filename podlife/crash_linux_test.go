@@ -149,7 +149,7 @@ func TestCrashPoints(t *testing.T) {
 					t.Fatalf("pod %s still has a manager (pid %d) after the kill", name, rec.Manager)
 				}
 				if err := removePod(ctx, rt, name, podlife.WithGracePeriod(0)); err != nil {
-					t.Fatalf("RemovePod: %v", err)
+					t.Fatalf("Pod.Remove: %v", err)
 				}
 			}
 			if _, err := os.Stat(filepath.Join(h.stateDir, "pods", name)); !errors.Is(err, os.ErrNotExist) {

@@ -201,7 +201,7 @@ func TestEphemeralContainer(t *testing.T) {
 	}
 }
 
-// Runtime.AddEphemeralContainer from another Runtime (as another process would) goes through the
+// Pod.AddEphemeralContainer from another Runtime (as another process would) goes through the
 // manager's control socket; the manager's status shows the container.
 func TestEphemeralContainerThroughControl(t *testing.T) {
 	h := newHarness(t)
@@ -289,7 +289,7 @@ func TestEphemeralContainerSharedPID(t *testing.T) {
 }
 
 // A pod whose manager is gone keeps its ephemeral container, seen by other processes (its task
-// still runs); no ephemeral container can be added without a manager; RemovePod from another
+// still runs); no ephemeral container can be added without a manager; Pod.Remove from another
 // process removes it with the rest (the harness checks that nothing is left).
 func TestEphemeralContainerUnmanaged(t *testing.T) {
 	h := newHarness(t)
@@ -301,7 +301,7 @@ func TestEphemeralContainerUnmanaged(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("cleanup: RemovePod: %v", err)
+			t.Errorf("cleanup: Pod.Remove: %v", err)
 		}
 	})
 	pod, err := gone.Run(ctx, podlife.PodSpec{Name: name, Containers: []podlife.ContainerSpec{
@@ -334,6 +334,6 @@ func TestEphemeralContainerUnmanaged(t *testing.T) {
 		t.Errorf("AddEphemeralContainer without a manager: %v, want ErrNotFound", err)
 	}
 	if err := removePod(ctx, h.rt, name, podlife.WithGracePeriod(0)); err != nil {
-		t.Fatalf("RemovePod: %v", err)
+		t.Fatalf("Pod.Remove: %v", err)
 	}
 }

@@ -323,7 +323,7 @@ func TestPodCgroupOfUnmanagedPodRemoved(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("cleanup: RemovePod: %v", err)
+			t.Errorf("cleanup: Pod.Remove: %v", err)
 		}
 	})
 	pod, err := gone.Run(ctx, podlife.PodSpec{
@@ -348,7 +348,7 @@ func TestPodCgroupOfUnmanagedPodRemoved(t *testing.T) {
 		t.Errorf("SetCondition on an unmanaged pod: %v, want ErrNotFound", err)
 	}
 	if err := removePod(ctx, h.rt, name, podlife.WithGracePeriod(time.Second)); err != nil {
-		t.Fatalf("RemovePod: %v", err)
+		t.Fatalf("Pod.Remove: %v", err)
 	}
 	hs, err := os.ReadDir("/sys/fs/cgroup")
 	if err != nil {

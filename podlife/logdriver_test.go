@@ -46,7 +46,7 @@ func TestLogsOutliveManager(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := removePod(ctx, h.rt, name, podlife.WithGracePeriod(2*time.Second)); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("cleanup: RemovePod: %v", err)
+			t.Errorf("cleanup: Pod.Remove: %v", err)
 		}
 	})
 	marks := t.TempDir()
@@ -118,7 +118,7 @@ func TestLogsOutliveManager(t *testing.T) {
 
 	// Stopped from another Runtime; then the files are final: under the cap, contiguous.
 	if err := stopPod(ctx, h.rt, name, podlife.WithGracePeriod(2*time.Second)); err != nil {
-		t.Fatalf("StopPod: %v", err)
+		t.Fatalf("Pod.Stop: %v", err)
 	}
 	rotated, _ := filepath.Glob(logPath + ".*")
 	slices.Sort(rotated)
@@ -142,7 +142,7 @@ func TestLogsOutliveManager(t *testing.T) {
 	}
 	// The logger ended with the task.
 	if err := removePod(ctx, h.rt, name); err != nil {
-		t.Fatalf("RemovePod: %v", err)
+		t.Fatalf("Pod.Remove: %v", err)
 	}
 	waitExited(t, logger)
 }

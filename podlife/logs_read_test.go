@@ -10,7 +10,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 )
 
-// Runtime.Logs reads a container's log from the Runtime that manages the pod and from another
+// Pod.Logs reads a container's log from the Runtime that manages the pod and from another
 // one on the same state directory (as another process would): a follower started while the
 // container writes gets every line, in order, and returns once the pod ended; a plain read gets
 // the same lines; a missing container or previous attempt is ErrNotFound.

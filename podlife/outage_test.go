@@ -188,7 +188,7 @@ func TestCloseDuringOutage(t *testing.T) {
 			rctx, rcancel := context.WithTimeout(context.Background(), time.Minute)
 			defer rcancel()
 			if err := removePod(rctx, h.rt, "closed"); err != nil {
-				t.Errorf("cleanup: RemovePod: %v", err)
+				t.Errorf("cleanup: Pod.Remove: %v", err)
 			}
 		}
 	}()
@@ -230,11 +230,11 @@ func TestCloseDuringOutage(t *testing.T) {
 
 	own.start()
 	if err := removePod(ctx, h.rt, "closed"); err != nil {
-		t.Fatalf("RemovePod from another Runtime after containerd is back: %v", err)
+		t.Fatalf("Pod.Remove from another Runtime after containerd is back: %v", err)
 	}
 	removed = true
 	if procStart(pid) != "" {
-		t.Errorf("process %d still runs after RemovePod", pid)
+		t.Errorf("process %d still runs after Pod.Remove", pid)
 	}
 }
 

@@ -335,7 +335,7 @@ func TestUnmanagedSharedPIDPod(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("cleanup: RemovePod: %v", err)
+			t.Errorf("cleanup: Pod.Remove: %v", err)
 		}
 	})
 	pod, err := gone.Run(ctx, podlife.PodSpec{Name: name, ShareProcessNamespace: true,
@@ -364,21 +364,21 @@ func TestUnmanagedSharedPIDPod(t *testing.T) {
 	}
 	t0 := time.Now()
 	if err := stopPod(ctx, h.rt, name, podlife.WithGracePeriod(20*time.Second)); err != nil {
-		t.Fatalf("StopPod: %v", err)
+		t.Fatalf("Pod.Stop: %v", err)
 	}
 	if took := time.Since(t0); took >= 20*time.Second {
-		t.Errorf("StopPod took %v: the grace period", took)
+		t.Errorf("Pod.Stop took %v: the grace period", took)
 	}
 	for _, ctr := range ctrs {
 		if _, err := ctr.Task(nctx, nil); !errdefs.IsNotFound(err) {
-			t.Errorf("task of %s after StopPod: %v, want none", ctr.ID(), err)
+			t.Errorf("task of %s after Pod.Stop: %v, want none", ctr.ID(), err)
 		}
 	}
 	if err := removePod(ctx, h.rt, name); err != nil {
-		t.Fatalf("RemovePod: %v", err)
+		t.Fatalf("Pod.Remove: %v", err)
 	}
 	if ctrs, err := env.client.Containers(nctx, fmt.Sprintf("labels.%q==%s", podlife.LabelPodUID, uid)); err != nil || len(ctrs) != 0 {
-		t.Errorf("containers of the pod after RemovePod: %d, %v, want none", len(ctrs), err)
+		t.Errorf("containers of the pod after Pod.Remove: %d, %v, want none", len(ctrs), err)
 	}
 }
 

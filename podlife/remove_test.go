@@ -29,9 +29,9 @@ func (f *flakyDel) Remove(ctx context.Context, id, netns string, opts ...cni.Att
 	return f.Network.Remove(ctx, id, netns, opts...)
 }
 
-// A CNI DEL that fails makes Remove (the manager's) and RemovePod (of a pod without a manager)
+// A CNI DEL that fails makes Remove (the manager's) and Pod.Remove (of a pod without a manager)
 // fail and keep the pod's directory, whose sandbox.json is the only record of the attachment: the
-// pod's IP lease is still held. RemovePod again then releases it and removes everything.
+// pod's IP lease is still held. Pod.Remove again then releases it and removes everything.
 func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 	nw := &flakyDel{}
 	h := newHarness(t, func(c *podlife.Config) { nw.Network = c.Network; c.Network = nw })
@@ -43,7 +43,7 @@ func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 		nw.fails.Store(0)
 		for _, name := range []string{"managed", "orphan"} {
 			if err := removePod(context.Background(), h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-				t.Errorf("cleanup: RemovePod %s: %v", name, err)
+				t.Errorf("cleanup: Pod.Remove %s: %v", name, err)
 			}
 		}
 	})
@@ -101,7 +101,7 @@ func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 		}
 		// The retry: from the record, the attachment is released and the pod removed.
 		if err := removePod(ctx, h.rt, tc.name); err != nil {
-			t.Fatalf("%s: RemovePod retry: %v", tc.name, err)
+			t.Fatalf("%s: Pod.Remove retry: %v", tc.name, err)
 		}
 		if got := leases(); len(got) != 0 {
 			t.Errorf("%s: leases after the retry %v, want none", tc.name, got)

@@ -79,7 +79,7 @@ func (pr *provider) GetMetricsResource(ctx context.Context) ([]*dto.MetricFamily
 }
 
 // GetContainerLogs returns a container's log as kubectl logs prints it: the current attempt's
-// (or with Previous the one before), read by podlife's Runtime.Logs; with Follow it goes on
+// (or with Previous the one before), read by podlife's Pod.Logs; with Follow it goes on
 // until ctx ends or the pod is removed. limitBytes is applied; tail, since and timestamps are
 // not supported yet (the whole log is returned, without timestamps).
 func (pr *provider) GetContainerLogs(ctx context.Context, namespace, podName, containerName string, opts api.ContainerLogOpts) (io.ReadCloser, error) {
