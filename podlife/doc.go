@@ -34,7 +34,9 @@
 // answers) and prepares a CNI bridge. [Runtime.Run] turns a [PodSpec] into running containers
 // and returns a [Pod]; [Pod.Status] is a snapshot shaped like Kubernetes' PodStatus, events
 // ([Pod.Subscribe], [Runtime.Subscribe]) carry the kubelet's reasons, [Pod.Stop] stops the pod
-// gracefully and [Pod.Remove] deletes everything it had.
+// gracefully and [Pod.Remove] deletes everything it had. [Runtime.Pod] gives the same handle on
+// any pod of the state directory, whichever process manages it, or none: its Stop, Remove, Exec,
+// Attach, Logs, SetCondition and AddEphemeralContainer work the same in every case (see [Pod]).
 //
 // A context passed to a method cancels that call, never the pod: a pod lives until Stop or Remove.
 //
