@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrNotLocal is wrapped by the error of a Pod method that needs the pod's worker (Container,
@@ -126,17 +127,23 @@ func (p *Pod) Subscribe(ctx context.Context) <-chan Event {
 // does not wait for the pod's loop: it copies the last snapshot the loop published. For a pod
 // this Runtime does not manage, it is the status LookupPod shows (its manager's latest, or
 // without a manager the last one corrected with what containerd knows), which reads the state
-// directory and asks containerd; a pod that is gone gives a status with only its Name.
+// directory and asks containerd (for at most 10 s); a pod that is gone gives a status with only
+// its Name.
 func (p *Pod) Status() PodStatus {
 	if w := p.local(); w != nil {
 		return w.Status()
 	}
-	rec, err := p.rt.LookupPod(context.Background(), p.name)
+	ctx, cancel := context.WithTimeout(context.Background(), remoteStatusTimeout)
+	defer cancel()
+	rec, err := p.rt.LookupPod(ctx, p.name)
 	if err != nil {
 		return PodStatus{Name: p.name}
 	}
 	return rec.Status
 }
+
+// remoteStatusTimeout bounds what Status of a pod this Runtime does not manage asks containerd.
+const remoteStatusTimeout = 10 * time.Second
 
 // WaitFor blocks until cond holds for the pod's status, or ctx ends. It wakes on status changes,
 // it does not poll. For a pod this Runtime does not manage, the error wraps ErrNotLocal.
