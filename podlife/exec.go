@@ -286,8 +286,8 @@ func (b *cappedBuffer) Bytes() []byte {
 	return append([]byte(nil), b.buf...)
 }
 
-// ExecIO connects a process run by Pod.Exec or attached to by Pod.Attach to the caller. A nil Stdin gives the process no
-// input; a nil Stdout or Stderr discards that output.
+// ExecIO connects a process run by Pod.Exec, or attached to by Pod.Attach, to the caller. A nil
+// Stdin gives the process no input; a nil Stdout or Stderr discards that output.
 type ExecIO struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
