@@ -44,15 +44,20 @@ type attacher struct {
 // newAttacher prepares list for use with the plugins in pluginDirs, caching
 // results under stateDir/cache and locking stateDir/cni.lock.
 func newAttacher(stateDir string, list *libcni.NetworkConfigList, pluginDirs []string) *attacher {
-	exec := &invoke.DefaultExec{
-		RawExec:       &invoke.RawExec{Stderr: os.Stderr},
-		PluginDecoder: version.PluginDecoder{},
+	lock := newStateLock(filepath.Join(stateDir, "cni.lock"))
+	exec := &pluginExec{
+		DefaultExec: &invoke.DefaultExec{
+			RawExec:       &invoke.RawExec{Stderr: os.Stderr},
+			PluginDecoder: version.PluginDecoder{},
+		},
+		lock:   lock,
+		stderr: os.Stderr,
 	}
 	return &attacher{
 		cni:  libcni.NewCNIConfigWithCacheDir(pluginDirs, cacheDir(stateDir), exec),
 		list: list,
 		lean: withoutIdlePlugins(list),
-		lock: newStateLock(filepath.Join(stateDir, "cni.lock")),
+		lock: lock,
 	}
 }
 

@@ -16,6 +16,11 @@
 // dirs are not serialised against each other. Waiting for either lock
 // honours the context. A Network is safe for concurrent use.
 //
+// The plugins inherit the flock's file description (fd 3), so the lock
+// outlives a process killed during a call until its plugins, and what they
+// run, have exited: the DEL of the process that cleans up after it waits for
+// them instead of racing an ADD that goes on without its caller.
+//
 // # One bridge, one state dir
 //
 // host-local keeps a Bridge's leases in its state dir, so two Bridges with

@@ -24,6 +24,9 @@ const (
 type stateLock struct {
 	sem  chan struct{}
 	path string
+	// held is the locked file while a caller holds the lock: read and written only by that
+	// caller (the semaphore orders them), for the plugins it runs (see pluginExec).
+	held *os.File
 }
 
 // newStateLock returns a lock on the file at path, created on first use.
@@ -44,11 +47,17 @@ func (l *stateLock) lock(ctx context.Context) (func(), error) {
 		<-l.sem
 		return nil, err
 	}
+	l.held = f
 	return func() {
-		_ = f.Close() // drops the flock
+		l.held = nil
+		_ = f.Close() // drops the flock, once no plugin holds its description
 		<-l.sem
 	}, nil
 }
+
+// heldFile is the locked file, for the caller that holds the lock (nil for others: they must
+// not call it while another holds it).
+func (l *stateLock) heldFile() *os.File { return l.held }
 
 // flock opens the lock file and takes an exclusive flock on it, polling with
 // back-off so that ctx can interrupt the wait.

@@ -39,7 +39,8 @@ import (
 // interrupted is reported as a failed postStart (FailedPostStartHook; the container is killed and
 // restarted per policy). A pod whose start sequence was interrupted (a container not created
 // or not started yet) is not resumed: it is stopped, Failed with reason StartInterrupted, and
-// left for Remove. A pod that was stopped is adopted stopped, for Remove.
+// left for Remove. A pod that was stopped is adopted stopped, for Remove; one whose stop had
+// begun has its stop finished, with what is left of its grace period.
 //
 // The adopter holds the pod's adoption lock until the pod is removed or the Runtime closed.
 func (r *Runtime) Adopt(ctx context.Context, spec PodSpec) (*Pod, error) {
@@ -138,13 +139,13 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec PodSpec, handler ctrRunt
 		r.mu.Unlock()
 		return nil, ErrClosed
 	}
-	if _, ok := r.pods[spec.Name]; ok {
+	if _, ok := r.pods[spec.Name]; ok || r.reserved[spec.Name] {
 		r.mu.Unlock()
 		return nil, &ManagedError{Pod: spec.Name, PID: os.Getpid()}
 	}
 	r.pods[spec.Name] = p
-	r.control.listen()
 	r.mu.Unlock()
+	r.control.listen()
 	p.resume(plan, rec.OwnerPID, forStop)
 	return p, nil
 }
@@ -476,10 +477,13 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 	// Bound before the loop runs (as newPod builds a pod): the state is set here, then the
 	// loop owns it.
 	p.sandboxReady = !plan.stopped && plan.interrupted == ""
-	if plan.stopped || forStop {
+	// A stop the previous manager began is finished, never undone (see stopIntent).
+	intent := p.sup.stopIntent()
+	finishStop := intent != nil && !plan.stopped && !forStop
+	if plan.stopped || forStop || finishStop {
 		p.stopping = true // no restart, no probe, no hook: the stop follows
 	}
-	if plan.interrupted != "" && !plan.stopped && !forStop {
+	if plan.interrupted != "" && !plan.stopped && !forStop && !finishStop {
 		p.failReason = ReasonStartInterrupted
 		p.reason = ReasonStartInterrupted
 		p.message = "The pod's start sequence was interrupted by its previous manager's death (" + plan.interrupted + "): it is not resumed; remove the pod"
@@ -491,8 +495,11 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 	}
 	go p.persistStatus(p.persistQuit)
 	why := ""
-	if forStop {
+	switch {
+	case forStop:
 		why = ", to stop it"
+	case intent != nil:
+		why = ", to finish the stop it began"
 	}
 	p.emit("", EventNormal, ReasonAdopted, fmt.Sprintf("Pod adopted by pid %d%s (its previous manager, pid %d, is gone)", os.Getpid(), why, previous))
 	if plan.stopped {
@@ -503,7 +510,7 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 		}
 		return
 	}
-	if forStop {
+	if forStop || finishStop {
 		if plan.pauseExited != nil {
 			go p.watchPause(plan.pauseExited)
 		}
@@ -511,6 +518,10 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 			if a.state == taskRunning || a.state == taskStopped {
 				go c.watchExit(a.inst)
 			}
+		}
+		if finishStop {
+			left := intent.remaining(p.rt.clock.Now())
+			go p.stopWith(p.lifeCtx, left, intent.Hooks && left > 0, nil)
 		}
 		return
 	}

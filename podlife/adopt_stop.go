@@ -18,7 +18,7 @@ import (
 // as the manager had them.
 
 // stoppableSpec is spec without what cannot or must not be persisted: Go hooks and probers (and
-// with them exec ones: a stop without the manager runs no hooks), the start policy, SpecOpts,
+// with them exec ones: a stop without the manager runs no hooks), the start policy, OCIHook,
 // pull credentials, and every value that may be a secret: env values (from a Secret, or set
 // by a Go program, which may hold anything), command and args (a manifest's $(VAR) expands
 // env values into them), and files volumes' data (their paths and modes stay). None of these
@@ -31,7 +31,7 @@ func stoppableSpec(spec PodSpec) PodSpec {
 		for i, c := range cs {
 			c.PostStart, c.PreStop = nil, nil
 			c.StartupProbe, c.ReadinessProbe, c.LivenessProbe = nil, nil, nil
-			c.SpecOpts = nil
+			c.OCIHook = nil
 			c.Env, c.Command, c.Args = nil, nil, nil
 			out[i] = c
 		}

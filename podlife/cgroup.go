@@ -17,13 +17,12 @@ func cgroupPath(namespace, id string) string {
 	return filepath.Join("/", namespace, id)
 }
 
-// removeCgroup removes a deleted container's cgroup if runc left it behind: under load, runc's
-// rmdir can run while the killed process is still leaving the cgroup. Only empty cgroups are
-// removed (rmdir); the common case, nothing left, costs two stats.
+// removeCgroup removes a deleted container's cgroup if runc left it behind, in every hierarchy
+// (see sweepCgroup): under load, runc's rmdir can run while the killed process is still leaving
+// the cgroup, and a runc create cut short (its client killed, containerd finishing or undoing
+// the create) can leave it under some v1 controllers only, not the pids one. Only empty
+// cgroups are removed (rmdir); the common case, nothing left, costs one rmdir per hierarchy.
 func removeCgroup(path string) error {
-	if !exists(filepath.Join(cgroupRoot, "pids", path)) && !exists(filepath.Join(cgroupRoot, path)) {
-		return nil
-	}
 	return sweepCgroup(path)
 }
 

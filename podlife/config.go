@@ -84,8 +84,8 @@ type Config struct {
 	// their log files: containerd's shim runs one beside each container (containerd's binary
 	// log driver), so that the output keeps flowing, and the container keeps running, when the
 	// process that manages the pod is gone. Use the podlife-logger command
-	// (internal/cmd/podlife-logger), or a program of yours that calls ServeContainerLogger
-	// when IsContainerLogger. Empty: this process copies the output through FIFOs, and a
+	// (internal/cmd/podlife-logger), or a program of yours that calls containerlogger.Serve
+	// when containerlogger.Invoked (package podlife/containerlogger). Empty: this process copies the output through FIFOs, and a
 	// container that writes blocks once its pipe is full after this process is gone (see
 	// docs/concepts.md, "Logs").
 	ContainerLogger string `json:"containerLogger,omitempty"`
@@ -145,7 +145,7 @@ type Config struct {
 //
 // If it dies, a Runtime that uses it starts it again on the same root and state when it
 // reconnects (and any New does): the shims of running containers survive and containerd
-// reloads them. StopPrivateContainerd (the CLI's `podlife daemon stop`) stops it once no pod is
+// reloads them. daemon.StopPrivate (the CLI's `podlife daemon stop`) stops it once no pod is
 // left in the state dir.
 type EmbeddedConfig struct {
 	// Disable fails New when no containerd answers, instead of using or starting the private one.

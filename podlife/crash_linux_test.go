@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/podlife/podlife/internal/crashpod"
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife"
 )
@@ -76,8 +78,9 @@ func crashManager(t *testing.T) string {
 }
 
 // The managing process is SIGKILLed at each crash point; a new Runtime on the state dir then
-// removes what is left of the pod (its startup garbage collection cleans what has no record),
-// and the harness's leak check (netns, veths, IPAM, iptables, mounts, containerd objects,
+// removes what is left of the pod (its startup garbage collection cleans what has no record);
+// at every other point, and at each point where the pod was running (crashRunsOn), it first
+// adopts the pod and checks what adoption resumed (adoptAfterCrash). The harness's leak check (netns, veths, IPAM, iptables, mounts, containerd objects,
 // shims, loggers, cgroups) passes after every point. The name is free again.
 func TestCrashPoints(t *testing.T) {
 	if env.skip != "" {
@@ -94,7 +97,7 @@ func TestCrashPoints(t *testing.T) {
 		t.Fatalf("%d crash points, want at least 20", len(crashPoints))
 	}
 	bin := crashManager(t)
-	for _, point := range crashPoints {
+	for i, point := range crashPoints {
 		t.Run(point, func(t *testing.T) {
 			h := newHarness(t)
 			const name = "crash"
@@ -138,7 +141,9 @@ func TestCrashPoints(t *testing.T) {
 					t.Fatalf("after %s: %v, want one .removing- directory", point, m)
 				}
 			}
-			rt := h.another(t) // its New collects what has no record
+			rt := h.anotherWith(t, func(c *podlife.Config) {
+				c.Backoff = podlife.Backoff{Initial: 100 * time.Millisecond} // crashmgr's
+			}) // its New collects what has no record
 			rec, err := rt.LookupPod(ctx, name)
 			switch {
 			case errors.Is(err, podlife.ErrNotFound):
@@ -147,6 +152,9 @@ func TestCrashPoints(t *testing.T) {
 			default:
 				if rec.Managed() {
 					t.Fatalf("pod %s still has a manager (pid %d) after the kill", name, rec.Manager)
+				}
+				if i%2 == 1 || crashRunsOn[point] || crashStops[point] {
+					adoptAfterCrash(ctx, t, rt, rec, point)
 				}
 				if err := removePod(ctx, rt, name, podlife.WithGracePeriod(0)); err != nil {
 					t.Fatalf("Pod.Remove: %v", err)
@@ -160,4 +168,119 @@ func TestCrashPoints(t *testing.T) {
 			}
 		})
 	}
+}
+
+// crashRunsOn are the points where the pod had started and was not stopping: adopted, it runs
+// on. (At status.write@3 and status.written@3 the start is still going: the third status write
+// comes early.)
+var crashRunsOn = map[string]bool{"restart.backoff-over": true, "restart.old-deleted": true}
+
+// crashStops are the points where the manager had begun the pod's stop (its containers still
+// there): adopted, the stop is finished, never undone.
+var crashStops = map[string]bool{
+	"stop.begin": true, "stop.prestop+200ms": true, "stop.signalled@1": true, "task.deleted@2": true,
+}
+
+// adoptAfterCrash adopts the crashed manager's pod (its record rec) with rt and checks what
+// adoption resumed. At a crashStops point the stop is finished: every container ends
+// terminated, none restarted. At a crashRunsOn point the pod runs on: phase Running, every container that
+// was running is the same containerd container, b's restart count is at least the recorded
+// one, and supervision is back (b, killed, is restarted). A pod whose start was cut is Failed
+// with StartInterrupted. The caller removes it.
+func adoptAfterCrash(ctx context.Context, t *testing.T, rt *podlife.Runtime, rec podlife.PodRecord, point string) {
+	t.Helper()
+	pod, err := rt.Adopt(ctx, crashpod.Spec(rec.Name, testImage))
+	if err != nil {
+		t.Fatalf("Adopt after %s: %v", point, err)
+	}
+	st := pod.Status()
+	if testing.Verbose() {
+		t.Logf("adopted after %s: phase %s reason %q", point, st.Phase, st.Reason)
+	}
+	if crashStops[point] {
+		end, err := pod.Wait(ctx)
+		if err != nil {
+			t.Fatalf("adopted after %s: the stop never ended: %v", point, err)
+		}
+		for _, c := range end.ContainerStatuses {
+			if c.State.Terminated == nil {
+				t.Errorf("adopted after %s: %s not terminated after the stop: %+v", point, c.Name, c.State)
+			}
+			if was := crashStatus(rec.Status, c.Name).RestartCount; c.RestartCount != was {
+				t.Errorf("adopted after %s: %s restarted during the stop (restartCount %d, was %d)", point, c.Name, c.RestartCount, was)
+			}
+		}
+		if !slices.ContainsFunc(pod.Events(), func(e podlife.Event) bool {
+			return e.Reason == podlife.ReasonAdopted && strings.Contains(e.Message, "to finish the stop")
+		}) {
+			t.Errorf("adopted after %s: no Adopted event saying the stop is finished: %v", point, pod.Events())
+		}
+		return
+	}
+	if !crashRunsOn[point] {
+		if st.Phase == podlife.PhaseRunning && st.Reason == "" {
+			return // a start that had got far enough runs on too
+		}
+		if st.Phase != podlife.PhaseFailed && st.Phase != podlife.PhaseSucceeded && st.Phase != podlife.PhasePending {
+			t.Fatalf("adopted after %s: phase %s, reason %q", point, st.Phase, st.Reason)
+		}
+		return
+	}
+	if st.Phase != podlife.PhaseRunning {
+		t.Fatalf("adopted after %s: phase %s (reason %q), want Running", point, st.Phase, st.Reason)
+	}
+	before := map[string]podlife.ContainerStatus{}
+	for _, c := range rec.Status.ContainerStatuses {
+		before[c.Name] = c
+	}
+	for _, c := range st.ContainerStatuses {
+		b := before[c.Name]
+		if b.State.Running != nil && c.State.Running != nil && b.ContainerID != c.ContainerID {
+			t.Errorf("adopted after %s: %s is %s, was %s: a running container was replaced", point, c.Name, c.ContainerID, b.ContainerID)
+		}
+		if c.RestartCount < b.RestartCount {
+			t.Errorf("adopted after %s: %s restartCount %d, was %d", point, c.Name, c.RestartCount, b.RestartCount)
+		}
+	}
+	// Supervision resumed: b, running, is killed and restarted by the adopter. Right after the
+	// adoption b may be exiting still (killed at restart.backoff-over, its old process had
+	// exited): a kill that finds no process waits for b's next instance.
+	b, err := pod.Container("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for try := 0; ; try++ {
+		running, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return crashStatus(s, "b").State.Running != nil })
+		if err != nil {
+			t.Fatalf("adopted after %s: b never ran: %v", point, err)
+		}
+		n := crashStatus(running, "b").RestartCount
+		err = b.Signal(ctx, syscall.SIGKILL)
+		if errors.Is(err, podlife.ErrNotFound) && try < 3 {
+			if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return crashStatus(s, "b").RestartCount > n }); err != nil {
+				t.Fatalf("adopted after %s: b neither running nor restarted: %v", point, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("adopted after %s: kill b: %v", point, err)
+		}
+		if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
+			c := crashStatus(s, "b")
+			return c.RestartCount > n && c.State.Running != nil
+		}); err != nil {
+			t.Fatalf("adopted after %s: b not restarted after a kill (restartCount was %d): %v", point, n, err)
+		}
+		return
+	}
+}
+
+// crashStatus is the status of the container of that name.
+func crashStatus(s podlife.PodStatus, name string) podlife.ContainerStatus {
+	for _, c := range s.ContainerStatuses {
+		if c.Name == name {
+			return c
+		}
+	}
+	return podlife.ContainerStatus{}
 }

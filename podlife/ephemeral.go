@@ -59,7 +59,6 @@ func (p *podWorker) AddEphemeralContainer(ctx context.Context, spec EphemeralCon
 		return nil, fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
 	cs := spec.ContainerSpec
-	cs.SpecOpts = append([]oci.SpecOpts(nil), cs.SpecOpts...)
 	c := &Container{pod: p, spec: &cs, ephemeral: true, targetName: spec.TargetContainerName,
 		stdin: spec.Stdin, tty: spec.TTY,
 		plannedID: newID(), prepared: make(chan struct{}),

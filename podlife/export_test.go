@@ -50,7 +50,7 @@ func (h *Pod) WriteLegacyRecord() error {
 		for i, c := range cs {
 			c.PostStart, c.PreStop = nil, nil
 			c.StartupProbe, c.ReadinessProbe, c.LivenessProbe = nil, nil, nil
-			c.SpecOpts = nil
+			c.OCIHook = nil
 			out[i] = c
 		}
 		return out

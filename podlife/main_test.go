@@ -226,9 +226,16 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 // LIFO); its pods are not removed by the cleanup, the test must remove them.
 func (h *harness) another(t *testing.T) *podlife.Runtime {
 	t.Helper()
+	return h.anotherWith(t, func(*podlife.Config) {})
+}
+
+// anotherWith is another, with the harness's configuration changed by edit first.
+func (h *harness) anotherWith(t *testing.T, edit func(*podlife.Config)) *podlife.Runtime {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cfg := h.cfg
+	edit(&cfg)
 	cfg.Logger = cfg.Logger.With("runtime", "another")
 	rt, err := podlife.New(ctx, cfg)
 	if err != nil {

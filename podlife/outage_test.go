@@ -373,7 +373,7 @@ func TestRemoveDuringOutage(t *testing.T) {
 	}
 }
 
-// TestRunAfterPrivateContainerdStopped: StopPrivateContainerd stops the private containerd (no
+// TestRunAfterPrivateContainerdStopped: daemon.StopPrivate stops the private containerd (no
 // pod left) under an idle Runtime, as `podlife daemon stop` from another process would. The
 // Runtime's next Run must not leave anything behind, and the private containerd must serve
 // again afterwards (the Runtime revives it), so that a Run then succeeds.
@@ -381,8 +381,8 @@ func TestRunAfterPrivateContainerdStopped(t *testing.T) {
 	h, ctrdDir := privateHarness(t, testContainerdBinary(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := podlife.StopPrivateContainerd(ctx, h.stateDir); err != nil {
-		t.Fatalf("StopPrivateContainerd: %v", err)
+	if err := daemon.StopPrivate(ctx, h.stateDir); err != nil {
+		t.Fatalf("StopPrivate: %v", err)
 	}
 	spec := podlife.PodSpec{Name: "afterstop", TerminationGracePeriod: ptr(5 * time.Second),
 		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}}}

@@ -5,10 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/pod-security-admission/api"
-	"k8s.io/pod-security-admission/policy"
+	"github.com/podlife/podlife/podlife/internal/podsecurity"
 )
 
 // PodSecurityLevel is a level of the Kubernetes Pod Security Standards, as the API server's
@@ -31,10 +28,6 @@ const (
 	PodSecurityRestricted PodSecurityLevel = "restricted"
 )
 
-// defaultCheckIDs are the baseline checks podlife applies when Config.PodSecurity is empty:
-// capabilities beyond the baseline set, and seccomp Unconfined.
-var defaultCheckIDs = []policy.CheckID{"capabilities_baseline", "seccompProfile_baseline"}
-
 // CheckPodSecurity evaluates spec against a Pod Security Standards level with the API
 // server's own checks (k8s.io/pod-security-admission, at version "latest"): it returns nil,
 // or a *PodSecurityError whose message is the API server's. An empty level is the default
@@ -47,8 +40,7 @@ func CheckPodSecurity(level PodSecurityLevel, spec *PodSpec) error {
 // the Config's Pod Security level; an empty level applies podlife's default checks unless
 // AllowPrivileged is set. Capabilities in AllowedCapabilities are exempt at every level.
 func (c *Config) admitPodSecurity(s *PodSpec, ephemerals []ContainerSpec) error {
-	all := podSecurityChecks()
-	level, checks := api.LevelBaseline, all.all
+	var level podsecurity.Level
 	switch c.PodSecurity {
 	case PodSecurityPrivileged:
 		return nil
@@ -56,47 +48,42 @@ func (c *Config) admitPodSecurity(s *PodSpec, ephemerals []ContainerSpec) error 
 		if c.AllowPrivileged {
 			return nil
 		}
-		checks = all.defaults
+		level = podsecurity.Defaults
 	case PodSecurityBaseline:
+		level = podsecurity.Baseline
 	case PodSecurityRestricted:
-		level = api.LevelRestricted
+		level = podsecurity.Restricted
 	default:
 		return fmt.Errorf("%w: unknown Pod Security level %q", ErrInvalidSpec, c.PodSecurity)
 	}
-	lv := api.LevelVersion{Level: level, Version: api.LatestVersion()}
-	v1 := podSpecV1(s, ephemerals)
-	exemptCapabilities(v1, c.AllowedCapabilities)
-	result := policy.AggregateCheckResults(checks.eval.EvaluatePod(lv, &metav1.ObjectMeta{}, v1))
-	if result.Allowed {
+	pod := securityPod(s, ephemerals)
+	exemptCapabilities(pod, c.AllowedCapabilities)
+	v := podsecurity.Evaluate(level, pod)
+	if v == nil {
 		return nil
 	}
-	return &PodSecurityError{Pod: s.Name, Policy: lv.String(), Detail: result.ForbiddenDetail(),
-		Fields: all.fields(lv, checks, v1), Default: c.PodSecurity == ""}
+	return &PodSecurityError{Pod: s.Name, Policy: v.Policy, Detail: v.Detail, Fields: v.Fields, Default: c.PodSecurity == ""}
 }
 
 // exemptCapabilities removes the allowed capabilities (compared as podlife does: any case,
 // with or without CAP_; "ALL" allows every one) from the containers' capabilities.add.
-func exemptCapabilities(s *corev1.PodSpec, allowed []string) {
+func exemptCapabilities(s *podsecurity.Pod, allowed []string) {
 	if len(allowed) == 0 {
 		return
 	}
 	names, all := capNames(allowed)
-	exempt := func(sc *corev1.SecurityContext) {
+	exempt := func(sc *podsecurity.SecurityContext) {
 		if sc == nil || sc.Capabilities == nil {
 			return
 		}
-		sc.Capabilities.Add = slices.DeleteFunc(sc.Capabilities.Add, func(c corev1.Capability) bool {
-			return all || slices.Contains(names, capName(string(c)))
+		sc.Capabilities.Add = slices.DeleteFunc(sc.Capabilities.Add, func(c string) bool {
+			return all || slices.Contains(names, capName(c))
 		})
 	}
-	for i := range s.InitContainers {
-		exempt(s.InitContainers[i].SecurityContext)
-	}
-	for i := range s.Containers {
-		exempt(s.Containers[i].SecurityContext)
-	}
-	for i := range s.EphemeralContainers {
-		exempt(s.EphemeralContainers[i].SecurityContext)
+	for _, cs := range [][]podsecurity.Container{s.InitContainers, s.Containers, s.EphemeralContainers} {
+		for i := range cs {
+			exempt(cs[i].SecurityContext)
+		}
 	}
 }
 

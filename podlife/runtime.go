@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -46,9 +45,12 @@ type Runtime struct {
 	// /proc/self/mountinfo shows for what is mounted under it (see realDir).
 	stateReal string
 
-	mu     sync.Mutex
-	pods   map[string]*podWorker
-	closed bool
+	// mu guards the three fields below, and nothing else: it is never held across I/O,
+	// another lock or a call into a pod (see reserve).
+	mu       sync.Mutex
+	pods     map[string]*podWorker
+	reserved map[string]bool // names of pods being created (see reserve)
+	closed   bool
 }
 
 // New connects to containerd (starting a private one if Config says so) and prepares the state
@@ -96,7 +98,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 // newRuntime returns a Runtime on cfg (with its defaults applied) that is not connected to
 // anything yet: New connects it, and sets its tasks and network.
 func newRuntime(cfg Config, clk clock.Clock) *Runtime {
-	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, events: newBus(nil), clock: clk, closing: make(chan struct{})}
+	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, reserved: map[string]bool{}, events: newBus(nil), clock: clk, closing: make(chan struct{})}
 	r.control = newControl(r)
 	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
 	r.events.ring = nil // the runtime bus only fans out; pods keep their own history
@@ -142,7 +144,7 @@ func (r *Runtime) connect(ctx context.Context) error {
 }
 
 // privateDir is the directory of the state dir's private containerd.
-func privateDir(stateDir string) string { return filepath.Join(stateDir, "containerd") }
+func privateDir(stateDir string) string { return daemon.PrivateDir(stateDir) }
 
 // ensurePrivate makes sure the private containerd of the state dir serves, starting it (detached,
 // under its start lock) if it does not; see daemon.Ensure.
@@ -175,7 +177,7 @@ func dial(ctx context.Context, addr, ns string) (*client.Client, error) {
 }
 
 // PrivateDaemon reports whether the runtime uses the private containerd of its state dir (see
-// EmbeddedConfig), whichever process started it. Close leaves it running; StopPrivateContainerd
+// EmbeddedConfig), whichever process started it. Close leaves it running; daemon.StopPrivate
 // stops it.
 func (r *Runtime) PrivateDaemon() bool { return r.private }
 
@@ -230,29 +232,72 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	}
 	if r.disconnected() || !r.tasks.socketAnswers() {
 		// A Runtime that was idle learns of an outage here (the private containerd stopped by
-		// StopPrivateContainerd, or one that died meanwhile): fail at once and start the
+		// daemon.StopPrivate, or one that died meanwhile): fail at once and start the
 		// reconnection, rather than create half a pod on a dead connection (whose calls wait
 		// out the client's dial timeout first).
 		r.connLost(fmt.Errorf("nothing accepts connections at %s: %w", r.address, ErrUnavailable))
 		return nil, fmt.Errorf("pod %q: containerd does not answer (reconnecting): %w", spec.Name, ErrUnavailable)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil, ErrClosed
-	}
-	if _, ok := r.pods[spec.Name]; ok {
-		return nil, fmt.Errorf("pod %q: %w", spec.Name, ErrAlreadyExists)
+	// The name is reserved under r.mu, and the pod's directory created without it: creating
+	// it takes the pods' lock, which another process's startup garbage collection may hold for
+	// a while, and nothing else of this Runtime (Status, ListPods, Close) waits for that.
+	if err := r.reserve(spec.Name); err != nil {
+		return nil, err
 	}
 	p, err := newPod(r, spec, handler)
 	if err != nil {
+		r.unreserve(spec.Name)
 		return nil, err
 	}
-	r.pods[spec.Name] = p
+	if err := r.register(p); err != nil {
+		// Closed while the directory was created: nothing of the pod exists but its
+		// directory, without pod.json.
+		if rmErr := removePodDir(p.sandbox.dir); rmErr != nil {
+			r.log.Warn("pod directory left behind; startup garbage collection deletes it", "pod", spec.Name, "err", rmErr)
+		}
+		p.dirUnlock()
+		return nil, err
+	}
 	r.control.listen()
 	go p.runLoop()
 	go p.run()
 	return p, nil
+}
+
+// reserve takes a pod name for a pod being created or adopted, so that no other call of this
+// Runtime takes it meanwhile; register or unreserve gives it back. It fails with ErrClosed, or
+// ErrAlreadyExists if the name is taken. It holds r.mu only for the maps.
+func (r *Runtime) reserve(name string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ErrClosed
+	}
+	if _, ok := r.pods[name]; ok || r.reserved[name] {
+		return fmt.Errorf("pod %q: %w", name, ErrAlreadyExists)
+	}
+	r.reserved[name] = true
+	return nil
+}
+
+// unreserve gives back a name reserve took, for a pod that was not created.
+func (r *Runtime) unreserve(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.reserved, name)
+}
+
+// register makes p, whose name reserve took, one of the runtime's pods; it fails with
+// ErrClosed if the runtime was closed meanwhile (the name is given back either way).
+func (r *Runtime) register(p *podWorker) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.reserved, p.name)
+	if r.closed {
+		return ErrClosed
+	}
+	r.pods[p.name] = p
+	return nil
 }
 
 // Pod returns a handle on the pod of that name in the state directory, whichever process
@@ -332,7 +377,7 @@ func (r *Runtime) forget(p *podWorker) {
 // (LookupPod, and its Pod handles: Stop, Remove, ...); the Pod handles of this Runtime then
 // fail with ErrClosed.
 // The private containerd of the state dir, if the runtime uses it, keeps running for them and
-// for other processes (StopPrivateContainerd stops it). A second Close returns an error wrapping
+// for other processes (daemon.StopPrivate stops it). A second Close returns an error wrapping
 // ErrClosed.
 func (r *Runtime) Close() error {
 	r.mu.Lock()
@@ -370,6 +415,6 @@ func (r *Runtime) Close() error {
 		errs = append(errs, r.client.Close())
 	}
 	// The private containerd, if any, belongs to the state dir, not to this Runtime: it stays
-	// (see StopPrivateContainerd).
+	// (see daemon.StopPrivate).
 	return errors.Join(errs...)
 }

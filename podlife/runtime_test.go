@@ -20,7 +20,7 @@ import (
 
 // With no containerd at the system socket, New starts a private one under the state dir. It
 // belongs to the state dir: Close leaves it running, the next New uses it again, and
-// StopPrivateContainerd stops it, but only once no pod is left.
+// daemon.StopPrivate stops it, but only once no pod is left.
 func TestEmbeddedContainerd(t *testing.T) {
 	if env.skip != "" {
 		t.Skip(env.skip)
@@ -92,9 +92,9 @@ func TestEmbeddedContainerd(t *testing.T) {
 	if err := os.MkdirAll(podDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	err = podlife.StopPrivateContainerd(ctx, dir)
-	if !errors.Is(err, podlife.ErrPodsLeft) || !strings.Contains(err.Error(), "leftover") {
-		t.Errorf("StopPrivateContainerd with a pod left = %v, want ErrPodsLeft naming it", err)
+	err = daemon.StopPrivate(ctx, dir)
+	if !errors.Is(err, daemon.ErrPodsLeft) || !strings.Contains(err.Error(), "leftover") {
+		t.Errorf("StopPrivate with a pod left = %v, want ErrPodsLeft naming it", err)
 	}
 	if _, err := daemon.Lookup(ctrdDir); err != nil {
 		t.Errorf("the refused stop stopped it: %v", err)
@@ -102,16 +102,16 @@ func TestEmbeddedContainerd(t *testing.T) {
 	if err := os.Remove(podDir); err != nil {
 		t.Fatal(err)
 	}
-	if err := podlife.StopPrivateContainerd(ctx, dir); err != nil {
-		t.Fatalf("StopPrivateContainerd: %v", err)
+	if err := daemon.StopPrivate(ctx, dir); err != nil {
+		t.Fatalf("StopPrivate: %v", err)
 	}
 	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the private containerd's socket is still there after StopPrivateContainerd: %v", err)
+		t.Errorf("the private containerd's socket is still there after StopPrivate: %v", err)
 	}
 	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", info.PID)); err == nil && !strings.Contains(string(b), ") Z ") {
-		t.Errorf("containerd %d still runs after StopPrivateContainerd", info.PID)
+		t.Errorf("containerd %d still runs after StopPrivate", info.PID)
 	}
-	if err := podlife.StopPrivateContainerd(ctx, dir); !errors.Is(err, daemon.ErrNotRunning) {
-		t.Errorf("second StopPrivateContainerd = %v, want ErrNotRunning", err)
+	if err := daemon.StopPrivate(ctx, dir); !errors.Is(err, daemon.ErrNotRunning) {
+		t.Errorf("second StopPrivate = %v, want ErrNotRunning", err)
 	}
 }

@@ -1,12 +1,13 @@
 package podlife
 
 import (
+	"context"
 	"os"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/containerd/containerd/v2/pkg/oci"
+	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/hook"
@@ -134,8 +135,19 @@ type ContainerSpec struct {
 	// FallbackToLogsOnError (a container that failed and left the file empty gets the last 80
 	// lines, at most 2048 bytes, of its log as its message).
 	TerminationMessagePolicy TerminationMessagePolicy `fingerprint:"omitzero"`
-	// SpecOpts are applied last to the container's OCI spec: an escape hatch to containerd's oci package.
-	SpecOpts []oci.SpecOpts
+	// OCIHook, if set, may change the container's OCI runtime spec (runtime-spec's
+	// specs.Spec) before the container is created: an escape hatch for what ContainerSpec does
+	// not express (a device, an annotation, a seccomp or memory tweak). It runs after podlife
+	// has applied every setting of the container (image config, process, namespaces, mounts,
+	// resources, security context, shim group); only the runtime class's OCI version is set
+	// after it. An error fails the container's creation as an image or mount error would. It
+	// may change anything; what it changes is not checked, and changing the namespaces, mounts
+	// or cgroup podlife set can break the pod.
+	//
+	// Like Go hooks and probes, it is not persisted: a process that adopts the pod (Runtime.Adopt)
+	// gives it again with the spec, for the containers it restarts. The spec fingerprint notes
+	// only whether one is set: another function is not a spec change.
+	OCIHook func(ctx context.Context, spec *specs.Spec) error `json:"-"`
 }
 
 // TerminationMessagePolicy says where a container's termination message comes from.

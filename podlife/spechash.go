@@ -45,8 +45,14 @@ func specFields(spec PodSpec, key []byte) map[string]string {
 					if cf.Name == "Name" || cf.Tag.Get("fingerprint") == "omitzero" && cv.Field(k).IsZero() {
 						continue // a field added later: unset, it leaves older fingerprints as they were
 					}
-					name := fmt.Sprintf("%s[%s].%s", field, c.Name, lowerFirst(cf.Name))
-					out[name] = fingerprint(key, name, cv.Field(k))
+					fv, fname := cv.Field(k), cf.Name
+					if fname == "OCIHook" {
+						// Recorded as the field it replaced, the []oci.SpecOpts it becomes: records
+						// of older managers keep matching (none set, or one).
+						fv, fname = reflect.ValueOf(ociHookOpts(c.OCIHook)), "SpecOpts"
+					}
+					name := fmt.Sprintf("%s[%s].%s", field, c.Name, lowerFirst(fname))
+					out[name] = fingerprint(key, name, fv)
 				}
 			}
 			out[field] = strings.Join(names, ",")

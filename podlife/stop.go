@@ -76,6 +76,7 @@ func (p *podWorker) stopWith(ctx context.Context, grace time.Duration, hooks boo
 				p.reason, p.message = "StartError", cause.Error()
 			}
 		})
+		p.persistStop(grace, hooks)
 		failpoint.Hit("stop.begin")
 		p.cancelStart()
 		p.awaitStartSequence()

@@ -18,6 +18,23 @@ const supervisionFile = "supervision.json"
 // supervisionRecord is supervision.json.
 type supervisionRecord struct {
 	Containers map[string]containerSupervision `json:"containers,omitempty"`
+	// Stop is the pod's stop, once its manager began it: an adopter finishes the stop instead
+	// of resuming the pod (a stop is never undone, as a Kubernetes deletion is not).
+	Stop *stopIntent `json:"stop,omitempty"`
+}
+
+// stopIntent is a stop a manager began (supervision.json's "stop").
+type stopIntent struct {
+	// Since is when the stop began; Grace its grace period, and Hooks whether preStop hooks
+	// run: an adopter stops with what is left of the grace period.
+	Since time.Time     `json:"since"`
+	Grace time.Duration `json:"grace"`
+	Hooks bool          `json:"hooks,omitempty"`
+}
+
+// remaining is what is left of the stop's grace period at now (never negative).
+func (i stopIntent) remaining(now time.Time) time.Duration {
+	return max(i.Grace-now.Sub(i.Since), 0)
 }
 
 // containerSupervision is one container's part of supervision.json.
@@ -86,6 +103,39 @@ func (s *supervisionStore) update(container string, fn func(*containerSupervisio
 		return nil // the pod's directory is gone: removed
 	}
 	return err
+}
+
+// stopIntent returns the stop a previous manager began, if any (see load).
+func (s *supervisionStore) stopIntent() *stopIntent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rec.Stop
+}
+
+// beginStop records the pod's stop (once: a later call keeps the first).
+func (s *supervisionStore) beginStop(i stopIntent) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec.Stop != nil {
+		return nil
+	}
+	s.rec.Stop = &i
+	err := writeFileJSON(s.path, s.rec)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // the pod's directory is gone: removed
+	}
+	return err
+}
+
+// persistStop records that the pod's stop began, so that an adopter after a crash finishes it;
+// a failure is logged (the stop goes on; only an adoption after a crash would miss it).
+func (p *podWorker) persistStop(grace time.Duration, hooks bool) {
+	if p.sup == nil {
+		return
+	}
+	if err := p.sup.beginStop(stopIntent{Since: p.rt.clock.Now(), Grace: grace, Hooks: hooks}); err != nil {
+		p.log.Warn("stop not persisted: an adopter after a crash would resume the pod", "err", err)
+	}
 }
 
 // persistSupervision records a change of c's supervision state; a failure is logged (the pod

@@ -2,11 +2,11 @@ package podlife_test
 
 import (
 	"context"
-
-	"github.com/containerd/containerd/v2/pkg/oci"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/probe"
@@ -199,8 +199,18 @@ func TestOOMKilled(t *testing.T) {
 		Containers: []podlife.ContainerSpec{{
 			Name: "hog", Image: testImage,
 			// tail keeps a line that never ends: it grows until the 16 MiB limit kills it.
-			Command:  []string{"/bin/sh", "-c", "head -c 256m /dev/zero | tail"},
-			SpecOpts: []oci.SpecOpts{oci.WithMemoryLimit(16 << 20), oci.WithMemorySwap(16 << 20)},
+			Command: []string{"/bin/sh", "-c", "head -c 256m /dev/zero | tail"},
+			OCIHook: func(_ context.Context, s *specs.Spec) error {
+				limit := int64(16 << 20)
+				if s.Linux.Resources == nil {
+					s.Linux.Resources = &specs.LinuxResources{}
+				}
+				if s.Linux.Resources.Memory == nil {
+					s.Linux.Resources.Memory = &specs.LinuxMemory{}
+				}
+				s.Linux.Resources.Memory.Limit, s.Linux.Resources.Memory.Swap = &limit, &limit
+				return nil
+			},
 		}},
 	})
 	if err != nil {

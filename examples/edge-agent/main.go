@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/containerlogger"
 	"github.com/podlife/podlife/podlife/kube"
 )
 
@@ -41,8 +42,8 @@ Flags:
 func main() {
 	// containerd's shims run this program as the containers' logger when no podlife-logger is
 	// found (see podlife.Config.ContainerLogger): their output keeps flowing without the agent.
-	if podlife.IsContainerLogger() {
-		podlife.ServeContainerLogger()
+	if containerlogger.Invoked() {
+		containerlogger.Serve()
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)

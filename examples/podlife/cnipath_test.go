@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/podlife/podlife/internal/cnipath"
-	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/containerlogger"
 )
 
 // TestMain points the CLI (and the supervisors it starts, which inherit the environment) at the
@@ -15,8 +15,8 @@ import (
 // The tests that run the CLI in this process make the test binary the container logger (the
 // CLI is its own, see main): it serves as one when the shim starts it so.
 func TestMain(m *testing.M) {
-	if podlife.IsContainerLogger() {
-		podlife.ServeContainerLogger()
+	if containerlogger.Invoked() {
+		containerlogger.Serve()
 	}
 	if os.Getenv(cnipath.EnvVar) == "" {
 		if dirs := cnipath.Dirs(filepath.Join("..", "..", ".cache", "cni", "bin")); dirs != nil {

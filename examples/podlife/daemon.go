@@ -43,7 +43,7 @@ func daemonCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return fail(stderr, "daemon", err)
 	}
 	// The layout of podlife.EmbeddedConfig: the private containerd lives in STATE/containerd.
-	dir := filepath.Join(state, "containerd")
+	dir := daemon.PrivateDir(state)
 	switch verb {
 	case "status":
 		info, err := daemon.Lookup(dir)
@@ -60,7 +60,7 @@ func daemonCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		ctx, cancel := context.WithTimeout(ctx, *timeout)
 		defer cancel()
 		info, _ := daemon.Lookup(dir)
-		err := podlife.StopPrivateContainerd(ctx, state)
+		err := daemon.StopPrivate(ctx, state)
 		if errors.Is(err, daemon.ErrNotRunning) {
 			fmt.Fprintf(stderr, "no private containerd runs for %s\n", state)
 			return 0

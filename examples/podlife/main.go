@@ -45,6 +45,7 @@ import (
 	"path/filepath"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/containerlogger"
 )
 
 const usage = `usage:
@@ -67,8 +68,8 @@ func main() {
 	// containerd's shim runs this same program as each container's logger (see
 	// podlife.Config.ContainerLogger), so that the output of the pods keeps being written when
 	// the process that supervises them is gone.
-	if podlife.IsContainerLogger() {
-		podlife.ServeContainerLogger()
+	if containerlogger.Invoked() {
+		containerlogger.Serve()
 	}
 	os.Exit(cli(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/podlife/podlife/internal/kubectl"
 	"github.com/podlife/podlife/internal/podwatch"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
@@ -71,7 +72,7 @@ func run(ctx context.Context, short bool, image, policy, stateDir, containerLogg
 		defer func() {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			defer cancel()
-			if err := podlife.StopPrivateContainerd(sctx, stateDir); err != nil {
+			if err := daemon.StopPrivate(sctx, stateDir); err != nil {
 				fmt.Fprintln(os.Stderr, "startup-sequence: the private containerd keeps running:", err)
 			}
 		}()

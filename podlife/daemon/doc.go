@@ -13,7 +13,8 @@
 // under an flock on Dir/start.lock so that only one process starts it; every
 // other process finds it by its socket, Dir/containerd.sock. No process stops
 // it when it exits. [Lookup] reports the daemon of a directory and
-// [Shutdown] stops it. If it dies, the next Ensure starts it again on the
+// [Shutdown] stops it; [StopPrivate] stops the one of a podlife state dir
+// ([PrivateDir]) once no pod is left there. If it dies, the next Ensure starts it again on the
 // same root and state.
 //
 // Both write a minimal config.toml under [Config.Dir]. It is accepted by

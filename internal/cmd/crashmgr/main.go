@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/cni"
-	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/internal/crashpod"
 	"github.com/podlife/podlife/podlife"
 )
 
@@ -37,27 +37,6 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Println("crashmgr: done")
-}
-
-// Spec is the crash tests' pod: "a" with a slow postStart and a slow preStop, then "b", which
-// exits once (3) and is restarted.
-func Spec(name, image string) podlife.PodSpec {
-	grace := 5 * time.Second
-	return podlife.PodSpec{
-		Name: name, TerminationGracePeriod: &grace,
-		Volumes: []podlife.Volume{{Name: "m", EmptyDir: &podlife.EmptyDirVolume{}}},
-		Containers: []podlife.ContainerSpec{{
-			Name: "a", Image: image,
-			Command:      []string{"/bin/sh", "-c", `trap 'exit 0' TERM; while :; do sleep 0.1; done`},
-			VolumeMounts: []podlife.VolumeMount{{Name: "m", MountPath: "/m"}},
-			PostStart:    hook.Exec("/bin/sh", "-c", "sleep 1; touch /m/poststart"),
-			PreStop:      hook.Exec("/bin/sh", "-c", "sleep 1; touch /m/prestop"),
-		}, {
-			Name: "b", Image: image,
-			Command:      []string{"/bin/sh", "-c", `[ -e /m/b-ran ] || { touch /m/b-ran; exit 3; }; trap 'exit 0' TERM; while :; do sleep 0.1; done`},
-			VolumeMounts: []podlife.VolumeMount{{Name: "m", MountPath: "/m"}},
-		}},
-	}
 }
 
 func run() error {
@@ -81,7 +60,7 @@ func run() error {
 		return err
 	}
 	defer rt.Close()
-	pod, err := rt.Run(ctx, Spec(cfg.Pod, cfg.Image))
+	pod, err := rt.Run(ctx, crashpod.Spec(cfg.Pod, cfg.Image))
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}

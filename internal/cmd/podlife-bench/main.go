@@ -25,7 +25,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/cnipath"
-	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/containerlogger"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
@@ -45,8 +45,8 @@ func main() {
 	classPods := flag.Int("runtimeclass-probe-pods", 3, "pods of each runtime class with an exec probe every 100 ms, for runtimeclass (0: skip the probe cost)")
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	containerLogger := flag.String("container-logger", "", `containers' logger: "" (podlife-logger, built for the run), "self" (this program re-executed, as the podlife CLI does), "none" (the managing process writes the logs), or a path`)
-	if podlife.IsContainerLogger() {
-		podlife.ServeContainerLogger() // -container-logger self
+	if containerlogger.Invoked() {
+		containerlogger.Serve() // -container-logger self
 	}
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)

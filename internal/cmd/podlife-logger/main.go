@@ -6,7 +6,7 @@
 // Build it with `go build -o /usr/local/bin/podlife-logger ./internal/cmd/podlife-logger`
 // (or `go install github.com/podlife/podlife/internal/cmd/podlife-logger@<version>`) and set
 // Config.ContainerLogger to its absolute path. A program can instead be its own logger: see
-// podlife.ServeContainerLogger.
+// package podlife/containerlogger.
 package main
 
 import "github.com/podlife/podlife/internal/logdriver"

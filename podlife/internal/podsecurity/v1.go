@@ -1,17 +1,12 @@
-package podlife
+package podsecurity
 
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"github.com/podlife/podlife/probe"
 )
 
-// podSpecV1 is the Kubernetes form of the fields of s that the Pod Security checks read (the
-// host namespaces, volumes' kinds, security contexts, host ports, probe and hook hosts), with
-// ephemerals as its ephemeral containers. Files volumes (what configMap, secret, downwardAPI
-// and projected volumes become) are projected volumes: the checks treat those four alike.
-func podSpecV1(s *PodSpec, ephemerals []ContainerSpec) *corev1.PodSpec {
+// podSpecV1 is the Kubernetes form of s, as the checks read it.
+func podSpecV1(s *Pod) *corev1.PodSpec {
 	out := &corev1.PodSpec{HostNetwork: s.HostNetwork, HostPID: s.HostPID, HostIPC: s.HostIPC}
 	if ps := s.SecurityContext; ps != nil {
 		psc := &corev1.PodSecurityContext{RunAsUser: ps.RunAsUser, RunAsGroup: ps.RunAsGroup, RunAsNonRoot: ps.RunAsNonRoot,
@@ -29,7 +24,7 @@ func podSpecV1(s *PodSpec, ephemerals []ContainerSpec) *corev1.PodSpec {
 		case v.HostPath != nil:
 			t := corev1.HostPathType(v.HostPath.Type)
 			vv.HostPath = &corev1.HostPathVolumeSource{Path: v.HostPath.Path, Type: &t}
-		case v.Files != nil:
+		case v.Projected:
 			vv.Projected = &corev1.ProjectedVolumeSource{}
 		case v.Image != nil:
 			vv.Image = &corev1.ImageVolumeSource{Reference: v.Image.Reference, PullPolicy: corev1.PullPolicy(v.Image.PullPolicy)}
@@ -42,25 +37,25 @@ func podSpecV1(s *PodSpec, ephemerals []ContainerSpec) *corev1.PodSpec {
 	for i := range s.Containers {
 		out.Containers = append(out.Containers, containerV1(&s.Containers[i]))
 	}
-	for i := range ephemerals {
+	for i := range s.EphemeralContainers {
 		out.EphemeralContainers = append(out.EphemeralContainers,
-			corev1.EphemeralContainer{EphemeralContainerCommon: corev1.EphemeralContainerCommon(containerV1(&ephemerals[i]))})
+			corev1.EphemeralContainer{EphemeralContainerCommon: corev1.EphemeralContainerCommon(containerV1(&s.EphemeralContainers[i]))})
 	}
 	return out
 }
 
-// containerV1 is the Kubernetes form of c's fields that the Pod Security checks read.
-func containerV1(c *ContainerSpec) corev1.Container {
+// containerV1 is the Kubernetes form of c.
+func containerV1(c *Container) corev1.Container {
 	out := corev1.Container{Name: c.Name, Image: c.Image,
 		LivenessProbe: probeV1(c.LivenessProbe), ReadinessProbe: probeV1(c.ReadinessProbe), StartupProbe: probeV1(c.StartupProbe)}
 	for _, p := range c.Ports {
-		out.Ports = append(out.Ports, corev1.ContainerPort{Name: p.Name, ContainerPort: int32(p.ContainerPort),
-			HostPort: int32(p.HostPort), HostIP: p.HostIP, Protocol: corev1.Protocol(p.Protocol)})
+		out.Ports = append(out.Ports, corev1.ContainerPort{Name: p.Name, ContainerPort: p.ContainerPort,
+			HostPort: p.HostPort, HostIP: p.HostIP, Protocol: corev1.Protocol(p.Protocol)})
 	}
-	if h, ok := targetHost(c.PostStart); ok {
+	if h := c.PostStartHost; h != "" {
 		out.Lifecycle = &corev1.Lifecycle{PostStart: &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Host: h}}}
 	}
-	if h, ok := targetHost(c.PreStop); ok {
+	if h := c.PreStopHost; h != "" {
 		if out.Lifecycle == nil {
 			out.Lifecycle = &corev1.Lifecycle{}
 		}
@@ -92,25 +87,16 @@ func containerV1(c *ContainerSpec) corev1.Container {
 }
 
 // probeV1 keeps what the checks read of a probe: that it exists, and the host it reaches
-// instead of the pod's IP (an httpGet or tcpSocket host).
-func probeV1(p *probe.Spec) *corev1.Probe {
+// instead of the pod's IP.
+func probeV1(p *Probe) *corev1.Probe {
 	if p == nil {
 		return nil
 	}
 	out := &corev1.Probe{}
-	if h, ok := targetHost(p.Prober); ok {
-		out.HTTPGet = &corev1.HTTPGetAction{Host: h, Port: intstr.FromInt32(1)}
+	if p.Host != "" {
+		out.HTTPGet = &corev1.HTTPGetAction{Host: p.Host, Port: intstr.FromInt32(1)}
 	}
 	return out
-}
-
-// targetHost is the host a prober or hook handler reaches instead of the pod's IP (probe and
-// hook's httpGet and tcpSocket have it; Go functions have none).
-func targetHost(x any) (string, bool) {
-	if t, ok := x.(interface{ TargetHost() string }); ok && t.TargetHost() != "" {
-		return t.TargetHost(), true
-	}
-	return "", false
 }
 
 // seccompV1 is the Kubernetes form of a seccomp profile.

@@ -1,4 +1,4 @@
-package podlife
+package daemon
 
 import (
 	"context"
@@ -14,30 +14,34 @@ import (
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 
-	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/internal/layout"
 )
 
-// ErrPodsLeft is wrapped by the error of StopPrivateContainerd when pods or containers are left.
+// ErrPodsLeft is wrapped by the error of [StopPrivate] when pods or containers are left.
 var ErrPodsLeft = errors.New("pods left")
 
-// StopPrivateContainerd stops the private containerd of stateDir (see EmbeddedConfig; "" means
-// DefaultStateDir), whichever process started it, once nothing uses it: no pod in the state dir
-// (StateDir/pods) and no container in any namespace of that containerd. Otherwise it refuses
-// with an error wrapping ErrPodsLeft that names them; remove them first (Pod.Remove,
-// `podlife rm`). If no private containerd runs for stateDir, the error wraps
-// daemon.ErrNotRunning.
+// PrivateDir returns the directory of the private containerd that podlife uses for stateDir
+// (see podlife.EmbeddedConfig): the dir to give [Lookup] or [Shutdown].
+func PrivateDir(stateDir string) string { return layout.PrivateDir(stateDir) }
+
+// StopPrivate stops the private containerd of podlife's stateDir (see podlife.EmbeddedConfig;
+// "" means podlife.DefaultStateDir), whichever process started it, once nothing uses it: no
+// pod in the state dir (StateDir/pods) and no container in any namespace of that containerd.
+// Otherwise it refuses with an error wrapping [ErrPodsLeft] that names them; remove them first
+// (`podlife rm`). If no private containerd runs for stateDir, the error wraps [ErrNotRunning].
 //
 // It sends SIGTERM, then SIGKILL if containerd has not exited when ctx is done (after 10 s if
 // ctx has no deadline), and returns once it is gone. It holds the start lock meanwhile, so that
-// no process starts another one halfway; a process that needs it later (New, or a Runtime that
-// reconnects) starts it again. Do not run it while another process may be starting pods on the
-// state dir: the check and the stop are not atomic with respect to a pod being created.
-func StopPrivateContainerd(ctx context.Context, stateDir string) error {
+// no process starts another one halfway; a process that needs it later (podlife.New, or a
+// Runtime that reconnects) starts it again. Do not run it while another process may be
+// starting pods on the state dir: the check and the stop are not atomic with respect to a pod
+// being created.
+func StopPrivate(ctx context.Context, stateDir string) error {
 	if stateDir == "" {
-		stateDir = DefaultStateDir
+		stateDir = layout.DefaultStateDir
 	}
 	if !filepath.IsAbs(stateDir) {
-		return fmt.Errorf("podlife: stop the private containerd: %w: state dir %q must be an absolute path", ErrInvalidSpec, stateDir)
+		return fmt.Errorf("podlife: stop the private containerd: state dir %q must be an absolute path", stateDir)
 	}
 	refuse := func(left []string) error {
 		return fmt.Errorf("podlife: cannot stop the private containerd of %s: %w: %s; remove them first",
@@ -50,7 +54,7 @@ func StopPrivateContainerd(ctx context.Context, stateDir string) error {
 	if len(left) > 0 {
 		return refuse(left)
 	}
-	err = daemon.Shutdown(ctx, privateDir(stateDir), func(ctx context.Context, address string) error {
+	err = Shutdown(ctx, PrivateDir(stateDir), func(ctx context.Context, address string) error {
 		// Again under the start lock, and containerd's own view: a pod being created or removed
 		// has containers before or after its directory.
 		pods, err := podDirs(stateDir)
@@ -74,7 +78,7 @@ func StopPrivateContainerd(ctx context.Context, stateDir string) error {
 
 // podDirs returns the names of the pods with a directory in the state dir.
 func podDirs(stateDir string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(stateDir, "pods"))
+	entries, err := os.ReadDir(layout.PodsDir(stateDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -112,8 +116,8 @@ func containersOf(ctx context.Context, address string) ([]string, error) {
 		}
 		for _, ctr := range ctrs {
 			labels, err := ctr.Labels(namespaces.WithNamespace(ctx, ns))
-			if err == nil && labels[LabelPod] != "" {
-				out = append(out, labels[LabelPod])
+			if err == nil && labels[layout.LabelPod] != "" {
+				out = append(out, labels[layout.LabelPod])
 				continue
 			}
 			out = append(out, "container "+ns+"/"+ctr.ID())

@@ -1,4 +1,4 @@
-package podlife
+package podsecurity
 
 import (
 	"fmt"
@@ -29,6 +29,10 @@ type psaChecks struct {
 	// overridden are the baseline checks that a restricted check replaces at "latest".
 	overridden map[policy.CheckID]bool
 }
+
+// defaultCheckIDs are the baseline checks podlife applies when Config.PodSecurity is empty:
+// capabilities beyond the baseline set, and seccomp Unconfined.
+var defaultCheckIDs = []policy.CheckID{"capabilities_baseline", "seccompProfile_baseline"}
 
 // podSecurityChecks builds the evaluators once; they are immutable and safe for concurrent
 // use, like a compiled regular expression.

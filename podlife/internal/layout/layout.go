@@ -1,0 +1,20 @@
+// Package layout names the few facts about podlife's state dir and containerd objects that
+// packages other than podlife need (podlife/daemon, to stop a state dir's private containerd
+// only when no pod is left). Package podlife spells the same values in its public constants
+// (DefaultStateDir, LabelPod); a test there keeps them equal. It imports nothing of podlife.
+package layout
+
+import "path/filepath"
+
+const (
+	// DefaultStateDir is the state dir of a Config that names none (podlife.DefaultStateDir).
+	DefaultStateDir = "/var/lib/podlife"
+	// LabelPod is the containerd label with a pod's name (podlife.LabelPod).
+	LabelPod = "podlife.io/pod"
+)
+
+// PodsDir is the directory of the state dir that holds one directory per pod.
+func PodsDir(stateDir string) string { return filepath.Join(stateDir, "pods") }
+
+// PrivateDir is the directory of the state dir's private containerd (podlife.EmbeddedConfig).
+func PrivateDir(stateDir string) string { return filepath.Join(stateDir, "containerd") }

@@ -1,0 +1,19 @@
+package podlife
+
+import (
+	"testing"
+
+	"github.com/podlife/podlife/podlife/internal/layout"
+)
+
+// TestLayoutMatches: podlife/daemon stops a state dir's private containerd from what package
+// layout says about the state dir; it must say what podlife does.
+func TestLayoutMatches(t *testing.T) {
+	if DefaultStateDir != layout.DefaultStateDir || LabelPod != layout.LabelPod {
+		t.Errorf("layout says state dir %q, label %q; podlife says %q, %q",
+			layout.DefaultStateDir, layout.LabelPod, DefaultStateDir, LabelPod)
+	}
+	if got, want := privateDir("/s"), "/s/containerd"; got != want {
+		t.Errorf("privateDir = %q, want %q", got, want)
+	}
+}
