@@ -259,8 +259,8 @@ func removeAtEnd(t *testing.T, h *harness, name string) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := h.rt.RemovePod(ctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("RemovePod %s: %v", name, err)
+		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			t.Errorf("Pod.Remove %s: %v", name, err)
 		}
 	})
 }

@@ -320,13 +320,17 @@ func TestFakeUnmanagedExecAndLookup(t *testing.T) {
 	closeManager(t, r)
 
 	o := newFakeAdopter(t, r, f, clk)
-	code, err := o.Exec(ctx, spec.Name, "a", []string{"echo", "hi"}, ExecIO{})
+	h, err := o.Pod(spec.Name)
+	if err != nil {
+		t.Fatalf("Pod: %v", err)
+	}
+	code, err := h.Exec(ctx, "a", []string{"echo", "hi"}, ExecIO{})
 	if err != nil || code != 0 {
 		t.Fatalf("Exec = %d, %v", code, err)
 	}
 	f.waitCall(t, "exec a echo hi")
 	f.exit(t, "b", 5)
-	if _, err := o.Exec(ctx, spec.Name, "b", []string{"true"}, ExecIO{}); !errors.Is(err, ErrNotFound) {
+	if _, err := h.Exec(ctx, "b", []string{"true"}, ExecIO{}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Exec in an exited container = %v, want ErrNotFound", err)
 	}
 	rec, err := o.LookupPod(ctx, spec.Name)

@@ -18,7 +18,7 @@ import (
 
 // Attaching: an interactive ephemeral container (Stdin or TTY) gets FIFOs under its pod's
 // directory, attach/<container ID>-{stdin,stdout,stderr}, that its shim connects the process
-// to and that no process copies: a client ([Runtime.Attach], in any process on the host)
+// to and that no process copies: a client ([Pod.Attach], in any process on the host)
 // opens them directly. The output waits in the FIFO (64 KiB) until a client reads it.
 
 // attachFIFOs returns the FIFO paths of the instance id of a pod whose directory is podDir.
@@ -87,19 +87,14 @@ func closeAll(fs []*os.File) {
 	}
 }
 
-// ErrNotAttachable is wrapped by Attach's error for a container created without Stdin or TTY:
-// its output is in its log (Pod.Logs, Runtime.Logs).
+// ErrNotAttachable is wrapped by Pod.Attach's error for a container created without Stdin or
+// TTY: its output is in its log (Pod.Logs).
 var ErrNotAttachable = errors.New("container was not created with stdin or tty")
 
-// Attach connects streams to the main process of a running interactive ephemeral container
-// (one added with Stdin or TTY) of any pod in the state directory, whichever process manages
-// it (kubectl attach): Stdin is written to its stdin (its end closes the container's stdin),
-// its output is copied to Stdout (and Stderr, without a terminal), and with TTY the sizes sent
-// on Resize are applied to its terminal. It returns the process's exit code once it exited and
-// its output was copied, or -1 and ctx's error if ctx ended first (the process goes on). A
-// container without Stdin or TTY gives an error wrapping ErrNotAttachable; one not running,
-// ErrNotFound.
-func (r *Runtime) Attach(ctx context.Context, pod, container string, streams ExecIO) (int, error) {
+// attach connects streams to the main process of a running interactive ephemeral container of
+// any pod in the state directory, whichever process manages it (see Pod.Attach): through the
+// FIFOs its shim holds, which any process on the host can open.
+func (r *Runtime) attach(ctx context.Context, pod, container string, streams ExecIO) (int, error) {
 	if err := checkName("pod", pod); err != nil {
 		return -1, err
 	}

@@ -19,18 +19,18 @@ const (
 
 // PodCondition is one condition of a pod.
 type PodCondition struct {
-	Type               ConditionType `json:"type"`
-	Status             string        `json:"status"` // "True" or "False"
-	Reason             string        `json:"reason,omitempty"`
-	Message            string        `json:"message,omitempty"`
-	LastTransitionTime time.Time     `json:"lastTransitionTime"`
+	Type               ConditionType   `json:"type"`
+	Status             ConditionStatus `json:"status"`
+	Reason             string          `json:"reason,omitempty"`
+	Message            string          `json:"message,omitempty"`
+	LastTransitionTime time.Time       `json:"lastTransitionTime"`
 }
 
-func boolStatus(b bool) string {
+func boolStatus(b bool) ConditionStatus {
 	if b {
-		return "True"
+		return ConditionTrue
 	}
-	return "False"
+	return ConditionFalse
 }
 
 // conditionsOwned computes the conditions as the kubelet does (status/generate.go), keeping
@@ -109,7 +109,7 @@ func (p *podWorker) conditionsOwned(inits, apps []ContainerStatus) []PodConditio
 }
 
 type condTime struct {
-	status string
+	status ConditionStatus
 	at     time.Time
 }
 

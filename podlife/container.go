@@ -343,7 +343,7 @@ const hookSettle = 200 * time.Millisecond
 // target is what hooks and probes act on.
 func (c *Container) target() hook.Target {
 	p := c.pod
-	return hook.Target{Pod: p.name, Container: c.spec.Name, IP: p.sandbox.IP(), Exec: c,
+	return hook.Target{Pod: p.name, Container: c.spec.Name, IP: p.sandbox.IP(), Exec: hook.ExecerFunc(c.execCapture),
 		Warn: func(reason, msg string) { p.emit(c.spec.Name, EventWarning, Reason(reason), msg) }}
 }
 

@@ -16,7 +16,8 @@ import (
 )
 
 // control is a Runtime's control socket: another process asks through it to stop or remove a
-// pod this Runtime manages (Runtime.StopPod, Runtime.RemovePod), so that the pod is stopped the
+// pod this Runtime manages (a Pod handle of another Runtime: Stop, Remove, SetCondition,
+// AddEphemeralContainer), so that the pod is stopped the
 // way its manager would (preStop hooks, grace period, no restart racing the stop). It listens
 // on StateDir/control/<pid>-<n>.sock (n numbers the process's Runtimes: each has its own pods),
 // in a directory only its owner can enter, from the first pod on.
@@ -46,12 +47,12 @@ type controlRequest struct {
 	Ephemeral *ephemeralRequest `json:"ephemeral,omitempty"`
 }
 
-// conditionRequest is a pod condition to set through the control socket (SetPodCondition).
+// conditionRequest is a pod condition to set through the control socket (Pod.SetCondition).
 type conditionRequest struct {
-	Type    ConditionType `json:"type"`
-	Status  string        `json:"status"`
-	Reason  string        `json:"reason,omitempty"`
-	Message string        `json:"message,omitempty"`
+	Type    ConditionType   `json:"type"`
+	Status  ConditionStatus `json:"status"`
+	Reason  string          `json:"reason,omitempty"`
+	Message string          `json:"message,omitempty"`
 }
 
 type controlReply struct {

@@ -156,8 +156,8 @@ func TestCrashPoints(t *testing.T) {
 				if i%2 == 1 || crashRunsOn[point] || crashStops[point] {
 					adoptAfterCrash(ctx, t, rt, rec, point)
 				}
-				if err := rt.RemovePod(ctx, name, podlife.WithGracePeriod(0)); err != nil {
-					t.Fatalf("RemovePod: %v", err)
+				if err := removePod(ctx, rt, name, podlife.WithGracePeriod(0)); err != nil {
+					t.Fatalf("Pod.Remove: %v", err)
 				}
 			}
 			if _, err := os.Stat(filepath.Join(h.stateDir, "pods", name)); !errors.Is(err, os.ErrNotExist) {

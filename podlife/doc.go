@@ -25,8 +25,8 @@
 // Hooks run in goroutines of their own and are abandoned, with a Warning event, when they
 // outlive their deadline: no hook holds a stop beyond its grace period. [Runtime.Close] ends
 // every goroutine the Runtime started, the pods' loops included, and leaves the pods running
-// for another Runtime on the same state dir ([Runtime.LookupPod], [Runtime.StopPod],
-// [Runtime.RemovePod]).
+// for another Runtime on the same state dir ([Runtime.LookupPod], and
+// [Runtime.Pod]'s handle: [Pod.Stop], [Pod.Remove]).
 //
 // # Runtime, pods and containers
 //
@@ -34,7 +34,9 @@
 // answers) and prepares a CNI bridge. [Runtime.Run] turns a [PodSpec] into running containers
 // and returns a [Pod]; [Pod.Status] is a snapshot shaped like Kubernetes' PodStatus, events
 // ([Pod.Subscribe], [Runtime.Subscribe]) carry the kubelet's reasons, [Pod.Stop] stops the pod
-// gracefully and [Pod.Remove] deletes everything it had.
+// gracefully and [Pod.Remove] deletes everything it had. [Runtime.Pod] gives the same handle on
+// any pod of the state directory, whichever process manages it, or none: its Stop, Remove, Exec,
+// Attach, Logs, SetCondition and AddEphemeralContainer work the same in every case (see [Pod]).
 //
 // A context passed to a method cancels that call, never the pod: a pod lives until Stop or Remove.
 //

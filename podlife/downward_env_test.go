@@ -47,11 +47,11 @@ spec:
 func envReader(ctx context.Context, t *testing.T, pod *podlife.Pod, container string) func(name string) string {
 	return func(name string) string {
 		t.Helper()
-		c, err := pod.Container(container)
+		_, err := pod.Container(container)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := c.Exec(ctx, []string{"sh", "-c", `printf %s "$` + name + `"`})
+		r, err := execOutput(ctx, pod, container, []string{"sh", "-c", `printf %s "$` + name + `"`})
 		if err != nil || r.ExitCode != 0 {
 			t.Fatalf("exec: %v (exit %d, %q)", err, r.ExitCode, r.Output)
 		}

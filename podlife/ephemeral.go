@@ -27,7 +27,7 @@ type EphemeralContainerSpec struct {
 	// signals that container's processes. Empty: a PID namespace of its own, unless the pod
 	// shares one (ShareProcessNamespace, HostPID), which it then joins.
 	TargetContainerName string
-	// Stdin keeps the container's stdin open for one client to attach ([Runtime.Attach],
+	// Stdin keeps the container's stdin open for one client to attach ([Pod.Attach],
 	// `podlife debug -i`); TTY gives its process a terminal (-t). Either makes its output
 	// attachable instead of logged: `podlife logs` shows nothing for it. The first attach's end
 	// closes its stdin (Kubernetes' stdinOnce).

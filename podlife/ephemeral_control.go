@@ -11,19 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// AddEphemeralContainer adds an ephemeral container to the named pod (see
-// Pod.AddEphemeralContainer), whichever process manages it: another process is asked through
-// its control socket, and only the fields that can travel are sent (name, image, pull policy,
-// command, args, env, working directory, target); a spec with others set is refused with a
-// *ValidationError. A pod without a live manager cannot get one: an error wrapping ErrNotFound.
-func (r *Runtime) AddEphemeralContainer(ctx context.Context, pod string, spec EphemeralContainerSpec) error {
-	if err := checkName("pod", pod); err != nil {
-		return err
-	}
-	if p, err := r.worker(pod); err == nil {
-		_, err := p.AddEphemeralContainer(ctx, spec)
-		return err
-	}
+// addEphemeralRemote adds an ephemeral container to the named pod that this Runtime does not
+// manage (see Pod.AddEphemeralContainer): its manager is asked through its control socket, and
+// only the fields that can travel are sent. A pod without a live manager cannot get one: an
+// error wrapping ErrNotFound.
+func (r *Runtime) addEphemeralRemote(ctx context.Context, pod string, spec EphemeralContainerSpec) error {
 	req, err := newEphemeralRequest(pod, spec)
 	if err != nil {
 		return err

@@ -201,7 +201,7 @@ func TestEphemeralContainer(t *testing.T) {
 	}
 }
 
-// Runtime.AddEphemeralContainer from another Runtime (as another process would) goes through the
+// Pod.AddEphemeralContainer from another Runtime (as another process would) goes through the
 // manager's control socket; the manager's status shows the container.
 func TestEphemeralContainerThroughControl(t *testing.T) {
 	h := newHarness(t)
@@ -209,13 +209,17 @@ func TestEphemeralContainerThroughControl(t *testing.T) {
 	defer cancel()
 	pod := ephemeralPod(t, ctx, h, "ephemctl")
 	other := h.another(t)
-	err := other.AddEphemeralContainer(ctx, "ephemctl", podlife.EphemeralContainerSpec{TargetContainerName: "target",
+	remote := podOf(t, other, "ephemctl")
+	c, err := remote.AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{TargetContainerName: "target",
 		ContainerSpec: podlife.ContainerSpec{Name: "debugger", Image: testImage, Command: []string{"/bin/sh", "-c", "ps -o args; echo " + endMarker}}})
 	if err != nil {
 		t.Fatalf("AddEphemeralContainer through the control socket: %v", err)
 	}
+	if c != nil {
+		t.Errorf("AddEphemeralContainer through the control socket returned a container of this runtime: %v", c.Name())
+	}
 	waitEphemeralExit(t, ctx, pod, "debugger")
-	c, err := pod.Container("debugger")
+	c, err = pod.Container("debugger")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,13 +241,13 @@ func TestEphemeralContainerThroughControl(t *testing.T) {
 		}
 	}
 	// What cannot travel is refused, not dropped.
-	err = other.AddEphemeralContainer(ctx, "ephemctl", podlife.EphemeralContainerSpec{ContainerSpec: podlife.ContainerSpec{
+	_, err = remote.AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{ContainerSpec: podlife.ContainerSpec{
 		Name: "v", Image: testImage, VolumeMounts: []podlife.VolumeMount{{Name: "x", MountPath: "/x"}}}})
 	if !errors.Is(err, podlife.ErrInvalidSpec) {
 		t.Errorf("a spec with volume mounts through the control socket: %v, want ErrInvalidSpec", err)
 	}
 	// The manager refuses a spec the API server would.
-	err = other.AddEphemeralContainer(ctx, "ephemctl", podlife.EphemeralContainerSpec{ContainerSpec: podlife.ContainerSpec{
+	_, err = remote.AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{ContainerSpec: podlife.ContainerSpec{
 		Name: "web", Image: testImage}})
 	if err == nil || !strings.Contains(err.Error(), `Duplicate value: "web"`) {
 		t.Errorf("a duplicate name through the control socket: %v", err)
@@ -285,7 +289,7 @@ func TestEphemeralContainerSharedPID(t *testing.T) {
 }
 
 // A pod whose manager is gone keeps its ephemeral container, seen by other processes (its task
-// still runs); no ephemeral container can be added without a manager; RemovePod from another
+// still runs); no ephemeral container can be added without a manager; Pod.Remove from another
 // process removes it with the rest (the harness checks that nothing is left).
 func TestEphemeralContainerUnmanaged(t *testing.T) {
 	h := newHarness(t)
@@ -296,8 +300,8 @@ func TestEphemeralContainerUnmanaged(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := h.rt.RemovePod(ctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("cleanup: RemovePod: %v", err)
+		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			t.Errorf("cleanup: Pod.Remove: %v", err)
 		}
 	})
 	pod, err := gone.Run(ctx, podlife.PodSpec{Name: name, Containers: []podlife.ContainerSpec{
@@ -325,11 +329,11 @@ func TestEphemeralContainerUnmanaged(t *testing.T) {
 	if cs, ok := ephemeralStatus(rec.Status, "dbg"); rec.Managed() || !ok || cs.State.Running == nil {
 		t.Errorf("unmanaged record: managed %v, dbg %+v", rec.Managed(), rec.Status.EphemeralContainerStatuses)
 	}
-	err = h.rt.AddEphemeralContainer(ctx, name, podlife.EphemeralContainerSpec{ContainerSpec: podlife.ContainerSpec{Name: "late", Image: testImage}})
+	_, err = podOf(t, h.rt, name).AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{ContainerSpec: podlife.ContainerSpec{Name: "late", Image: testImage}})
 	if !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("AddEphemeralContainer without a manager: %v, want ErrNotFound", err)
 	}
-	if err := h.rt.RemovePod(ctx, name, podlife.WithGracePeriod(0)); err != nil {
-		t.Fatalf("RemovePod: %v", err)
+	if err := removePod(ctx, h.rt, name, podlife.WithGracePeriod(0)); err != nil {
+		t.Fatalf("Pod.Remove: %v", err)
 	}
 }

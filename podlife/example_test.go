@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
 	"time"
 
 	"github.com/podlife/podlife/hook"
@@ -72,7 +73,11 @@ func ExampleRuntime_ListPods() {
 	for _, rec := range recs {
 		fmt.Println(rec.Name, rec.Status.Phase, rec.Manager)
 		if !rec.Managed() {
-			if err := rt.RemovePod(ctx, rec.Name); err != nil {
+			pod, err := rt.Pod(rec.Name)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if err := pod.Remove(ctx); err != nil {
 				log.Fatal(err)
 			}
 		}
@@ -142,7 +147,7 @@ func ExamplePodSecurityContext() {
 
 // Debug a running pod (kubectl debug): an ephemeral container that sees the processes of the
 // pod's "app" container and reaches the pod's network, never restarted, removed with the pod.
-// Runtime.AddEphemeralContainer does the same for a pod another process manages.
+// The handle works the same for a pod another process manages (it asks that process).
 func ExamplePod_AddEphemeralContainer() {
 	ctx := context.Background()
 	rt, err := podlife.New(ctx, podlife.Config{})
@@ -150,7 +155,7 @@ func ExamplePod_AddEphemeralContainer() {
 		log.Fatal(err)
 	}
 	defer rt.Close()
-	pod, err := rt.Pod("web")
+	pod, err := rt.Pod("web") // whichever process manages it
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -162,11 +167,8 @@ func ExamplePod_AddEphemeralContainer() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
-		return s.EphemeralContainerStatuses[0].State.Terminated != nil
-	})
-	if err != nil {
+	// Its output, until it exits (a follower of an ephemeral container ends with it).
+	if err := pod.Logs(ctx, "debugger", podlife.LogOptions{Follow: true}, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(st.EphemeralContainerStatuses[0].State.Terminated.ExitCode)
 }

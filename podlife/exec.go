@@ -2,7 +2,6 @@ package podlife
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -39,17 +38,32 @@ func (c *Container) Signal(ctx context.Context, sig syscall.Signal) error {
 	return task.kill(c.pod.rt.ctx(ctx), sig, false)
 }
 
-// Exec runs argv inside the container and returns its exit code and combined output (up to 1 MiB).
-// If ctx ends first, the process is killed. Container satisfies hook.Execer.
-func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, error) {
+// execCapture runs argv inside the container and returns its exit code and combined output (up
+// to 1 MiB): the hook.Execer of the container's hooks and exec probes (see target). If ctx ends
+// first, the process is killed.
+func (c *Container) execCapture(ctx context.Context, argv []string) (hook.ExecResult, error) {
+	out := &cappedBuffer{max: 1 << 20}
+	code, err := c.exec(ctx, argv, ExecIO{Stdout: out, Stderr: out})
+	switch {
+	case err == nil:
+		return hook.ExecResult{ExitCode: code, Output: out.Bytes()}, nil
+	case ctx.Err() != nil:
+		return hook.ExecResult{ExitCode: -1, Output: out.Bytes()}, err
+	}
+	return hook.ExecResult{}, err
+}
+
+// exec runs argv inside the container's current instance with stdio connected to streams (see
+// Pod.Exec) and returns its exit code. If ctx ends first, the process is killed.
+func (c *Container) exec(ctx context.Context, argv []string, streams ExecIO) (int, error) {
 	p := c.pod
 	inst, task := c.current()
 	if task == nil {
-		return hook.ExecResult{}, fmt.Errorf("container %q: not running: %w", c.spec.Name, ErrNotFound)
+		return -1, fmt.Errorf("container %q: not running: %w", c.spec.Name, ErrNotFound)
 	}
 	if p.rt.disconnected() {
 		// Fail at once (a probe's period then counts for nothing) rather than wait out its timeout.
-		return hook.ExecResult{}, fmt.Errorf("exec in container %q: containerd does not answer: %w", c.spec.Name, ErrUnavailable)
+		return -1, fmt.Errorf("exec in container %q: containerd does not answer: %w", c.spec.Name, ErrUnavailable)
 	}
 	bg := context.WithoutCancel(p.rt.ctx(ctx))
 	var pspec *specs.Process
@@ -60,22 +74,21 @@ func (c *Container) Exec(ctx context.Context, argv []string) (hook.ExecResult, e
 			if p.rt.lostConn(ctx, err) {
 				err = fmt.Errorf("%w: %w", ErrUnavailable, err)
 			}
-			return hook.ExecResult{}, err
+			return -1, err
 		}
 		pspec = ps
 		p.do(func() { inst.procSpec = pspec })
 	}
-	out := &cappedBuffer{max: 1 << 20}
-	code, err := task.exec(ctx, bg, *pspec, argv, ExecIO{Stdout: out, Stderr: out}, p.sandbox.fifoDir())
+	code, err := task.exec(ctx, bg, *pspec, argv, streams, p.sandbox.fifoDir())
 	switch {
 	case err == nil:
-		return hook.ExecResult{ExitCode: code, Output: out.Bytes()}, nil
+		return code, nil
 	case ctx.Err() != nil:
-		return hook.ExecResult{ExitCode: -1, Output: out.Bytes()}, err
+		return -1, err
 	case p.rt.lostConn(ctx, err):
-		return hook.ExecResult{}, fmt.Errorf("exec in container %q: %w: %w", c.spec.Name, ErrUnavailable, err)
+		return -1, fmt.Errorf("exec in container %q: %w: %w", c.spec.Name, ErrUnavailable, err)
 	}
-	return hook.ExecResult{}, fmt.Errorf("exec in container %q: %w", c.spec.Name, err)
+	return -1, fmt.Errorf("exec in container %q: %w", c.spec.Name, err)
 }
 
 // execProcess runs argv in task with the process settings of ps (environment, user, working
@@ -273,8 +286,8 @@ func (b *cappedBuffer) Bytes() []byte {
 	return append([]byte(nil), b.buf...)
 }
 
-// ExecIO connects a process run by Runtime.Exec to the caller. A nil Stdin gives the process no
-// input; a nil Stdout or Stderr discards that output.
+// ExecIO connects a process run by Pod.Exec, or attached to by Pod.Attach, to the caller. A nil
+// Stdin gives the process no input; a nil Stdout or Stderr discards that output.
 type ExecIO struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -309,21 +322,10 @@ func forwardResizes(ctx context.Context, resize func(ctx context.Context, w, h u
 	}
 }
 
-// Exec runs argv in a running container of any pod in the state directory, whichever process
-// manages it (kubectl exec): with the container's environment, user and working directory, and
-// stdio connected to streams. It returns the process's exit code; if ctx ends first the process
-// is killed. It fails with an error wrapping ErrNotFound if the pod or a running container of
-// that name is not found, and with a *NameError (ErrInvalidSpec) if a name is not a valid one.
-func (r *Runtime) Exec(ctx context.Context, pod, container string, argv []string, streams ExecIO) (int, error) {
-	if len(argv) == 0 {
-		return -1, errors.New("exec: no command")
-	}
-	if err := checkName("pod", pod); err != nil {
-		return -1, err
-	}
-	if err := checkName("container", container); err != nil {
-		return -1, err
-	}
+// execRemote runs argv in a running container of a pod in the state directory that this Runtime
+// does not manage (see Pod.Exec): in the container's task, with the process settings of its OCI
+// spec. The names are valid ones.
+func (r *Runtime) execRemote(ctx context.Context, pod, container string, argv []string, streams ExecIO) (int, error) {
 	_, ctr, task, err := r.runningTask(ctx, pod, container)
 	if err != nil {
 		return -1, err

@@ -26,7 +26,7 @@ const (
 )
 
 // The log file layout, for the tests of package podlife_test that check what the logger wrote
-// (users read logs through Runtime.Logs).
+// (users read logs through Pod.Logs).
 type LogLine = logLine
 
 // ParseLogLine is parseLogLine.

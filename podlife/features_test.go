@@ -185,8 +185,7 @@ func TestHostNetwork(t *testing.T) {
 	if ip := pod.Status().PodIP; ip != (netip.Addr{}) {
 		t.Errorf("pod IP %v with hostNetwork, want none", ip)
 	}
-	c, _ := pod.Container("app")
-	res, err := c.Exec(ctx, []string{"hostname"})
+	res, err := execOutput(ctx, pod, "app", []string{"hostname"})
 	host, _ := os.Hostname()
 	if err != nil || strings.TrimSpace(string(res.Output)) != host {
 		t.Errorf("hostname in a hostNetwork pod: %q (%v), want the host's %q", res.Output, err, host)
@@ -215,7 +214,7 @@ func TestFilesVolumeAndResources(t *testing.T) {
 	}
 	c, _ := pod.Container("app")
 	run := func(cmd string) string {
-		res, err := c.Exec(ctx, []string{"/bin/sh", "-c", cmd})
+		res, err := execOutput(ctx, pod, "app", []string{"/bin/sh", "-c", cmd})
 		if err != nil {
 			t.Fatal(err)
 		}

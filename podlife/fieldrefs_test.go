@@ -72,11 +72,11 @@ func TestResourceFieldRefInside(t *testing.T) {
 	hostMem := strconv.FormatInt(memTotal(t), 10)
 	read := func(container, cmd string) string {
 		t.Helper()
-		c, err := pod.Container(container)
+		_, err := pod.Container(container)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := c.Exec(ctx, []string{"sh", "-c", cmd})
+		r, err := execOutput(ctx, pod, container, []string{"sh", "-c", cmd})
 		if err != nil || r.ExitCode != 0 {
 			t.Fatalf("%s: exec %q: %v (exit %d, %q)", container, cmd, err, r.ExitCode, r.Output)
 		}
@@ -141,7 +141,7 @@ func TestReadinessGates(t *testing.T) {
 	if err != nil {
 		t.Fatalf("containers never ready: %v", err)
 	}
-	checkReady := func(st podlife.PodStatus, status, reason, msg string) {
+	checkReady := func(st podlife.PodStatus, status podlife.ConditionStatus, reason, msg string) {
 		t.Helper()
 		c := st.Condition(podlife.PodReady)
 		if c.Status != status || c.Reason != reason || c.Message != msg {
@@ -155,7 +155,7 @@ func TestReadinessGates(t *testing.T) {
 	}
 	waitCancel()
 
-	if err := pod.SetCondition(gate, podlife.ConditionFalse, "Pending", "no backend yet"); err != nil {
+	if err := pod.SetCondition(ctx, gate, podlife.ConditionFalse, "Pending", "no backend yet"); err != nil {
 		t.Fatal(err)
 	}
 	st = pod.Status()
@@ -169,7 +169,7 @@ func TestReadinessGates(t *testing.T) {
 	other := h.another(t)
 	done := make(chan error, 1)
 	go func() { done <- pod.WaitReady(ctx) }()
-	if err := other.SetPodCondition(ctx, "gated", gate, podlife.ConditionTrue, "Configured", ""); err != nil {
+	if err := podOf(t, other, "gated").SetCondition(ctx, gate, podlife.ConditionTrue, "Configured", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
@@ -179,19 +179,19 @@ func TestReadinessGates(t *testing.T) {
 	if c := pod.Status().Condition(gate); c.Status != "True" || c.Reason != "Configured" {
 		t.Errorf("gate condition %+v, want True/Configured", c)
 	}
-	if err := other.SetPodCondition(ctx, "gated", podlife.PodReady, "False", "", ""); !errors.Is(err, podlife.ErrInvalidSpec) {
+	if err := podOf(t, other, "gated").SetCondition(ctx, podlife.PodReady, "False", "", ""); !errors.Is(err, podlife.ErrInvalidSpec) {
 		t.Errorf("another runtime setting Ready: %v, want ErrInvalidSpec", err)
 	}
-	if err := other.SetPodCondition(ctx, "nosuchpod", gate, "True", "", ""); !errors.Is(err, podlife.ErrNotFound) {
-		t.Errorf("condition of a missing pod: %v, want ErrNotFound", err)
+	if _, err := other.Pod("nosuchpod"); !errors.Is(err, podlife.ErrNotFound) {
+		t.Errorf("handle on a missing pod: %v, want ErrNotFound", err)
 	}
 
 	// The conditions podlife computes are its own; a malformed type or status is refused.
 	for _, bad := range []struct {
 		t      podlife.ConditionType
-		status string
+		status podlife.ConditionStatus
 	}{{podlife.PodReady, "True"}, {"not a/qualified/name", "True"}, {gate, "yes"}} {
-		if err := pod.SetCondition(bad.t, bad.status, "", ""); err == nil {
+		if err := pod.SetCondition(ctx, bad.t, bad.status, "", ""); err == nil {
 			t.Errorf("SetCondition(%q, %q) = nil, want an error", bad.t, bad.status)
 		}
 	}
@@ -267,11 +267,11 @@ func TestPodLevelResources(t *testing.T) {
 	}
 	exec := func(container, cmd string) (string, int) {
 		t.Helper()
-		c, err := pod.Container(container)
+		_, err := pod.Container(container)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := c.Exec(ctx, []string{"sh", "-c", cmd})
+		r, err := execOutput(ctx, pod, container, []string{"sh", "-c", cmd})
 		if err != nil {
 			t.Fatalf("%s: exec %q: %v", container, cmd, err)
 		}
@@ -322,8 +322,8 @@ func TestPodCgroupOfUnmanagedPodRemoved(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := h.rt.RemovePod(ctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("cleanup: RemovePod: %v", err)
+		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			t.Errorf("cleanup: Pod.Remove: %v", err)
 		}
 	})
 	pod, err := gone.Run(ctx, podlife.PodSpec{
@@ -344,11 +344,11 @@ func TestPodCgroupOfUnmanagedPodRemoved(t *testing.T) {
 	if err := gone.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if err := h.rt.SetPodCondition(ctx, name, "example.com/x", podlife.ConditionTrue, "", ""); !errors.Is(err, podlife.ErrNotFound) {
-		t.Errorf("SetPodCondition on an unmanaged pod: %v, want ErrNotFound", err)
+	if err := podOf(t, h.rt, name).SetCondition(ctx, "example.com/x", podlife.ConditionTrue, "", ""); !errors.Is(err, podlife.ErrNotFound) {
+		t.Errorf("SetCondition on an unmanaged pod: %v, want ErrNotFound", err)
 	}
-	if err := h.rt.RemovePod(ctx, name, podlife.WithGracePeriod(time.Second)); err != nil {
-		t.Fatalf("RemovePod: %v", err)
+	if err := removePod(ctx, h.rt, name, podlife.WithGracePeriod(time.Second)); err != nil {
+		t.Fatalf("Pod.Remove: %v", err)
 	}
 	hs, err := os.ReadDir("/sys/fs/cgroup")
 	if err != nil {

@@ -166,7 +166,7 @@ func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, 
 	st.Phase = computePhase(RestartNever, false, st.InitContainerStatuses, st.ContainerStatuses, nil)
 	for i := range st.Conditions {
 		if st.Conditions[i].Type == PodReady || st.Conditions[i].Type == ContainersReady {
-			st.Conditions[i].Status = "False"
+			st.Conditions[i].Status = ConditionFalse
 		}
 	}
 }
@@ -183,53 +183,10 @@ func terminatedAt(code int, started, finished time.Time) *StateTerminated {
 	return t
 }
 
-// StopPod stops the named pod, whichever process manages it. A pod of this Runtime is stopped
-// with Pod.Stop; a pod another process manages is stopped by that process, asked through its
-// control socket, the same way (preStop hooks, grace period); a pod with no manager left is
-// stopped here, by Pod.Stop on the pod adopted for the purpose from the spec its record keeps
-// (see Adopt): its containers get their stop signal, then SIGKILL after the grace period
-// (preStop hooks, which lived in the manager, do not run), and its network is released; the
-// stopped pod is then left unmanaged again. An invalid name is refused as LookupPod refuses it.
-func (r *Runtime) StopPod(ctx context.Context, name string, opts ...StopOption) error {
-	if err := checkName("pod", name); err != nil {
-		return err
-	}
-	if p, err := r.worker(name); err == nil {
-		return p.Stop(ctx, opts...)
-	}
-	return r.foreign(ctx, name, "stop", opts)
-}
-
-// RemovePod stops the named pod if it runs, then deletes everything of it (see Pod.Remove),
-// whichever process manages it (see StopPod). Removing a pod whose manager died is how its
-// leftovers are cleaned up: containers, tasks, snapshots, lease, network attachment, pinned
-// namespaces, mounts and state directory. An invalid name is refused as LookupPod refuses it:
-// nothing outside the state directory's pods is touched.
-func (r *Runtime) RemovePod(ctx context.Context, name string, opts ...StopOption) error {
-	if err := checkName("pod", name); err != nil {
-		return err
-	}
-	if p, err := r.worker(name); err == nil {
-		if len(opts) > 0 {
-			if err := p.Stop(ctx, opts...); err != nil {
-				return err
-			}
-		}
-		return p.Remove(ctx)
-	}
-	return r.foreign(ctx, name, "remove", opts)
-}
-
-// SetPodCondition sets a condition of the named pod (see Pod.SetCondition), whichever process
-// manages it: another process is asked through its control socket. A pod without a live
+// setConditionRemote sets a condition of the named pod that this Runtime does not manage (see
+// Pod.SetCondition): its manager is asked through its control socket. A pod without a live
 // manager has no conditions to change: that is an error wrapping ErrNotFound.
-func (r *Runtime) SetPodCondition(ctx context.Context, name string, t ConditionType, status, reason, message string) error {
-	if err := checkName("pod", name); err != nil {
-		return err
-	}
-	if p, err := r.worker(name); err == nil {
-		return p.SetCondition(t, status, reason, message)
-	}
+func (r *Runtime) setConditionRemote(ctx context.Context, name string, t ConditionType, status ConditionStatus, reason, message string) error {
 	if err := validateCondition(name, t, status); err != nil {
 		return fmt.Errorf("set condition: %w", err)
 	}
@@ -248,6 +205,9 @@ func (r *Runtime) SetPodCondition(ctx context.Context, name string, t ConditionT
 	return err
 }
 
+// foreign stops (op "stop") or removes (op "remove") the named pod that this Runtime does not
+// manage (see Pod.Stop): its manager is asked through its control socket, and a pod without a
+// live manager is adopted here for the purpose (stopUnmanaged).
 func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOption) error {
 	if err := checkName("pod", name); err != nil {
 		return err // checked by every caller; here too, as this joins it into a path

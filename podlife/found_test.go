@@ -20,7 +20,7 @@ import (
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
-// The cross-process API (ListPods, LookupPod, StopPod, RemovePod, Runtime.Exec) is tested with a
+// The cross-process API (ListPods, LookupPod, Pod.Stop, Pod.Remove, Pod.Exec) is tested with a
 // second Runtime on the same configuration (harness.another): to it, the first Runtime's pods
 // are another process's, found through the state directory and containerd only.
 
@@ -87,9 +87,9 @@ func waitLogLine(t *testing.T, path, stream, text string) {
 
 // A pod of one Runtime is seen and controlled by another on the same state directory, as by
 // another process: ListPods and LookupPod show it managed (by this process), with its manager's
-// status and its log files; Runtime.Exec runs commands in its containers with their output and
-// exit code; StopPod has the manager stop it its own way (preStop hook, stop signal, Stopped
-// event) and RemovePod has it remove the pod, after which no runtime knows of it.
+// status and its log files; Pod.Exec runs commands in its containers with their output and
+// exit code; Pod.Stop has the manager stop it its own way (preStop hook, stop signal, Stopped
+// event) and Pod.Remove has it remove the pod, after which no runtime knows of it.
 func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 	marks := t.TempDir() // before the harness: removed after the harness's cleanup
 	h := newHarness(t)
@@ -164,7 +164,7 @@ func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 
 	// Exec from the other runtime: separate streams, the exit code, stdin.
 	var o, e bytes.Buffer
-	code, err := other.Exec(ctx, name, "app", []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, podlife.ExecIO{Stdout: &o, Stderr: &e})
+	code, err := execPod(ctx, other, name, "app", []string{"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, podlife.ExecIO{Stdout: &o, Stderr: &e})
 	if err != nil || code != 3 {
 		t.Errorf("Exec: code %d, err %v, want 3, nil", code, err)
 	}
@@ -173,21 +173,21 @@ func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 	}
 	var in bytes.Buffer
 	ectx, ecancel := context.WithTimeout(ctx, 30*time.Second)
-	code, err = other.Exec(ectx, name, "side", []string{"/bin/cat"}, podlife.ExecIO{Stdin: strings.NewReader("from-stdin\n"), Stdout: &in})
+	code, err = execPod(ectx, other, name, "side", []string{"/bin/cat"}, podlife.ExecIO{Stdin: strings.NewReader("from-stdin\n"), Stdout: &in})
 	ecancel()
 	if err != nil || code != 0 || in.String() != "from-stdin\n" {
 		t.Errorf("Exec cat: code %d, err %v, stdout %q, want 0, nil, %q (stdin closed at its end)", code, err, in.String(), "from-stdin\n")
 	}
-	if _, err := other.Exec(ctx, "nosuch", "app", []string{"/bin/true"}, podlife.ExecIO{}); !errors.Is(err, podlife.ErrNotFound) {
+	if _, err := execPod(ctx, other, "nosuch", "app", []string{"/bin/true"}, podlife.ExecIO{}); !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("Exec in a missing pod: %v, want ErrNotFound", err)
 	}
-	if _, err := other.Exec(ctx, name, "nosuch", []string{"/bin/true"}, podlife.ExecIO{}); !errors.Is(err, podlife.ErrNotFound) {
+	if _, err := execPod(ctx, other, name, "nosuch", []string{"/bin/true"}, podlife.ExecIO{}); !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("Exec in a missing container: %v, want ErrNotFound", err)
 	}
 
-	// StopPod from the other runtime: the manager stops the pod its own way.
-	if err := other.StopPod(ctx, name); err != nil {
-		t.Fatalf("StopPod: %v", err)
+	// Pod.Stop from the other runtime: the manager stops the pod its own way.
+	if err := stopPod(ctx, other, name); err != nil {
+		t.Fatalf("Pod.Stop: %v", err)
 	}
 	waitEvent(t, ctx, pod, "", podlife.ReasonStopped)
 	if b, err := os.ReadFile(filepath.Join(marks, "prestop")); err != nil || string(b) != "prestop-ran\n" {
@@ -215,28 +215,28 @@ func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 		t.Errorf("manager of the stopped pod %d, want %d: it still manages it", rec.Manager, os.Getpid())
 	}
 
-	// RemovePod from the other runtime: the manager removes the pod.
-	if err := other.RemovePod(ctx, name); err != nil {
-		t.Fatalf("RemovePod: %v", err)
+	// Pod.Remove from the other runtime: the manager removes the pod.
+	if err := removePod(ctx, other, name); err != nil {
+		t.Fatalf("Pod.Remove: %v", err)
 	}
 	waitEvent(t, ctx, pod, "", podlife.ReasonRemoved)
 	if ps := h.rt.Pods(); len(ps) != 0 {
-		t.Errorf("manager's pods %v after RemovePod, want none", ps)
+		t.Errorf("manager's pods %v after Pod.Remove, want none", ps)
 	}
 	if _, err := os.Stat(filepath.Join(h.stateDir, "pods", name)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("pod dir after RemovePod: %v, want it gone", err)
+		t.Errorf("pod dir after Pod.Remove: %v, want it gone", err)
 	}
 	if recs, err := other.ListPods(ctx); err != nil || len(recs) != 0 {
-		t.Errorf("ListPods after RemovePod: %+v, %v, want none", recs, err)
+		t.Errorf("ListPods after Pod.Remove: %+v, %v, want none", recs, err)
 	}
 	if _, err := other.LookupPod(ctx, name); !errors.Is(err, podlife.ErrNotFound) {
-		t.Errorf("LookupPod after RemovePod: %v, want ErrNotFound", err)
+		t.Errorf("LookupPod after Pod.Remove: %v, want ErrNotFound", err)
 	}
-	if err := other.StopPod(ctx, name); !errors.Is(err, podlife.ErrNotFound) {
-		t.Errorf("StopPod of a removed pod: %v, want ErrNotFound", err)
+	if err := stopPod(ctx, other, name); !errors.Is(err, podlife.ErrNotFound) {
+		t.Errorf("Pod.Stop of a removed pod: %v, want ErrNotFound", err)
 	}
-	if err := other.RemovePod(ctx, name); !errors.Is(err, podlife.ErrNotFound) {
-		t.Errorf("RemovePod of a removed pod: %v, want ErrNotFound", err)
+	if err := removePod(ctx, other, name); !errors.Is(err, podlife.ErrNotFound) {
+		t.Errorf("Pod.Remove of a removed pod: %v, want ErrNotFound", err)
 	}
 }
 
@@ -272,19 +272,19 @@ func TestOtherProcessBothManaging(t *testing.T) {
 			t.Errorf("ListPods %+v, %v, want a and b, both managed", recs, err)
 		}
 	}
-	if err := other.StopPod(ctx, "a"); err != nil {
-		t.Fatalf("other.StopPod(a): %v", err)
+	if err := stopPod(ctx, other, "a"); err != nil {
+		t.Fatalf("other.Pod.Stop(a): %v", err)
 	}
 	waitEvent(t, ctx, a, "", podlife.ReasonStopped)
-	if err := h.rt.StopPod(ctx, "b"); err != nil {
-		t.Fatalf("h.rt.StopPod(b): %v", err)
+	if err := stopPod(ctx, h.rt, "b"); err != nil {
+		t.Fatalf("h.rt.Pod.Stop(b): %v", err)
 	}
 	waitEvent(t, ctx, b, "", podlife.ReasonStopped)
-	if err := other.RemovePod(ctx, "a"); err != nil {
-		t.Fatalf("other.RemovePod(a): %v", err)
+	if err := removePod(ctx, other, "a"); err != nil {
+		t.Fatalf("other.Pod.Remove(a): %v", err)
 	}
 	if _, err := h.rt.Pod("a"); !errors.Is(err, podlife.ErrNotFound) {
-		t.Errorf("a still in its runtime after RemovePod: %v", err)
+		t.Errorf("a still in its runtime after Pod.Remove: %v", err)
 	}
 }
 
@@ -303,8 +303,8 @@ func TestUnmanagedPodCleanedUp(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := h.rt.RemovePod(ctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("cleanup: RemovePod: %v", err)
+		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			t.Errorf("cleanup: Pod.Remove: %v", err)
 		}
 	})
 	mem := []podlife.VolumeMount{{Name: "mem", MountPath: "/mem"}}
@@ -367,57 +367,57 @@ func TestUnmanagedPodCleanedUp(t *testing.T) {
 		t.Errorf("ListPods %+v, %v, want the unmanaged pod", recs, err)
 	}
 	var o bytes.Buffer
-	if code, err := h.rt.Exec(ctx, name, "app", []string{"/bin/sh", "-c", "echo still-here > /mem/x; cat /mem/x"}, podlife.ExecIO{Stdout: &o}); err != nil || code != 0 || o.String() != "still-here\n" {
+	if code, err := execPod(ctx, h.rt, name, "app", []string{"/bin/sh", "-c", "echo still-here > /mem/x; cat /mem/x"}, podlife.ExecIO{Stdout: &o}); err != nil || code != 0 || o.String() != "still-here\n" {
 		t.Errorf("Exec in the unmanaged pod: code %d, err %v, stdout %q, want 0, nil, %q", code, err, o.String(), "still-here\n")
 	}
 
 	// Stopped from here: app ends on SIGTERM, stubborn is killed once the grace period is over.
 	t0 := time.Now()
-	if err := h.rt.StopPod(ctx, name, podlife.WithGracePeriod(2*time.Second)); err != nil {
-		t.Fatalf("StopPod: %v", err)
+	if err := stopPod(ctx, h.rt, name, podlife.WithGracePeriod(2*time.Second)); err != nil {
+		t.Fatalf("Pod.Stop: %v", err)
 	}
 	if took := time.Since(t0); took < 2*time.Second {
-		t.Errorf("StopPod took %v, want at least the 2 s grace period (stubborn ignores SIGTERM)", took)
+		t.Errorf("Pod.Stop took %v, want at least the 2 s grace period (stubborn ignores SIGTERM)", took)
 	}
 	rec, err = h.rt.LookupPod(ctx, name)
 	if err != nil {
-		t.Fatalf("LookupPod after StopPod: %v", err)
+		t.Fatalf("LookupPod after Pod.Stop: %v", err)
 	}
 	want := map[string]int{"app": 0, "stubborn": 137}
 	for _, cs := range rec.Status.ContainerStatuses {
 		if tt := cs.State.Terminated; tt == nil || tt.ExitCode != want[cs.Name] {
-			t.Errorf("%s after StopPod: state %+v, want terminated with exit code %d", cs.Name, cs.State, want[cs.Name])
+			t.Errorf("%s after Pod.Stop: state %+v, want terminated with exit code %d", cs.Name, cs.State, want[cs.Name])
 		}
 	}
 	if rec.Status.Phase != podlife.PhaseFailed {
-		t.Errorf("phase after StopPod %s, want Failed (stubborn was killed)", rec.Status.Phase)
+		t.Errorf("phase after Pod.Stop %s, want Failed (stubborn was killed)", rec.Status.Phase)
 	}
 	nctx := namespaces.WithNamespace(ctx, h.ns)
 	ctrs, err := env.client.Containers(nctx, fmt.Sprintf("labels.%q==%s", podlife.LabelPodUID, uid))
 	if err != nil || len(ctrs) != 2 {
-		t.Fatalf("containers of the pod after StopPod: %d, %v, want 2 (they stay until removed)", len(ctrs), err)
+		t.Fatalf("containers of the pod after Pod.Stop: %d, %v, want 2 (they stay until removed)", len(ctrs), err)
 	}
 	for _, ctr := range ctrs {
 		if _, err := ctr.Task(nctx, nil); !errdefs.IsNotFound(err) {
-			t.Errorf("task of %s after StopPod: %v, want none", ctr.ID(), err)
+			t.Errorf("task of %s after Pod.Stop: %v, want none", ctr.ID(), err)
 		}
 	}
 	// The network and the pinned namespaces are released; the volume stays until removal.
 	if leaks, err := podlifetest.HostLeaks(filepath.Join(dir, "ns"), h.bridge.Bridge, h.bridge.Name, filepath.Join(h.stateDir, "cni", "ipam")); err != nil || len(leaks) > 0 {
-		t.Errorf("after StopPod: %v, %v, want no namespace pin, veth or IP left", leaks, err)
+		t.Errorf("after Pod.Stop: %v, %v, want no namespace pin, veth or IP left", leaks, err)
 	}
 
 	// Removed from here: nothing of it is left (the harness's leak check says the rest).
-	if err := h.rt.RemovePod(ctx, name); err != nil {
-		t.Fatalf("RemovePod: %v", err)
+	if err := removePod(ctx, h.rt, name); err != nil {
+		t.Fatalf("Pod.Remove: %v", err)
 	}
 	if _, err := h.rt.LookupPod(ctx, name); !errors.Is(err, podlife.ErrNotFound) {
-		t.Errorf("LookupPod after RemovePod: %v, want ErrNotFound", err)
+		t.Errorf("LookupPod after Pod.Remove: %v, want ErrNotFound", err)
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("pod dir after RemovePod: %v, want it gone", err)
+		t.Errorf("pod dir after Pod.Remove: %v, want it gone", err)
 	}
 	if ctrs, err := env.client.Containers(nctx, fmt.Sprintf("labels.%q==%s", podlife.LabelPodUID, uid)); err != nil || len(ctrs) != 0 {
-		t.Errorf("containers of the pod after RemovePod: %d, %v, want none", len(ctrs), err)
+		t.Errorf("containers of the pod after Pod.Remove: %d, %v, want none", len(ctrs), err)
 	}
 }

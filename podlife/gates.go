@@ -10,11 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// ConditionStatus is the status of a pod condition, as in Kubernetes. It is encoded in JSON as
+// its string.
+type ConditionStatus string
+
 // Condition statuses, as in Kubernetes.
 const (
-	ConditionTrue    = "True"
-	ConditionFalse   = "False"
-	ConditionUnknown = "Unknown"
+	ConditionTrue    ConditionStatus = "True"
+	ConditionFalse   ConditionStatus = "False"
+	ConditionUnknown ConditionStatus = "Unknown"
 )
 
 // kubeletConditions are the conditions podlife computes itself: SetCondition refuses them.
@@ -27,7 +31,7 @@ var kubeletConditions = []ConditionType{PodReadyToStartContainers, PodInitialize
 // conditions podlife computes itself (Ready, ContainersReady, Initialized, PodScheduled,
 // PodReadyToStartContainers) cannot be set. The error wraps ErrInvalidSpec for an invalid
 // type or status, and ErrClosed once the pod was removed or its Runtime closed.
-func (p *podWorker) SetCondition(t ConditionType, status, reason, message string) error {
+func (p *podWorker) SetCondition(t ConditionType, status ConditionStatus, reason, message string) error {
 	if err := validateCondition(p.name, t, status); err != nil {
 		return fmt.Errorf("set condition: %w", err)
 	}
@@ -50,7 +54,7 @@ func (p *podWorker) SetCondition(t ConditionType, status, reason, message string
 }
 
 // validateCondition checks a condition set from outside podlife on the named pod.
-func validateCondition(pod string, t ConditionType, status string) error {
+func validateCondition(pod string, t ConditionType, status ConditionStatus) error {
 	var errs field.ErrorList
 	p := field.NewPath("status", "conditions")
 	for _, msg := range validation.IsQualifiedName(string(t)) {
@@ -62,7 +66,7 @@ func validateCondition(pod string, t ConditionType, status string) error {
 	switch status {
 	case ConditionTrue, ConditionFalse, ConditionUnknown:
 	default:
-		errs = append(errs, field.NotSupported(p.Child("status"), status, []string{ConditionTrue, ConditionFalse, ConditionUnknown}))
+		errs = append(errs, field.NotSupported(p.Child("status"), status, []ConditionStatus{ConditionTrue, ConditionFalse, ConditionUnknown}))
 	}
 	if len(errs) > 0 {
 		return &ValidationError{Pod: pod, Errs: errs}

@@ -34,7 +34,7 @@ const labelStateDir = "podlife.io/state-dir"
 //     directory) held by a pod that has no record: CNI DEL releases them with their iptables
 //     rules.
 //
-// A pod with a record is never touched, whether or not its manager lives (RemovePod removes
+// A pod with a record is never touched, whether or not its manager lives (Pod.Remove removes
 // one whose manager died). A record that cannot be read (or a pods directory that cannot be
 // listed) hides a pod's UID, and any container or lease may be that pod's: then only the
 // directories are collected, no container, lease or IP lease. It holds the pods' lock exclusively (see poddir.go) while it looks,
@@ -162,7 +162,7 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 		_ = sweepCgroup(podCgroupPath(r.cfg.Namespace, uid))
 	}
 	if unlabeled > 0 {
-		r.log.Warn("startup garbage collection: containers of pods without a record and without a state-dir label left alone (they may be another state dir's; RemovePod cannot find them)", "count", unlabeled)
+		r.log.Warn("startup garbage collection: containers of pods without a record and without a state-dir label left alone (they may be another state dir's; Pod.Remove cannot find them)", "count", unlabeled)
 	}
 	all, err := r.tasks.leases(ctx, labelPodUID)
 	if err != nil {

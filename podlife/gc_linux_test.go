@@ -140,9 +140,9 @@ func TestStartupGC(t *testing.T) {
 	if st.Phase != podlife.PhaseRunning || st.ContainerStatuses[0].State.Running == nil || st.ContainerStatuses[0].RestartCount != 0 || st.PodIP != healthyIP {
 		t.Errorf("healthy pod after the collection: %+v", st)
 	}
-	if c, err := healthy.Container("app"); err != nil {
+	if _, err := healthy.Container("app"); err != nil {
 		t.Error(err)
-	} else if res, err := c.Exec(ctx, []string{"cat", "/etc/hostname"}); err != nil || strings.TrimSpace(string(res.Output)) != "healthy" {
+	} else if res, err := execOutput(ctx, healthy, "app", []string{"cat", "/etc/hostname"}); err != nil || strings.TrimSpace(string(res.Output)) != "healthy" {
 		t.Errorf("exec in the healthy pod: %+v %v", res, err)
 	}
 	log := h.logs.String()
@@ -225,9 +225,9 @@ func TestStartupGCUnreadableRecord(t *testing.T) {
 	if _, err := os.Stat(record); err != nil {
 		t.Errorf("the pod's directory: %v, want it kept", err)
 	}
-	if c, err := pod.Container("app"); err != nil {
+	if _, err := pod.Container("app"); err != nil {
 		t.Error(err)
-	} else if res, err := c.Exec(ctx, []string{"cat", "/etc/hostname"}); err != nil || strings.TrimSpace(string(res.Output)) != "unreadable" {
+	} else if res, err := execOutput(ctx, pod, "app", []string{"cat", "/etc/hostname"}); err != nil || strings.TrimSpace(string(res.Output)) != "unreadable" {
 		t.Errorf("exec in the pod after the collection: %+v %v", res, err)
 	}
 	if log := h.logs.String(); !strings.Contains(log, "pod record unreadable") || !strings.Contains(log, "containers, leases and IP leases not collected") {

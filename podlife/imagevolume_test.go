@@ -137,7 +137,7 @@ func TestImageVolumeNeverMissing(t *testing.T) {
 }
 
 // A pod with an image volume left without a manager (its Runtime closed) is removed by
-// RemovePod from another Runtime: the volume's mount and its view snapshot go too (the
+// Pod.Remove from another Runtime: the volume's mount and its view snapshot go too (the
 // harness's leak checks).
 func TestImageVolumeOrphanRemoved(t *testing.T) {
 	h := newHarness(t)
@@ -155,10 +155,10 @@ func TestImageVolumeOrphanRemoved(t *testing.T) {
 	if err := other.Close(); err != nil { // the pod is left without a manager
 		t.Fatal(err)
 	}
-	if err := h.rt.RemovePod(ctx, spec.Name, podlife.WithGracePeriod(0)); err != nil {
-		t.Fatalf("RemovePod: %v", err)
+	if err := removePod(ctx, h.rt, spec.Name, podlife.WithGracePeriod(0)); err != nil {
+		t.Fatalf("Pod.Remove: %v", err)
 	}
 	if mi := mountinfoAt(t, dir); mi != nil {
-		t.Errorf("still mounted at %s after RemovePod: %q", dir, mi)
+		t.Errorf("still mounted at %s after Pod.Remove: %q", dir, mi)
 	}
 }

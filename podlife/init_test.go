@@ -215,7 +215,7 @@ func TestPhaseAndConditionTransitions(t *testing.T) {
 	}
 	type want struct {
 		phase                      podlife.Phase
-		sandbox, init, cready, rdy string
+		sandbox, init, cready, rdy podlife.ConditionStatus
 	}
 	check := func(step string, st podlife.PodStatus, w want) {
 		t.Helper()
@@ -244,8 +244,7 @@ func TestPhaseAndConditionTransitions(t *testing.T) {
 		t.Errorf("ContainersReady %+v", c)
 	}
 	// Ready.
-	c, _ := pod.Container("app")
-	if _, err := c.Exec(ctx, []string{"touch", "/tmp/ready"}); err != nil {
+	if _, err := execOutput(ctx, pod, "app", []string{"touch", "/tmp/ready"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := pod.WaitReady(ctx); err != nil {

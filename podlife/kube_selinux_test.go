@@ -57,7 +57,6 @@ func TestKubeSELinuxOptionsEmptyDirFSGroup(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	c, _ := pod.Container("app")
 	for cmd, want := range map[string]string{
 		"id -u; id -G":               "1001 0 123",
 		"stat -c '%g %a' /disk /mem": "123 2777 123 2777",
@@ -65,7 +64,7 @@ func TestKubeSELinuxOptionsEmptyDirFSGroup(t *testing.T) {
 		// No label was applied: the process has the kernel's (none without SELinux).
 		"cat /proc/self/attr/current 2>/dev/null || echo none": "none",
 	} {
-		res, err := c.Exec(ctx, []string{"sh", "-c", cmd})
+		res, err := execOutput(ctx, pod, "app", []string{"sh", "-c", cmd})
 		if got := strings.Join(strings.Fields(string(res.Output)), " "); err != nil || got != want {
 			t.Errorf("%s: %q (%v), want %q", cmd, got, err, want)
 		}

@@ -45,8 +45,7 @@ func TestKubeDocsExamples(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run: %v", err)
 		}
-		c, _ := pod.Container("lifecycle-demo-container")
-		res, err := c.Exec(ctx, []string{"cat", "/usr/share/message"})
+		res, err := execOutput(ctx, pod, "lifecycle-demo-container", []string{"cat", "/usr/share/message"})
 		if err != nil || strings.TrimSpace(string(res.Output)) != "Hello from the postStart handler" {
 			t.Errorf("postStart message: %q %v", res.Output, err)
 		}
@@ -72,7 +71,6 @@ func TestKubeDocsExamples(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run: %v", err)
 		}
-		c, _ := pod.Container("sec-ctx-demo")
 		// The page's outputs: id, a file's owner in the fsGroup volume, and no_new_privs.
 		for cmd, want := range map[string]string{
 			"id": "uid=1000 gid=3000 groups=2000,3000,4000",
@@ -80,7 +78,7 @@ func TestKubeDocsExamples(t *testing.T) {
 			"stat -c '%g' /data/demo":                            "2000",
 			"grep NoNewPrivs /proc/1/status | tr -d '[:space:]'": "NoNewPrivs:1",
 		} {
-			res, err := c.Exec(ctx, []string{"sh", "-c", cmd})
+			res, err := execOutput(ctx, pod, "sec-ctx-demo", []string{"sh", "-c", cmd})
 			if got := strings.TrimSpace(string(res.Output)); err != nil || got != want {
 				t.Errorf("%s: %q (%v), want %q", cmd, got, err, want)
 			}

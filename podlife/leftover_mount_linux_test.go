@@ -16,7 +16,7 @@ import (
 // A private mount of a hostPath left under the pod directory by a manager killed between the
 // mount and its release (made by hand here, as the kill would leave it), in a state dir that
 // mountinfo does not show as configured: one reached through a symlink, one whose path holds a
-// space (mountinfo writes it \040). Neither RemovePod from a fresh Runtime nor the startup
+// space (mountinfo writes it \040). Neither Pod.Remove from a fresh Runtime nor the startup
 // garbage collection of a fresh Runtime (the pod's directory renamed .removing-, as a manager
 // killed during Remove leaves it) deletes through the mount: the host directory keeps its files.
 func TestLeftoverMountOddStateDir(t *testing.T) {
@@ -99,8 +99,8 @@ func TestLeftoverMountOddStateDir(t *testing.T) {
 
 				switch by {
 				case "removepod":
-					if err := newRuntime().RemovePod(ctx, pod.Name()); err != nil {
-						t.Errorf("RemovePod: %v", err)
+					if err := removePod(ctx, newRuntime(), pod.Name()); err != nil {
+						t.Errorf("Pod.Remove: %v", err)
 					}
 				case "gc":
 					// Killed during Remove, after the rename: no record, a .removing- directory.

@@ -40,10 +40,9 @@ func TestPodCannotReachHostLocalhost(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	routeLocalhostViaGateway(t, pod.Sandbox().NetNSPath(), h.bridge.Subnet.Addr().Next().String(), pod.Status().PodIP.String())
-	web, _ := pod.Container("web")
 	dial := func() string {
 		t.Helper()
-		res, err := web.Exec(ctx, []string{"/bin/sh", "-c", fmt.Sprintf("nc -w 2 127.0.0.1 %d </dev/null; echo rc=$?", secret.Port)})
+		res, err := execOutput(ctx, pod, "web", []string{"/bin/sh", "-c", fmt.Sprintf("nc -w 2 127.0.0.1 %d </dev/null; echo rc=$?", secret.Port)})
 		if err != nil {
 			t.Fatalf("exec nc: %v", err)
 		}

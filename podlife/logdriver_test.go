@@ -45,8 +45,8 @@ func TestLogsOutliveManager(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := h.rt.RemovePod(ctx, name, podlife.WithGracePeriod(2*time.Second)); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("cleanup: RemovePod: %v", err)
+		if err := removePod(ctx, h.rt, name, podlife.WithGracePeriod(2*time.Second)); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			t.Errorf("cleanup: Pod.Remove: %v", err)
 		}
 	})
 	marks := t.TempDir()
@@ -117,8 +117,8 @@ func TestLogsOutliveManager(t *testing.T) {
 	}
 
 	// Stopped from another Runtime; then the files are final: under the cap, contiguous.
-	if err := h.rt.StopPod(ctx, name, podlife.WithGracePeriod(2*time.Second)); err != nil {
-		t.Fatalf("StopPod: %v", err)
+	if err := stopPod(ctx, h.rt, name, podlife.WithGracePeriod(2*time.Second)); err != nil {
+		t.Fatalf("Pod.Stop: %v", err)
 	}
 	rotated, _ := filepath.Glob(logPath + ".*")
 	slices.Sort(rotated)
@@ -141,8 +141,8 @@ func TestLogsOutliveManager(t *testing.T) {
 		}
 	}
 	// The logger ended with the task.
-	if err := h.rt.RemovePod(ctx, name); err != nil {
-		t.Fatalf("RemovePod: %v", err)
+	if err := removePod(ctx, h.rt, name); err != nil {
+		t.Fatalf("Pod.Remove: %v", err)
 	}
 	waitExited(t, logger)
 }

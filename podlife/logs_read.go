@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// LogOptions select what Runtime.Logs writes.
+// LogOptions select what Pod.Logs writes.
 type LogOptions struct {
 	// Previous writes the log of the container's previous attempt (kubectl logs --previous).
 	Previous bool
@@ -20,13 +20,9 @@ type LogOptions struct {
 	Follow bool
 }
 
-// Logs writes the output of a container of any pod in the state directory to w, whichever
-// process manages it, or none: the text of each line, without the log format's timestamp and
-// stream, one line (with its newline) per Write. It reads the current attempt's log, or the
-// previous attempt's (opts.Previous), and follows it with opts.Follow. A container the pod does
-// not have is an error wrapping ErrNotFound (a follower waits for it instead). A Follow that ctx ends
-// returns ctx's error, after writing what was written until then.
-func (r *Runtime) Logs(ctx context.Context, pod, container string, opts LogOptions, w io.Writer) error {
+// logs writes the output of a container of any pod in the state directory to w, whichever
+// process manages it, or none (see Pod.Logs): it reads the log files under the pod's directory.
+func (r *Runtime) logs(ctx context.Context, pod, container string, opts LogOptions, w io.Writer) error {
 	rec, err := r.LookupPod(ctx, pod)
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 )
 
-// Runtime.Logs reads a container's log from the Runtime that manages the pod and from another
+// Pod.Logs reads a container's log from the Runtime that manages the pod and from another
 // one on the same state directory (as another process would): a follower started while the
 // container writes gets every line, in order, and returns once the pod ended; a plain read gets
 // the same lines; a missing container or previous attempt is ErrNotFound.
@@ -33,9 +33,10 @@ func TestRuntimeLogs(t *testing.T) {
 	}
 	follow := func(rt *podlife.Runtime) <-chan string {
 		out := make(chan string, 1)
+		p := podOf(t, rt, name)
 		go func() {
 			var b bytes.Buffer
-			if err := rt.Logs(ctx, name, "app", podlife.LogOptions{Follow: true}, &b); err != nil {
+			if err := p.Logs(ctx, "app", podlife.LogOptions{Follow: true}, &b); err != nil {
 				t.Errorf("Logs follow: %v", err)
 			}
 			out <- b.String()
@@ -58,16 +59,16 @@ func TestRuntimeLogs(t *testing.T) {
 		t.Errorf("phase %s, want Succeeded (a follower ends with its pod)", st.Phase)
 	}
 	var b bytes.Buffer
-	if err := other.Logs(ctx, name, "app", podlife.LogOptions{}, &b); err != nil || b.String() != want {
+	if err := podOf(t, other, name).Logs(ctx, "app", podlife.LogOptions{}, &b); err != nil || b.String() != want {
 		t.Errorf("Logs: %q, %v; want %q", b.String(), err, want)
 	}
-	if err := other.Logs(ctx, name, "app", podlife.LogOptions{Previous: true}, &b); !errors.Is(err, podlife.ErrNotFound) {
+	if err := podOf(t, other, name).Logs(ctx, "app", podlife.LogOptions{Previous: true}, &b); !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("Logs previous of a first attempt: %v, want ErrNotFound", err)
 	}
-	if err := other.Logs(ctx, name, "nosuch", podlife.LogOptions{}, &b); !errors.Is(err, podlife.ErrNotFound) {
+	if err := podOf(t, other, name).Logs(ctx, "nosuch", podlife.LogOptions{}, &b); !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("Logs of a missing container: %v, want ErrNotFound", err)
 	}
-	if err := other.Logs(ctx, name, "../..", podlife.LogOptions{}, &b); !errors.Is(err, podlife.ErrInvalidSpec) {
+	if err := podOf(t, other, name).Logs(ctx, "../..", podlife.LogOptions{}, &b); !errors.Is(err, podlife.ErrInvalidSpec) {
 		t.Errorf("Logs of a path: %v, want ErrInvalidSpec", err)
 	}
 	if err := pod.Remove(ctx); err != nil {

@@ -38,14 +38,9 @@ func TestNamesRefused(t *testing.T) {
 	names := []string{traversal, "../" + filepath.Base(victim), "a/b", "", ".", "..", "Upper", "x\x00", "-x", strings.Repeat("a", 64), "a,b==c"}
 	calls := map[string]func(name string) error{
 		"LookupPod": func(n string) error { _, err := r.LookupPod(ctx, n); return err },
-		"StopPod":   func(n string) error { return r.StopPod(ctx, n) },
-		"RemovePod": func(n string) error { return r.RemovePod(ctx, n) },
-		"Exec pod": func(n string) error {
-			_, err := r.Exec(ctx, n, "app", []string{"true"}, ExecIO{})
-			return err
-		},
+		"Pod":       func(n string) error { _, err := r.Pod(n); return err },
 		"Exec container": func(n string) error {
-			_, err := r.Exec(ctx, "ok", n, []string{"true"}, ExecIO{})
+			_, err := (&Pod{rt: r, name: "ok"}).Exec(ctx, n, []string{"true"}, ExecIO{})
 			return err
 		},
 	}

@@ -448,8 +448,8 @@ func TestCloseEndsGoroutines(t *testing.T) {
 	t.Cleanup(func() { // if the test stops half-way, before the harness's leak check
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := h.rt.RemovePod(ctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("cleanup: RemovePod: %v", err)
+		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			t.Errorf("cleanup: Pod.Remove: %v", err)
 		}
 	})
 	before := podlifetest.Goroutines("podlife/podlife")
@@ -533,19 +533,19 @@ func TestCloseEndsGoroutines(t *testing.T) {
 	if err != nil || rec.Managed() {
 		t.Fatalf("LookupPod after Close: %+v, %v, want the pod, unmanaged", rec, err)
 	}
-	if err := h.rt.StopPod(ctx, name); err != nil {
-		t.Fatalf("StopPod from another Runtime: %v", err)
+	if err := stopPod(ctx, h.rt, name); err != nil {
+		t.Fatalf("Pod.Stop from another Runtime: %v", err)
 	}
 	if _, err := task.Status(nctx); err == nil {
 		if st, _ := task.Status(nctx); st.Status == "running" {
-			t.Errorf("app still running after StopPod")
+			t.Errorf("app still running after Pod.Stop")
 		}
 	}
-	if err := h.rt.RemovePod(ctx, name); err != nil {
-		t.Fatalf("RemovePod from another Runtime: %v", err)
+	if err := removePod(ctx, h.rt, name); err != nil {
+		t.Fatalf("Pod.Remove from another Runtime: %v", err)
 	}
 	if _, err := h.rt.LookupPod(ctx, name); !errors.Is(err, podlife.ErrNotFound) {
-		t.Errorf("LookupPod after RemovePod: %v, want ErrNotFound", err)
+		t.Errorf("LookupPod after Pod.Remove: %v, want ErrNotFound", err)
 	}
 }
 

@@ -69,8 +69,7 @@ func TestRunAsNonRootRootUserPerContainer(t *testing.T) {
 	if st.Phase != podlife.PhasePending {
 		t.Errorf("phase %s, want Pending (containers waiting), as the kubelet's getPhase", st.Phase)
 	}
-	c, _ := pod.Container("app")
-	if res, err := c.Exec(ctx, []string{"id", "-u"}); err != nil || strings.TrimSpace(string(res.Output)) != "1000" {
+	if res, err := execOutput(ctx, pod, "app", []string{"id", "-u"}); err != nil || strings.TrimSpace(string(res.Output)) != "1000" {
 		t.Errorf("app: id -u %q (%v), want 1000", res.Output, err)
 	}
 	for ctr, msg := range wantMsg {

@@ -187,8 +187,8 @@ func TestCloseDuringOutage(t *testing.T) {
 		if !removed {
 			rctx, rcancel := context.WithTimeout(context.Background(), time.Minute)
 			defer rcancel()
-			if err := h.rt.RemovePod(rctx, "closed"); err != nil {
-				t.Errorf("cleanup: RemovePod: %v", err)
+			if err := removePod(rctx, h.rt, "closed"); err != nil {
+				t.Errorf("cleanup: Pod.Remove: %v", err)
 			}
 		}
 	}()
@@ -229,12 +229,12 @@ func TestCloseDuringOutage(t *testing.T) {
 	}
 
 	own.start()
-	if err := h.rt.RemovePod(ctx, "closed"); err != nil {
-		t.Fatalf("RemovePod from another Runtime after containerd is back: %v", err)
+	if err := removePod(ctx, h.rt, "closed"); err != nil {
+		t.Fatalf("Pod.Remove from another Runtime after containerd is back: %v", err)
 	}
 	removed = true
 	if procStart(pid) != "" {
-		t.Errorf("process %d still runs after RemovePod", pid)
+		t.Errorf("process %d still runs after Pod.Remove", pid)
 	}
 }
 
@@ -328,8 +328,7 @@ func TestPrivateContainerdRevivedByTwo(t *testing.T) {
 		}
 	}
 	for _, p := range []*podlife.Pod{p1, p2} {
-		app, _ := p.Container("app")
-		if res, err := app.Exec(ctx, []string{"echo", "back"}); err != nil || strings.TrimSpace(string(res.Output)) != "back" {
+		if res, err := execOutput(ctx, p, "app", []string{"echo", "back"}); err != nil || strings.TrimSpace(string(res.Output)) != "back" {
 			t.Errorf("exec in %s after the recovery: %+v, %v", p.Name(), res, err)
 		}
 	}

@@ -183,7 +183,7 @@ func TestFakeLoopAfterClose(t *testing.T) {
 	if c, _ := p.Container("a"); c.ID() == "" {
 		t.Errorf("container ID lost after Close")
 	}
-	if err := p.SetCondition("example.com/gate", "True", "", ""); !errors.Is(err, ErrClosed) {
+	if err := p.SetCondition(ctx, "example.com/gate", "True", "", ""); !errors.Is(err, ErrClosed) {
 		t.Errorf("SetCondition after Close: %v, want ErrClosed", err)
 	}
 	if err := p.Stop(ctx); !errors.Is(err, ErrClosed) {
@@ -248,7 +248,7 @@ func TestFakeWaitForWakes(t *testing.T) {
 		})
 		done <- err
 	}()
-	if err := p.SetCondition("example.com/gate", "True", "Set", ""); err != nil {
+	if err := p.SetCondition(ctx, "example.com/gate", "True", "Set", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {

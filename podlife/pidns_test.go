@@ -24,11 +24,11 @@ import (
 // exit fails the test.
 func execIn(t *testing.T, ctx context.Context, pod *podlife.Pod, container, script string) string {
 	t.Helper()
-	c, err := pod.Container(container)
+	_, err := pod.Container(container)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Exec(ctx, []string{"/bin/sh", "-c", script})
+	res, err := execOutput(ctx, pod, container, []string{"/bin/sh", "-c", script})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("exec %q in %s: code %d, err %v, output %q", script, container, res.ExitCode, err, res.Output)
 	}
@@ -38,11 +38,11 @@ func execIn(t *testing.T, ctx context.Context, pod *podlife.Pod, container, scri
 // execCode runs script in the pod's container and returns its exit code.
 func execCode(t *testing.T, ctx context.Context, pod *podlife.Pod, container, script string) int {
 	t.Helper()
-	c, err := pod.Container(container)
+	_, err := pod.Container(container)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Exec(ctx, []string{"/bin/sh", "-c", script})
+	res, err := execOutput(ctx, pod, container, []string{"/bin/sh", "-c", script})
 	if err != nil {
 		t.Fatalf("exec %q in %s: %v", script, container, err)
 	}
@@ -165,12 +165,12 @@ func TestSharedPIDPauseKilled(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	c, err := pod.Container("a")
+	_, err = pod.Container("a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The exec's own process dies with the namespace: its result does not matter.
-	_, _ = c.Exec(ctx, []string{"/bin/sh", "-c", "kill -TERM 1; sleep 10"})
+	_, _ = execOutput(ctx, pod, "a", []string{"/bin/sh", "-c", "kill -TERM 1; sleep 10"})
 	st, err := pod.Wait(ctx)
 	if err != nil {
 		t.Fatalf("Wait: %v (status %+v)", err, pod.Status())
@@ -334,8 +334,8 @@ func TestUnmanagedSharedPIDPod(t *testing.T) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := h.rt.RemovePod(ctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-			t.Errorf("cleanup: RemovePod: %v", err)
+		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			t.Errorf("cleanup: Pod.Remove: %v", err)
 		}
 	})
 	pod, err := gone.Run(ctx, podlife.PodSpec{Name: name, ShareProcessNamespace: true,
@@ -351,7 +351,7 @@ func TestUnmanagedSharedPIDPod(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 	var o bytes.Buffer
-	if code, err := h.rt.Exec(ctx, name, "a", []string{"/bin/sh", "-c", `tr '\0' ' ' < /proc/1/cmdline; ps -o args | grep -c 'sleep 360[45]$'`}, podlife.ExecIO{Stdout: &o}); err != nil || code != 0 {
+	if code, err := execPod(ctx, h.rt, name, "a", []string{"/bin/sh", "-c", `tr '\0' ' ' < /proc/1/cmdline; ps -o args | grep -c 'sleep 360[45]$'`}, podlife.ExecIO{Stdout: &o}); err != nil || code != 0 {
 		t.Fatalf("Exec: code %d, err %v, output %q", code, err, o.String())
 	}
 	if got, want := o.String(), pauseCmdline+"2\n"; got != want {
@@ -363,22 +363,22 @@ func TestUnmanagedSharedPIDPod(t *testing.T) {
 		t.Fatalf("containerd containers of the pod: %d, %v, want 2 and the pause", len(ctrs), err)
 	}
 	t0 := time.Now()
-	if err := h.rt.StopPod(ctx, name, podlife.WithGracePeriod(20*time.Second)); err != nil {
-		t.Fatalf("StopPod: %v", err)
+	if err := stopPod(ctx, h.rt, name, podlife.WithGracePeriod(20*time.Second)); err != nil {
+		t.Fatalf("Pod.Stop: %v", err)
 	}
 	if took := time.Since(t0); took >= 20*time.Second {
-		t.Errorf("StopPod took %v: the grace period", took)
+		t.Errorf("Pod.Stop took %v: the grace period", took)
 	}
 	for _, ctr := range ctrs {
 		if _, err := ctr.Task(nctx, nil); !errdefs.IsNotFound(err) {
-			t.Errorf("task of %s after StopPod: %v, want none", ctr.ID(), err)
+			t.Errorf("task of %s after Pod.Stop: %v, want none", ctr.ID(), err)
 		}
 	}
-	if err := h.rt.RemovePod(ctx, name); err != nil {
-		t.Fatalf("RemovePod: %v", err)
+	if err := removePod(ctx, h.rt, name); err != nil {
+		t.Fatalf("Pod.Remove: %v", err)
 	}
 	if ctrs, err := env.client.Containers(nctx, fmt.Sprintf("labels.%q==%s", podlife.LabelPodUID, uid)); err != nil || len(ctrs) != 0 {
-		t.Errorf("containers of the pod after RemovePod: %d, %v, want none", len(ctrs), err)
+		t.Errorf("containers of the pod after Pod.Remove: %d, %v, want none", len(ctrs), err)
 	}
 }
 
@@ -411,11 +411,11 @@ func TestSharedPIDContainerdRestart(t *testing.T) {
 	if st := pod.Status(); st.Phase != podlife.PhaseRunning {
 		t.Errorf("phase %s after the restart, want Running", st.Phase)
 	}
-	c, err := pod.Container("a")
+	_, err = pod.Container("a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = c.Exec(ctx, []string{"/bin/sh", "-c", "kill -TERM 1; sleep 10"})
+	_, _ = execOutput(ctx, pod, "a", []string{"/bin/sh", "-c", "kill -TERM 1; sleep 10"})
 	st, err := pod.Wait(ctx)
 	if err != nil {
 		t.Fatalf("Wait: %v (status %+v)", err, pod.Status())

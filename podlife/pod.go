@@ -333,7 +333,7 @@ func (p *podWorker) run() {
 	}
 	if err != nil && p.rt.isClosed() {
 		// The runtime detached while the pod started: what exists of it stays for another
-		// Runtime (RemovePod).
+		// Runtime (Pod.Remove).
 		p.log.Info("runtime closed while the pod started", "err", err)
 		p.startErr = fmt.Errorf("pod %q: %w (start: %w)", p.name, ErrClosed, err)
 		err = nil

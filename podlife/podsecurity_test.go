@@ -97,7 +97,7 @@ func TestCapabilitiesAllowedByConfig(t *testing.T) {
 	if report["CapEff"] != capMask(append(defaultCaps, "SYS_ADMIN")...) || report["mount"] != "ok" {
 		t.Errorf("report %v: want CapEff %s (the defaults and SYS_ADMIN) and mount ok", report, capMask(append(defaultCaps, "SYS_ADMIN")...))
 	}
-	if err := h.rt.RemovePod(ctx, "sysadmin"); err != nil {
+	if err := removePod(ctx, h.rt, "sysadmin"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.rt.Run(ctx, sysAdminPod("net", out, "NET_ADMIN")); !errors.Is(err, podlife.ErrInvalidSpec) {

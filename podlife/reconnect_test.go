@@ -251,7 +251,7 @@ func TestSmokeContainerdRestartKeepsPod(t *testing.T) {
 		t.Errorf("while containerd is away: phase %s, container %+v; want Running and ready", st.Phase, st.ContainerStatuses[0])
 	}
 	t0 := time.Now()
-	if _, err := app.Exec(ctx, []string{"true"}); !errors.Is(err, podlife.ErrUnavailable) || time.Since(t0) > 5*time.Second {
+	if _, err := execOutput(ctx, pod, "app", []string{"true"}); !errors.Is(err, podlife.ErrUnavailable) || time.Since(t0) > 5*time.Second {
 		t.Errorf("Exec while containerd is away: %v after %v, want an error wrapping ErrUnavailable at once", err, time.Since(t0))
 	}
 	restarted := own.start()
@@ -259,13 +259,13 @@ func TestSmokeContainerdRestartKeepsPod(t *testing.T) {
 	t.Logf("recovered %v after containerd answered again", time.Since(restarted).Round(time.Millisecond))
 
 	// Probes go on: readiness follows the file both ways, through exec in the container.
-	if res, err := app.Exec(ctx, []string{"rm", "/tmp/ready"}); err != nil || res.ExitCode != 0 {
+	if res, err := execOutput(ctx, pod, "app", []string{"rm", "/tmp/ready"}); err != nil || res.ExitCode != 0 {
 		t.Fatalf("exec after the reconnection: %v, %+v", err, res)
 	}
 	if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return !s.ContainerStatuses[0].Ready }); err != nil {
 		t.Fatalf("readiness probe stopped after the reconnection: %v", err)
 	}
-	if _, err := app.Exec(ctx, []string{"touch", "/tmp/ready"}); err != nil {
+	if _, err := execOutput(ctx, pod, "app", []string{"touch", "/tmp/ready"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := pod.WaitReady(ctx); err != nil {
@@ -552,7 +552,7 @@ func TestPrivateContainerdRevived(t *testing.T) {
 	if err := pod.WaitReady(ctx); err != nil {
 		t.Fatalf("not ready after the recovery: %v", err)
 	}
-	if res, err := app.Exec(ctx, []string{"echo", "back"}); err != nil || strings.TrimSpace(string(res.Output)) != "back" {
+	if res, err := execOutput(ctx, pod, "app", []string{"echo", "back"}); err != nil || strings.TrimSpace(string(res.Output)) != "back" {
 		t.Errorf("exec after the recovery: %+v, %v", res, err)
 	}
 	if cs := pod.Status().ContainerStatuses[0]; cs.RestartCount != 0 || cs.State.Running == nil {

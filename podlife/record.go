@@ -21,7 +21,7 @@ const (
 )
 
 // podRecord is pod.json: written once when the pod starts, read by other processes (ListPods,
-// StopPod, RemovePod) and by a process cleaning up after a manager that died.
+// Pod.Stop, Pod.Remove) and by a process cleaning up after a manager that died.
 type podRecord struct {
 	Name        string            `json:"name"`
 	Namespace   string            `json:"namespace"`
@@ -46,7 +46,7 @@ type podRecord struct {
 	ShimGroup string `json:"shimGroup,omitempty"`
 	// Spec is the pod's spec without its Go code, credentials and values (see stoppableSpec):
 	// what a process without the spec needs to stop and remove the pod with the core's own
-	// stop and remove (Runtime.StopPod, Runtime.RemovePod of a pod whose manager is gone).
+	// stop and remove (Pod.Stop, Pod.Remove of a pod whose manager is gone).
 	// Older managers' records have env values and files volumes' data in it.
 	Spec json.RawMessage `json:"spec,omitempty"`
 }

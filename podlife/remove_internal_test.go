@@ -9,7 +9,7 @@ import (
 )
 
 // A CNI DEL that fails in the stop and again in Remove fails Remove, and the pod's directory
-// stays with its record of the attachment (sandbox.json) and pod.json, for RemovePod to retry;
+// stays with its record of the attachment (sandbox.json) and pod.json, for Pod.Remove to retry;
 // the name cannot be reused meanwhile.
 func TestFakeRemoveKeepsRecordWhenDetachFails(t *testing.T) {
 	ctx := testCtx(t)
@@ -42,7 +42,7 @@ func TestFakeRemoveKeepsRecordWhenDetachFails(t *testing.T) {
 	if _, err := r.Start(ctx, PodSpec{Name: "net", Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}}); !errors.Is(err, ErrAlreadyExists) {
 		t.Errorf("Start of the name while its remains wait = %v, want ErrAlreadyExists", err)
 	}
-	// The test's cleanup: what a RemovePod retry does without containerd.
+	// The test's cleanup: what a Pod.Remove retry does without containerd.
 	if err := os.RemoveAll(p.w.sandbox.dir); err != nil {
 		t.Fatal(err)
 	}

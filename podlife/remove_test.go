@@ -29,9 +29,9 @@ func (f *flakyDel) Remove(ctx context.Context, id, netns string, opts ...cni.Att
 	return f.Network.Remove(ctx, id, netns, opts...)
 }
 
-// A CNI DEL that fails makes Remove (the manager's) and RemovePod (of a pod without a manager)
+// A CNI DEL that fails makes Remove (the manager's) and Pod.Remove (of a pod without a manager)
 // fail and keep the pod's directory, whose sandbox.json is the only record of the attachment: the
-// pod's IP lease is still held. RemovePod again then releases it and removes everything.
+// pod's IP lease is still held. Pod.Remove again then releases it and removes everything.
 func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 	nw := &flakyDel{}
 	h := newHarness(t, func(c *podlife.Config) { nw.Network = c.Network; c.Network = nw })
@@ -42,8 +42,8 @@ func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 	t.Cleanup(func() {
 		nw.fails.Store(0)
 		for _, name := range []string{"managed", "orphan"} {
-			if err := h.rt.RemovePod(context.Background(), name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
-				t.Errorf("cleanup: RemovePod %s: %v", name, err)
+			if err := removePod(context.Background(), h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+				t.Errorf("cleanup: Pod.Remove %s: %v", name, err)
 			}
 		}
 	})
@@ -80,7 +80,7 @@ func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 		if !pod.Sandbox().IP().IsValid() || len(leases()) != 1 {
 			t.Fatalf("%s: IP %v, leases %v: want the pod attached", tc.name, pod.Sandbox().IP(), leases())
 		}
-		remove := func() error { return h.rt.RemovePod(ctx, tc.name) }
+		remove := func() error { return removePod(ctx, h.rt, tc.name) }
 		if tc.manager == h.rt {
 			remove = func() error { return pod.Remove(ctx) }
 		} else if err := other.Close(); err != nil { // the pod is left without a manager
@@ -100,8 +100,8 @@ func TestRemoveKeepsRecordWhenCNIDelFails(t *testing.T) {
 			t.Errorf("%s: LookupPod after the failed remove: %+v, %v; want the pod listed, unmanaged", tc.name, rec, err)
 		}
 		// The retry: from the record, the attachment is released and the pod removed.
-		if err := h.rt.RemovePod(ctx, tc.name); err != nil {
-			t.Fatalf("%s: RemovePod retry: %v", tc.name, err)
+		if err := removePod(ctx, h.rt, tc.name); err != nil {
+			t.Fatalf("%s: Pod.Remove retry: %v", tc.name, err)
 		}
 		if got := leases(); len(got) != 0 {
 			t.Errorf("%s: leases after the retry %v, want none", tc.name, got)

@@ -283,13 +283,20 @@ func (r *Runtime) register(p *podWorker) error {
 	return nil
 }
 
-// Pod returns the pod of that name, or an error wrapping ErrNotFound.
+// Pod returns a handle on the pod of that name in the state directory, whichever process
+// manages it (see Pod), or an error wrapping ErrNotFound if the state directory has no such
+// pod. A name that is not a valid pod name (a DNS-1123 label) is refused with a *NameError.
 func (r *Runtime) Pod(name string) (*Pod, error) {
-	w, err := r.worker(name)
-	if err != nil {
+	if err := checkName("pod", name); err != nil {
 		return nil, err
 	}
-	return w.handle(), nil
+	if w, err := r.worker(name); err == nil {
+		return w.handle(), nil
+	}
+	if _, err := r.readRecord(name); err != nil {
+		return nil, err
+	}
+	return &Pod{rt: r, name: name}, nil
 }
 
 // worker returns the worker of the pod of that name, or an error wrapping ErrNotFound.
@@ -350,7 +357,8 @@ func (r *Runtime) forget(p *podWorker) {
 // restart back-offs, deadline timers, status writers, exit watchers, the reconnection loop); it
 // does not wait for abandoned hooks. Running pods are left running (but no longer supervised and
 // their logs no longer copied), and another Runtime on the same state dir can act on them
-// (LookupPod, StopPod, RemovePod); their Pod handles of this Runtime then fail with ErrClosed.
+// (LookupPod, and its Pod handles: Stop, Remove, ...); the Pod handles of this Runtime then
+// fail with ErrClosed.
 // The private containerd of the state dir, if the runtime uses it, keeps running for them and
 // for other processes (daemon.StopPrivate stops it). A second Close returns an error wrapping
 // ErrClosed.

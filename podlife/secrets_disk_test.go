@@ -184,7 +184,7 @@ func TestSecretsStayOffDisk(t *testing.T) {
 			if _, err := h.rt.Pod(name); err == nil {
 				continue
 			}
-			if err := h.rt.RemovePod(cctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			if err := removePod(cctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 				t.Errorf("remove %s: %v", name, err)
 			}
 		}
@@ -205,8 +205,7 @@ func TestSecretsStayOffDisk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctr, _ := p.Container("app")
-		res, err := ctr.Exec(ctx, []string{"/bin/sh", "-c", c[0]})
+		res, err := execOutput(ctx, p, "app", []string{"/bin/sh", "-c", c[0]})
 		if err != nil || string(res.Output) != c[1] {
 			t.Fatalf("%s: the container's secrets: %q %v, want %q", name, res.Output, err, c[1])
 		}
@@ -254,7 +253,7 @@ func TestSecretsStayOffDisk(t *testing.T) {
 // A pod.json written before keyed fingerprints (env values and files data in its spec, bare
 // hashes) still adopts against its fingerprints (a changed env value is refused, naming the
 // field), and the adoption rewrites it without the values; another such pod is removed
-// without a manager. A pod stopped without a manager (StopPod) keeps the fingerprints of the
+// without a manager. A pod stopped without a manager (Pod.Stop) keeps the fingerprints of the
 // spec it was started with: it adopts with that spec afterwards.
 func TestAdoptLegacyRecord(t *testing.T) {
 	h := newHarness(t)
@@ -271,7 +270,7 @@ func TestAdoptLegacyRecord(t *testing.T) {
 			if _, err := h.rt.Pod(name); err == nil {
 				continue
 			}
-			if err := h.rt.RemovePod(cctx, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+			if err := removePod(cctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 				t.Errorf("remove %s: %v", name, err)
 			}
 		}
@@ -316,8 +315,8 @@ func TestAdoptLegacyRecord(t *testing.T) {
 	}
 
 	// Removed without a manager, from the legacy record's spec.
-	if err := h.rt.RemovePod(ctx, "legacy-rm"); err != nil {
-		t.Fatalf("RemovePod of a legacy record: %v", err)
+	if err := removePod(ctx, h.rt, "legacy-rm"); err != nil {
+		t.Fatalf("Pod.Remove of a legacy record: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(h.stateDir, "pods", "legacy-rm")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("legacy-rm's directory: %v", err)
@@ -325,15 +324,15 @@ func TestAdoptLegacyRecord(t *testing.T) {
 
 	// Stopped without a manager, from a record without values: the fingerprints stay those
 	// of the full spec.
-	if err := h.rt.StopPod(ctx, "stopped-new"); err != nil {
-		t.Fatalf("StopPod: %v", err)
+	if err := stopPod(ctx, h.rt, "stopped-new"); err != nil {
+		t.Fatalf("Pod.Stop: %v", err)
 	}
 	if _, err := h.rt.Adopt(ctx, withChangedEnv(specs["stopped-new"])); !errors.As(err, &sc) || !slices.Equal(sc.Fields, []string{"containers[app].env"}) {
 		t.Errorf("Adopt of a stopped pod with a changed env value: %v, want a SpecChangedError naming containers[app].env", err)
 	}
 	sp, err := h.rt.Adopt(ctx, specs["stopped-new"])
 	if err != nil {
-		t.Fatalf("Adopt after StopPod: %v", err)
+		t.Fatalf("Adopt after Pod.Stop: %v", err)
 	}
 	if st := sp.Status(); len(st.ContainerStatuses) != 1 || st.ContainerStatuses[0].State.Running != nil {
 		t.Errorf("the stopped pod adopted with a running container: %+v", st.ContainerStatuses)

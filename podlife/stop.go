@@ -37,8 +37,8 @@ func WithoutHooks() StopOption {
 //
 // ctx cancels the wait, not the stop. Stop may be called any number of times; every call waits
 // for the same stop, a call from one of the pod's own hooks included (the stop abandons the
-// hook when its time is up). Once the Runtime is closed, Stop fails with ErrClosed: use another
-// Runtime's StopPod.
+// hook when its time is up). Once the Runtime is closed, Stop fails with ErrClosed: use a handle
+// of another Runtime (Pod.Stop).
 func (p *podWorker) Stop(ctx context.Context, opts ...StopOption) error {
 	var o stopOptions
 	for _, opt := range opts {
@@ -51,7 +51,7 @@ func (p *podWorker) Stop(ctx context.Context, opts ...StopOption) error {
 	}
 	if p.rt.isClosed() {
 		// Detached: this Runtime no longer sees the pod's processes. Another Runtime on the
-		// state dir stops it (StopPod).
+		// state dir stops it (its Pod.Stop).
 		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
 	grace := p.spec.gracePeriod()
@@ -168,9 +168,9 @@ func (p *podWorker) stopAll(ctx context.Context, grace time.Duration, hooks bool
 // Remove stops the pod if it is not stopped yet (with its grace period), then deletes its
 // containers, snapshots, volumes, logs and state directory. After Remove the name can be reused.
 // If a step fails (CNI DEL among them), Remove returns the error and the state directory stays,
-// so that nothing is lost of what is left to release: Runtime.RemovePod of the name retries.
-// Once the Runtime is closed, Remove of a pod not removed yet fails with ErrClosed: use another
-// Runtime's RemovePod.
+// so that nothing is lost of what is left to release: Pod.Remove of a handle got again retries.
+// Once the Runtime is closed, Remove of a pod not removed yet fails with ErrClosed: use a handle
+// of another Runtime.
 func (p *podWorker) Remove(ctx context.Context) error {
 	select {
 	case <-p.removed:
@@ -206,7 +206,7 @@ func (p *podWorker) Remove(ctx context.Context) error {
 		p.removeStaleShimSocket()
 		// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
 		// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
-		// hostPort rules and libcni cache): RemovePod retries from it.
+		// hostPort rules and libcni cache): Pod.Remove retries from it.
 		errs = append(errs, p.sandbox.detach(p.lifeCtx, p.rt.network))
 		// The image volumes are unmounted before their views are removed.
 		errs = append(errs, p.sandbox.removeVolumes(), p.removeImageViews(p.lifeCtx), p.deleteLease(p.lifeCtx))

@@ -310,7 +310,7 @@ func TestSubPathLeftoverMountSwept(t *testing.T) {
 				if err := rt.Close(); err != nil {
 					t.Fatalf("Close: %v", err)
 				}
-				err = h.rt.RemovePod(ctx, pod.Name())
+				err = removePod(ctx, h.rt, pod.Name())
 			}
 			if err != nil {
 				t.Errorf("remove: %v", err)

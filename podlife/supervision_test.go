@@ -93,19 +93,18 @@ func TestReadinessFlips(t *testing.T) {
 	if st.ContainerStatuses[0].Ready || st.Condition(podlife.PodReady).Status != "False" {
 		t.Fatalf("ready before the probe passed: %+v", st)
 	}
-	c, _ := pod.Container("app")
 	for i, step := range []struct {
 		cmd   string
 		ready bool
 	}{{"touch /tmp/ready", true}, {"rm /tmp/ready", false}, {"touch /tmp/ready", true}} {
-		if _, err := c.Exec(ctx, []string{"/bin/sh", "-c", step.cmd}); err != nil {
+		if _, err := execOutput(ctx, pod, "app", []string{"/bin/sh", "-c", step.cmd}); err != nil {
 			t.Fatal(err)
 		}
 		st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].Ready == step.ready })
 		if err != nil {
 			t.Fatalf("step %d: ready never became %v", i, step.ready)
 		}
-		if got := st.Condition(podlife.ContainersReady).Status; got != map[bool]string{true: "True", false: "False"}[step.ready] {
+		if got := st.Condition(podlife.ContainersReady).Status; got != map[bool]podlife.ConditionStatus{true: "True", false: "False"}[step.ready] {
 			t.Errorf("step %d: ContainersReady %s", i, got)
 		}
 		if st.ContainerStatuses[0].RestartCount != 0 {

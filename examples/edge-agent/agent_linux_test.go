@@ -86,7 +86,9 @@ func newAgentEnv(t *testing.T) *agentEnv {
 				pods, _ := rt.ListPods(ctx)
 				for _, p := range pods {
 					t.Errorf("leak: pod %s", p.Name)
-					_ = rt.RemovePod(ctx, p.Name, podlife.WithGracePeriod(0))
+					if h, err := rt.Pod(p.Name); err == nil {
+						_ = h.Remove(ctx, podlife.WithGracePeriod(0))
+					}
 				}
 				_ = rt.Close()
 			}
@@ -292,7 +294,7 @@ func TestAgentFollowsDirectory(t *testing.T) {
 
 	// Another process removes beta (through the agent, its manager): the agent runs it again.
 	other := e.runtime()
-	if err := other.RemovePod(t.Context(), "beta-edge"); err != nil {
+	if err := removePod(t.Context(), other, "beta-edge"); err != nil {
 		t.Fatal(err)
 	}
 	e.waitFor("beta run again", func() bool {
@@ -317,7 +319,7 @@ func TestAgentFollowsDirectory(t *testing.T) {
 	if p, err := other.Pod("foreign-edge"); err != nil || p.Status().ContainerStatuses[0].State.Running == nil {
 		t.Errorf("the other process's pod after the agent saw a manifest of its name: %v", err)
 	}
-	if err := other.RemovePod(t.Context(), "foreign-edge"); err != nil {
+	if err := removePod(t.Context(), other, "foreign-edge"); err != nil {
 		t.Fatal(err)
 	}
 	e.waitFor("foreign run by the agent", func() bool { f, ok := e.pod("foreign"); return running(f, ok, "", stateManaged) })
@@ -561,4 +563,13 @@ func (e *agentEnv) checkLeaks() {
 	if err != nil || len(host) > 0 {
 		e.t.Errorf("host leaks: %v %v", host, err)
 	}
+}
+
+// removePod removes the named pod through its handle, whichever process manages it.
+func removePod(ctx context.Context, rt *podlife.Runtime, name string) error {
+	pod, err := rt.Pod(name)
+	if err != nil {
+		return err
+	}
+	return pod.Remove(ctx)
 }

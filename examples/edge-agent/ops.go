@@ -142,7 +142,11 @@ func notRunning(st podlife.PodStatus, spec podlife.PodSpec) string {
 // removePod stops the pod with its grace period and removes it, then its record. Neither a
 // cancellation nor the agent's exit interrupt it: it ends within the grace period.
 func (a *agent) removePod(ctx context.Context, name string) error {
-	if err := a.rt.RemovePod(context.WithoutCancel(ctx), name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+	pod, err := a.rt.Pod(name)
+	if err == nil {
+		err = pod.Remove(context.WithoutCancel(ctx))
+	}
+	if err != nil && !errors.Is(err, podlife.ErrNotFound) {
 		a.cfg.log.Error("remove", "pod", name, "err", err)
 		return err
 	}

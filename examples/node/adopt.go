@@ -40,7 +40,7 @@ func (pr *provider) start(ctx context.Context, spec podlife.PodSpec) (*podlife.P
 	case err == nil: // its start was interrupted: start it afresh
 		_ = p.Remove(ctx)
 	case errors.Is(err, podlife.ErrSpecChanged):
-		if err := pr.rt.RemovePod(ctx, spec.Name); err != nil {
+		if err := pr.removePod(ctx, spec.Name); err != nil {
 			return nil, err
 		}
 	default:
@@ -153,7 +153,7 @@ func (pr *provider) reapDeleted(ctx context.Context, pods func(ns string) typedc
 				continue
 			}
 		}
-		if err := pr.rt.RemovePod(ctx, rec.Name, opts...); err != nil {
+		if err := pr.removePod(ctx, rec.Name, opts...); err != nil {
 			pr.log.Warn("remove pod", "podlife", rec.Name, "err", err)
 			continue
 		}

@@ -330,7 +330,11 @@ func (tn *testNode) cleanup(t *testing.T) {
 		recs, _ := rt.ListPods(ctx)
 		for _, r := range recs {
 			t.Logf("removing pod %s left on node %s", r.Name, tn.name)
-			if err := rt.RemovePod(ctx, r.Name, podlife.WithGracePeriod(0)); err != nil {
+			p, err := rt.Pod(r.Name)
+			if err == nil {
+				err = p.Remove(ctx, podlife.WithGracePeriod(0))
+			}
+			if err != nil {
 				t.Errorf("remove pod %s: %v", r.Name, err)
 			}
 		}

@@ -166,9 +166,18 @@ func (pr *provider) close() {
 // removeLeft removes what may be left of a deleted pod that has no podlife handle (its start
 // failed, or an adoption was cut short), then forgets its saved v1.Pod.
 func (pr *provider) removeLeft(ctx context.Context, name string, opts []podlife.StopOption) error {
-	if err := pr.rt.RemovePod(ctx, name, opts...); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+	if err := pr.removePod(ctx, name, opts...); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 		return err
 	}
 	pr.forget(name)
 	return nil
+}
+
+// removePod removes the pod of that name, whichever process manages it (see podlife.Pod).
+func (pr *provider) removePod(ctx context.Context, name string, opts ...podlife.StopOption) error {
+	p, err := pr.rt.Pod(name)
+	if err != nil {
+		return err
+	}
+	return p.Remove(ctx, opts...)
 }

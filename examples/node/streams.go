@@ -41,7 +41,11 @@ func (pr *provider) RunInContainer(ctx context.Context, namespace, podName, cont
 	if w := attach.Stderr(); w != nil {
 		streams.Stderr = w
 	}
-	code, err := pr.rt.Exec(ctx, name, containerName, cmd, streams)
+	p, err := pr.rt.Pod(name)
+	if err != nil {
+		return errdefs.AsNotFound(err)
+	}
+	code, err := p.Exec(ctx, containerName, cmd, streams)
 	if err != nil {
 		if errors.Is(err, podlife.ErrNotFound) {
 			return errdefs.AsNotFound(err)
@@ -75,7 +79,7 @@ func (pr *provider) GetMetricsResource(ctx context.Context) ([]*dto.MetricFamily
 }
 
 // GetContainerLogs returns a container's log as kubectl logs prints it: the current attempt's
-// (or with Previous the one before), read by podlife's Runtime.Logs; with Follow it goes on
+// (or with Previous the one before), read by podlife's Pod.Logs; with Follow it goes on
 // until ctx ends or the pod is removed. limitBytes is applied; tail, since and timestamps are
 // not supported yet (the whole log is returned, without timestamps).
 func (pr *provider) GetContainerLogs(ctx context.Context, namespace, podName, containerName string, opts api.ContainerLogOpts) (io.ReadCloser, error) {
@@ -83,7 +87,8 @@ func (pr *provider) GetContainerLogs(ctx context.Context, namespace, podName, co
 	if err != nil {
 		return nil, err
 	}
-	if _, err := pr.rt.LookupPod(ctx, name); err != nil {
+	p, err := pr.rt.Pod(name)
+	if err != nil {
 		return nil, errdefs.AsNotFound(err)
 	}
 	r, w := io.Pipe()
@@ -92,7 +97,7 @@ func (pr *provider) GetContainerLogs(ctx context.Context, namespace, podName, co
 		if opts.LimitBytes > 0 {
 			out = &limitWriter{w: w, left: opts.LimitBytes}
 		}
-		err := pr.rt.Logs(ctx, name, containerName, podlife.LogOptions{Previous: opts.Previous, Follow: opts.Follow}, out)
+		err := p.Logs(ctx, containerName, podlife.LogOptions{Previous: opts.Previous, Follow: opts.Follow}, out)
 		if errors.Is(err, errLimit) || ctx.Err() != nil {
 			err = nil
 		}

@@ -25,7 +25,7 @@ func runOrAdopt(ctx context.Context, rt *podlife.Runtime, spec podlife.PodSpec, 
 	}
 	again := func(why string) (*podlife.Pod, error) {
 		note("podlife run: pod/%s %s: removing it and running it anew\n", spec.Name, why)
-		if err := rt.RemovePod(ctx, spec.Name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
+		if err := removePod(ctx, rt, spec.Name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 			return nil, fmt.Errorf("replace pod %q: %w", spec.Name, err)
 		}
 		return rt.Run(ctx, spec)
@@ -61,4 +61,13 @@ func runOrAdopt(ctx context.Context, rt *podlife.Runtime, spec podlife.PodSpec, 
 	}
 	note("podlife run: pod/%s adopted: its previous manager is gone; its running containers go on\n", spec.Name)
 	return pod, nil
+}
+
+// removePod removes the named pod, whichever process manages it.
+func removePod(ctx context.Context, rt *podlife.Runtime, name string) error {
+	pod, err := rt.Pod(name)
+	if err != nil {
+		return err
+	}
+	return pod.Remove(ctx)
 }

@@ -32,7 +32,11 @@ func conditionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer rt.Close()
 	name := fs.Arg(0)
-	if err := rt.SetPodCondition(ctx, name, podlife.ConditionType(typ), status, *reason, *message); err != nil {
+	pod, err := rt.Pod(name)
+	if err == nil {
+		err = pod.SetCondition(ctx, podlife.ConditionType(typ), podlife.ConditionStatus(status), *reason, *message)
+	}
+	if err != nil {
 		return fail(stderr, "condition", err)
 	}
 	fmt.Fprintf(stdout, "pod/%s condition %s=%s\n", name, typ, status)

@@ -83,7 +83,11 @@ func debugCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	spec := podlife.EphemeralContainerSpec{TargetContainerName: *target, Stdin: *interactive, TTY: *tty,
 		ContainerSpec: podlife.ContainerSpec{Name: *name, Image: *image, ImagePullPolicy: podlife.PullPolicy(*pull), Command: argv}}
-	if err := rt.AddEphemeralContainer(ctx, pod, spec); err != nil {
+	handle, err := rt.Pod(pod)
+	if err != nil {
+		return fail(stderr, "debug", err)
+	}
+	if _, err := handle.AddEphemeralContainer(ctx, spec); err != nil {
 		return fail(stderr, "debug", err)
 	}
 	if *detach {
@@ -91,9 +95,9 @@ func debugCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 0
 	}
 	if *interactive {
-		return attachEphemeral(ctx, rt, pod, *name, term, stdin, stdout, stderr)
+		return attachEphemeral(ctx, handle, *name, term, stdin, stdout, stderr)
 	}
-	code, err := followEphemeral(ctx, rt, pod, *name, func(s string) { fmt.Fprintln(stdout, s) })
+	code, err := followEphemeral(ctx, rt, handle, *name, func(s string) { fmt.Fprintln(stdout, s) })
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintf(stderr, "podlife debug: stopped following; container %s goes on in pod %s (podlife logs -f %s %s)\n", *name, pod, pod, *name)
@@ -105,13 +109,13 @@ func debugCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return code
 }
 
-// followEphemeral prints the ephemeral container's log until it has exited (Runtime.Logs
-// follows it until then) and returns its exit code, from the pod's status.
-func followEphemeral(ctx context.Context, rt *podlife.Runtime, pod, name string, print func(string)) (int, error) {
-	if err := rt.Logs(ctx, pod, name, podlife.LogOptions{Follow: true}, lineWriter{print: print}); err != nil {
+// followEphemeral prints the ephemeral container's log until it has exited (Pod.Logs follows
+// it until then) and returns its exit code, from the pod's status.
+func followEphemeral(ctx context.Context, rt *podlife.Runtime, pod *podlife.Pod, name string, print func(string)) (int, error) {
+	if err := pod.Logs(ctx, name, podlife.LogOptions{Follow: true}, lineWriter{print: print}); err != nil {
 		return 0, err
 	}
-	rec, err := rt.LookupPod(ctx, pod)
+	rec, err := rt.LookupPod(ctx, pod.Name())
 	if err != nil {
 		return 0, err
 	}
@@ -120,13 +124,13 @@ func followEphemeral(ctx context.Context, rt *podlife.Runtime, pod, name string,
 			return t.ExitCode, nil
 		}
 	}
-	return 0, fmt.Errorf("pod %q ended before ephemeral container %q exited", pod, name)
+	return 0, fmt.Errorf("pod %q ended before ephemeral container %q exited", pod.Name(), name)
 }
 
 // attachEphemeral attaches this process's stdin and output to the interactive ephemeral
 // container name (on term, in raw mode, if it has a terminal) until its process exits, and
 // returns its exit code.
-func attachEphemeral(ctx context.Context, rt *podlife.Runtime, pod, name string, term *terminal, stdin io.Reader, stdout, stderr io.Writer) int {
+func attachEphemeral(ctx context.Context, pod *podlife.Pod, name string, term *terminal, stdin io.Reader, stdout, stderr io.Writer) int {
 	streams := podlife.ExecIO{Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	if term != nil {
 		restore, err := term.raw()
@@ -140,10 +144,10 @@ func attachEphemeral(ctx context.Context, rt *podlife.Runtime, pod, name string,
 		// printed again (kubectl says the same).
 		fmt.Fprint(stderr, "If you don't see a command prompt, try pressing enter.\r\n")
 	}
-	code, err := rt.Attach(ctx, pod, name, streams)
+	code, err := pod.Attach(ctx, name, streams)
 	if err != nil {
 		if ctx.Err() != nil {
-			fmt.Fprintf(stderr, "podlife debug: detached; container %s goes on in pod %s\n", name, pod)
+			fmt.Fprintf(stderr, "podlife debug: detached; container %s goes on in pod %s\n", name, pod.Name())
 			return 130
 		}
 		return fail(stderr, "debug", err)

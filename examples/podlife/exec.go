@@ -62,7 +62,11 @@ func execCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			// In raw mode Ctrl-C is a key for the container, not a signal for this process.
 		}
 	}
-	code, err := rt.Exec(ctx, pod, container, argv, streams)
+	handle, err := rt.Pod(pod)
+	if err != nil {
+		return fail(stderr, "exec", err)
+	}
+	code, err := handle.Exec(ctx, container, argv, streams)
 	if err != nil {
 		return fail(stderr, "exec", err)
 	}

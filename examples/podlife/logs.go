@@ -15,19 +15,19 @@ import (
 )
 
 // followLogs prints every container's output as "pod/container | line" until ctx is done or the
-// pods end, through Runtime.Logs (which follows each container across restarts and rotations).
+// pods end, through Pod.Logs (which follows each container across restarts and rotations).
 func followLogs(ctx context.Context, rt *podlife.Runtime, pods []*podlife.Pod, print func(string)) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	for _, p := range pods {
 		for _, name := range containerNames(p) {
 			w := lineWriter{prefix: p.Name() + "/" + name + " | ", print: print}
-			wg.Go(func() { _ = rt.Logs(ctx, p.Name(), name, podlife.LogOptions{Follow: true}, w) })
+			wg.Go(func() { _ = p.Logs(ctx, name, podlife.LogOptions{Follow: true}, w) })
 		}
 	}
 	return &wg
 }
 
-// lineWriter prints each Write (Runtime.Logs writes one line per Write) with a prefix.
+// lineWriter prints each Write (Pod.Logs writes one line per Write) with a prefix.
 type lineWriter struct {
 	prefix string
 	print  func(string)
@@ -81,7 +81,11 @@ func logsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "logs", err)
 	}
-	err = rt.Logs(ctx, pod, container, podlife.LogOptions{Follow: *follow, Previous: *previous}, stdout)
+	handle, err := rt.Pod(pod)
+	if err != nil {
+		return fail(stderr, "logs", err)
+	}
+	err = handle.Logs(ctx, container, podlife.LogOptions{Follow: *follow, Previous: *previous}, stdout)
 	if err != nil && ctx.Err() == nil {
 		return fail(stderr, "logs", err)
 	}

@@ -35,11 +35,13 @@ func stopCmd(ctx context.Context, cmd string, args []string, stdout, stderr io.W
 	}
 	code := 0
 	for _, name := range fs.Args() {
-		var err error
-		if cmd == "stop" {
-			err = rt.StopPod(ctx, name, opts...)
-		} else {
-			err = rt.RemovePod(ctx, name, opts...)
+		pod, err := rt.Pod(name)
+		switch {
+		case err != nil:
+		case cmd == "stop":
+			err = pod.Stop(ctx, opts...)
+		default:
+			err = pod.Remove(ctx, opts...)
 		}
 		if err != nil {
 			code = fail(stderr, cmd, err)

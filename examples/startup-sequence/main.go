@@ -174,7 +174,7 @@ func experiment(ctx context.Context, rt *podlife.Runtime, spec podlife.PodSpec, 
 		return err
 	}
 	var out bytes.Buffer
-	code, err := rt.Exec(ctx, pod.Name(), "container2", []string{"cat", "/var/log/startup-sequence-test/message"},
+	code, err := pod.Exec(ctx, "container2", []string{"cat", "/var/log/startup-sequence-test/message"},
 		podlife.ExecIO{Stdout: &out, Stderr: os.Stderr})
 	if err == nil && code != 0 {
 		err = fmt.Errorf("cat the shared file: exit code %d", code)

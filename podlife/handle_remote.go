@@ -1,0 +1,42 @@
+package podlife
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+)
+
+// What a Pod handle reads of a pod this Runtime does not manage: its record in the state
+// directory (see record.go), written by the process that started it.
+
+// readRecord reads the record of the named pod (a valid name), or returns an error wrapping
+// ErrNotFound if the state directory has no such pod.
+func (r *Runtime) readRecord(name string) (podRecord, error) {
+	var rec podRecord
+	if err := readFileJSON(filepath.Join(r.cfg.StateDir, "pods", name, recordFile), &rec); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return podRecord{}, fmt.Errorf("pod %q: %w", name, ErrNotFound)
+		}
+		return podRecord{}, fmt.Errorf("pod %q: %w", name, err)
+	}
+	return rec, nil
+}
+
+// recordSpec is the spec the record of the named pod keeps (see stoppableSpec), with the pod's
+// defaults applied.
+func (r *Runtime) recordSpec(name string) (PodSpec, error) {
+	rec, err := r.readRecord(name)
+	if err != nil {
+		return PodSpec{}, err
+	}
+	if len(rec.Spec) == 0 {
+		return PodSpec{}, fmt.Errorf("pod %q: its record has no spec", name)
+	}
+	var spec PodSpec
+	if err := json.Unmarshal(rec.Spec, &spec); err != nil {
+		return PodSpec{}, fmt.Errorf("pod %q: the spec in its record: %w", name, err)
+	}
+	return spec.WithDefaults(), nil
+}
