@@ -88,9 +88,9 @@ func TestPodUsageMeasuresWhatContainersDo(t *testing.T) {
 	b1, _ := u1.Container("burn")
 	b2, _ := u2.Container("burn")
 	cores, ok := CPURateOK(t, b1, b2)
-	// The loop wants one core; the machine is shared, so only a fifth of it is required.
-	if !ok || cores < 0.2 || cores > 1.1 {
-		t.Errorf("burn: %.2f cores over %v (ok %v), want between 0.2 and 1.1", cores, window, ok)
+	// The loop wants one core; the machine is shared (2 cores, other work), so a tenth is required.
+	if !ok || cores < 0.1 || cores > 1.1 {
+		t.Errorf("burn: %.2f cores over %v (ok %v), want between 0.1 and 1.1", cores, window, ok)
 	}
 	if elapsed := time.Since(start); b2.CPU > elapsed+elapsed/10 {
 		t.Errorf("burn: %v of CPU in %v of life", b2.CPU, elapsed)
@@ -116,6 +116,8 @@ func TestPodUsageMeasuresWhatContainersDo(t *testing.T) {
 	if u3.Network == nil || u3.Network.RxBytes < u2.Network.RxBytes+20*40 || u3.Network.TxBytes < u2.Network.TxBytes+20*40 {
 		t.Errorf("network before %+v after %+v: want 20 SYNs in and 20 RSTs out more", u2.Network, u3.Network)
 	}
+
+	checkCollector(t, h.rt, name, u3)
 
 	// The same from a handle of another Runtime: the pod's manager is elsewhere.
 	other, err := h.another(t).Pod(name)
