@@ -20,7 +20,7 @@ type PodUsage struct {
 	// by name. A container that is not running has no usage: it is left out.
 	Containers []ContainerUsage
 	// Network is the traffic of the pod's network namespace, nil for a HostNetwork pod or one
-	// with no running process to read it from.
+	// with no running container to read it from.
 	Network *NetworkUsage
 }
 
@@ -114,9 +114,10 @@ func CPURate(prev, cur ContainerUsage) (cores float64, ok bool) {
 
 // Usage samples what the pod's running containers use: CPU time, memory, OOM kills and
 // processes of each, and the traffic of the pod's network. It works whichever process manages
-// the pod, or none: it reads containerd's task metrics (and /proc/<pid>/net/dev of one of the
-// pod's processes), not the pod's worker. A sample costs one containerd request per container
-// of the pod and one for the metrics of all of them (docs/benchmarks.md gives the CPU time).
+// the pod, or none: it reads containerd's task metrics (and /proc/<pid>/net/dev of one of its
+// containers' processes), not the pod's worker. A sample costs a containerd request that lists
+// the pod's containers, one per container (its task's state) and one for the metrics of the
+// running ones (docs/benchmarks.md gives the CPU time).
 // The error wraps ErrNotFound if the state directory has no such pod, ErrUnavailable's
 // containerd errors pass through as they are.
 func (p *Pod) Usage(ctx context.Context) (PodUsage, error) {
@@ -137,16 +138,20 @@ func (r *Runtime) podUsage(ctx context.Context, name string) (PodUsage, error) {
 	if err != nil {
 		return PodUsage{}, fmt.Errorf("pod %q: usage: %w", name, err)
 	}
-	ids := make([]string, len(found))
-	for i, f := range found {
-		ids[i] = f.id
+	// Not the pause: it has nothing to measure, and every container is in the pod's network
+	// namespace, whose counters are read from the first running one.
+	ids := make([]string, 0, len(found))
+	for _, f := range found {
+		if f.labels[LabelContainer] != pauseNameInPod {
+			ids = append(ids, f.id)
+		}
 	}
 	samples, err := r.tasks.sample(ctx, ids)
 	if err != nil {
 		return PodUsage{}, fmt.Errorf("pod %q: usage: %w", name, err)
 	}
 	out := PodUsage{Name: name, Timestamp: time.Now()}
-	var netPid, pausePid uint32
+	var netPid uint32
 	current := map[string]int{} // container name -> index in out.Containers
 	for _, f := range found {
 		s, ok := samples[f.id]
@@ -154,10 +159,6 @@ func (r *Runtime) podUsage(ctx context.Context, name string) (PodUsage, error) {
 			continue
 		}
 		cname := f.labels[LabelContainer]
-		if cname == pauseNameInPod {
-			pausePid = s.Pid
-			continue
-		}
 		if netPid == 0 {
 			netPid = s.Pid
 		}
@@ -174,9 +175,6 @@ func (r *Runtime) podUsage(ctx context.Context, name string) (PodUsage, error) {
 		out.Containers = append(out.Containers, cu)
 	}
 	sort.Slice(out.Containers, func(i, j int) bool { return out.Containers[i].Name < out.Containers[j].Name })
-	if pausePid != 0 {
-		netPid = pausePid
-	}
 	if !rec.HostNetwork && netPid != 0 {
 		if n, err := readNetDev(netPid); err == nil {
 			out.Network = n
