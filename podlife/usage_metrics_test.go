@@ -53,6 +53,9 @@ func checkCollector(t *testing.T, rt *podlife.Runtime, name string, before podli
 	if v, ok := value("container_network_receive_bytes_total", map[string]string{"pod": name, "interface": "eth0"}); !ok || v < float64(before.Network.RxBytes) {
 		t.Errorf("container_network_receive_bytes_total: %v (found %v), want at least %d", v, ok, before.Network.RxBytes)
 	}
+	if v, ok := value("podlife_pod_volume_bytes", map[string]string{"pod": name}); !ok || v < 8<<20 {
+		t.Errorf("podlife_pod_volume_bytes: %v (found %v), want the 8 MiB written", v, ok)
+	}
 	for _, s := range []struct {
 		family string
 		labels map[string]string

@@ -36,11 +36,13 @@ func TestPodUsageMeasuresWhatContainersDo(t *testing.T) {
 		}
 	})
 	spec := podlife.PodSpec{Name: name, TerminationGracePeriod: ptr(time.Second),
-		Volumes: []podlife.Volume{{Name: "mem", EmptyDir: &podlife.EmptyDirVolume{Medium: podlife.MediumMemory}}},
+		Volumes: []podlife.Volume{{Name: "mem", EmptyDir: &podlife.EmptyDirVolume{Medium: podlife.MediumMemory}},
+			{Name: "disk", EmptyDir: &podlife.EmptyDirVolume{}}},
 		Containers: []podlife.ContainerSpec{
 			{Name: "burn", Image: testImage, Command: []string{"/bin/sh", "-c", "while :; do :; done"}},
-			{Name: "mem", Image: testImage, VolumeMounts: []podlife.VolumeMount{{Name: "mem", MountPath: "/mem"}},
-				Command: []string{"/bin/sh", "-c", "dd if=/dev/zero of=/mem/x bs=1M count=64 2>/dev/null; touch /mem/done; " + loopForever}},
+			{Name: "mem", Image: testImage, VolumeMounts: []podlife.VolumeMount{{Name: "mem", MountPath: "/mem"}, {Name: "disk", MountPath: "/disk"}},
+				Command: []string{"/bin/sh", "-c", "dd if=/dev/zero of=/mem/x bs=1M count=64 2>/dev/null; " +
+					"dd if=/dev/urandom of=/disk/y bs=1M count=8 2>/dev/null; sync; echo written; touch /mem/done; " + loopForever}},
 		}}
 	start := time.Now()
 	pod, err := h.rt.Run(ctx, spec)
@@ -76,6 +78,15 @@ func TestPodUsageMeasuresWhatContainersDo(t *testing.T) {
 	}
 	if mem.Processes < 1 || mem.OOMKills != 0 {
 		t.Errorf("mem: %d processes, %d OOM kills", mem.Processes, mem.OOMKills)
+	}
+
+	// Disk: the 8 MiB file of the disk emptyDir, not the 64 MiB of the tmpfs one; the log line.
+	du, err := pod.DiskUsage(ctx)
+	if err != nil {
+		t.Fatalf("DiskUsage: %v", err)
+	}
+	if du.Volumes < 8<<20 || du.Volumes > 16<<20 || du.Logs == 0 {
+		t.Errorf("disk usage %+v, want 8 MiB of volumes (not the tmpfs's 64) and some logs", du)
 	}
 
 	// CPU: over a measured wall time.

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 type Collector struct {
 	rt      *podlife.Runtime
 	timeout time.Duration
+	noDisk  bool
 	errors  atomic.Uint64
 }
 
@@ -26,6 +28,10 @@ type Option func(*Collector)
 // WithTimeout bounds what one scrape asks containerd (default 10 s): the pods not sampled by
 // then are left out of it and counted in podlife_scrape_errors_total.
 func WithTimeout(d time.Duration) Option { return func(c *Collector) { c.timeout = d } }
+
+// WithoutDiskUsage leaves out podlife_pod_log_bytes and podlife_pod_volume_bytes, which walk
+// each pod's log and volume directories at every scrape (see podlife.Pod.DiskUsage).
+func WithoutDiskUsage() Option { return func(c *Collector) { c.noDisk = true } }
 
 // NewCollector returns a collector of rt's pods.
 func NewCollector(rt *podlife.Runtime, opts ...Option) *Collector {
@@ -53,11 +59,13 @@ var (
 	termDesc   = desc("kube_pod_container_status_last_terminated_reason", "The reason the container's previous attempt ended (OOMKilled, Error, ...).", append(ctrLabels[:3:3], "reason"))
 	phaseDesc  = desc("kube_pod_status_phase", "The pod's phase (1 for the current one).", append(podLabels[:2:2], "phase"))
 	manDesc    = desc("podlife_pod_managed", "Whether a live process supervises the pod (1) or none does (0): nothing restarts or probes an unmanaged pod.", podLabels)
+	logDesc    = desc("podlife_pod_log_bytes", "Disk space of the pod's container log files.", podLabels)
+	volDesc    = desc("podlife_pod_volume_bytes", "Disk space of the pod's emptyDir and files volumes on disk (not Memory-medium ones).", podLabels)
 	errDesc    = desc("podlife_scrape_errors_total", "Pods whose usage a scrape could not sample (containerd unavailable, timeout).", nil)
 	netDescs   = [8]*prometheus.Desc{}
 	netNames   = [8]string{"receive_bytes", "receive_packets", "receive_errors", "receive_packets_dropped", "transmit_bytes", "transmit_packets", "transmit_errors", "transmit_packets_dropped"}
 	phases     = []podlife.Phase{podlife.PhasePending, podlife.PhaseRunning, podlife.PhaseSucceeded, podlife.PhaseFailed}
-	staticDesc = []*prometheus.Desc{cpuDesc, wsDesc, memDesc, rssDesc, limitDesc, oomDesc, procDesc, restDesc, readyDesc, runDesc, termDesc, phaseDesc, manDesc, errDesc}
+	staticDesc = []*prometheus.Desc{cpuDesc, wsDesc, memDesc, rssDesc, limitDesc, oomDesc, procDesc, restDesc, readyDesc, runDesc, termDesc, phaseDesc, manDesc, logDesc, volDesc, errDesc}
 )
 
 func init() {
@@ -96,12 +104,20 @@ func (c *Collector) collect(ctx context.Context, ch chan<- prometheus.Metric) {
 	}
 	for _, rec := range recs {
 		c.status(ch, rec)
-		if !anyRunning(rec.Status) {
-			continue
-		}
 		p, err := c.rt.Pod(rec.Name)
 		if err != nil {
 			c.errors.Add(1)
+			continue
+		}
+		if !c.noDisk {
+			if du, err := p.DiskUsage(ctx); err == nil {
+				ch <- gauge(logDesc, float64(du.Logs), rec.Namespace, rec.Name)
+				ch <- gauge(volDesc, float64(du.Volumes), rec.Namespace, rec.Name)
+			} else if !errors.Is(err, podlife.ErrNotFound) {
+				c.errors.Add(1)
+			}
+		}
+		if !anyRunning(rec.Status) {
 			continue
 		}
 		u, err := p.Usage(ctx)

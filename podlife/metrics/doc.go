@@ -16,6 +16,8 @@
 //	kube_pod_container_status_last_terminated_reason{namespace,pod,container,reason} gauge
 //	kube_pod_status_phase{namespace,pod,phase}                        gauge
 //	podlife_pod_managed{namespace,pod}                                gauge (1 if a live process supervises it)
+//	podlife_pod_log_bytes{namespace,pod}                              gauge (its log files on disk)
+//	podlife_pod_volume_bytes{namespace,pod}                           gauge (its emptyDir and files volumes on disk)
 //	podlife_scrape_errors_total                                       counter
 //
 // The container_* series are those of the containers' current attempts: a counter starts
