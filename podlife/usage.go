@@ -118,8 +118,8 @@ func CPURate(prev, cur ContainerUsage) (cores float64, ok bool) {
 // containers' processes), not the pod's worker. A sample costs a containerd request that lists
 // the pod's containers, one per container (its task's state) and one for the metrics of the
 // running ones (docs/benchmarks.md gives the CPU time).
-// The error wraps ErrNotFound if the state directory has no such pod, ErrUnavailable's
-// containerd errors pass through as they are.
+// The error wraps ErrNotFound if the state directory has no such pod, ErrUnavailable if
+// containerd does not answer, and ErrClosed once the Runtime is closed.
 func (p *Pod) Usage(ctx context.Context) (PodUsage, error) {
 	if err := p.open(); err != nil {
 		return PodUsage{}, err
