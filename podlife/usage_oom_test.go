@@ -27,6 +27,11 @@ func TestPodUsageCountsOOMKillsAndRestarts(t *testing.T) {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
+	coll := metrics.NewCollector(h.rt)
+	countCtx, stopCounting := context.WithCancel(ctx)
+	counted := make(chan struct{})
+	go func() { coll.CountEvents(countCtx); close(counted) }()
+	defer func() { stopCounting(); <-counted }()
 	// crash burns CPU for about 2 s of uptime, then fails: its first restart is immediate.
 	burnThenFail := `end=$(( $(cut -d. -f1 /proc/uptime) + 2 )); while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do :; done; exit 1`
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{Name: name, TerminationGracePeriod: ptr(time.Second),
@@ -77,7 +82,7 @@ func TestPodUsageCountsOOMKillsAndRestarts(t *testing.T) {
 		t.Errorf("a CPU rate across crash's restart: %+v -> %+v", first, restarted)
 	}
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(metrics.NewCollector(h.rt))
+	reg.MustRegister(coll)
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +93,12 @@ func TestPodUsageCountsOOMKillsAndRestarts(t *testing.T) {
 			labels := map[string]string{}
 			for _, l := range m.GetLabel() {
 				labels[l.GetName()] = l.GetValue()
+			}
+			if f.GetName() == "podlife_events_total" && labels["reason"] == string(podlife.ReasonStarted) {
+				if metricValue(m) < 3 {
+					t.Errorf("%s%v = %v, want 3 starts at least (oom, crash twice)", f.GetName(), labels, metricValue(m))
+				}
+				found++
 			}
 			if labels["pod"] != name {
 				continue
@@ -104,7 +115,7 @@ func TestPodUsageCountsOOMKillsAndRestarts(t *testing.T) {
 			}
 		}
 	}
-	if found != 2 {
-		t.Errorf("found %d of the 2 series wanted", found)
+	if found != 3 {
+		t.Errorf("found %d of the 3 series wanted", found)
 	}
 }

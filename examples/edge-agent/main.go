@@ -229,7 +229,7 @@ func serve(ctx context.Context, o options, log *slog.Logger) error {
 		log:        log,
 	})
 	if listener != nil {
-		srv := &http.Server{Handler: withMetrics(status, podMetrics(rt)), ReadHeaderTimeout: 5 * time.Second}
+		srv := &http.Server{Handler: withMetrics(status, podMetrics(ctx, rt)), ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(listener) //nolint:errcheck // ends with ErrServerClosed
 		defer srv.Close()
 		log.Info("serving status", "addr", listener.Addr().String())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,10 +12,13 @@ import (
 )
 
 // podMetrics is the registry of what the agent's pods use and how they fare (see package
-// podlife/metrics), and the Go runtime's and this process's own metrics.
-func podMetrics(rt *podlife.Runtime) *prometheus.Registry {
+// podlife/metrics), their events counted until ctx ends, and the Go runtime's and this
+// process's own metrics.
+func podMetrics(ctx context.Context, rt *podlife.Runtime) *prometheus.Registry {
+	coll := metrics.NewCollector(rt)
+	go coll.CountEvents(ctx)
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(metrics.NewCollector(rt), prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	reg.MustRegister(coll, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return reg
 }
 

@@ -31,6 +31,7 @@ func TestAgentServesMetrics(t *testing.T) {
 		regexp.MustCompile(`(?m)^container_memory_working_set_bytes\{container="main",namespace="[^"]*",pod="alpha-edge"\} [1-9][0-9.e+]*$`),
 		regexp.MustCompile(`(?m)^podlife_pod_managed\{namespace="[^"]*",pod="alpha-edge"\} 1$`),
 		regexp.MustCompile(`(?m)^kube_pod_container_status_restarts_total\{container="main",namespace="[^"]*",pod="alpha-edge"\} 0$`),
+		regexp.MustCompile(`(?m)^podlife_events_total\{reason="Started",type="Normal"\} [1-9]`),
 		regexp.MustCompile(`(?m)^container_network_receive_bytes_total\{interface="eth0",namespace="[^"]*",pod="alpha-edge"\} \d`),
 	}
 	var body string

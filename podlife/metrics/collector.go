@@ -20,6 +20,7 @@ type Collector struct {
 	timeout time.Duration
 	noDisk  bool
 	errors  atomic.Uint64
+	events  eventCounts
 }
 
 // Option configures a Collector.
@@ -86,6 +87,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range netDescs {
 		ch <- d
 	}
+	ch <- eventsDesc
 }
 
 // Collect lists the pods and samples their usage (see the package doc).
@@ -93,6 +95,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
 	c.collect(ctx, ch)
+	c.collectEvents(ch)
 	ch <- prometheus.MustNewConstMetric(errDesc, prometheus.CounterValue, float64(c.errors.Load()))
 }
 

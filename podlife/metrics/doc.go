@@ -19,6 +19,7 @@
 //	podlife_pod_log_bytes{namespace,pod}                              gauge (its log files on disk)
 //	podlife_pod_volume_bytes{namespace,pod}                           gauge (its emptyDir and files volumes on disk)
 //	podlife_scrape_errors_total                                       counter
+//	podlife_events_total{type,reason}                                 counter (with Collector.CountEvents)
 //
 // The container_* series are those of the containers' current attempts: a counter starts
 // again from 0 when its container restarts, which Prometheus's rate() takes as a reset, as it
