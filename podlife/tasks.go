@@ -79,6 +79,9 @@ type taskRuntime interface {
 	loadContainer(ctx context.Context, id, cgroup string) (ctrHandle, error)
 	// leases lists the leases that have the label key.
 	leases(ctx context.Context, key string) ([]foundLease, error)
+	// sample reads the state of the tasks of the containers ids and the metrics of those
+	// that run (see ctrd.Client.Sample); a container with no task is not in the result.
+	sample(ctx context.Context, ids []string) (map[string]ctrd.Sample, error)
 }
 
 // foundContainer is a container found by taskRuntime.containers.

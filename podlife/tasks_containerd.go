@@ -119,6 +119,10 @@ func (t ctrdTasks) loadContainer(ctx context.Context, id, cgroup string) (ctrHan
 	return ctrdContainer{ctr: ctr, cgroup: cgroup}, nil
 }
 
+func (t ctrdTasks) sample(ctx context.Context, ids []string) (map[string]ctrd.Sample, error) {
+	return t.r.ctrd.Sample(ctx, ids)
+}
+
 func (t ctrdTasks) leases(ctx context.Context, key string) ([]foundLease, error) {
 	all, err := t.r.ctrd.Leases(ctx, key)
 	if err != nil {

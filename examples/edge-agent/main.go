@@ -100,7 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return nil
 	})
 	fs.BoolVar(&o.strict, "strict", false, "refuse manifests with fields podlife does not honour (warnings by default)")
-	fs.StringVar(&o.listen, "listen", "", "serve the status on this loopback address, e.g. 127.0.0.1:10255 (GET /status, /healthz)")
+	fs.StringVar(&o.listen, "listen", "", "serve the status on this loopback address, e.g. 127.0.0.1:10255 (GET /status, /healthz, /metrics)")
 	fs.StringVar(&o.containerLogger, "container-logger", "", `the containers' logger program (default: podlife-logger beside this program or in PATH, else this program; "none": the agent writes the logs)`)
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Func("import", "import an image archive (OCI or docker save) at start; repeatable", func(s string) error {
@@ -229,7 +229,7 @@ func serve(ctx context.Context, o options, log *slog.Logger) error {
 		log:        log,
 	})
 	if listener != nil {
-		srv := &http.Server{Handler: status, ReadHeaderTimeout: 5 * time.Second}
+		srv := &http.Server{Handler: withMetrics(status, podMetrics(ctx, rt)), ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(listener) //nolint:errcheck // ends with ErrServerClosed
 		defer srv.Close()
 		log.Info("serving status", "addr", listener.Addr().String())

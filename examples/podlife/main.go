@@ -2,7 +2,8 @@
 // from any process, like a small kubectl without a cluster:
 //
 //	podlife run -f pod.yaml [-f configmap.yaml] [--detach] [-o json] [--logs] [--timeline start.svg]
-//	podlife ps [-o json]
+//	podlife ps [-o json|wide]
+//	podlife top [POD] [--containers] [--window DURATION]
 //	podlife logs [-f] [--previous] POD [CONTAINER]
 //	podlife exec [-i] [-t] POD CONTAINER -- CMD [ARG...]
 //	podlife debug POD --image IMAGE [-i] [-t] [--target CONTAINER] [--name NAME] [-- CMD [ARG...]]
@@ -52,7 +53,8 @@ const usage = `usage:
   podlife run -f FILE [-f FILE ...] [--detach] [--strict] [-o json] [--logs] [--timeline FILE.svg]
               [--container-logger PATH|none]
               [--import ARCHIVE] [--busybox REF] [--restart-backoff DURATION] [--image-pull-backoff DURATION]
-  podlife ps [-o json]
+  podlife ps [-o json|wide]
+  podlife top [POD] [--containers] [--window DURATION]
   podlife logs [-f] [--previous] POD [CONTAINER]
   podlife exec [-i] [-t] POD CONTAINER -- CMD [ARG...]
   podlife debug POD --image IMAGE [-i] [-t] [--target CONTAINER] [--name NAME] [--image-pull-policy POLICY] [-- CMD [ARG...]]
@@ -86,6 +88,8 @@ func cli(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return run(args, stdout, stderr)
 	case "ps":
 		return ps(ctx, args, stdout, stderr)
+	case "top":
+		return top(ctx, args, stdout, stderr)
 	case "logs":
 		return logsCmd(ctx, args, stdout, stderr)
 	case "exec":

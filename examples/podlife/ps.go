@@ -39,7 +39,7 @@ type podMeta struct {
 func ps(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ps", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	output := fs.String("o", "", `output format: "" (a table) or "json" (a Kubernetes List of Pods)`)
+	output := fs.String("o", "", `output format: "" (a table), "wide" (with IP, CPU time and memory working set) or "json" (a Kubernetes List of Pods)`)
 	c := addCommon(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -67,7 +67,12 @@ func ps(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprintf(stdout, "%-24s %-6s %-20s %-9s %-8s %s\n", "NAME", "READY", "STATUS", "RESTARTS", "AGE", "MANAGER")
+	wide := *output == "wide"
+	fmt.Fprintf(stdout, "%-24s %-6s %-20s %-9s %-8s %s", "NAME", "READY", "STATUS", "RESTARTS", "AGE", "MANAGER")
+	if wide {
+		fmt.Fprintf(stdout, "%*s %-15s %-10s %s", 8-len("MANAGER"), "", "IP", "CPU-TIME", "MEMORY(bytes)")
+	}
+	fmt.Fprintln(stdout)
 	for _, r := range recs {
 		st := r.Status
 		ready, total := st.ReadyCount()
@@ -75,10 +80,36 @@ func ps(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if !r.Managed() {
 			manager = "none"
 		}
-		fmt.Fprintf(stdout, "%-24s %-6s %-20s %-9d %-8s %s\n", r.Name, fmt.Sprintf("%d/%d", ready, total), kubectl.Status(st),
+		fmt.Fprintf(stdout, "%-24s %-6s %-20s %-9d %-8s %s", r.Name, fmt.Sprintf("%d/%d", ready, total), kubectl.Status(st),
 			restarts(st), time.Since(r.Created).Truncate(time.Second), manager)
+		if wide {
+			fmt.Fprintf(stdout, "%*s %-15s %s", 8-len(manager), "", podIP(st), usageColumns(ctx, rt, r.Name))
+		}
+		fmt.Fprintln(stdout)
 	}
 	return 0
+}
+
+// podIP is the pod's IP, "<none>" if it has none.
+func podIP(st podlife.PodStatus) string {
+	if !st.PodIP.IsValid() {
+		return "<none>"
+	}
+	return st.PodIP.String()
+}
+
+// usageColumns are the CPU time and working set of the pod's running containers (one
+// sample: no rate, see top), "-" if it has none.
+func usageColumns(ctx context.Context, rt *podlife.Runtime, name string) string {
+	p, err := rt.Pod(name)
+	if err != nil {
+		return fmt.Sprintf("%-10s %s", "-", "-")
+	}
+	u, err := p.Usage(ctx)
+	if err != nil || len(u.Containers) == 0 {
+		return fmt.Sprintf("%-10s %s", "-", "-")
+	}
+	return fmt.Sprintf("%-10s %s", u.CPU().Round(10*time.Millisecond), mebibytes(u.MemoryWorkingSet()))
 }
 
 func restarts(st podlife.PodStatus) int {
