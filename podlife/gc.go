@@ -15,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/hostmount"
 )
 
 // labelStateDir is the state directory of the Runtime that created a containerd object: startup
@@ -27,7 +28,7 @@ const labelStateDir = "podlife.io/state-dir"
 //   - pod directories without pod.json (a crash between creating the directory and writing the
 //     record) and .removing- directories (a crash while a removed pod's directory was deleted):
 //     their pinned namespaces and mounts, the network attachment sandbox.json records, then the
-//     directory (without going through a mount: see removeTree);
+//     directory (without going through a mount: see hostmount.RemoveTree);
 //   - containerd containers (with their tasks, snapshots, cgroups and the stale socket of the
 //     pod's shim) and leases labeled with this state directory whose pod has no record;
 //   - host-local IPAM leases of the runtime's bridge (when its state is under the state
@@ -113,10 +114,10 @@ func (r *Runtime) removeLeftDir(ctx context.Context, dir string) error {
 	if err := sandboxns.Remove(filepath.Join(dir, "ns")); err != nil {
 		return fmt.Errorf("pinned namespaces: %w", err)
 	}
-	if err := unmountUnder(r.realDir(dir)); err != nil {
+	if err := hostmount.UnmountUnder(r.realDir(dir)); err != nil {
 		return err
 	}
-	return removeTree(dir)
+	return hostmount.RemoveTree(dir)
 }
 
 // ownsObject reports whether a containerd object's labels say it is of this state dir.

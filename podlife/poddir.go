@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/hostmount"
 )
 
 // A pod's directory is created under the shared lock of StateDir/pods.lock, held until its
@@ -64,7 +65,7 @@ func mkPodDir(stateDir, dir string) (func(), error) {
 
 // removePodDir deletes a pod's directory: renamed first (one atomic step that frees the name and
 // takes pod.json out of ListPods' sight), then deleted without going through a mount (see
-// removeTree: a mount still there fails the delete, naming it). A crash during the deletion
+// hostmount.RemoveTree: a mount still there fails the delete, naming it). A crash during the deletion
 // leaves a .removing- directory, which startup garbage collection deletes.
 func removePodDir(dir string) error {
 	var b [4]byte
@@ -80,18 +81,18 @@ func removePodDir(dir string) error {
 	return removeAllHit(trash)
 }
 
-// removeAllHit is removeTree (a delete that never goes through a mount) with a failpoint after
+// removeAllHit is hostmount.RemoveTree (a delete that never goes through a mount) with a failpoint after
 // the first entry is removed, so that a crash test can stop in the middle of the deletion.
 func removeAllHit(dir string) error {
 	if failpoint.Enabled {
 		if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-			if err := removeTree(filepath.Join(dir, entries[0].Name())); err != nil {
+			if err := hostmount.RemoveTree(filepath.Join(dir, entries[0].Name())); err != nil {
 				return err
 			}
 			failpoint.Hit("remove.removeall")
 		}
 	}
-	return removeTree(dir)
+	return hostmount.RemoveTree(dir)
 }
 
 // isRemovingDir reports whether a name in StateDir/pods is a pod directory being deleted.

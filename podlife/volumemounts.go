@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/opencontainers/runtime-spec/specs-go"
+	"github.com/podlife/podlife/podlife/internal/hostmount"
 )
 
 // errEscapes is wrapped by the error of a volumeMount whose subPath leads out of its volume.
@@ -81,7 +82,7 @@ func (pm *privateMounts) release() error {
 	}
 	var errs []error
 	for _, pt := range pm.points {
-		if err := unmountLazy(pt); err != nil {
+		if err := hostmount.UnmountLazy(pt); err != nil {
 			errs = append(errs, fmt.Errorf("unmount %s: %w", pt, err))
 			continue
 		}
