@@ -16,6 +16,7 @@ import (
 	"github.com/containerd/errdefs"
 
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
@@ -83,7 +84,7 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 		labels := ctr.labels
 		cgroup := p.containerCgroup(ctr.id)
 		if labels[labelKind] == labelKindPause || labels[labelKind] == "ephemeral" {
-			cgroup = cgroupPath(r.cfg.Namespace, ctr.id)
+			cgroup = cgroupfs.Path(r.cfg.Namespace, ctr.id)
 		}
 		cg := ctr.handle(cgroup)
 		task, state, err := loadTaskState(cctx, cg)

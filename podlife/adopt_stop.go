@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/containerd/errdefs"
+	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 )
 
 // One stop and one remove: a pod whose manager is gone is stopped and removed by the core's
@@ -154,12 +155,12 @@ func (r *Runtime) sweepPodContainers(ctx context.Context, uid string) {
 			continue
 		}
 		r.tasks.removeStaleShim(ctr.id, r.log)
-		_ = removeCgroup(filepath.Join("/", r.cfg.Namespace, ctr.id))
-		_ = removeCgroup(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.id))
+		_ = cgroupfs.Remove(filepath.Join("/", r.cfg.Namespace, ctr.id))
+		_ = cgroupfs.Remove(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.id))
 		r.log.Warn("remove: deleted a container of the pod that its adoption did not find", "container", ctr.id)
 	}
 	if len(ctrs) > 0 {
-		_ = sweepCgroup(podCgroupPath(r.cfg.Namespace, uid))
+		_ = cgroupfs.Sweep(podCgroupPath(r.cfg.Namespace, uid))
 	}
 }
 

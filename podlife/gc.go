@@ -15,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/hostmount"
 )
 
@@ -155,12 +156,12 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 		}
 		// The pod's shim socket, if this container's task started the shim (see Pod.shimGroup).
 		r.tasks.removeStaleShim(ctr.id, r.log)
-		_ = removeCgroup(filepath.Join("/", r.cfg.Namespace, ctr.id))
-		_ = removeCgroup(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.id))
+		_ = cgroupfs.Remove(filepath.Join("/", r.cfg.Namespace, ctr.id))
+		_ = cgroupfs.Remove(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.id))
 		r.log.Warn("startup garbage collection: deleted a container of a pod that has no record", "container", ctr.id, "pod", labels[LabelPod], "uid", uid)
 	}
 	for uid := range orphans {
-		_ = sweepCgroup(podCgroupPath(r.cfg.Namespace, uid))
+		_ = cgroupfs.Sweep(podCgroupPath(r.cfg.Namespace, uid))
 	}
 	if unlabeled > 0 {
 		r.log.Warn("startup garbage collection: containers of pods without a record and without a state-dir label left alone (they may be another state dir's; Pod.Remove cannot find them)", "count", unlabeled)
