@@ -13,9 +13,6 @@ import (
 	"github.com/podlife/podlife/podlife/internal/hostmount"
 )
 
-// errEscapes is wrapped by the error of a volumeMount whose subPath leads out of its volume.
-var errEscapes = errors.New("leads out of the volume")
-
 // mountSource is what a volumeMount mounts: a volume's directory on the host, or a path inside it.
 type mountSource struct {
 	root     string          // the volume's directory (or file) on the host
@@ -120,12 +117,4 @@ func (p *podWorker) hostPathVolume(name string) *HostPathVolume {
 		}
 	}
 	return nil
-}
-
-// within reports whether path is root or below it (both clean and absolute).
-func within(path, root string) bool {
-	if root == "/" {
-		return true
-	}
-	return path == root || len(path) > len(root) && path[:len(root)] == root && path[len(root)] == '/'
 }
