@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // Adopt takes over the supervision of a pod that another process started and that no live
@@ -51,7 +53,7 @@ func (r *Runtime) adopt(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	}
 	dir := filepath.Join(r.cfg.StateDir, "pods", spec.Name)
 	var rec podRecord
-	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
+	if err := poddir.ReadJSON(filepath.Join(dir, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("pod %q: %w", spec.Name, ErrNotFound)
 		}
@@ -61,8 +63,8 @@ func (r *Runtime) adopt(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := r.checkAdoptable(spec, recorded, rec); err != nil {
 		return nil, err
 	}
-	lock, err := lockPod(dir)
-	if errors.Is(err, errLocked) {
+	lock, err := poddir.LockAdoption(dir)
+	if errors.Is(err, poddir.ErrLocked) {
 		return nil, &ManagedError{Pod: spec.Name, Adopting: true}
 	}
 	if err != nil {
@@ -81,7 +83,7 @@ func (r *Runtime) adopt(ctx context.Context, spec PodSpec) (*podWorker, error) {
 // stopUnmanaged): the spec is the record's, and nothing is resumed but exit watching.
 func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handler ctrRuntime, dir string, rec podRecord, lock *os.File, forStop bool) (*podWorker, error) {
 	// Read again under the lock: an adopter that just released it may have rewritten it.
-	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
+	if err := poddir.ReadJSON(filepath.Join(dir, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("pod %q: %w", spec.Name, ErrNotFound)
 		}

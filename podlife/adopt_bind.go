@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // taskState is what an adopter finds of an instance's task.
@@ -48,11 +49,11 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 	cctx := r.ctx(ctx)
 	s := p.sandbox
 	var last PodStatus
-	if err := readFileJSON(filepath.Join(s.dir, statusFile), &last); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := poddir.ReadJSON(filepath.Join(s.dir, statusFile), &last); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.log.Warn("status.json unreadable", "err", err)
 	}
 	var sb sandboxRecord
-	if err := readFileJSON(filepath.Join(s.dir, "sandbox.json"), &sb); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := poddir.ReadJSON(filepath.Join(s.dir, "sandbox.json"), &sb); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("sandbox.json: %w", err)
 	}
 	s.nsPaths = map[sandboxns.Kind]string{}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/containerd/errdefs"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // One stop and one remove: a pod whose manager is gone is stopped and removed by the core's
@@ -78,8 +79,8 @@ func (r *Runtime) stopUnmanaged(ctx context.Context, dir, op string, rec podReco
 		// Only new containers need it, and none is made for a stop.
 		r.log.Debug("runtime class of a pod to stop", "pod", rec.Name, "err", err)
 	}
-	lock, err := lockPod(dir)
-	if errors.Is(err, errLocked) {
+	lock, err := poddir.LockAdoption(dir)
+	if errors.Is(err, poddir.ErrLocked) {
 		return &ManagedError{Pod: rec.Name, Adopting: true}
 	}
 	if err != nil {

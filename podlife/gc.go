@@ -17,6 +17,7 @@ import (
 	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/hostmount"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // labelStateDir is the state directory of the Runtime that created a containerd object: startup
@@ -39,10 +40,10 @@ const labelStateDir = "podlife.io/state-dir"
 // A pod with a record is never touched, whether or not its manager lives (Pod.Remove removes
 // one whose manager died). A record that cannot be read (or a pods directory that cannot be
 // listed) hides a pod's UID, and any container or lease may be that pod's: then only the
-// directories are collected, no container, lease or IP lease. It holds the pods' lock exclusively (see poddir.go) while it looks,
+// directories are collected, no container, lease or IP lease. It holds the pods' lock exclusively (see package poddir) while it looks,
 // so that a pod another live process is creating at the same time is never taken for garbage.
 func (r *Runtime) collect(ctx context.Context) {
-	unlock, err := lockPods(r.cfg.StateDir, syscall.LOCK_EX)
+	unlock, err := poddir.LockPods(r.cfg.StateDir, syscall.LOCK_EX)
 	if err != nil {
 		r.log.Warn("startup garbage collection skipped", "err", err)
 		return
@@ -75,23 +76,23 @@ func (r *Runtime) collectDirs(ctx context.Context) (known map[string]bool, unrea
 	}
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
-		if !e.IsDir() || !isRemovingDir(e.Name()) && checkName("pod", e.Name()) != nil {
+		if !e.IsDir() || !poddir.IsRemoving(e.Name()) && checkName("pod", e.Name()) != nil {
 			continue // not ours
 		}
 		var rec podRecord
-		err := readFileJSON(filepath.Join(dir, recordFile), &rec)
-		if err == nil && !isRemovingDir(e.Name()) {
+		err := poddir.ReadJSON(filepath.Join(dir, recordFile), &rec)
+		if err == nil && !poddir.IsRemoving(e.Name()) {
 			known[rec.UID] = true
 			continue
 		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) && !isRemovingDir(e.Name()) {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !poddir.IsRemoving(e.Name()) {
 			// A record that cannot be read may still be a live pod's: say so, keep it.
 			r.log.Warn("startup garbage collection: pod record unreadable; left alone", "dir", dir, "err", err)
 			unreadable++
 			continue
 		}
 		what := "half-created pod directory (no pod.json)"
-		if isRemovingDir(e.Name()) {
+		if poddir.IsRemoving(e.Name()) {
 			what = "pod directory whose removal was interrupted"
 		}
 		if err := r.removeLeftDir(ctx, dir); err != nil {
@@ -107,7 +108,7 @@ func (r *Runtime) collectDirs(ctx context.Context) (known map[string]bool, unrea
 // (from sandbox.json), pinned namespaces and mounts, then deletes it.
 func (r *Runtime) removeLeftDir(ctx context.Context, dir string) error {
 	var sb sandboxRecord
-	if err := readFileJSON(filepath.Join(dir, "sandbox.json"), &sb); err == nil && sb.Network != "" && sb.UID != "" {
+	if err := poddir.ReadJSON(filepath.Join(dir, "sandbox.json"), &sb); err == nil && sb.Network != "" && sb.UID != "" {
 		if err := r.network.Remove(ctx, "podlife-"+sb.UID, sb.NetNS); err != nil {
 			return fmt.Errorf("network detach: %w", err)
 		}

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // Pod is a handle on a running (or finished) pod. Its methods are safe for concurrent use: the
@@ -66,7 +68,7 @@ type podWorker struct {
 	shimStarter   *Container // starts the pod's shim: shimOwner, or another if it cannot be created (handOverShim)
 
 	restarts   sync.WaitGroup // restarts in flight
-	dirUnlock  func()         // releases the pods' lock taken when the directory was created (see poddir.go)
+	dirUnlock  func()         // releases the pods' lock taken when the directory was created (see package poddir)
 	removeOnce sync.Once
 	removed    chan struct{}
 	removeErr  error
@@ -108,7 +110,7 @@ func newPod(r *Runtime, spec, recorded PodSpec, handler ctrRuntime) (*podWorker,
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}
-	dirUnlock, err := mkPodDir(r.cfg.StateDir, dir) // released once pod.json is written
+	dirUnlock, err := poddir.Make(r.cfg.StateDir, dir) // released once pod.json is written
 	if err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, fmt.Errorf("pod %q: state directory %s exists (a pod of that name exists or was not removed): %w", spec.Name, dir, ErrAlreadyExists)

@@ -15,6 +15,7 @@ import (
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/hostmount"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // podSandbox is what a pod's containers share: the pinned network, IPC and UTS namespaces (and
@@ -284,7 +285,7 @@ func (s *podSandbox) removeVolumes() error {
 func (s *podSandbox) record(rec sandboxRecord) error {
 	rec.UID = s.pod.uid
 	rec.NetNS = s.NetNSPath()
-	return writeFileJSON(filepath.Join(s.dir, "sandbox.json"), rec)
+	return poddir.WriteJSON(filepath.Join(s.dir, "sandbox.json"), rec)
 }
 
 // cniID is the container ID the pod's network attachment is known by.

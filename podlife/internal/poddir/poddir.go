@@ -1,4 +1,4 @@
-package podlife
+package poddir
 
 import (
 	"crypto/rand"
@@ -15,7 +15,7 @@ import (
 )
 
 // A pod's directory is created under the shared lock of StateDir/pods.lock, held until its
-// pod.json is written; startup garbage collection (gc.go) takes the lock exclusively. So a
+// pod.json is written; startup garbage collection (podlife's gc.go) takes the lock exclusively. So a
 // directory without pod.json that the collector sees while it holds the lock was left by a
 // process that died between the two steps, never one that a live process is filling in.
 
@@ -24,9 +24,9 @@ const (
 	removingPrefix = ".removing-" // a pod directory renamed out of the way, being deleted
 )
 
-// lockPods takes the pods' lock (syscall.LOCK_SH or LOCK_EX) and returns its release, which may
+// LockPods takes the pods' lock (syscall.LOCK_SH or LOCK_EX) and returns its release, which may
 // be called any number of times.
-func lockPods(stateDir string, how int) (func(), error) {
+func LockPods(stateDir string, how int) (func(), error) {
 	if err := os.MkdirAll(filepath.Join(stateDir, "pods"), 0o700); err != nil {
 		return nil, err
 	}
@@ -48,10 +48,10 @@ func lockPods(stateDir string, how int) (func(), error) {
 	return func() { once.Do(func() { f.Close() }) }, nil // closing releases the lock
 }
 
-// mkPodDir creates a pod's directory (os.Mkdir's errors) under the pods' shared lock, which the
-// returned release gives back: call it once pod.json is written (see writeRecord).
-func mkPodDir(stateDir, dir string) (func(), error) {
-	release, err := lockPods(stateDir, syscall.LOCK_SH)
+// Make creates a pod's directory (os.Mkdir's errors) under the pods' shared lock, which the
+// returned release gives back: call it once pod.json is written (podlife's writeRecord).
+func Make(stateDir, dir string) (func(), error) {
+	release, err := LockPods(stateDir, syscall.LOCK_SH)
 	if err != nil {
 		return nil, err
 	}
@@ -63,11 +63,11 @@ func mkPodDir(stateDir, dir string) (func(), error) {
 	return release, nil
 }
 
-// removePodDir deletes a pod's directory: renamed first (one atomic step that frees the name and
+// Remove deletes a pod's directory: renamed first (one atomic step that frees the name and
 // takes pod.json out of ListPods' sight), then deleted without going through a mount (see
 // hostmount.RemoveTree: a mount still there fails the delete, naming it). A crash during the deletion
 // leaves a .removing- directory, which startup garbage collection deletes.
-func removePodDir(dir string) error {
+func Remove(dir string) error {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	trash := filepath.Join(filepath.Dir(dir), removingPrefix+filepath.Base(dir)+"-"+hex.EncodeToString(b[:]))
@@ -95,5 +95,5 @@ func removeAllHit(dir string) error {
 	return hostmount.RemoveTree(dir)
 }
 
-// isRemovingDir reports whether a name in StateDir/pods is a pod directory being deleted.
-func isRemovingDir(name string) bool { return strings.HasPrefix(name, removingPrefix) }
+// IsRemoving reports whether a name in StateDir/pods is a pod directory being deleted.
+func IsRemoving(name string) bool { return strings.HasPrefix(name, removingPrefix) }
