@@ -29,4 +29,7 @@
 // The context bounds the handler. A postStart caller usually passes a context
 // without a deadline (the kubelet does not bound postStart); a preStop caller
 // passes one that ends with the termination grace period.
+//
+// Imports: of this repository it imports only internal/httpget. It must never import package
+// podlife (or its sub-packages), probe or cni: the arrow points from podlife and probe to hook.
 package hook

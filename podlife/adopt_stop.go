@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/containerd/errdefs"
+	"github.com/podlife/podlife/podlife/internal/cgroupfs"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // One stop and one remove: a pod whose manager is gone is stopped and removed by the core's
@@ -77,8 +79,8 @@ func (r *Runtime) stopUnmanaged(ctx context.Context, dir, op string, rec podReco
 		// Only new containers need it, and none is made for a stop.
 		r.log.Debug("runtime class of a pod to stop", "pod", rec.Name, "err", err)
 	}
-	lock, err := lockPod(dir)
-	if errors.Is(err, errLocked) {
+	lock, err := poddir.LockAdoption(dir)
+	if errors.Is(err, poddir.ErrLocked) {
 		return &ManagedError{Pod: rec.Name, Adopting: true}
 	}
 	if err != nil {
@@ -154,12 +156,12 @@ func (r *Runtime) sweepPodContainers(ctx context.Context, uid string) {
 			continue
 		}
 		r.tasks.removeStaleShim(ctr.id, r.log)
-		_ = removeCgroup(filepath.Join("/", r.cfg.Namespace, ctr.id))
-		_ = removeCgroup(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.id))
+		_ = cgroupfs.Remove(filepath.Join("/", r.cfg.Namespace, ctr.id))
+		_ = cgroupfs.Remove(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.id))
 		r.log.Warn("remove: deleted a container of the pod that its adoption did not find", "container", ctr.id)
 	}
 	if len(ctrs) > 0 {
-		_ = sweepCgroup(podCgroupPath(r.cfg.Namespace, uid))
+		_ = cgroupfs.Sweep(podCgroupPath(r.cfg.Namespace, uid))
 	}
 }
 

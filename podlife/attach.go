@@ -14,6 +14,7 @@ import (
 	"github.com/containerd/containerd/v2/pkg/cio"
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // Attaching: an interactive ephemeral container (Stdin or TTY) gets FIFOs under its pod's
@@ -195,7 +196,7 @@ func (r *Runtime) attach(ctx context.Context, pod, container string, streams Exe
 // whichever process manages the pod: its containerd container (ID and handle) and task.
 func (r *Runtime) runningTask(ctx context.Context, pod, container string) (string, ctrHandle, taskHandle, error) {
 	var rec podRecord
-	if err := readFileJSON(filepath.Join(r.cfg.StateDir, "pods", pod, recordFile), &rec); err != nil {
+	if err := poddir.ReadJSON(filepath.Join(r.cfg.StateDir, "pods", pod, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil, nil, fmt.Errorf("pod %q: %w", pod, ErrNotFound)
 		}

@@ -3,6 +3,7 @@ package podlife
 import (
 	"path/filepath"
 
+	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -24,7 +25,7 @@ func (p *podWorker) containerCgroup(id string) string {
 	if p.spec.Resources.hasLimits() {
 		return filepath.Join(podCgroupPath(p.rt.cfg.Namespace, p.uid), id)
 	}
-	return cgroupPath(p.rt.cfg.Namespace, id)
+	return cgroupfs.Path(p.rt.cfg.Namespace, id)
 }
 
 // createPodCgroup makes the pod cgroup with the pod-level limits, if the pod has any.
@@ -41,7 +42,7 @@ func (p *podWorker) removePodCgroup() error {
 	if !p.spec.Resources.hasLimits() {
 		return nil
 	}
-	return sweepCgroup(podCgroupPath(p.rt.cfg.Namespace, p.uid))
+	return cgroupfs.Sweep(podCgroupPath(p.rt.cfg.Namespace, p.uid))
 }
 
 // validatePodResources checks pod-level resources as the API server does

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/peercred"
 )
 
 // control is a Runtime's control socket: another process asks through it to stop or remove a
@@ -126,7 +128,7 @@ func (c *control) handle(conn net.Conn) {
 
 // serveOne checks the peer, reads its request and does it.
 func (c *control) serveOne(conn net.Conn) error {
-	uid, err := peerUID(conn)
+	uid, err := peercred.PeerUID(conn)
 	if err != nil {
 		c.log.Warn("control socket: peer refused", "err", err)
 		return fmt.Errorf("control: %w", err)

@@ -72,4 +72,12 @@
 // dir's private containerd again if it died), takes exits that happened meanwhile from the
 // shims, and emits ContainerdUnavailable and ContainerdRecovered events. Calls that need
 // containerd meanwhile fail or wait with errors wrapping [ErrUnavailable].
+//
+// # Packages
+//
+// Package podlife imports hook, probe, cni, podlife/daemon, its internal packages
+// (podlife/internal/...) and the repository's internal/clock, crilog, failpoint, logdriver,
+// restart and sandboxns. It must never import podlife/kube, podlife/podlifetest,
+// podlife/containerlogger, internal/kubectl, internal/podwatch or a command: those build on it.
+// The README's Layout table lists what each package owns.
 package podlife

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 
+	"github.com/podlife/podlife/podlife/internal/poddir"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -21,7 +22,7 @@ func (r *Runtime) addEphemeralRemote(ctx context.Context, pod string, spec Ephem
 		return err
 	}
 	var rec podRecord
-	if err := readFileJSON(filepath.Join(r.cfg.StateDir, "pods", pod, recordFile), &rec); err != nil {
+	if err := poddir.ReadJSON(filepath.Join(r.cfg.StateDir, "pods", pod, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("pod %q: %w", pod, ErrNotFound)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -36,7 +37,7 @@ func TestFakeEphemeralLife(t *testing.T) {
 	f.waitCall(t, "start dbg")
 	// The target's PID namespace, pinned and checked against b's cgroup.
 	bID := strings.TrimPrefix(p.Status().ContainerStatuses[1].ContainerID, "containerd://")
-	if want := "pin pid 4242 of " + cgroupPath(r.cfg.Namespace, bID); !hasCall(f.history(), want) {
+	if want := "pin pid 4242 of " + cgroupfs.Path(r.cfg.Namespace, bID); !hasCall(f.history(), want) {
 		t.Errorf("no %q call; calls: %q", want, f.history())
 	}
 	if !hasEvent(p.w, "dbg", EventNormal, ReasonStarted, "Started container dbg") {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // Start is start for the tests of package podlife_test: it returns as soon as the pod is
@@ -61,7 +63,7 @@ func (h *Pod) WriteLegacyRecord() error {
 		return err
 	}
 	fields := specFields(p.spec, nil)
-	return writeFileJSON(filepath.Join(p.sandbox.dir, recordFile), podRecord{
+	return poddir.WriteJSON(filepath.Join(p.sandbox.dir, recordFile), podRecord{
 		Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
 		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: p.spec.gracePeriod(),
 		HostNetwork: p.spec.HostNetwork, Ports: p.spec.portMappings(),

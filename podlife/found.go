@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // PodRecord is what the state directory and containerd say of a pod, whichever process manages
@@ -101,7 +102,7 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 	}
 	dir := filepath.Join(r.cfg.StateDir, "pods", name)
 	var rec podRecord
-	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
+	if err := poddir.ReadJSON(filepath.Join(dir, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return PodRecord{}, fmt.Errorf("pod %q: %w", name, ErrNotFound)
 		}
@@ -112,7 +113,7 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 		out.Manager, out.Status = os.Getpid(), p.Status()
 		return out, nil
 	}
-	if err := readFileJSON(filepath.Join(dir, statusFile), &out.Status); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := poddir.ReadJSON(filepath.Join(dir, statusFile), &out.Status); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return PodRecord{}, fmt.Errorf("pod %q: status: %w", name, err)
 	}
 	out.Status.Name = name
@@ -191,7 +192,7 @@ func (r *Runtime) setConditionRemote(ctx context.Context, name string, t Conditi
 		return fmt.Errorf("set condition: %w", err)
 	}
 	var rec podRecord
-	if err := readFileJSON(filepath.Join(r.cfg.StateDir, "pods", name, recordFile), &rec); err != nil {
+	if err := poddir.ReadJSON(filepath.Join(r.cfg.StateDir, "pods", name, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("pod %q: %w", name, ErrNotFound)
 		}
@@ -218,7 +219,7 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 	}
 	dir := filepath.Join(r.cfg.StateDir, "pods", name)
 	var rec podRecord
-	if err := readFileJSON(filepath.Join(dir, recordFile), &rec); err != nil {
+	if err := poddir.ReadJSON(filepath.Join(dir, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("pod %q: %w", name, ErrNotFound)
 		}
@@ -232,7 +233,7 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 		// DEL that failed, say) and left the directory for a retry. Nothing supervises it.
 		// (Or its Remove just succeeded: then the record is gone.)
 		var again podRecord
-		if err := readFileJSON(filepath.Join(dir, recordFile), &again); err != nil || again.UID != rec.UID {
+		if err := poddir.ReadJSON(filepath.Join(dir, recordFile), &again); err != nil || again.UID != rec.UID {
 			return fmt.Errorf("pod %q: %w", name, ErrNotFound)
 		}
 		r.log.Info("the pod's manager no longer has it; acting on what is left", "pod", name, "manager", rec.OwnerPID)

@@ -15,6 +15,9 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/cgroupfs"
+	"github.com/podlife/podlife/podlife/internal/hostmount"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // labelStateDir is the state directory of the Runtime that created a containerd object: startup
@@ -27,7 +30,7 @@ const labelStateDir = "podlife.io/state-dir"
 //   - pod directories without pod.json (a crash between creating the directory and writing the
 //     record) and .removing- directories (a crash while a removed pod's directory was deleted):
 //     their pinned namespaces and mounts, the network attachment sandbox.json records, then the
-//     directory (without going through a mount: see removeTree);
+//     directory (without going through a mount: see hostmount.RemoveTree);
 //   - containerd containers (with their tasks, snapshots, cgroups and the stale socket of the
 //     pod's shim) and leases labeled with this state directory whose pod has no record;
 //   - host-local IPAM leases of the runtime's bridge (when its state is under the state
@@ -37,10 +40,10 @@ const labelStateDir = "podlife.io/state-dir"
 // A pod with a record is never touched, whether or not its manager lives (Pod.Remove removes
 // one whose manager died). A record that cannot be read (or a pods directory that cannot be
 // listed) hides a pod's UID, and any container or lease may be that pod's: then only the
-// directories are collected, no container, lease or IP lease. It holds the pods' lock exclusively (see poddir.go) while it looks,
+// directories are collected, no container, lease or IP lease. It holds the pods' lock exclusively (see package poddir) while it looks,
 // so that a pod another live process is creating at the same time is never taken for garbage.
 func (r *Runtime) collect(ctx context.Context) {
-	unlock, err := lockPods(r.cfg.StateDir, syscall.LOCK_EX)
+	unlock, err := poddir.LockPods(r.cfg.StateDir, syscall.LOCK_EX)
 	if err != nil {
 		r.log.Warn("startup garbage collection skipped", "err", err)
 		return
@@ -73,23 +76,23 @@ func (r *Runtime) collectDirs(ctx context.Context) (known map[string]bool, unrea
 	}
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
-		if !e.IsDir() || !isRemovingDir(e.Name()) && checkName("pod", e.Name()) != nil {
+		if !e.IsDir() || !poddir.IsRemoving(e.Name()) && checkName("pod", e.Name()) != nil {
 			continue // not ours
 		}
 		var rec podRecord
-		err := readFileJSON(filepath.Join(dir, recordFile), &rec)
-		if err == nil && !isRemovingDir(e.Name()) {
+		err := poddir.ReadJSON(filepath.Join(dir, recordFile), &rec)
+		if err == nil && !poddir.IsRemoving(e.Name()) {
 			known[rec.UID] = true
 			continue
 		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) && !isRemovingDir(e.Name()) {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !poddir.IsRemoving(e.Name()) {
 			// A record that cannot be read may still be a live pod's: say so, keep it.
 			r.log.Warn("startup garbage collection: pod record unreadable; left alone", "dir", dir, "err", err)
 			unreadable++
 			continue
 		}
 		what := "half-created pod directory (no pod.json)"
-		if isRemovingDir(e.Name()) {
+		if poddir.IsRemoving(e.Name()) {
 			what = "pod directory whose removal was interrupted"
 		}
 		if err := r.removeLeftDir(ctx, dir); err != nil {
@@ -105,7 +108,7 @@ func (r *Runtime) collectDirs(ctx context.Context) (known map[string]bool, unrea
 // (from sandbox.json), pinned namespaces and mounts, then deletes it.
 func (r *Runtime) removeLeftDir(ctx context.Context, dir string) error {
 	var sb sandboxRecord
-	if err := readFileJSON(filepath.Join(dir, "sandbox.json"), &sb); err == nil && sb.Network != "" && sb.UID != "" {
+	if err := poddir.ReadJSON(filepath.Join(dir, "sandbox.json"), &sb); err == nil && sb.Network != "" && sb.UID != "" {
 		if err := r.network.Remove(ctx, "podlife-"+sb.UID, sb.NetNS); err != nil {
 			return fmt.Errorf("network detach: %w", err)
 		}
@@ -113,10 +116,10 @@ func (r *Runtime) removeLeftDir(ctx context.Context, dir string) error {
 	if err := sandboxns.Remove(filepath.Join(dir, "ns")); err != nil {
 		return fmt.Errorf("pinned namespaces: %w", err)
 	}
-	if err := unmountUnder(r.realDir(dir)); err != nil {
+	if err := hostmount.UnmountUnder(r.realDir(dir)); err != nil {
 		return err
 	}
-	return removeTree(dir)
+	return hostmount.RemoveTree(dir)
 }
 
 // ownsObject reports whether a containerd object's labels say it is of this state dir.
@@ -154,12 +157,12 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 		}
 		// The pod's shim socket, if this container's task started the shim (see Pod.shimGroup).
 		r.tasks.removeStaleShim(ctr.id, r.log)
-		_ = removeCgroup(filepath.Join("/", r.cfg.Namespace, ctr.id))
-		_ = removeCgroup(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.id))
+		_ = cgroupfs.Remove(filepath.Join("/", r.cfg.Namespace, ctr.id))
+		_ = cgroupfs.Remove(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.id))
 		r.log.Warn("startup garbage collection: deleted a container of a pod that has no record", "container", ctr.id, "pod", labels[LabelPod], "uid", uid)
 	}
 	for uid := range orphans {
-		_ = sweepCgroup(podCgroupPath(r.cfg.Namespace, uid))
+		_ = cgroupfs.Sweep(podCgroupPath(r.cfg.Namespace, uid))
 	}
 	if unlabeled > 0 {
 		r.log.Warn("startup garbage collection: containers of pods without a record and without a state-dir label left alone (they may be another state dir's; Pod.Remove cannot find them)", "count", unlabeled)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // What a Pod handle reads of a pod this Runtime does not manage: its record in the state
@@ -15,7 +17,7 @@ import (
 // ErrNotFound if the state directory has no such pod.
 func (r *Runtime) readRecord(name string) (podRecord, error) {
 	var rec podRecord
-	if err := readFileJSON(filepath.Join(r.cfg.StateDir, "pods", name, recordFile), &rec); err != nil {
+	if err := poddir.ReadJSON(filepath.Join(r.cfg.StateDir, "pods", name, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return podRecord{}, fmt.Errorf("pod %q: %w", name, ErrNotFound)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
@@ -262,7 +263,7 @@ func (t ctrdTasks) newPause(ctx context.Context, id string, rt ctrRuntime, label
 	if err != nil {
 		return nil, err
 	}
-	return ctrdContainer{ctr: ctr, cgroup: cgroupPath(cfg.Namespace, id)}, nil
+	return ctrdContainer{ctr: ctr, cgroup: cgroupfs.Path(cfg.Namespace, id)}, nil
 }
 
 func (ctrdTasks) pinProcessNamespace(dir string, k sandboxns.Kind, pid int) (string, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // Files in a pod's directory that let another process find the pod again.
@@ -80,7 +81,7 @@ func (p *podWorker) writeRecord() error {
 		rec.SpecMAC, rec.SpecMACs, rec.SpecKey = old.SpecMAC, old.SpecMACs, old.SpecKey
 		rec.SpecHash, rec.SpecFields = old.SpecHash, old.SpecFields
 	}
-	return writeFileJSON(filepath.Join(p.sandbox.dir, recordFile), rec)
+	return poddir.WriteJSON(filepath.Join(p.sandbox.dir, recordFile), rec)
 }
 
 // persistStatus rewrites status.json whenever the status changes, until quit is closed. Changes
@@ -93,7 +94,7 @@ func (p *podWorker) persistStatus(quit <-chan struct{}) {
 		b, err := json.Marshal(p.Status())
 		if err == nil && !bytes.Equal(b, last) {
 			failpoint.Hit("status.write")
-			if err := writeFileAtomic(path, b); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := poddir.WriteAtomic(path, b); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				p.log.Debug("persist status", "err", err)
 			}
 			last = b
@@ -114,56 +115,4 @@ func (p *podWorker) persistStatus(quit <-chan struct{}) {
 			return
 		}
 	}
-}
-
-func writeFileJSON(path string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(path, b)
-}
-
-// writeFileAtomic replaces path with b: readers see the old content or the new, never a part,
-// and after a crash of the host the file holds one or the other (the content is synced before
-// the rename, and the directory after it).
-func writeFileAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-// syncDir makes a rename or a creation in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
-func readFileJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
 }

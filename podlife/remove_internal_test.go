@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // A CNI DEL that fails in the stop and again in Remove fails Remove, and the pod's directory
@@ -32,11 +34,11 @@ func TestFakeRemoveKeepsRecordWhenDetachFails(t *testing.T) {
 		t.Errorf("%d failed network removes, want 2 (the stop's and Remove's retry); calls %q", n, f.history())
 	}
 	var sb sandboxRecord
-	if err := readFileJSON(filepath.Join(p.w.sandbox.dir, "sandbox.json"), &sb); err != nil || sb.Network != "attached" || sb.UID != p.w.uid {
+	if err := poddir.ReadJSON(filepath.Join(p.w.sandbox.dir, "sandbox.json"), &sb); err != nil || sb.Network != "attached" || sb.UID != p.w.uid {
 		t.Errorf("sandbox.json after the failed remove: %+v, %v; want the attachment kept", sb, err)
 	}
 	var rec podRecord
-	if err := readFileJSON(filepath.Join(p.w.sandbox.dir, recordFile), &rec); err != nil || rec.UID != p.w.uid {
+	if err := poddir.ReadJSON(filepath.Join(p.w.sandbox.dir, recordFile), &rec); err != nil || rec.UID != p.w.uid {
 		t.Errorf("pod.json after the failed remove: %+v, %v", rec, err)
 	}
 	if _, err := r.Start(ctx, PodSpec{Name: "net", Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}}); !errors.Is(err, ErrAlreadyExists) {

@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/internal/restart"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // Runtime runs pods on one containerd. It is safe for concurrent use. Close it when done: pods
@@ -235,7 +236,7 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := r.register(p); err != nil {
 		// Closed while the directory was created: nothing of the pod exists but its
 		// directory, without pod.json.
-		if rmErr := removePodDir(p.sandbox.dir); rmErr != nil {
+		if rmErr := poddir.Remove(p.sandbox.dir); rmErr != nil {
 			r.log.Warn("pod directory left behind; startup garbage collection deletes it", "pod", spec.Name, "err", rmErr)
 		}
 		p.dirUnlock()

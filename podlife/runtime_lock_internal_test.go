@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // stallBound is how long a call that does no I/O may take before the test calls it stalled:
@@ -31,7 +33,7 @@ func TestFakePodsLockDoesNotStallRuntime(t *testing.T) {
 
 	// flock locks belong to an open file description: taken on a description of its own, the
 	// lock blocks this Runtime's shared lock as another process's would.
-	gcUnlock, err := lockPods(r.cfg.StateDir, syscall.LOCK_EX)
+	gcUnlock, err := poddir.LockPods(r.cfg.StateDir, syscall.LOCK_EX)
 	if err != nil {
 		t.Fatalf("lock pods: %v", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/hostmount"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // podSandbox is what a pod's containers share: the pinned network, IPC and UTS namespaces (and
@@ -171,7 +173,7 @@ func (s *podSandbox) createVolumes() error {
 				if v.EmptyDir.SizeLimit > 0 {
 					data += fmt.Sprintf(",size=%d", v.EmptyDir.SizeLimit)
 				}
-				if err := mountTmpfs(dir, data); err != nil {
+				if err := hostmount.MountTmpfs(dir, data); err != nil {
 					return fmt.Errorf("volume %q: mount tmpfs: %w", v.Name, err)
 				}
 			}
@@ -201,7 +203,7 @@ func (s *podSandbox) writeFiles(name string, fv *FilesVolume) error {
 		return err
 	}
 	if fv.Medium == MediumMemory {
-		if err := mountTmpfs(dir, "mode=0755"); err != nil {
+		if err := hostmount.MountTmpfs(dir, "mode=0755"); err != nil {
 			return fmt.Errorf("mount tmpfs: %w", err)
 		}
 	}
@@ -267,12 +269,12 @@ func hostPathTypeError(h *HostPathVolume, mode fs.FileMode) error {
 // create (see privateMounts); the directories go with the pod dir.
 func (s *podSandbox) removeVolumes() error {
 	var errs []error
-	if err := unmountUnder(s.pod.rt.realDir(filepath.Join(s.dir, "subpaths"))); err != nil {
+	if err := hostmount.UnmountUnder(s.pod.rt.realDir(filepath.Join(s.dir, "subpaths"))); err != nil {
 		errs = append(errs, fmt.Errorf("private volume mounts: %w", err))
 	}
 	for _, v := range s.pod.spec.Volumes {
 		if v.EmptyDir != nil && v.EmptyDir.Medium == MediumMemory || v.Files != nil && v.Files.Medium == MediumMemory || v.Image != nil {
-			if err := unmountLazy(s.volumeDir(v.Name)); err != nil {
+			if err := hostmount.UnmountLazy(s.volumeDir(v.Name)); err != nil {
 				errs = append(errs, fmt.Errorf("volume %q: unmount: %w", v.Name, err))
 			}
 		}
@@ -283,7 +285,7 @@ func (s *podSandbox) removeVolumes() error {
 func (s *podSandbox) record(rec sandboxRecord) error {
 	rec.UID = s.pod.uid
 	rec.NetNS = s.NetNSPath()
-	return writeFileJSON(filepath.Join(s.dir, "sandbox.json"), rec)
+	return poddir.WriteJSON(filepath.Join(s.dir, "sandbox.json"), rec)
 }
 
 // cniID is the container ID the pod's network attachment is known by.

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // The spec fingerprints a pod's record keeps (see specFields) are HMAC-SHA256 under a key of
@@ -95,7 +97,7 @@ func makeSpecKey(path string) error {
 	if err := os.Link(f.Name(), path); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return poddir.SyncDir(filepath.Dir(path))
 }
 
 // specKeyID names key in a record (see podRecord.SpecKey) without revealing it, so that a

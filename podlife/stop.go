@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // StopOption changes how Stop stops a pod.
@@ -214,7 +215,7 @@ func (p *podWorker) Remove(ctx context.Context) error {
 		close(p.persistQuit)
 		<-p.persisted
 		if err := errors.Join(errs...); err == nil {
-			errs = append(errs, removePodDir(p.sandbox.dir))
+			errs = append(errs, poddir.Remove(p.sandbox.dir))
 		}
 		p.removeErr = errors.Join(errs...)
 		p.releaseAdoptLock()

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // supervisionFile is what a pod's manager persists, beyond pod.json and status.json, for a
@@ -67,7 +69,7 @@ func (s *supervisionStore) load() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var rec supervisionRecord
-	if err := readFileJSON(s.path, &rec); err != nil {
+	if err := poddir.ReadJSON(s.path, &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -98,7 +100,7 @@ func (s *supervisionStore) update(container string, fn func(*containerSupervisio
 		return nil
 	}
 	s.rec.Containers[container] = e
-	err := writeFileJSON(s.path, s.rec)
+	err := poddir.WriteJSON(s.path, s.rec)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // the pod's directory is gone: removed
 	}
@@ -120,7 +122,7 @@ func (s *supervisionStore) beginStop(i stopIntent) error {
 		return nil
 	}
 	s.rec.Stop = &i
-	err := writeFileJSON(s.path, s.rec)
+	err := poddir.WriteJSON(s.path, s.rec)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // the pod's directory is gone: removed
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
@@ -190,9 +191,9 @@ func (c ctrdContainer) delete(ctx context.Context) error {
 
 func (c ctrdContainer) purge(ctx context.Context) error { return c.ctr.Purge(ctx) }
 
-func (c ctrdContainer) oomKilled() bool     { return oomKilled(c.cgroup) }
-func (c ctrdContainer) removeCgroup() error { return removeCgroup(c.cgroup) }
-func (c ctrdContainer) sweepCgroup() error  { return sweepCgroup(c.cgroup) }
+func (c ctrdContainer) oomKilled() bool     { return cgroupfs.OOMKilled(c.cgroup) }
+func (c ctrdContainer) removeCgroup() error { return cgroupfs.Remove(c.cgroup) }
+func (c ctrdContainer) sweepCgroup() error  { return cgroupfs.Sweep(c.cgroup) }
 
 // ctrdTask is a containerd task.
 type ctrdTask struct {

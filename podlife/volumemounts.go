@@ -10,10 +10,8 @@ import (
 	"strings"
 
 	"github.com/opencontainers/runtime-spec/specs-go"
+	"github.com/podlife/podlife/podlife/internal/hostmount"
 )
-
-// errEscapes is wrapped by the error of a volumeMount whose subPath leads out of its volume.
-var errEscapes = errors.New("leads out of the volume")
 
 // mountSource is what a volumeMount mounts: a volume's directory on the host, or a path inside it.
 type mountSource struct {
@@ -81,7 +79,7 @@ func (pm *privateMounts) release() error {
 	}
 	var errs []error
 	for _, pt := range pm.points {
-		if err := unmountLazy(pt); err != nil {
+		if err := hostmount.UnmountLazy(pt); err != nil {
 			errs = append(errs, fmt.Errorf("unmount %s: %w", pt, err))
 			continue
 		}
@@ -119,12 +117,4 @@ func (p *podWorker) hostPathVolume(name string) *HostPathVolume {
 		}
 	}
 	return nil
-}
-
-// within reports whether path is root or below it (both clean and absolute).
-func within(path, root string) bool {
-	if root == "/" {
-		return true
-	}
-	return path == root || len(path) > len(root) && path[:len(root)] == root && path[len(root)] == '/'
 }

@@ -38,4 +38,7 @@
 //
 // Probers take a [hook.Target], which gives the pod IP and the [hook.Execer]
 // that runs commands in the container.
+//
+// Imports: of this repository it imports hook, internal/clock and internal/httpget. It must never
+// import package podlife (or its sub-packages) or cni: the arrow points from podlife to probe.
 package probe

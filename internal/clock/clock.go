@@ -3,6 +3,9 @@
 //
 // [Real] is the wall clock; [Fake] is a manual clock for tests whose timers
 // fire only when [Fake.Advance] moves time past their deadline.
+//
+// It imports nothing of this repository and must not: probe, internal/restart and package podlife
+// build on it.
 package clock
 
 import "time"

@@ -4,6 +4,8 @@
 // into .cache/cni/bin and points $PODLIFE_CNI_PATH at that directory. The
 // library itself reads no environment; callers pass the result as
 // cni.BridgeConfig.PluginDirs.
+//
+// It imports nothing of this repository and must not import package podlife.
 package cnipath
 
 import (

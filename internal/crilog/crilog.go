@@ -4,6 +4,9 @@
 // It is shared by the two writers podlife has: the managing process itself (output copied
 // through FIFOs) and the logger process that containerd's shim runs beside each container
 // (see package logdriver).
+//
+// It imports nothing of this repository and must not: internal/logdriver and package podlife
+// (which reads the files) build on it.
 package crilog
 
 import (

@@ -18,6 +18,9 @@
 //
 // The points are listed in docs/concepts.md ("Crash safety"); Names in a failpoints build lists
 // those hit so far.
+//
+// It imports nothing of this repository and must not: package podlife calls it around its crash
+// points.
 package failpoint
 
 // Marker is the start of the line a failpoints build writes to stderr before it kills itself.

@@ -13,4 +13,7 @@
 // What a response means (its status code, a redirect to another host, an
 // HTTPS request answered in plain HTTP) is left to the callers, which differ:
 // a lifecycle handler ignores the status code, a probe does not.
+//
+// It imports nothing of this repository and must never import hook, probe or package podlife,
+// which build on it.
 package httpget

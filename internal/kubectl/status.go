@@ -1,5 +1,7 @@
 // Package kubectl formats podlife's pod statuses as kubectl prints them, for the CLI and the
 // examples.
+//
+// It imports package podlife (it formats its statuses); package podlife must never import it.
 package kubectl
 
 import (

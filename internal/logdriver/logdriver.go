@@ -3,6 +3,10 @@
 // stderr as fds 3 and 4 and a readiness pipe as fd 5, and it writes them to the container
 // attempt's CRI log file (package crilog), rotated by size. It lives as long as the container's
 // task, whatever becomes of the process that manages the pod.
+//
+// Of this repository it imports only internal/crilog. It must not import package podlife: it runs
+// in the logger process, which podlife/containerlogger and internal/cmd/podlife-logger start
+// without the SDK.
 package logdriver
 
 import (

@@ -1,6 +1,8 @@
 // Package podwatch runs a pod in the background and hands its Pod over as soon as the Runtime
 // knows it, for programs that watch a start as it happens (the startup-sequence demo and the
 // bench's gated start).
+//
+// It imports package podlife; package podlife must never import it.
 package podwatch
 
 import (

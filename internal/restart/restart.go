@@ -22,6 +22,9 @@
 // 160s, 300s, 300s, ... after each crash.
 //
 // All state is in memory, as in the kubelet.
+//
+// Of this repository it imports only internal/clock. It must not import package podlife, which
+// builds on it.
 package restart
 
 import (

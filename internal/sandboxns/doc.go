@@ -14,4 +14,6 @@
 // propagate to every peer mount namespace as well. That is harmless for
 // podlife today, but a future hardening step is to make dir a private bind
 // mount of itself (as other runtimes do) before pinning anything under it.
+//
+// It imports nothing of this repository and must not import package podlife, which builds on it.
 package sandboxns

@@ -1,5 +1,7 @@
 // Package testserver provides the HTTP test servers and network fixtures
 // that the tests of packages httpget, hook and probe share.
+//
+// It is for tests only and imports nothing of this repository; no non-test code may import it.
 package testserver
 
 import (

@@ -26,4 +26,7 @@
 // (containerd-shim-runc-v2) are separate processes that outlive the daemon
 // on purpose, so that running containers survive a restart; a caller that
 // wants none left must delete its tasks before stopping the daemon.
+//
+// Of this repository it imports only internal/procutil and podlife/internal/layout. It must never
+// import package podlife: package podlife and the commands import it.
 package daemon

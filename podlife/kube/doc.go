@@ -59,4 +59,9 @@
 // returned together in a [*LoadError], which matches podlife.ErrInvalidSpec with errors.Is.
 // The converted specs pass podlife's own validation, whose errors are reported at the
 // manifest's paths too. docs/kube-fields.md lists every field and what becomes of it.
+//
+// # Packages
+//
+// Package kube imports package podlife, hook, probe and podlife/internal/apirules; package
+// podlife must never import it: kube builds podlife's specs, never the reverse.
 package kube

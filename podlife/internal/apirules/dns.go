@@ -1,6 +1,9 @@
 // Package apirules holds rules of the Kubernetes API server's pod validation
 // (k8s.io/kubernetes pkg/apis/core/validation) that both podlife's PodSpec validation and the
 // manifest converter apply, with the API server's paths and messages.
+//
+// It imports nothing of this repository and must never import package podlife or podlife/kube,
+// which both build on it.
 package apirules
 
 import (

@@ -2,6 +2,9 @@
 // packages other than podlife need (podlife/daemon, to stop a state dir's private containerd
 // only when no pod is left). Package podlife spells the same values in its public constants
 // (DefaultStateDir, LabelPod); a test there keeps them equal. It imports nothing of podlife.
+//
+// Its tests also hold the repository's package arrows (arrows_test.go: which package must not
+// import which, checked with go list on the transitive imports).
 package layout
 
 import "path/filepath"

@@ -1,4 +1,4 @@
-package podlife
+package poddir
 
 import (
 	"crypto/rand"
@@ -11,10 +11,11 @@ import (
 	"syscall"
 
 	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/hostmount"
 )
 
 // A pod's directory is created under the shared lock of StateDir/pods.lock, held until its
-// pod.json is written; startup garbage collection (gc.go) takes the lock exclusively. So a
+// pod.json is written; startup garbage collection (podlife's gc.go) takes the lock exclusively. So a
 // directory without pod.json that the collector sees while it holds the lock was left by a
 // process that died between the two steps, never one that a live process is filling in.
 
@@ -23,9 +24,9 @@ const (
 	removingPrefix = ".removing-" // a pod directory renamed out of the way, being deleted
 )
 
-// lockPods takes the pods' lock (syscall.LOCK_SH or LOCK_EX) and returns its release, which may
+// LockPods takes the pods' lock (syscall.LOCK_SH or LOCK_EX) and returns its release, which may
 // be called any number of times.
-func lockPods(stateDir string, how int) (func(), error) {
+func LockPods(stateDir string, how int) (func(), error) {
 	if err := os.MkdirAll(filepath.Join(stateDir, "pods"), 0o700); err != nil {
 		return nil, err
 	}
@@ -47,10 +48,10 @@ func lockPods(stateDir string, how int) (func(), error) {
 	return func() { once.Do(func() { f.Close() }) }, nil // closing releases the lock
 }
 
-// mkPodDir creates a pod's directory (os.Mkdir's errors) under the pods' shared lock, which the
-// returned release gives back: call it once pod.json is written (see writeRecord).
-func mkPodDir(stateDir, dir string) (func(), error) {
-	release, err := lockPods(stateDir, syscall.LOCK_SH)
+// Make creates a pod's directory (os.Mkdir's errors) under the pods' shared lock, which the
+// returned release gives back: call it once pod.json is written (podlife's writeRecord).
+func Make(stateDir, dir string) (func(), error) {
+	release, err := LockPods(stateDir, syscall.LOCK_SH)
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +63,11 @@ func mkPodDir(stateDir, dir string) (func(), error) {
 	return release, nil
 }
 
-// removePodDir deletes a pod's directory: renamed first (one atomic step that frees the name and
+// Remove deletes a pod's directory: renamed first (one atomic step that frees the name and
 // takes pod.json out of ListPods' sight), then deleted without going through a mount (see
-// removeTree: a mount still there fails the delete, naming it). A crash during the deletion
+// hostmount.RemoveTree: a mount still there fails the delete, naming it). A crash during the deletion
 // leaves a .removing- directory, which startup garbage collection deletes.
-func removePodDir(dir string) error {
+func Remove(dir string) error {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	trash := filepath.Join(filepath.Dir(dir), removingPrefix+filepath.Base(dir)+"-"+hex.EncodeToString(b[:]))
@@ -80,19 +81,19 @@ func removePodDir(dir string) error {
 	return removeAllHit(trash)
 }
 
-// removeAllHit is removeTree (a delete that never goes through a mount) with a failpoint after
+// removeAllHit is hostmount.RemoveTree (a delete that never goes through a mount) with a failpoint after
 // the first entry is removed, so that a crash test can stop in the middle of the deletion.
 func removeAllHit(dir string) error {
 	if failpoint.Enabled {
 		if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-			if err := removeTree(filepath.Join(dir, entries[0].Name())); err != nil {
+			if err := hostmount.RemoveTree(filepath.Join(dir, entries[0].Name())); err != nil {
 				return err
 			}
 			failpoint.Hit("remove.removeall")
 		}
 	}
-	return removeTree(dir)
+	return hostmount.RemoveTree(dir)
 }
 
-// isRemovingDir reports whether a name in StateDir/pods is a pod directory being deleted.
-func isRemovingDir(name string) bool { return strings.HasPrefix(name, removingPrefix) }
+// IsRemoving reports whether a name in StateDir/pods is a pod directory being deleted.
+func IsRemoving(name string) bool { return strings.HasPrefix(name, removingPrefix) }

@@ -1,4 +1,4 @@
-package podlife
+package hostmount
 
 import (
 	"bytes"
@@ -12,26 +12,26 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// errMountInTheWay is the error of a delete under the state dir (removeTree) that met another
+// ErrMountInTheWay is the error of a delete under the state dir (RemoveTree) that met another
 // mount: going on would delete what the mount shows, a host directory of a hostPath say.
-var errMountInTheWay = errors.New("a mount point is in the way: refusing to delete through it")
+var ErrMountInTheWay = errors.New("a mount point is in the way: refusing to delete through it")
 
 // mountPos is where a file is: its device (st_dev) and its mount (the mount ID of
 // /proc/self/mountinfo). A bind mount of a directory of the same filesystem has the same device
 // but another mount.
 type mountPos struct{ dev, mnt uint64 }
 
-// removeTree deletes path and everything below it, as os.RemoveAll does, except that it never
+// RemoveTree deletes path and everything below it, as os.RemoveAll does, except that it never
 // leaves the mount path's parent directory is on: the walk opens each directory relative to its
 // parent with O_NOFOLLOW (a symlink is deleted, never followed), checks the opened directory's
 // device and mount ID against the parent's, and refuses a directory on another device or mount,
-// with an error naming it (errMountInTheWay), rather than descend. The rest is deleted; what holds
+// with an error naming it (ErrMountInTheWay), rather than descend. The rest is deleted; what holds
 // the refused mount point stays. A path that does not exist is not an error.
 //
-// Every recursive delete of podlife under the state dir goes through removeTree; mounts podlife
-// made there are unmounted first (see unmountUnder), so a refusal means a mount it could not
+// Every recursive delete of podlife under the state dir goes through RemoveTree; mounts podlife
+// made there are unmounted first (see UnmountUnder), so a refusal means a mount it could not
 // unmount, or one it did not make.
-func removeTree(path string) error {
+func RemoveTree(path string) error {
 	path = filepath.Clean(path)
 	parent, err := unix.Open(filepath.Dir(path), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if errors.Is(err, unix.ENOENT) {
@@ -57,7 +57,7 @@ func removeAt(dirfd int, name, path string, root mountPos) error {
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		if st.Dev != root.dev { // a file mounted over this one
-			return fmt.Errorf("%s: %w", path, errMountInTheWay)
+			return fmt.Errorf("%s: %w", path, ErrMountInTheWay)
 		}
 		// A file bind-mounted from the same filesystem cannot be unlinked (EBUSY).
 		return ignoreNotExist(unlinkat(dirfd, name, path, 0))
@@ -74,7 +74,7 @@ func removeAt(dirfd int, name, path string, root mountPos) error {
 	}
 	if pos != root {
 		dir.Close()
-		return fmt.Errorf("%s: %w", path, errMountInTheWay)
+		return fmt.Errorf("%s: %w", path, ErrMountInTheWay)
 	}
 	names, err := dir.Readdirnames(-1)
 	var first error

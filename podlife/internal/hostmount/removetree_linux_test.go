@@ -1,4 +1,4 @@
-package podlife
+package hostmount
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// removeTree deletes a tree like os.RemoveAll but never through a mount: a bind mount of a
+// RemoveTree deletes a tree like os.RemoveAll but never through a mount: a bind mount of a
 // directory of the same filesystem (same st_dev, another mount ID), a tmpfs (another device) and
 // a file bind-mounted over one of the tree's are refused with an error naming them, the rest is
 // deleted, and what they show keeps its files; a symlink out of the tree is deleted, not followed.
@@ -74,9 +74,9 @@ func TestRemoveTreeStopsAtMounts(t *testing.T) {
 				}
 			}
 
-			err := removeTree(tree)
-			if !errors.Is(err, errMountInTheWay) && !errors.Is(err, unix.EBUSY) || !strings.Contains(err.Error(), at) {
-				t.Errorf("removeTree through a mount at %s: %v, want an error naming it", at, err)
+			err := RemoveTree(tree)
+			if !errors.Is(err, ErrMountInTheWay) && !errors.Is(err, unix.EBUSY) || !strings.Contains(err.Error(), at) {
+				t.Errorf("RemoveTree through a mount at %s: %v, want an error naming it", at, err)
 			}
 			hostIntact()
 			if tc.name == "tmpfs" {
@@ -92,8 +92,8 @@ func TestRemoveTreeStopsAtMounts(t *testing.T) {
 			if err := unix.Unmount(at, unix.MNT_DETACH); err != nil {
 				t.Fatal(err)
 			}
-			if err := removeTree(tree); err != nil {
-				t.Errorf("removeTree once unmounted: %v", err)
+			if err := RemoveTree(tree); err != nil {
+				t.Errorf("RemoveTree once unmounted: %v", err)
 			}
 			if _, err := os.Lstat(tree); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("tree: %v, want it deleted", err)
@@ -109,13 +109,13 @@ func TestRemoveTreeStopsAtMounts(t *testing.T) {
 		}
 		mustMount(t, host, tree, "", unix.MS_BIND)
 		defer func() { _ = unix.Unmount(tree, unix.MNT_DETACH) }()
-		if err := removeTree(tree); !errors.Is(err, errMountInTheWay) {
-			t.Errorf("removeTree of a mount point: %v, want errMountInTheWay", err)
+		if err := RemoveTree(tree); !errors.Is(err, ErrMountInTheWay) {
+			t.Errorf("RemoveTree of a mount point: %v, want ErrMountInTheWay", err)
 		}
 		hostIntact()
 	})
-	if err := removeTree(filepath.Join(host, "missing")); err != nil {
-		t.Errorf("removeTree of nothing: %v", err)
+	if err := RemoveTree(filepath.Join(host, "missing")); err != nil {
+		t.Errorf("RemoveTree of nothing: %v", err)
 	}
 }
 

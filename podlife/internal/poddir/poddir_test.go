@@ -1,4 +1,4 @@
-package podlife
+package poddir
 
 import (
 	"errors"
@@ -13,43 +13,43 @@ import (
 func TestPodDirLockExcludesCollection(t *testing.T) {
 	state := t.TempDir()
 	dir := filepath.Join(state, "pods", "p")
-	release, err := mkPodDir(state, dir)
+	release, err := Make(state, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lockPods(state, syscall.LOCK_EX|syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+	if _, err := LockPods(state, syscall.LOCK_EX|syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
 		t.Fatalf("exclusive lock while a pod directory is being created: %v, want EWOULDBLOCK", err)
 	}
-	if _, err := mkPodDir(state, dir); !errors.Is(err, os.ErrExist) {
-		t.Fatalf("second mkPodDir: %v, want ErrExist", err)
+	if _, err := Make(state, dir); !errors.Is(err, os.ErrExist) {
+		t.Fatalf("second Make: %v, want ErrExist", err)
 	}
 	release()
 	release() // idempotent
-	unlock, err := lockPods(state, syscall.LOCK_EX|syscall.LOCK_NB)
+	unlock, err := LockPods(state, syscall.LOCK_EX|syscall.LOCK_NB)
 	if err != nil {
 		t.Fatalf("exclusive lock after the release: %v", err)
 	}
 	unlock()
 }
 
-// removePodDir frees the name at once (rename), then deletes everything.
+// Remove frees the name at once (rename), then deletes everything.
 func TestRemovePodDir(t *testing.T) {
 	state := t.TempDir()
 	dir := filepath.Join(state, "pods", "p")
 	if err := os.MkdirAll(filepath.Join(dir, "logs", "c"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, recordFile), []byte("{}"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "pod.json"), []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := removePodDir(dir); err != nil {
+	if err := Remove(dir); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(filepath.Join(state, "pods"))
 	if err != nil || len(entries) != 0 {
 		t.Fatalf("left in pods/: %v %v", entries, err)
 	}
-	if err := removePodDir(dir); err != nil {
+	if err := Remove(dir); err != nil {
 		t.Fatalf("removing a removed directory: %v", err)
 	}
 }

@@ -1,23 +1,23 @@
 //go:build !linux
 
-package podlife
+package hostmount
 
 import (
 	"errors"
 	"fmt"
 )
 
-// mountTmpfs is not supported off Linux.
-func mountTmpfs(dir, _ string) error {
+// MountTmpfs is not supported off Linux.
+func MountTmpfs(dir, _ string) error {
 	return fmt.Errorf("mount tmpfs on %s: %w", dir, errors.ErrUnsupported)
 }
 
-// unmountLazy is not supported off Linux.
-func unmountLazy(path string) error {
+// UnmountLazy is not supported off Linux.
+func UnmountLazy(path string) error {
 	return fmt.Errorf("unmount %s: %w", path, errors.ErrUnsupported)
 }
 
-// unmountUnder is not supported off Linux.
-func unmountUnder(dir string) error {
+// UnmountUnder is not supported off Linux.
+func UnmountUnder(dir string) error {
 	return fmt.Errorf("unmount under %s: %w", dir, errors.ErrUnsupported)
 }

@@ -1,4 +1,4 @@
-package podlife
+package hostmount
 
 import (
 	"errors"
@@ -9,15 +9,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mountTmpfs mounts a fresh tmpfs (nosuid, nodev) on dir with the given
+// MountTmpfs mounts a fresh tmpfs (nosuid, nodev) on dir with the given
 // mount data (e.g. "mode=0777,size=1024").
-func mountTmpfs(dir, data string) error {
+func MountTmpfs(dir, data string) error {
 	return unix.Mount("tmpfs", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, data)
 }
 
-// unmountLazy lazily unmounts (MNT_DETACH) whatever is mounted at path. A
+// UnmountLazy lazily unmounts (MNT_DETACH) whatever is mounted at path. A
 // path that is not a mount point, or that is gone, is not an error.
-func unmountLazy(path string) error {
+func UnmountLazy(path string) error {
 	err := unix.Unmount(path, unix.MNT_DETACH)
 	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOENT) {
 		return nil
@@ -25,11 +25,11 @@ func unmountLazy(path string) error {
 	return err
 }
 
-// unmountUnder lazily unmounts every mount point at or under dir (tmpfs volumes, private volume
+// UnmountUnder lazily unmounts every mount point at or under dir (tmpfs volumes, private volume
 // mount points, pinned namespaces), deepest first. dir must be absolute with its symlinks
-// resolved (see Runtime.realDir): it is compared with the mount points of /proc/self/mountinfo,
+// resolved (podlife.Runtime.realDir does it): it is compared with the mount points of /proc/self/mountinfo,
 // which moby/sys/mountinfo reads with the kernel's escapes (\040 for a space...) undone.
-func unmountUnder(dir string) error {
+func UnmountUnder(dir string) error {
 	mounts, err := mountinfo.GetMounts(mountinfo.PrefixFilter(dir))
 	if err != nil {
 		return fmt.Errorf("list mounts under %s: %w", dir, err)
@@ -43,7 +43,7 @@ func unmountUnder(dir string) error {
 	sort.Sort(sort.Reverse(sort.StringSlice(points)))
 	var errs []error
 	for _, p := range points {
-		if err := unmountLazy(p); err != nil {
+		if err := UnmountLazy(p); err != nil {
 			errs = append(errs, fmt.Errorf("unmount %s: %w", p, err))
 		}
 	}

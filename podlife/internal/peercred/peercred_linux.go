@@ -1,4 +1,4 @@
-package podlife
+package peercred
 
 import (
 	"fmt"
@@ -7,9 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerUID returns the effective uid of the process at the other end of a unix socket connection
+// PeerUID returns the effective uid of the process at the other end of a unix socket connection
 // (SO_PEERCRED: the credentials it had when it connected).
-func peerUID(conn net.Conn) (int, error) {
+func PeerUID(conn net.Conn) (int, error) {
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
 		return -1, fmt.Errorf("not a unix socket connection: %T", conn)

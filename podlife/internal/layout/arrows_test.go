@@ -1,0 +1,73 @@
+package layout_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/podlife/podlife/"
+
+// The repository's package arrows point one way (see the README's Layout table and each
+// package's comment): hook, probe, cni and the shared internal packages never import package
+// podlife; podlife's internal packages never import podlife; package podlife never imports the
+// packages that build on it. Checked on the transitive imports (go list -deps) of the non-test
+// code. The pod worker's future package is not covered yet.
+func TestPackageArrows(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command: ", err)
+	}
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, mod+"...").Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string]map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		set := map[string]bool{}
+		for _, d := range fields[1:] {
+			set[strings.TrimPrefix(d, mod)] = true
+		}
+		deps[strings.TrimPrefix(fields[0], mod)] = set
+	}
+	rules := []struct {
+		pkg       string // a package, or a prefix ending in "/"
+		forbidden []string
+	}{
+		{"hook", []string{"podlife", "probe", "cni"}},
+		{"probe", []string{"podlife", "cni"}},
+		{"cni", []string{"podlife", "hook", "probe"}},
+		{"podlife/internal/", []string{"podlife"}},
+		{"podlife/daemon", []string{"podlife"}},
+		{"podlife/containerlogger", []string{"podlife"}},
+		{"internal/clock", []string{"podlife"}},
+		{"internal/crilog", []string{"podlife"}},
+		{"internal/failpoint", []string{"podlife"}},
+		{"internal/httpget", []string{"podlife", "hook", "probe"}},
+		{"internal/logdriver", []string{"podlife"}},
+		{"internal/procutil", []string{"podlife"}},
+		{"internal/restart", []string{"podlife"}},
+		{"internal/sandboxns", []string{"podlife"}},
+		{"podlife", []string{"podlife/kube", "podlife/podlifetest", "podlife/containerlogger", "internal/kubectl", "internal/podwatch"}},
+	}
+	for _, r := range rules {
+		matched := false
+		for pkg, set := range deps {
+			if pkg != r.pkg && !(strings.HasSuffix(r.pkg, "/") && strings.HasPrefix(pkg, r.pkg)) {
+				continue
+			}
+			matched = true
+			for _, f := range r.forbidden {
+				if set[f] {
+					t.Errorf("%s imports %s (directly or not): the arrow points the other way", pkg, f)
+				}
+			}
+		}
+		if !matched {
+			t.Errorf("no package %s in go list's output: update the rule", r.pkg)
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package podlife
+
+import (
+	"time"
+)
+
+// onContainerExit stops the pod once it has reached a terminal phase on its own (every container
+// exited and none will restart), releasing its network as the kubelet does.
+func (p *podWorker) onContainerExit() {
+	var terminal bool
+	p.do(func() { terminal = p.phase == PhaseSucceeded || p.phase == PhaseFailed })
+	if terminal && !p.rt.isClosed() {
+		go p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+	}
+}
+
+// enforceDeadline fails the pod once it has been active longer than its activeDeadline: event
+// DeadlineExceeded, phase Failed with that reason, a graceful stop with preStop hooks, no restarts.
+func (p *podWorker) enforceDeadline(d time.Duration) {
+	timer := p.rt.clock.NewTimer(p.startTime.Add(d).Sub(p.rt.clock.Now()))
+	defer timer.Stop()
+	select {
+	case <-timer.C():
+	case <-p.stopped:
+		return
+	case <-p.rt.closing:
+		return
+	}
+	const msg = "Pod was active on the node longer than the specified deadline"
+	var failed bool
+	p.updateIf(func() bool {
+		if p.stopping || p.phase == PhaseSucceeded || p.phase == PhaseFailed {
+			return false
+		}
+		p.failReason = ReasonDeadlineExceeded
+		p.reason, p.message = ReasonDeadlineExceeded, msg
+		failed = true
+		return true
+	})
+	if !failed {
+		return
+	}
+	p.emit("", EventNormal, ReasonDeadlineExceeded, msg)
+	p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+}
