@@ -25,7 +25,7 @@ K8S_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2; exit }' inte
 K8S_BIN ?= /var/cache/podlife/k8s-$(K8S_VERSION)
 NODE_E2E_TIMEOUT ?= 15m
 
-.PHONY: crash-test demo test deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench soak clean apiserver-diff node-e2e k8s-control-plane conformance k8s-e2e
+.PHONY: crash-test demo test test-vm deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench soak clean apiserver-diff node-e2e k8s-control-plane conformance k8s-e2e
 
 ## demo: run the startup-sequence experiment (short times) on a private containerd if none runs.
 demo: deps cni-plugins logger
@@ -49,6 +49,15 @@ test: deps containerd2 cni-plugins logger lint
 ## (podlife/crash_linux_test.go); not in `make test` while two points can leave a cgroup behind.
 crash-test: deps containerd2 cni-plugins logger
 	PODLIFE_CRASH_TESTS=1 PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -timeout 10m -run TestCrashPoints ./podlife/
+
+## test-vm: the podlife package's root tests in a Debian 12 VM (qemu -enable-kvm, 2 vCPUs): systemd,
+## the unified cgroup v2 hierarchy, Debian's containerd running as a service, crun. The image is
+## built once from Debian's packages into /var/cache/podlife/vm-<hash> (hack/vm/build.sh); the
+## summary is printed at the end (docs/hosts.md). TEST_RUN=<regexp> runs some tests only,
+## VM_TEST_TIMEOUT (default 30m) bounds go test, BENCH_FLAGS='--only runtimeclass' also runs
+## podlife-bench there. Not part of `make test`.
+test-vm: deps containerd2 cni-plugins logger
+	hack/vm/run.sh
 
 smoke-1.6: deps cni-plugins logger
 	PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=/usr/bin/containerd go test -race -count=1 -timeout 10m -run 'Smoke' ./podlife/ 2>&1 | tee .cache/smoke.log; \
