@@ -45,7 +45,7 @@ t0=$(date +%s)
 rc=$?
 t1=$(date +%s)
 sum "== podlife.test (go test -race ./podlife/)${TEST_RUN:+ -run '$TEST_RUN'}: exit $rc in $((t1 - t0)) s (copy and setup $((t0 - start)) s)"
-sum "== results: $(grep -c -- '^--- PASS' "$OUT/test.log") top-level+sub passed, $(grep -c -- '--- FAIL' "$OUT/test.log") failed, $(grep -c -- '--- SKIP' "$OUT/test.log") skipped"
+sum "== results: $(grep -c -- '^--- PASS' "$OUT/test.log") top-level tests passed, $(grep -c -- "--- FAIL" "$OUT/test.log") failed (subtests included), $(grep -c -- "--- SKIP" "$OUT/test.log") skipped (subtests included)"
 grep -E -A1 -- '^\s*--- SKIP' "$OUT/test.log" | grep -v '^--$' | paste - - | sed -E 's/\s+/ /g' | tee -a "$OUT/summary.txt" >/dev/null
 grep -E -- '^\s*--- FAIL|^(PASS|FAIL)$' "$OUT/test.log" | tee -a "$OUT/summary.txt" >/dev/null
 
