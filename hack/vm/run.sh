@@ -87,6 +87,9 @@ while kill -0 "$pid" 2>/dev/null; do
 	sleep 5
 done
 echo "VM run: $(($(date +%s) - t0)) s (boot, copy, tests, power-off)"
+if ! kill -0 "$pid" 2>/dev/null; then
+	rm -rf "$OUT/bin" "$OUT/cni" # the binaries (the logs stay)
+fi
 if [ ! -f "$OUT/rc" ]; then
 	echo "no result; the console's end ($OUT/console.log):"
 	tail -n 40 "$OUT/console.log"
