@@ -25,11 +25,13 @@ K8S_VERSION := $(shell awk '$$1 == "k8s.io/kubernetes" { print $$2; exit }' inte
 K8S_BIN ?= /var/cache/podlife/k8s-$(K8S_VERSION)
 NODE_E2E_TIMEOUT ?= 15m
 
-.PHONY: crash-test demo test deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench soak clean apiserver-diff node-e2e k8s-control-plane conformance k8s-e2e
+.PHONY: crash-test demo test test-vm deps containerd2 cni-plugins logger unit integration smoke-1.6 lint bench soak clean apiserver-diff node-e2e k8s-control-plane conformance k8s-e2e
 
-## demo: run the startup-sequence experiment (short times) on a private containerd if none runs.
-demo: deps cni-plugins logger
-	go run ./examples/startup-sequence --short --container-logger $(LOGGER)
+## demo: run the startup-sequence experiment (short times) on a private containerd if none runs:
+## containerd 2.x (CONTAINERD_VERSION, first in PATH), not Debian 12's 1.6, past its end of life
+## (docs/hosts.md, "containerd versions").
+demo: deps containerd2 cni-plugins logger
+	PATH=$(BIN):$$PATH go run ./examples/startup-sequence --short --container-logger $(LOGGER)
 
 ## test: lint, unit and integration tests (containerd 2.x), a smoke subset on Debian's containerd 1.6, then
 ## podlife-node against a real control plane (built once into K8S_BIN from the Go module proxy).
@@ -49,6 +51,16 @@ test: deps containerd2 cni-plugins logger lint
 ## (podlife/crash_linux_test.go); not in `make test` while two points can leave a cgroup behind.
 crash-test: deps containerd2 cni-plugins logger
 	PODLIFE_CRASH_TESTS=1 PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -timeout 10m -run TestCrashPoints ./podlife/
+
+## test-vm: the podlife package's root tests in a Debian 12 VM (qemu, 2 vCPUs): systemd, the
+## unified cgroup v2 hierarchy, Debian's containerd running as a service, crun. The image is built
+## once from Debian's packages into /var/cache/podlife/vm-<hash> (hack/vm/build.sh); the summary
+## is printed at the end (docs/hosts.md). All the tests under KVM; under TCG (a host whose KVM
+## cannot boot Debian's kernel) the host-dependent ones. TEST_RUN=<regexp> chooses,
+## VM_TEST_TIMEOUT (default 60m) bounds go test, BENCH_FLAGS='--only runtimeclass' also runs
+## podlife-bench there. Not part of `make test`.
+test-vm: deps containerd2 cni-plugins logger
+	hack/vm/run.sh
 
 smoke-1.6: deps cni-plugins logger
 	PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=/usr/bin/containerd go test -race -count=1 -timeout 10m -run 'Smoke' ./podlife/ 2>&1 | tee .cache/smoke.log; \

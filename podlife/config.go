@@ -129,6 +129,10 @@ type Config struct {
 	// SeccompProfileRoot is the directory Localhost seccomp profiles are read from (the
 	// kubelet's is /var/lib/kubelet/seccomp). Empty refuses Localhost profiles.
 	SeccompProfileRoot string `json:"seccompProfileRoot,omitempty"`
+	// systemAddress, if set, replaces DefaultAddress as the system socket tried first when
+	// Address is empty: the tests of the private containerd point it where nothing answers, so
+	// that they run, without touching it, on a host whose system containerd serves.
+	systemAddress string
 }
 
 // EmbeddedConfig configures the private containerd of the embedded default: the containerd

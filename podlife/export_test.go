@@ -70,3 +70,14 @@ func (h *Pod) WriteLegacyRecord() error {
 		SpecHash: specHash(fields), SpecFields: fields, ShimGroup: p.shimGroup(), Spec: b,
 	})
 }
+
+// WithoutSystemContainerd returns cfg with the system socket that New tries first (when
+// Address is empty) moved where nothing answers: the tests of the private containerd use it
+// so that they run on a host whose system containerd serves, and never touch that daemon.
+func WithoutSystemContainerd(cfg Config) Config {
+	cfg.systemAddress = noSystemAddress
+	return cfg
+}
+
+// noSystemAddress is a socket path where no containerd answers.
+const noSystemAddress = "/nonexistent/podlife-test/containerd.sock"

@@ -226,12 +226,11 @@ spec:
 // containers' cgroups under it (a container's own limit still applies within); a container
 // without limits is held by the pod's (a 150 MiB allocation is OOM-killed under the 96 MiB
 // pod limit, a 16 MiB one is not) and reads the pod's limits through the downward API; the
-// pod cgroup is gone once the pod is removed.
+// pod cgroup is gone once the pod is removed. It covers cgroup v1 (with a hybrid layout) and
+// the unified v2 hierarchy (make test-vm), whichever the host has.
 func TestPodLevelResources(t *testing.T) {
 	h := newHarness(t)
-	if _, err := os.Stat("/sys/fs/cgroup/memory"); err != nil {
-		t.Skip("covers cgroup v1 (this host's); cgroup v2 is written but not tested here")
-	}
+	v2 := cgroupV2(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := kube.Load(ctx, kube.Options{}, strings.NewReader(podResourcesManifest))
@@ -255,12 +254,16 @@ func TestPodLevelResources(t *testing.T) {
 		}
 		return strings.TrimSpace(string(b))
 	}
-	for _, f := range []struct{ hier, file, want string }{
+	want := []struct{ hier, file, want string }{
 		{"memory", "memory.limit_in_bytes", strconv.Itoa(96 << 20)},
 		{"cpu", "cpu.cfs_quota_us", "50000"},
 		{"cpu", "cpu.cfs_period_us", "100000"},
 		{"cpu", "cpu.shares", "256"},
-	} {
+	}
+	if v2 { // one hierarchy; 256 shares are weight 10 (runc's conversion)
+		want = []struct{ hier, file, want string }{{"", "memory.max", strconv.Itoa(96 << 20)}, {"", "cpu.max", "50000 100000"}, {"", "cpu.weight", "10"}}
+	}
+	for _, f := range want {
 		if got := hostFile(f.hier, podCg, f.file); got != f.want {
 			t.Errorf("pod cgroup %s = %s, want %s", f.file, got, f.want)
 		}
@@ -279,13 +282,25 @@ func TestPodLevelResources(t *testing.T) {
 	}
 	for _, name := range []string{"app", "capped"} {
 		c, _ := pod.Container(name)
+		if v2 {
+			// From the host (a container on v2 has its own cgroup namespace): the container's
+			// cgroup is under the pod's and holds its process.
+			if procs := hostFile(podCg, c.ID(), "cgroup.procs"); procs == "" {
+				t.Errorf("%s: no process in /%s", name, filepath.Join(podCg, c.ID()))
+			}
+			continue
+		}
 		// From inside: the container's memory cgroup is under the pod's.
 		if got, _ := exec(name, "grep ':memory:' /proc/self/cgroup"); !strings.HasSuffix(got, ":memory:/"+filepath.Join(podCg, c.ID())) {
 			t.Errorf("%s: memory cgroup %q, want under /%s", name, got, podCg)
 		}
 	}
 	capped, _ := pod.Container("capped")
-	if got := hostFile("memory", podCg, capped.ID(), "memory.limit_in_bytes"); got != strconv.Itoa(32<<20) {
+	if v2 {
+		if got := hostFile(podCg, capped.ID(), "memory.max"); got != strconv.Itoa(32<<20) {
+			t.Errorf("capped container's memory.max = %s, want 32 MiB", got)
+		}
+	} else if got := hostFile("memory", podCg, capped.ID(), "memory.limit_in_bytes"); got != strconv.Itoa(32<<20) {
 		t.Errorf("capped container's memory.limit_in_bytes = %s, want 32 MiB", got)
 	}
 	if got, _ := exec("app", "echo $MEM_LIMIT_MI $CPU_LIMIT_M"); got != "96 500" {
@@ -300,11 +315,24 @@ func TestPodLevelResources(t *testing.T) {
 	if err := pod.Remove(ctx); err != nil {
 		t.Fatalf("Remove: %v", err)
 	}
-	for _, hier := range []string{"memory", "cpu", "pids"} {
+	for _, hier := range []string{"", "memory", "cpu", "pids"} {
 		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", hier, podCg)); !os.IsNotExist(err) {
-			t.Errorf("pod cgroup left in %s after Remove: %v", hier, err)
+			t.Errorf("pod cgroup left in /sys/fs/cgroup/%s after Remove: %v", hier, err)
 		}
 	}
+}
+
+// cgroupV2 reports whether /sys/fs/cgroup is the unified cgroup v2 hierarchy; on a v1 host
+// (hybrid or not) it must have the v1 memory hierarchy, else the test is skipped.
+func cgroupV2(t *testing.T) bool {
+	t.Helper()
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		return true
+	}
+	if _, err := os.Stat("/sys/fs/cgroup/memory"); err != nil {
+		t.Skip("neither the unified cgroup v2 hierarchy nor the v1 memory controller at /sys/fs/cgroup")
+	}
+	return false
 }
 
 // TestPodCgroupOfUnmanagedPodRemoved: a pod with pod-level resources whose manager is gone is
@@ -312,9 +340,7 @@ func TestPodLevelResources(t *testing.T) {
 // (nothing manages it).
 func TestPodCgroupOfUnmanagedPodRemoved(t *testing.T) {
 	h := newHarness(t)
-	if _, err := os.Stat("/sys/fs/cgroup/memory"); err != nil {
-		t.Skip("covers cgroup v1 (this host's)")
-	}
+	v2 := cgroupV2(t)
 	gone := h.another(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -338,7 +364,11 @@ func TestPodCgroupOfUnmanagedPodRemoved(t *testing.T) {
 	if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { r, n := s.ReadyCount(); return r == n }); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(filepath.Join("/sys/fs/cgroup/memory", podCg, "memory.limit_in_bytes")); err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(64<<20) {
+	limitFile := filepath.Join("/sys/fs/cgroup/memory", podCg, "memory.limit_in_bytes")
+	if v2 {
+		limitFile = filepath.Join("/sys/fs/cgroup", podCg, "memory.max")
+	}
+	if b, err := os.ReadFile(limitFile); err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(64<<20) {
 		t.Fatalf("pod cgroup memory limit %q, %v", b, err)
 	}
 	if err := gone.Close(); err != nil {
@@ -354,7 +384,13 @@ func TestPodCgroupOfUnmanagedPodRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", podCg)); !os.IsNotExist(err) {
+		t.Errorf("pod cgroup left in /sys/fs/cgroup: %v", err)
+	}
 	for _, hier := range hs {
+		if v2 && !hier.IsDir() { // the root cgroup's files
+			continue
+		}
 		if _, err := os.Stat(filepath.Join("/sys/fs/cgroup", hier.Name(), podCg)); !os.IsNotExist(err) {
 			t.Errorf("pod cgroup left in %s: %v", hier.Name(), err)
 		}

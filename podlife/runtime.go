@@ -113,6 +113,9 @@ func (r *Runtime) connect(ctx context.Context) error {
 	explicit := addr != ""
 	if !explicit {
 		addr = DefaultAddress
+		if r.cfg.systemAddress != "" {
+			addr = r.cfg.systemAddress
+		}
 	}
 	c, err := dial(ctx, addr, r.cfg.Namespace, r.cfg.Snapshotter)
 	if err == nil {
