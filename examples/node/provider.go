@@ -31,6 +31,9 @@ type provider struct {
 	hostIP   string
 	opts     kube.Options
 	stateDir string // where the v1.Pods are kept for a restarted node (adopt.go); "" for none
+	// podSecurity is the Pod Security level pods are checked against when converted (the
+	// Runtime's own is privileged, as the node volumes are host directories).
+	podSecurity podlife.PodSecurityLevel
 	// tokens materializes the projected volumes with service-account tokens (projected.go);
 	// nil leaves them to kube.Convert, which refuses them.
 	tokens *projector
@@ -134,7 +137,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		}
 	}
 	if err == nil && len(vols) > 0 {
-		if err = pr.tokens.project(ctx, spec.Name, pod, vols); err != nil {
+		if err = pr.tokens.project(ctx, spec.Name, pod, vols, pr.resolver(spec.Name)); err != nil {
 			pr.removeVolumes(spec.Name)
 			pr.unregister(k, e)
 			err = errdefs.AsInvalidInput(fmt.Errorf("projected volumes: %w", err))
@@ -171,6 +174,12 @@ func (pr *provider) convert(ctx context.Context, pod *corev1.Pod) (podlife.PodSp
 
 // convertFrom is convert with the ConfigMaps and Secrets of src.
 func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *corev1.Pod) (podlife.PodSpec, []nodeVolume, error) {
+	return pr.convertWith(ctx, src, pod, true)
+}
+
+// convertWith is convertFrom, which records the conversion's warnings and errors as events on
+// the pod if record.
+func (pr *provider) convertWith(ctx context.Context, src objectSource, pod *corev1.Pod, record bool) (podlife.PodSpec, []nodeVolume, error) {
 	objs, err := src.objects(ctx, pod)
 	if err != nil {
 		return podlife.PodSpec{}, nil, err
@@ -178,7 +187,7 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 	orig := pod
 	var vols []nodeVolume
 	if pr.tokens != nil {
-		pod, vols = splitTokens(pod)
+		pod, vols = splitNodeVolumes(pod)
 	}
 	opts := pr.opts
 	opts.Namespace = pod.Namespace
@@ -187,7 +196,7 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 	opts.PodName = func(string, string) string { return pr.podName(orig) }
 	spec, warnings, err := kube.Convert(pod, objs, opts)
 	for _, w := range warnings {
-		if !handledByCluster(w.Path) {
+		if record && !handledByCluster(w.Path) {
 			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUnsupportedField, "%s: %s", w.Path, w.Message)
 		}
 	}
@@ -196,7 +205,9 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 		if errors.As(err, &le) {
 			msgs := make([]string, 0, len(le.Issues))
 			for _, is := range le.Issues {
-				pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonProviderFailed, "%s: %s", is.Path, is.Message)
+				if record {
+					pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonProviderFailed, "%s: %s", is.Path, is.Message)
+				}
 				msgs = append(msgs, is.Path+": "+is.Message)
 			}
 			return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %s", strings.Join(msgs, "; ")))
@@ -212,10 +223,25 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 		spec.Labels[labelName] = pod.Name
 	}
 	spec.Labels[labelUID] = string(pod.UID)
+	// The Pod Security level is checked here, before the node volumes become host directories
+	// (which baseline forbids): the pod is judged as the kubelet's admission judges it, with
+	// its configMap, secret, downwardAPI and projected volumes (main.go runs the Runtime at
+	// privileged).
+	if err := checkPodSecurity(pr.podSecurity, &spec); err != nil {
+		return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %w", err))
+	}
 	if len(vols) > 0 {
 		takeNodeVolumes(&spec, vols, pr.tokens.podDir(spec.Name))
 	}
 	return spec, vols, nil
+}
+
+// checkPodSecurity is podlife.CheckPodSecurity, with nothing checked at an unset level.
+func checkPodSecurity(level podlife.PodSecurityLevel, spec *podlife.PodSpec) error {
+	if level == "" {
+		return nil
+	}
+	return podlife.CheckPodSecurity(level, spec)
 }
 
 // UpdatePod keeps the pod's new metadata. podlife applies no change to a running pod's spec
@@ -236,7 +262,11 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	status := e.pod.Status
 	e.pod = pod.DeepCopy()
 	e.pod.Status = status
+	name := e.name
 	pr.mu.Unlock()
+	if pr.tokens != nil { // downwardAPI volumes follow the pod's labels and annotations
+		pr.tokens.kickPod(name)
+	}
 	for i, c := range pod.Spec.Containers {
 		if i < len(old.Spec.Containers) && old.Spec.Containers[i].Image != c.Image {
 			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUpdateIgnored,
