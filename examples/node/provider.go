@@ -123,7 +123,14 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if exists {
 		return nil
 	}
-	spec, vols, err := pr.convert(ctx, pod)
+	objs, err := pr.objects.objects(ctx, pod)
+	if err != nil {
+		return err
+	}
+	if reason, message, event := missingObjects(pod, objs); reason != "" {
+		return pr.createWaiting(k, pod, reason, message, event) // waiting.go
+	}
+	spec, vols, err := pr.convertObjects(pod, objs, true)
 	if err != nil {
 		return err
 	}
@@ -184,6 +191,11 @@ func (pr *provider) convertWith(ctx context.Context, src objectSource, pod *core
 	if err != nil {
 		return podlife.PodSpec{}, nil, err
 	}
+	return pr.convertObjects(pod, objs, record)
+}
+
+// convertObjects is convertWith with the ConfigMaps and Secrets objs.
+func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bool) (podlife.PodSpec, []nodeVolume, error) {
 	orig := pod
 	var vols []nodeVolume
 	if pr.tokens != nil {
