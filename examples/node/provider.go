@@ -107,10 +107,11 @@ func handledByCluster(path string) bool {
 }
 
 // CreatePod converts the pod with podlife/kube, against the ConfigMaps and Secrets it refers
-// to, and starts it. Dropped fields are recorded as UnsupportedField events. A pod that cannot
-// run is refused with an error that virtual-kubelet reports as the pod's ProviderFailed status
-// (and retries, so that a ConfigMap created later is picked up, as on a kubelet); each
-// offending field is also recorded as a ProviderFailed event.
+// to, and starts it. Dropped fields are recorded as UnsupportedField events. A pod whose
+// non-optional ConfigMap or Secret does not exist (yet) waits Pending for it, as on a kubelet
+// (waiting.go). A pod that cannot run is refused with an error that virtual-kubelet reports as
+// the pod's ProviderFailed status; each offending field is also recorded as a ProviderFailed
+// event.
 //
 // CreatePod returns once podlife has admitted the pod: its start sequence goes on in a
 // goroutine of the provider (starting.go), so that pods whose start never finishes do not hold
