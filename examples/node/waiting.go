@@ -10,14 +10,15 @@ import (
 	"github.com/podlife/podlife/podlife/kube"
 )
 
-// A pod that needs a ConfigMap or Secret the API server does not have yet is not refused on a
-// kubelet: it stays Pending, its containers Waiting, and starts once the object appears. A
-// missing volume source keeps the volume from mounting (reason ContainerCreating, a FailedMount
-// event "MountVolume.SetUp failed for volume ...: configmap \"x\" not found"); a missing env
-// source fails the container's configuration (reason CreateContainerConfigError, message
-// "configmap \"x\" not found"). References marked optional do not wait (kube.Convert skips
-// them). The node does the same: CreatePod registers such a pod with that status, and a
-// goroutine of the provider converts it again, with a back-off, until it can be admitted.
+// A pod that needs a ConfigMap or Secret (or a key of one) the API server does not have yet is
+// not refused on a kubelet: it stays Pending, its containers Waiting, and starts once the
+// object appears. A missing volume source keeps the volume from mounting (reason
+// ContainerCreating, a FailedMount event "MountVolume.SetUp failed for volume ...: configmap
+// \"x\" not found"); a missing env source fails the container's configuration (reason
+// CreateContainerConfigError, message "configmap \"x\" not found"). References marked optional
+// do not wait (kube.Convert skips them). The node does the same: CreatePod registers such a pod
+// with that status, and a goroutine of the provider converts it again, with a back-off, until
+// it can be admitted.
 
 // Waiting reasons of the containers of a pod whose objects are missing (the kubelet's).
 const (
@@ -32,63 +33,129 @@ const (
 	objectWaitMax     = 10 * time.Second
 )
 
-// missingObjects returns why pod cannot start without the ConfigMaps and Secrets objs lacks:
-// the kubelet's waiting reason, its message, and for a volume the FailedMount event's message;
-// reason is "" when every non-optional reference is in objs.
+// missingObjects returns why pod cannot start without the ConfigMaps and Secrets objs lacks,
+// or the keys they lack: the kubelet's waiting reason, its message, and for a volume the
+// FailedMount event's message; reason is "" when every non-optional reference is in objs.
 func missingObjects(pod *corev1.Pod, objs kube.Objects) (reason, message, event string) {
-	notFound := func(kind, name string) string { return fmt.Sprintf("%s %q not found", kind, name) }
-	has := func(kind, name string) bool {
-		if kind == "configmap" {
-			return objs.ConfigMaps[name] != nil
-		}
-		return objs.Secrets[name] != nil
-	}
 	for _, v := range pod.Spec.Volumes {
-		var kind, name string
+		var msg string
 		switch {
 		case v.ConfigMap != nil && !isTrue(v.ConfigMap.Optional):
-			kind, name = "configmap", v.ConfigMap.Name
+			msg = volumeMissing(objs, "configmap", v.ConfigMap.Name, v.ConfigMap.Items)
 		case v.Secret != nil && !isTrue(v.Secret.Optional):
-			kind, name = "secret", v.Secret.SecretName
+			msg = volumeMissing(objs, "secret", v.Secret.SecretName, v.Secret.Items)
 		case v.Projected != nil:
 			for _, s := range v.Projected.Sources {
-				if s.ConfigMap != nil && !isTrue(s.ConfigMap.Optional) && !has("configmap", s.ConfigMap.Name) {
-					kind, name = "configmap", s.ConfigMap.Name
+				if msg == "" && s.ConfigMap != nil && !isTrue(s.ConfigMap.Optional) {
+					msg = volumeMissing(objs, "configmap", s.ConfigMap.Name, s.ConfigMap.Items)
 				}
-				if s.Secret != nil && !isTrue(s.Secret.Optional) && !has("secret", s.Secret.Name) {
-					kind, name = "secret", s.Secret.Name
+				if msg == "" && s.Secret != nil && !isTrue(s.Secret.Optional) {
+					msg = volumeMissing(objs, "secret", s.Secret.Name, s.Secret.Items)
 				}
 			}
 		}
-		if kind != "" && !has(kind, name) {
-			msg := notFound(kind, name)
+		if msg != "" {
 			return reasonContainerCreating, "", fmt.Sprintf("MountVolume.SetUp failed for volume %q : %s", v.Name, msg)
 		}
 	}
 	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 		for _, c := range cs {
 			for _, e := range c.Env {
-				if e.ValueFrom == nil {
-					continue
+				var msg string
+				switch {
+				case e.ValueFrom == nil:
+				case e.ValueFrom.ConfigMapKeyRef != nil && !isTrue(e.ValueFrom.ConfigMapKeyRef.Optional):
+					r := e.ValueFrom.ConfigMapKeyRef
+					msg = envMissing(pod, objs, "configmap", r.Name, r.Key)
+				case e.ValueFrom.SecretKeyRef != nil && !isTrue(e.ValueFrom.SecretKeyRef.Optional):
+					r := e.ValueFrom.SecretKeyRef
+					msg = envMissing(pod, objs, "secret", r.Name, r.Key)
 				}
-				if r := e.ValueFrom.ConfigMapKeyRef; r != nil && !isTrue(r.Optional) && !has("configmap", r.Name) {
-					return reasonCreateContainerConfigError, notFound("configmap", r.Name), ""
-				}
-				if r := e.ValueFrom.SecretKeyRef; r != nil && !isTrue(r.Optional) && !has("secret", r.Name) {
-					return reasonCreateContainerConfigError, notFound("secret", r.Name), ""
+				if msg != "" {
+					return reasonCreateContainerConfigError, msg, ""
 				}
 			}
 			for _, ef := range c.EnvFrom {
-				if r := ef.ConfigMapRef; r != nil && !isTrue(r.Optional) && !has("configmap", r.Name) {
-					return reasonCreateContainerConfigError, notFound("configmap", r.Name), ""
+				var msg string
+				if r := ef.ConfigMapRef; r != nil && !isTrue(r.Optional) {
+					msg = envMissing(pod, objs, "configmap", r.Name, "")
 				}
-				if r := ef.SecretRef; r != nil && !isTrue(r.Optional) && !has("secret", r.Name) {
-					return reasonCreateContainerConfigError, notFound("secret", r.Name), ""
+				if r := ef.SecretRef; r != nil && !isTrue(r.Optional) {
+					msg = envMissing(pod, objs, "secret", r.Name, "")
+				}
+				if msg != "" {
+					return reasonCreateContainerConfigError, msg, ""
 				}
 			}
 		}
 	}
 	return "", "", ""
+}
+
+// keys returns the keys of the ConfigMap (kind "configmap") or Secret name in objs, and
+// whether it is there.
+func keys(objs kube.Objects, kind, name string) (map[string]bool, bool) {
+	out := map[string]bool{}
+	if kind == "configmap" {
+		cm := objs.ConfigMaps[name]
+		if cm == nil {
+			return nil, false
+		}
+		for k := range cm.Data {
+			out[k] = true
+		}
+		for k := range cm.BinaryData {
+			out[k] = true
+		}
+		return out, true
+	}
+	sec := objs.Secrets[name]
+	if sec == nil {
+		return nil, false
+	}
+	for k := range sec.Data {
+		out[k] = true
+	}
+	for k := range sec.StringData {
+		out[k] = true
+	}
+	return out, true
+}
+
+// volumeMissing is the kubelet's error setting up a volume of the object (its items' keys
+// included), "" if there is none.
+func volumeMissing(objs kube.Objects, kind, name string, items []corev1.KeyToPath) string {
+	have, ok := keys(objs, kind, name)
+	if !ok {
+		return fmt.Sprintf("%s %q not found", kind, name)
+	}
+	for _, it := range items {
+		if have[it.Key] {
+			continue
+		}
+		if kind == "configmap" {
+			return "configmap references non-existent config key: " + it.Key
+		}
+		return "references non-existent secret key: " + it.Key
+	}
+	return ""
+}
+
+// envMissing is the kubelet's error making a container's environment from the object (and
+// key, if not ""), "" if there is none.
+func envMissing(pod *corev1.Pod, objs kube.Objects, kind, name, key string) string {
+	have, ok := keys(objs, kind, name)
+	if !ok {
+		return fmt.Sprintf("%s %q not found", kind, name)
+	}
+	if key == "" || have[key] {
+		return ""
+	}
+	object := "ConfigMap"
+	if kind == "secret" {
+		object = "Secret"
+	}
+	return fmt.Sprintf("couldn't find key %s in %s %s/%s", key, object, pod.Namespace, name)
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

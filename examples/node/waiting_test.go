@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/podlife/podlife/podlife/kube"
@@ -14,14 +15,15 @@ import (
 // object's "not found"; optional references and objects that exist hold nothing up.
 func TestMissingObjects(t *testing.T) {
 	ref := func(n string) corev1.LocalObjectReference { return corev1.LocalObjectReference{Name: n} }
-	objs := kube.Objects{ConfigMaps: map[string]*corev1.ConfigMap{"there": {}}, Secrets: map[string]*corev1.Secret{"there": {}}}
+	objs := kube.Objects{ConfigMaps: map[string]*corev1.ConfigMap{"there": {Data: map[string]string{"a": "1"}}},
+		Secrets: map[string]*corev1.Secret{"there": {Data: map[string][]byte{"b": []byte("2")}}}}
 	for _, c := range []struct {
 		name                   string
 		spec                   corev1.PodSpec
 		reason, message, event string
 	}{
 		{"all there", corev1.PodSpec{
-			Volumes: []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: ref("there")}}}},
+			Volumes:    []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: ref("there")}}}},
 			Containers: []corev1.Container{{EnvFrom: []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: ref("there")}}}}},
 		}, "", "", ""},
 		{"optional", corev1.PodSpec{
@@ -35,12 +37,20 @@ func TestMissingObjects(t *testing.T) {
 				{Secret: &corev1.SecretProjection{LocalObjectReference: ref("gone")}},
 			}}}}},
 		}, reasonContainerCreating, "", `MountVolume.SetUp failed for volume "v" : secret "gone" not found`},
+		{"volume key", corev1.PodSpec{
+			Volumes: []corev1.Volume{{Name: "v", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: ref("there"), Items: []corev1.KeyToPath{{Key: "a", Path: "a"}, {Key: "z", Path: "z"}}}}}},
+		}, reasonContainerCreating, "", `MountVolume.SetUp failed for volume "v" : configmap references non-existent config key: z`},
+		{"env key", corev1.PodSpec{
+			Containers: []corev1.Container{{Env: []corev1.EnvVar{{Name: "X", ValueFrom: &corev1.EnvVarSource{
+				SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: ref("there"), Key: "z"}}}}}},
+		}, reasonCreateContainerConfigError, "couldn't find key z in Secret ns/there", ""},
 		{"env", corev1.PodSpec{
 			InitContainers: []corev1.Container{{Env: []corev1.EnvVar{{Name: "X", ValueFrom: &corev1.EnvVarSource{
 				ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: ref("gone"), Key: "k"}}}}}},
 		}, reasonCreateContainerConfigError, `configmap "gone" not found`, ""},
 	} {
-		reason, message, event := missingObjects(&corev1.Pod{Spec: c.spec}, objs)
+		reason, message, event := missingObjects(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns"}, Spec: c.spec}, objs)
 		if reason != c.reason || message != c.message || event != c.event {
 			t.Errorf("%s: %q %q %q, want %q %q %q", c.name, reason, message, event, c.reason, c.message, c.event)
 		}
