@@ -34,8 +34,9 @@ type provider struct {
 	// podSecurity is the Pod Security level pods are checked against when converted (the
 	// Runtime's own is privileged, as the node volumes are host directories).
 	podSecurity podlife.PodSecurityLevel
-	// tokens materializes the projected volumes with service-account tokens (projected.go);
-	// nil leaves them to kube.Convert, which refuses them.
+	// tokens materializes the configMap, secret, downwardAPI and projected volumes, tokens
+	// included, and keeps them up to date (projected.go, volumesync.go); nil leaves them to
+	// kube.Convert, which writes files once and refuses serviceAccountToken sources.
 	tokens *projector
 
 	life   context.Context // the start goroutines' (starting.go), ended by close
