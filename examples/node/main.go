@@ -158,6 +158,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		labels[k] = v
 	}
 
+	switch podlife.PodSecurityLevel(c.podSecurity) {
+	case podlife.PodSecurityPrivileged, podlife.PodSecurityBaseline, podlife.PodSecurityRestricted:
+	default:
+		return fmt.Errorf("--pod-security %q: want privileged, baseline or restricted", c.podSecurity)
+	}
 	rtCfg := podlife.Config{
 		Address:         c.containerd,
 		Embedded:        podlife.EmbeddedConfig{Binary: c.binary},
@@ -166,7 +171,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		ContainerLogger: c.logger,
 		Logger:          log.With("component", "podlife"),
 		Bridge:          cni.BridgeConfig{Bridge: c.bridge},
-		PodSecurity:     podlife.PodSecurityLevel(c.podSecurity),
+		// The provider checks the level on the pods as converted, before their configMap,
+		// secret, downwardAPI and projected volumes become host directories (provider.go).
+		PodSecurity: podlife.PodSecurityPrivileged,
 	}
 	if c.bridge != "" {
 		rtCfg.Bridge.Name = c.bridge
@@ -226,6 +233,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	prov := newProvider(rt, objectSource{client: client.CoreV1(), forbiddenWait: 10 * time.Second}, recorder,
 		log.With("component", "provider"), c.nodeIP, kube.Options{Allocatable: nodeObj.Status.Allocatable})
 	prov.stateDir = c.stateDir
+	prov.podSecurity = podlife.PodSecurityLevel(c.podSecurity)
 	prov.tokens = newProjector(client.CoreV1(), filepath.Join(c.stateDir, "k8s-volumes"), c.tokenMaxAge, log.With("component", "tokens"))
 	defer prov.close() // before rt.Close: the starts in progress are left to the next process
 	n, err := newKubeletNode(kubeletNodeConfig{

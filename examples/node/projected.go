@@ -10,14 +10,15 @@ import (
 )
 
 // podlife alone has no API server to issue service-account tokens, so kube.Convert refuses a
-// projected volume's serviceAccountToken source; on a node of a cluster there is one. The node
-// therefore materializes every projected volume that has such a source itself, as the kubelet
-// does: kube.Convert resolves the volume's other sources (configMap, secret, downwardAPI: their
-// items, modes, defaultMode, optional) into files as for any projected volume, the node asks
-// the API server for the tokens (tokens.go), writes the whole payload into a host directory of
-// the pod with the kubelet's atomic writer layout (atomicwriter.go), and the pod gets that
-// directory as a hostPath volume mounted read-only. The node rewrites it when a token is due
-// for refresh and removes it with the pod.
+// projected volume's serviceAccountToken source; and its files volumes are written once, where
+// the kubelet keeps configMap, secret, downwardAPI and projected volumes up to date with their
+// objects and the pod's metadata. The node therefore materializes every volume of those kinds
+// itself, as the kubelet does: kube.Convert resolves the volume's files (items, modes,
+// defaultMode, optional) as for podlife alone, the node asks the API server for the tokens of
+// projected serviceAccountToken sources (tokens.go), writes the whole payload into a host
+// directory of the pod with the kubelet's atomic writer layout (atomicwriter.go), and the pod
+// gets that directory as a hostPath volume mounted read-only. The node rewrites it when a token
+// is due for refresh or the files changed (volumesync.go), and removes it with the pod.
 
 // tokenSource is a serviceAccountToken source of a projected volume.
 type tokenSource struct {
@@ -29,7 +30,7 @@ type tokenSource struct {
 	issued issuedToken // the token last written, and when to refresh it (tokens.go)
 }
 
-// nodeVolume is a projected volume the node materializes.
+// nodeVolume is a configMap, secret, downwardAPI or projected volume the node materializes.
 type nodeVolume struct {
 	name   string
 	tokens []tokenSource
@@ -40,13 +41,18 @@ type nodeVolume struct {
 // source (1 h); the API server refuses less than 10 minutes.
 const defaultTokenExpiration = 3600
 
-// splitTokens returns a copy of pod whose projected volumes' serviceAccountToken sources are
-// replaced by empty ones (so that kube.Convert converts the rest, and its paths keep their
-// indices), and those sources, by volume. A pod without any is returned as it is.
-func splitTokens(pod *corev1.Pod) (*corev1.Pod, []nodeVolume) {
+// splitNodeVolumes returns the node volumes of pod: its configMap, secret, downwardAPI and
+// projected volumes, with the serviceAccountToken sources of the projected ones; and a copy of
+// pod whose serviceAccountToken sources are replaced by empty ones (so that kube.Convert
+// converts the rest, and its paths keep their indices). A pod without any token source is
+// returned as it is.
+func splitNodeVolumes(pod *corev1.Pod) (*corev1.Pod, []nodeVolume) {
 	var vols []nodeVolume
 	var out *corev1.Pod
 	for i, v := range pod.Spec.Volumes {
+		if v.ConfigMap != nil || v.Secret != nil || v.DownwardAPI != nil || v.Projected != nil {
+			vols = append(vols, nodeVolume{name: v.Name})
+		}
 		if v.Projected == nil {
 			continue
 		}
@@ -54,7 +60,7 @@ func splitTokens(pod *corev1.Pod) (*corev1.Pod, []nodeVolume) {
 		if m := v.Projected.DefaultMode; m != nil {
 			mode = os.FileMode(*m) & os.ModePerm
 		}
-		var nv *nodeVolume
+		nv := &vols[len(vols)-1]
 		for j, s := range v.Projected.Sources {
 			t := s.ServiceAccountToken
 			if t == nil || s.ConfigMap != nil || s.Secret != nil || s.DownwardAPI != nil || s.ClusterTrustBundle != nil || s.PodCertificate != nil {
@@ -62,10 +68,6 @@ func splitTokens(pod *corev1.Pod) (*corev1.Pod, []nodeVolume) {
 			}
 			if out == nil {
 				out = pod.DeepCopy()
-			}
-			if nv == nil {
-				vols = append(vols, nodeVolume{name: v.Name})
-				nv = &vols[len(vols)-1]
 			}
 			exp := int64(defaultTokenExpiration)
 			if t.ExpirationSeconds != nil {
@@ -76,7 +78,7 @@ func splitTokens(pod *corev1.Pod) (*corev1.Pod, []nodeVolume) {
 		}
 	}
 	if out == nil {
-		return pod, nil
+		return pod, vols
 	}
 	return out, vols
 }

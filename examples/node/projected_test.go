@@ -81,11 +81,11 @@ func TestWriteAtomic(t *testing.T) {
 	}
 }
 
-// TestSplitTokens: the serviceAccountToken sources of projected volumes go to the node (with
-// the API's defaults), the other sources stay for kube.Convert at their indices, and a pod
-// without tokens is left as it is; takeNodeVolumes makes those volumes read-only host
-// directories.
-func TestSplitTokens(t *testing.T) {
+// TestSplitNodeVolumes: configMap, secret, downwardAPI and projected volumes are the node's,
+// the serviceAccountToken sources of projected volumes go to the node (with the API's
+// defaults), the other sources stay for kube.Convert at their indices, and a pod without tokens
+// is left as it is; takeNodeVolumes makes those volumes read-only host directories.
+func TestSplitNodeVolumes(t *testing.T) {
 	pod := &corev1.Pod{Spec: corev1.PodSpec{
 		Containers: []corev1.Container{{Name: "app"}},
 		Volumes: []corev1.Volume{
@@ -98,34 +98,38 @@ func TestSplitTokens(t *testing.T) {
 					{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "vault", Audience: "vault"}},
 				}}}},
 		}}}
-	conv, vols := splitTokens(pod)
+	conv, vols := splitNodeVolumes(pod)
 	if conv == pod || pod.Spec.Volumes[1].Projected.Sources[0].ServiceAccountToken == nil {
-		t.Fatal("splitTokens changed the pod it was given")
+		t.Fatal("splitNodeVolumes changed the pod it was given")
 	}
 	if src := conv.Spec.Volumes[1].Projected.Sources; src[0].ServiceAccountToken != nil || src[2].ServiceAccountToken != nil || src[1].ConfigMap == nil {
 		t.Errorf("sources left to kube.Convert: %+v", src)
 	}
 	want := []tokenSource{{path: "token", expirationSeconds: 3607, mode: 0o640}, {path: "vault", audience: "vault", expirationSeconds: 3600, mode: 0o640}}
-	if len(vols) != 1 || vols[0].name != "kube-api-access" || !slices.Equal(vols[0].tokens, want) {
-		t.Errorf("node volumes %+v, want kube-api-access with %+v", vols, want)
+	if len(vols) != 2 || vols[0].name != "cfg" || len(vols[0].tokens) != 0 || vols[1].name != "kube-api-access" || !slices.Equal(vols[1].tokens, want) {
+		t.Errorf("node volumes %+v, want cfg, and kube-api-access with %+v", vols, want)
 	}
-	if p, v := splitTokens(&corev1.Pod{}); p == nil || v != nil {
+	if p, v := splitNodeVolumes(&corev1.Pod{}); p == nil || v != nil {
 		t.Errorf("a pod without tokens: %v, %v", p, v)
 	}
 
 	spec := podlife.PodSpec{
-		Volumes: []podlife.Volume{{Name: "cfg", Files: &podlife.FilesVolume{}},
-			{Name: "kube-api-access", Files: &podlife.FilesVolume{Files: []podlife.File{{Path: "ca.crt"}}}}},
-		Containers: []podlife.ContainerSpec{{Name: "app", VolumeMounts: []podlife.VolumeMount{{Name: "kube-api-access", MountPath: "/sa"}, {Name: "cfg", MountPath: "/cfg"}}}},
+		Volumes: []podlife.Volume{{Name: "cfg", Files: &podlife.FilesVolume{Files: []podlife.File{{Path: "key"}}}},
+			{Name: "kube-api-access", Files: &podlife.FilesVolume{Files: []podlife.File{{Path: "ca.crt"}}}},
+			{Name: "scratch", EmptyDir: &podlife.EmptyDirVolume{}}},
+		Containers: []podlife.ContainerSpec{{Name: "app", VolumeMounts: []podlife.VolumeMount{{Name: "kube-api-access", MountPath: "/sa"}, {Name: "cfg", MountPath: "/cfg"}, {Name: "scratch", MountPath: "/tmp"}}}},
 	}
 	takeNodeVolumes(&spec, vols, "/state/k8s-volumes/p")
 	if h := spec.Volumes[1].HostPath; h == nil || h.Path != "/state/k8s-volumes/p/kube-api-access" || spec.Volumes[1].Files != nil {
 		t.Errorf("node volume %+v, want a hostPath of the pod's directory", spec.Volumes[1])
 	}
-	if spec.Volumes[0].Files == nil || !spec.Containers[0].VolumeMounts[0].ReadOnly || spec.Containers[0].VolumeMounts[1].ReadOnly {
-		t.Errorf("volumes %+v, mounts %+v", spec.Volumes, spec.Containers[0].VolumeMounts)
+	if h := spec.Volumes[0].HostPath; h == nil || h.Path != "/state/k8s-volumes/p/cfg" || spec.Volumes[2].EmptyDir == nil {
+		t.Errorf("volumes %+v", spec.Volumes)
 	}
-	if len(vols[0].files) != 1 || vols[0].files[0].Path != "ca.crt" {
+	if m := spec.Containers[0].VolumeMounts; !m[0].ReadOnly || !m[1].ReadOnly || m[2].ReadOnly {
+		t.Errorf("mounts %+v", m)
+	}
+	if len(vols[0].files) != 1 || vols[0].files[0].Path != "key" || len(vols[1].files) != 1 || vols[1].files[0].Path != "ca.crt" {
 		t.Errorf("files of the other sources: %+v", vols[0].files)
 	}
 }

@@ -31,8 +31,12 @@ type provider struct {
 	hostIP   string
 	opts     kube.Options
 	stateDir string // where the v1.Pods are kept for a restarted node (adopt.go); "" for none
-	// tokens materializes the projected volumes with service-account tokens (projected.go);
-	// nil leaves them to kube.Convert, which refuses them.
+	// podSecurity is the Pod Security level pods are checked against when converted (the
+	// Runtime's own is privileged, as the node volumes are host directories).
+	podSecurity podlife.PodSecurityLevel
+	// tokens materializes the configMap, secret, downwardAPI and projected volumes, tokens
+	// included, and keeps them up to date (projected.go, volumesync.go); nil leaves them to
+	// kube.Convert, which writes files once and refuses serviceAccountToken sources.
 	tokens *projector
 
 	life   context.Context // the start goroutines' (starting.go), ended by close
@@ -104,10 +108,11 @@ func handledByCluster(path string) bool {
 }
 
 // CreatePod converts the pod with podlife/kube, against the ConfigMaps and Secrets it refers
-// to, and starts it. Dropped fields are recorded as UnsupportedField events. A pod that cannot
-// run is refused with an error that virtual-kubelet reports as the pod's ProviderFailed status
-// (and retries, so that a ConfigMap created later is picked up, as on a kubelet); each
-// offending field is also recorded as a ProviderFailed event.
+// to, and starts it. Dropped fields are recorded as UnsupportedField events. A pod whose
+// non-optional ConfigMap or Secret does not exist (yet) waits Pending for it, as on a kubelet
+// (waiting.go). A pod that cannot run is refused with an error that virtual-kubelet reports as
+// the pod's ProviderFailed status; each offending field is also recorded as a ProviderFailed
+// event.
 //
 // CreatePod returns once podlife has admitted the pod: its start sequence goes on in a
 // goroutine of the provider (starting.go), so that pods whose start never finishes do not hold
@@ -120,7 +125,14 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if exists {
 		return nil
 	}
-	spec, vols, err := pr.convert(ctx, pod)
+	objs, err := pr.objects.objects(ctx, pod)
+	if err != nil {
+		return err
+	}
+	if reason, message, event := missingObjects(pod, objs); reason != "" {
+		return pr.createWaiting(k, pod, reason, message, event) // waiting.go
+	}
+	spec, vols, err := pr.convertObjects(pod, objs, true)
 	if err != nil {
 		return err
 	}
@@ -134,7 +146,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		}
 	}
 	if err == nil && len(vols) > 0 {
-		if err = pr.tokens.project(ctx, spec.Name, pod, vols); err != nil {
+		if err = pr.tokens.project(ctx, spec.Name, pod, vols, pr.resolver(spec.Name)); err != nil {
 			pr.removeVolumes(spec.Name)
 			pr.unregister(k, e)
 			err = errdefs.AsInvalidInput(fmt.Errorf("projected volumes: %w", err))
@@ -171,14 +183,25 @@ func (pr *provider) convert(ctx context.Context, pod *corev1.Pod) (podlife.PodSp
 
 // convertFrom is convert with the ConfigMaps and Secrets of src.
 func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *corev1.Pod) (podlife.PodSpec, []nodeVolume, error) {
+	return pr.convertWith(ctx, src, pod, true)
+}
+
+// convertWith is convertFrom, which records the conversion's warnings and errors as events on
+// the pod if record.
+func (pr *provider) convertWith(ctx context.Context, src objectSource, pod *corev1.Pod, record bool) (podlife.PodSpec, []nodeVolume, error) {
 	objs, err := src.objects(ctx, pod)
 	if err != nil {
 		return podlife.PodSpec{}, nil, err
 	}
+	return pr.convertObjects(pod, objs, record)
+}
+
+// convertObjects is convertWith with the ConfigMaps and Secrets objs.
+func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bool) (podlife.PodSpec, []nodeVolume, error) {
 	orig := pod
 	var vols []nodeVolume
 	if pr.tokens != nil {
-		pod, vols = splitTokens(pod)
+		pod, vols = splitNodeVolumes(pod)
 	}
 	opts := pr.opts
 	opts.Namespace = pod.Namespace
@@ -187,7 +210,7 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 	opts.PodName = func(string, string) string { return pr.podName(orig) }
 	spec, warnings, err := kube.Convert(pod, objs, opts)
 	for _, w := range warnings {
-		if !handledByCluster(w.Path) {
+		if record && !handledByCluster(w.Path) {
 			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUnsupportedField, "%s: %s", w.Path, w.Message)
 		}
 	}
@@ -196,7 +219,9 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 		if errors.As(err, &le) {
 			msgs := make([]string, 0, len(le.Issues))
 			for _, is := range le.Issues {
-				pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonProviderFailed, "%s: %s", is.Path, is.Message)
+				if record {
+					pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonProviderFailed, "%s: %s", is.Path, is.Message)
+				}
 				msgs = append(msgs, is.Path+": "+is.Message)
 			}
 			return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %s", strings.Join(msgs, "; ")))
@@ -212,10 +237,25 @@ func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *core
 		spec.Labels[labelName] = pod.Name
 	}
 	spec.Labels[labelUID] = string(pod.UID)
+	// The Pod Security level is checked here, before the node volumes become host directories
+	// (which baseline forbids): the pod is judged as the kubelet's admission judges it, with
+	// its configMap, secret, downwardAPI and projected volumes (main.go runs the Runtime at
+	// privileged).
+	if err := checkPodSecurity(pr.podSecurity, &spec); err != nil {
+		return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %w", err))
+	}
 	if len(vols) > 0 {
 		takeNodeVolumes(&spec, vols, pr.tokens.podDir(spec.Name))
 	}
 	return spec, vols, nil
+}
+
+// checkPodSecurity is podlife.CheckPodSecurity, with nothing checked at an unset level.
+func checkPodSecurity(level podlife.PodSecurityLevel, spec *podlife.PodSpec) error {
+	if level == "" {
+		return nil
+	}
+	return podlife.CheckPodSecurity(level, spec)
 }
 
 // UpdatePod keeps the pod's new metadata. podlife applies no change to a running pod's spec
@@ -236,7 +276,11 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	status := e.pod.Status
 	e.pod = pod.DeepCopy()
 	e.pod.Status = status
+	name := e.name
 	pr.mu.Unlock()
+	if pr.tokens != nil { // downwardAPI volumes follow the pod's labels and annotations
+		pr.tokens.kickPod(name)
+	}
 	for i, c := range pod.Spec.Containers {
 		if i < len(old.Spec.Containers) && old.Spec.Containers[i].Image != c.Image {
 			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUpdateIgnored,

@@ -45,6 +45,7 @@ type projector struct {
 	client        typedcorev1.CoreV1Interface
 	dir           string
 	maxAge        time.Duration
+	syncPeriod    time.Duration // how often the volumes' files are resolved again (volumesync.go)
 	forbiddenWait time.Duration // as objectSource's: the Node authorizer's graph may lag
 	log           *slog.Logger
 
@@ -59,12 +60,16 @@ type projection struct {
 	uid     int // the user all the pod's containers run as, -1 if they differ or one is unset
 	dir     string
 	volumes []nodeVolume
+	written [][]podlife.File // the files of each volume last written, tokens aside
+	// resolve returns the volumes' files as they are now (volumesync.go); nil for none.
+	resolve func(context.Context) ([]nodeVolume, error)
+	kick    chan struct{} // a resync asked for: the pod's metadata changed
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
 
 func newProjector(client typedcorev1.CoreV1Interface, dir string, maxAge time.Duration, log *slog.Logger) *projector {
-	return &projector{client: client, dir: dir, maxAge: maxAge, forbiddenWait: 10 * time.Second, log: log,
+	return &projector{client: client, dir: dir, maxAge: maxAge, syncPeriod: defaultVolumeSyncPeriod, forbiddenWait: 10 * time.Second, log: log,
 		pods: map[string]*projection{}}
 }
 
@@ -72,10 +77,12 @@ func newProjector(client typedcorev1.CoreV1Interface, dir string, maxAge time.Du
 func (pj *projector) podDir(name string) string { return filepath.Join(pj.dir, name) }
 
 // project writes the node volumes of pod (podlife name name) with fresh tokens, and refreshes
-// them until remove or close. A projection of the same pod already running is replaced.
-func (pj *projector) project(ctx context.Context, name string, pod *corev1.Pod, vols []nodeVolume) error {
+// them until remove or close: tokens when due, files when resolve (nil for never) returns
+// others. A projection of the same pod already running is replaced.
+func (pj *projector) project(ctx context.Context, name string, pod *corev1.Pod, vols []nodeVolume, resolve func(context.Context) ([]nodeVolume, error)) error {
 	pj.stop(name)
-	pp := &projection{pod: pod.DeepCopy(), gid: -1, uid: fsUser(pod), dir: pj.podDir(name), volumes: slices.Clone(vols)}
+	pp := &projection{pod: pod.DeepCopy(), gid: -1, uid: fsUser(pod), dir: pj.podDir(name), volumes: slices.Clone(vols),
+		written: make([][]podlife.File, len(vols)), resolve: resolve, kick: make(chan struct{}, 1)}
 	if sc := pod.Spec.SecurityContext; sc != nil && sc.FSGroup != nil {
 		pp.gid = int(*sc.FSGroup)
 	}
@@ -129,12 +136,16 @@ func (pj *projector) close() {
 	}
 }
 
-// keepFresh refreshes pp's tokens when they are due, until ctx ends.
+// keepFresh refreshes pp's tokens when they are due, and its files every syncPeriod or when
+// kicked, until ctx ends.
 func (pj *projector) keepFresh(ctx context.Context, pp *projection) {
 	k := key(pp.pod.Namespace, pp.pod.Name)
 	for {
 		next := pp.next()
-		if next.IsZero() { // no token: nothing to refresh
+		if pp.resolve != nil && (next.IsZero() || time.Until(next) > pj.syncPeriod) {
+			next = time.Now().Add(pj.syncPeriod)
+		}
+		if next.IsZero() { // no token, no files to follow: nothing to refresh
 			return
 		}
 		timer := time.NewTimer(time.Until(next))
@@ -142,10 +153,15 @@ func (pj *projector) keepFresh(ctx context.Context, pp *projection) {
 		case <-ctx.Done():
 			timer.Stop()
 			return
+		case <-pp.kick:
+			timer.Stop()
 		case <-timer.C:
 		}
+		if pp.resolve != nil {
+			pj.resync(ctx, pp)
+		}
 		if err := pj.refresh(ctx, pp, false); err != nil && ctx.Err() == nil {
-			pj.log.Warn("refresh service-account token", "pod", k, "err", err, "retry", tokenRetryDelay)
+			pj.log.Warn("refresh node volume", "pod", k, "err", err)
 		}
 	}
 }
@@ -164,7 +180,7 @@ func (pp *projection) next() time.Time {
 }
 
 // refresh requests the tokens that are due (all of them if all) and rewrites the volumes that
-// got one. A token refused is asked again after tokenRetryDelay, the old one left in place;
+// got one or whose files changed since last written (all of them if all). A token refused is asked again after tokenRetryDelay, the old one left in place;
 // with all, a refusal is the error and nothing is written.
 func (pj *projector) refresh(ctx context.Context, pp *projection, all bool) error {
 	var errs []error
@@ -185,7 +201,7 @@ func (pj *projector) refresh(ctx context.Context, pp *projection, all bool) erro
 			}
 			s.issued, renewed = issued, true
 		}
-		if !renewed || all && len(errs) > 0 {
+		if all && len(errs) > 0 || !all && !renewed && slices.EqualFunc(v.files, pp.written[i], sameFile) {
 			continue
 		}
 		files := make([]payloadFile, 0, len(v.files)+len(v.tokens))
@@ -205,7 +221,8 @@ func (pj *projector) refresh(ctx context.Context, pp *projection, all bool) erro
 			errs = append(errs, fmt.Errorf("volume %s: write: %w", v.name, err))
 			continue
 		}
-		pj.log.Debug("projected volume written", "pod", key(pp.pod.Namespace, pp.pod.Name), "volume", v.name, "next", pp.next())
+		pp.written[i] = v.files
+		pj.log.Debug("node volume written", "pod", key(pp.pod.Namespace, pp.pod.Name), "volume", v.name, "next", pp.next())
 	}
 	return errors.Join(errs...)
 }

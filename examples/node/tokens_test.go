@@ -49,7 +49,7 @@ func TestProjectorRefreshes(t *testing.T) {
 	vols := []nodeVolume{{name: "kube-api-access",
 		tokens: []tokenSource{{path: "token", audience: "vault", expirationSeconds: 3600, mode: 0o644}},
 		files:  []podlife.File{{Path: "namespace", Data: []byte("ns")}}}}
-	if err := pj.project(context.Background(), "p1", pod, vols); err != nil {
+	if err := pj.project(context.Background(), "p1", pod, vols, nil); err != nil {
 		t.Fatal(err)
 	}
 	vol := filepath.Join(dir, "p1", "kube-api-access")
