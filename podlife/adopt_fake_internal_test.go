@@ -279,12 +279,14 @@ func TestFakeAdoptStartupProbePassed(t *testing.T) {
 		t.Fatalf("%d startup probes before the adoption, want 1", startupsBefore)
 	}
 
+	// Counted before the adoption: the adopter's first readiness probe may run before Adopt
+	// returns (Close ended the first manager's probe workers).
+	readiesBefore := readies.Load()
 	a := newFakeAdopter(t, r, f, clk)
 	p, err := a.Adopt(ctx, spec)
 	if err != nil {
 		t.Fatalf("Adopt: %v", err)
 	}
-	readiesBefore := readies.Load()
 	f.waitCall(t, "readiness probe "+strconv.Itoa(int(readiesBefore)+1))
 	st, err := p.WaitFor(ctx, func(s PodStatus) bool { cs := containerStatus(s, "a"); return cs.Started && cs.Ready })
 	if err != nil {
