@@ -35,7 +35,7 @@ func (r *criReport) print(w io.Writer) {
 
 func (m *manyReport) print(w io.Writer) {
 	fmt.Fprintf(w, "\n%d bench pods started at once until all run, then removed at once\n\n", m.Pods)
-	fmt.Fprintf(w, "%-8s %12s %14s %12s %12s %12s %12s %12s\n", "", "all run ms", "one pod med/max", "removed ms",
+	fmt.Fprintf(w, "%-8s %12s %15s %12s %12s %12s %12s %12s\n", "", "all run ms", "one pod med/max", "removed ms",
 		"manager CPU", "containerd", "shims CPU", "machine CPU")
 	row := func(name string, r manyRun) {
 		ctrd := "(in mgr)"
@@ -47,6 +47,9 @@ func (m *manyReport) print(w io.Writer) {
 	}
 	row("podlife", m.Podlife)
 	row("CRI", m.CRI)
+	perPod := func(r manyRun) float64 { return (r.ManagerCPUMs + r.ContainerdCPU + r.ShimsCPUMs) / float64(m.Pods) }
+	fmt.Fprintf(w, "the pods' own stack (manager + containerd + shims), CPU per pod started: podlife %.0f ms, CRI %.0f ms\n",
+		perPod(m.Podlife), perPod(m.CRI))
 	fmt.Fprintf(w, "podlife / CRI: %.2fx until all run (CRI takes %.2fx), %.2fx to remove all (CRI takes %.2fx)\n",
 		m.Ratio, 1/m.Ratio, m.Stop, 1/m.Stop)
 }

@@ -4,7 +4,9 @@
 // kill, wait and delete both, CNI DEL, netns removal). It then measures what probes cost (many
 // pods with an exec and an httpGet probe each) and how long a start gated on a readiness
 // probe (DependsOn ... Ready) waits, what a pause (shareProcessNamespace) adds to a start, and
-// how the crun runtime class compares with runc (start, and exec-probe CPU).
+// how the crun runtime class compares with runc (start, and exec-probe CPU). Beside podlife it
+// runs the same pod through containerd's CRI plugin the way the kubelet calls it, on a second
+// private containerd of the same binary (one pod at a time, then many at once: cri*.go).
 //
 //	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
 //
@@ -50,7 +52,7 @@ func main() {
 		containerlogger.Serve() // -container-logger self
 	}
 	flag.Parse()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
