@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
+	"github.com/podlife/podlife/internal/procutil"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
@@ -28,13 +29,14 @@ const criNamespace = "k8s.io"
 // and subnet unique to the run) with the plugins podlife's bridge runs.
 type criDaemon struct {
 	dir, socket string
-	cmd         *exec.Cmd
-	exited      chan struct{}
-	conn        *grpc.ClientConn
-	rt          runtimeapi.RuntimeServiceClient
-	img         runtimeapi.ImageServiceClient
-	ctrd        *client.Client
-	net         criNetwork
+	// proc is containerd, started on an OS thread locked until it exits: Pdeathsig follows
+	// the thread that started it, and a thread podlife's netns code ends would stop it.
+	proc *procutil.Process
+	conn *grpc.ClientConn
+	rt   runtimeapi.RuntimeServiceClient
+	img  runtimeapi.ImageServiceClient
+	ctrd *client.Client
+	net  criNetwork
 	// cgroupParent holds every CRI pod's cgroup (one child per pod, as the kubelet's
 	// /kubepods/besteffort/pod<UID>); removed when the daemon closes.
 	cgroupParent string
@@ -48,7 +50,7 @@ type criDaemon struct {
 // startCRI starts the CRI containerd in dir with the busybox image and a sandbox image
 // imported into the k8s.io namespace, and waits until the CRI plugin reports its network ready.
 func startCRI(ctx context.Context, e *env, bin, dir string) (_ *criDaemon, err error) {
-	d := &criDaemon{dir: dir, socket: filepath.Join(dir, "c.sock"), exited: make(chan struct{}),
+	d := &criDaemon{dir: dir, socket: filepath.Join(dir, "c.sock"),
 		cgroupParent: "/plb-cri-" + e.runID, net: newCRINetwork(e, dir)}
 	_, statErr := os.Stat(filepath.Join(runcStateRoot, criNamespace))
 	d.runcRootExisted = statErr == nil
@@ -69,14 +71,13 @@ func startCRI(ctx context.Context, e *env, bin, dir string) (_ *criDaemon, err e
 		return nil, err
 	}
 	defer logFile.Close()
-	d.cmd = exec.Command(bin, "--config", config)
-	d.cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))
-	d.cmd.Stdout, d.cmd.Stderr = logFile, logFile
-	d.cmd.SysProcAttr = criSysProcAttr()
-	if err := d.cmd.Start(); err != nil {
+	cmd := exec.Command(bin, "--config", config)
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+":"+os.Getenv("PATH"))
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = criSysProcAttr()
+	if d.proc, err = procutil.Start(cmd); err != nil {
 		return nil, fmt.Errorf("start CRI containerd: %w", err)
 	}
-	go func() { _ = d.cmd.Wait(); close(d.exited) }()
 	if d.conn, err = grpc.NewClient("unix://"+d.socket, grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
 		return nil, err
 	}
@@ -133,8 +134,8 @@ func (d *criDaemon) waitReady(ctx context.Context) error {
 			last = err
 		}
 		select {
-		case <-d.exited:
-			return fmt.Errorf("CRI containerd exited; its log: %s", d.logTail())
+		case <-d.proc.Done():
+			return fmt.Errorf("CRI containerd exited (%v); its log: %s", d.proc.Err(), d.logTail())
 		case <-ctx.Done():
 			return fmt.Errorf("CRI containerd not ready: %w; its log: %s", last, d.logTail())
 		case <-time.After(50 * time.Millisecond):
@@ -190,14 +191,8 @@ func (d *criDaemon) close() error {
 	if d.conn != nil {
 		_ = d.conn.Close()
 	}
-	if d.cmd != nil && d.cmd.Process != nil {
-		_ = d.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-d.exited:
-		case <-time.After(20 * time.Second):
-			_ = d.cmd.Process.Kill()
-			<-d.exited
-		}
+	if d.proc != nil {
+		d.proc.Stop(20 * time.Second)
 	}
 	// Shims of this daemon name its socket; they exit once their tasks are deleted.
 	shims := podlifetest.Processes("\x00-address\x00" + d.socket + "\x00")

@@ -69,7 +69,7 @@ func (e *env) measureMany(ctx context.Context, d *criDaemon, rt *podlife.Runtime
 
 	// The CRI plugin.
 	cpods := make([]*criPod, k)
-	criPID := d.cmd.Process.Pid
+	criPID := d.proc.Pid()
 	c0, m0 = cpuTime(), pidCPU(criPID)
 	all, each, err = atOnce(k, func(i int) error {
 		var err error

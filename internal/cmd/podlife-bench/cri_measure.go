@@ -26,6 +26,9 @@ type criReport struct {
 	PodlifeStop     stat    `json:"podlife_stop"`
 	StartRatio      float64 `json:"start_ratio"` // podlife / CRI, medians
 	StopRatio       float64 `json:"stop_ratio"`
+	// CRISteps is where the CRI row's start goes: each kind of call's time (medians), the
+	// other calls and the bench's own file writes in "other".
+	CRISteps map[string]stat `json:"cri_steps"`
 	// Many is the many-pods-at-once measurement, if run.
 	Many      *manyReport `json:"many,omitempty"`
 	ManyError string      `json:"many_error,omitempty"`
@@ -55,6 +58,7 @@ func (e *env) measureCRI(ctx context.Context, bin string, n, many int) (rep *cri
 	}
 	defer rt.Close()
 	var cs, cp, ps, pp, cc, pc []time.Duration
+	steps := make([][]time.Duration, len(criSteps))
 	for i := -1; i < n; i++ {
 		c0, t0 := cpuTime(), time.Now()
 		p, err := d.runCRIPod(ctx, fmt.Sprintf("cri-%d", i+1), fmt.Sprintf("%s-%d", e.runID, i+1))
@@ -81,11 +85,18 @@ func (e *env) measureCRI(ctx context.Context, bin string, n, many int) (rep *cri
 		if i >= 0 {
 			cs, cp, ps, pp = append(cs, start), append(cp, stop), append(ps, pstart), append(pp, pstop)
 			cc, pc = append(cc, ccpu), append(pc, pcpu)
+			for j := range criSteps {
+				steps[j] = append(steps[j], p.steps[j])
+			}
 		}
 	}
 	rep = &criReport{Iterations: n, Pause: d.pause,
 		CRIStart: summarize(cs), CRIStop: summarize(cp), PodlifeStart: summarize(ps), PodlifeStop: summarize(pp),
 		CRIStartCPU: summarize(cc), PodlifeStartCPU: summarize(pc)}
+	rep.CRISteps = map[string]stat{}
+	for j, name := range criSteps {
+		rep.CRISteps[name] = summarize(steps[j])
+	}
 	rep.StartRatio = rep.PodlifeStart.Median / rep.CRIStart.Median
 	rep.StopRatio = rep.PodlifeStop.Median / rep.CRIStop.Median
 	if many > 0 {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 )
@@ -23,7 +24,13 @@ type criPod struct {
 	sandboxID      string
 	sandboxConfig  *runtimeapi.PodSandboxConfig
 	containerIDs   []string
+	// steps is the time spent in each kind of call of the start (criSteps), summed over the
+	// containers.
+	steps [len(criSteps)]time.Duration
 }
+
+// criSteps name the start's calls, in criPod.steps' order.
+var criSteps = [...]string{"RunPodSandbox", "CreateContainer", "StartContainer", "other"}
 
 // runCRIPod starts the bench pod the way the kubelet's SyncPod does for a new pod:
 // RunPodSandbox, PodSandboxStatus (the pod IP), then for each container in spec order
@@ -52,7 +59,11 @@ func (d *criDaemon) runCRIPod(ctx context.Context, name, uid string) (*criPod, e
 			SecurityContext: &runtimeapi.LinuxSandboxSecurityContext{NamespaceOptions: nsOpts, Seccomp: runtimeDefault},
 		},
 	}
+	t0 := time.Now()
+	defer func() { p.steps[3] = time.Since(t0) - p.steps[0] - p.steps[1] - p.steps[2] }()
+	t := time.Now()
 	sb, err := d.rt.RunPodSandbox(ctx, &runtimeapi.RunPodSandboxRequest{Config: p.sandboxConfig})
+	p.steps[0] = time.Since(t)
 	if err != nil {
 		return p, fmt.Errorf("RunPodSandbox: %w", err)
 	}
@@ -88,12 +99,17 @@ func (d *criDaemon) runCRIPod(ctx context.Context, name, uid string) (*criPod, e
 					Seccomp: runtimeDefault, NoNewPrivs: true},
 			},
 		}
+		t = time.Now()
 		cc, err := d.rt.CreateContainer(ctx, &runtimeapi.CreateContainerRequest{PodSandboxId: p.sandboxID, Config: cfg, SandboxConfig: p.sandboxConfig})
+		p.steps[1] += time.Since(t)
 		if err != nil {
 			return p, fmt.Errorf("CreateContainer %s: %w", c, err)
 		}
 		p.containerIDs = append(p.containerIDs, cc.ContainerId)
-		if _, err := d.rt.StartContainer(ctx, &runtimeapi.StartContainerRequest{ContainerId: cc.ContainerId}); err != nil {
+		t = time.Now()
+		_, err = d.rt.StartContainer(ctx, &runtimeapi.StartContainerRequest{ContainerId: cc.ContainerId})
+		p.steps[2] += time.Since(t)
+		if err != nil {
 			return p, fmt.Errorf("StartContainer %s: %w", c, err)
 		}
 	}

@@ -23,6 +23,11 @@ func (r *criReport) print(w io.Writer) {
 	row("podlife st. CPU", r.PodlifeStartCPU, 0)
 	row("CRI stop", r.CRIStop, 0)
 	row("podlife stop", r.PodlifeStop, r.StopRatio)
+	fmt.Fprintf(w, "CRI start, medians:")
+	for _, name := range criSteps {
+		fmt.Fprintf(w, " %s %.1f ms", name, r.CRISteps[name].Median)
+	}
+	fmt.Fprintf(w, " (CreateContainer and StartContainer: both containers)\n")
 	fmt.Fprintf(w, "the CRI row takes %.2fx podlife's time to start and %.2fx to tear down (medians)\n",
 		1/r.StartRatio, 1/r.StopRatio)
 	if r.Many != nil {
