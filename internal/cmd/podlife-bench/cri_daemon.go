@@ -56,7 +56,7 @@ func startCRI(ctx context.Context, e *env, bin, dir string) (_ *criDaemon, err e
 	d.runcRootExisted = statErr == nil
 	defer func() {
 		if err != nil {
-			d.close()
+			err = errors.Join(err, d.close())
 		}
 	}()
 	if err := d.net.writeConfList(); err != nil {
