@@ -43,6 +43,9 @@ func main() {
 	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
 	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass", "comma-separated measurements to run (runtimeclass needs crun)")
 	classPods := flag.Int("runtimeclass-probe-pods", 3, "pods of each runtime class with an exec probe every 100 ms, for runtimeclass (0: skip the probe cost)")
+	bridge := flag.String("bridge", "plbench0", "bridge device of the run's pods (another name lets two runs share the machine)")
+	subnet := flag.String("subnet", "10.251.0.0/16", "subnet of the run's pods")
+	scale := addScaleFlags()
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	containerLogger := flag.String("container-logger", "", `containers' logger: "" (podlife-logger, built for the run), "self" (this program re-executed, as the podlife CLI does), "none" (the managing process writes the logs), or a path`)
 	if containerlogger.Invoked() {
@@ -55,11 +58,12 @@ func main() {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
+	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{},
+		scale: scale, bridge: *bridge, subnet: *subnet}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
-		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" {
-			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass)\n", m)
+		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "probescale" && m != "manypods" {
+			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, probescale, manypods)\n", m)
 			os.Exit(2)
 		}
 		o.only[m] = true
@@ -98,7 +102,9 @@ type options struct {
 	containerLogger                                string // the -container-logger flag
 	n, pods, probePods, execPods, gated, classPods int
 	probeWindow                                    time.Duration
-	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass
+	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, probescale, manypods
+	scale                                          *scaleOptions   // probescale and manypods (scale.go)
+	bridge, subnet                                 string
 }
 
 func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*report, error) {
@@ -113,9 +119,13 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 	}
 	defer ctrd.Close()
 	version, _ := ctrd.Daemon.Version(ctx)
-	e := &env{dir: dir, ctrd: ctrd, subnet: netip.MustParsePrefix("10.251.0.0/16"), logger: logger,
+	subnet, err := netip.ParsePrefix(o.subnet)
+	if err != nil {
+		return nil, fmt.Errorf("-subnet: %w", err)
+	}
+	e := &env{dir: dir, ctrd: ctrd, subnet: subnet, logger: logger,
 		runID: strings.TrimPrefix(filepath.Base(dir), "plb-")}
-	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: "plbench0", Subnet: e.subnet,
+	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: o.bridge, Subnet: e.subnet,
 		StateDir: filepath.Join(dir, "cni"), PluginDirs: cnipath.Dirs("")})
 	if err != nil {
 		return nil, err
@@ -168,6 +178,9 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		if rep.RuntimeClass, err = e.measureRuntimeClass(ctx, o.n, o.classPods, o.probeWindow); err != nil {
 			rep.RuntimeClassError = err.Error()
 		}
+	}
+	if err := e.measureScale(ctx, o, rep); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }
