@@ -27,8 +27,10 @@ spec:
 `
 
 // `podlife stop` and `podlife rm` of many pods act on them concurrently: n pods whose
-// processes ignore SIGTERM stop in about one grace period, not n. Every pod's outcome is
-// reported; a name that is no pod fails (exit 1) without stopping the others.
+// processes ignore SIGTERM stop in about one grace period, not n, whether their supervisor
+// stops them (stop, asked through its control socket) or the command itself does once the
+// supervisor is gone (rm, each pod adopted for it). Every pod's outcome is reported; a name
+// that is no pod fails (exit 1) without stopping the others.
 func TestStopAndRemoveManyPodsConcurrently(t *testing.T) {
 	const (
 		n     = 8
@@ -54,7 +56,7 @@ func TestStopAndRemoveManyPodsConcurrently(t *testing.T) {
 	if err := os.WriteFile(file, []byte(manifest.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stdout, _ := c.runDetached(names[0], bridge, syscall.SIGTERM, "-f", file, "--busybox", "podlife.cli/busybox:1",
+	stdout, supervisor := c.runDetached(names[0], bridge, syscall.SIGTERM, "-f", file, "--busybox", "podlife.cli/busybox:1",
 		"--network", network, "--bridge", bridge, "--subnet", subnet)
 	t.Cleanup(func() { c.exec(append([]string{"rm", "--grace-period", "0"}, names...)...) })
 	for _, name := range names {
@@ -90,8 +92,13 @@ func TestStopAndRemoveManyPodsConcurrently(t *testing.T) {
 		t.Errorf("stop of %d pods took %v, want under %v (one after another: %v)", len(half), r.took, bound, time.Duration(len(half)*grace)*time.Second)
 	}
 
-	// rm of all of them and of a name that is no pod: the others are removed (the running half
-	// concurrently), the missing one is reported, the exit code says that one failed.
+	// The supervisor dies: rm acts on the pods itself. rm of all of them and of a name that is
+	// no pod: the others are removed (the running half concurrently), the missing one is
+	// reported, the exit code says that one failed.
+	if err := syscall.Kill(supervisor, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, supervisor)
 	r = c.exec(append(append([]string{"rm"}, names...), "rm-many-missing")...)
 	t.Logf("rm of %d pods (%d running, grace %ds each) took %v", n, n-len(half), grace, r.took)
 	if r.code != 1 || !strings.Contains(r.stderr, `"rm-many-missing"`) {
