@@ -34,7 +34,7 @@ spec:
 func TestStopAndRemoveManyPodsConcurrently(t *testing.T) {
 	const (
 		n     = 8
-		grace = 4 // seconds: n of them one after another would take n*grace
+		grace = 6 // seconds: n of them one after another would take n*grace
 	)
 	dir := cliTestDir(t)
 	bin := filepath.Join(dir, "podlife")
@@ -74,7 +74,7 @@ func TestStopAndRemoveManyPodsConcurrently(t *testing.T) {
 		return running == n
 	})
 	// Bound: one grace period, plus generous room for a loaded machine, well under the sum.
-	bound := time.Duration(grace)*time.Second + 6*time.Second
+	bound := time.Duration(grace)*time.Second + 8*time.Second
 
 	// stop of half of them: each waits its grace period, at the same time as the others.
 	half := names[:n/2]

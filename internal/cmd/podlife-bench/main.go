@@ -4,7 +4,9 @@
 // kill, wait and delete both, CNI DEL, netns removal). It then measures what probes cost (many
 // pods with an exec and an httpGet probe each) and how long a start gated on a readiness
 // probe (DependsOn ... Ready) waits, what a pause (shareProcessNamespace) adds to a start, and
-// how the crun runtime class compares with runc (start, and exec-probe CPU).
+// how the crun runtime class compares with runc (start, and exec-probe CPU). Off by default,
+// -only probescale,manypods measures 100 pods with httpGet or tcpSocket probes and 200 pods
+// started with bounded concurrency (scale.go).
 //
 //	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
 //
