@@ -45,7 +45,10 @@ func TestStopAndRemoveManyPodsConcurrently(t *testing.T) {
 	bridge := fmt.Sprintf("plrm%d", id%100000)
 	subnet := fmt.Sprintf("10.%d.%d.0/24", 90+id%50, id%250)
 	network := fmt.Sprintf("plrm-%d", id)
-	c := cliProc{t: t, bin: bin, common: []string{"--state-dir", filepath.Join(dir, "state")}}
+	// Every command gets the network flags: a pod without a manager is released with the
+	// caller's network config (issue 18 item 3), and the rm below must leave no rule behind.
+	c := cliProc{t: t, bin: bin, common: []string{"--state-dir", filepath.Join(dir, "state"),
+		"--network", network, "--bridge", bridge, "--subnet", subnet}}
 	var names []string
 	var manifest strings.Builder
 	for i := range n {
@@ -56,8 +59,7 @@ func TestStopAndRemoveManyPodsConcurrently(t *testing.T) {
 	if err := os.WriteFile(file, []byte(manifest.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stdout, supervisor := c.runDetached(names[0], bridge, syscall.SIGTERM, "-f", file, "--busybox", "podlife.cli/busybox:1",
-		"--network", network, "--bridge", bridge, "--subnet", subnet)
+	stdout, supervisor := c.runDetached(names[0], bridge, syscall.SIGTERM, "-f", file, "--busybox", "podlife.cli/busybox:1")
 	t.Cleanup(func() { c.exec(append([]string{"rm", "--grace-period", "0"}, names...)...) })
 	for _, name := range names {
 		if !strings.Contains(stdout, "pod/"+name+" started") {
@@ -114,5 +116,8 @@ func TestStopAndRemoveManyPodsConcurrently(t *testing.T) {
 	}
 	if l := c.ps(); len(l.Items) != 0 {
 		t.Errorf("pods left after rm: %+v", l.Items)
+	}
+	if out, err := exec.Command("iptables-save").Output(); err == nil && strings.Contains(string(out), `"`+network+`"`) {
+		t.Errorf("iptables rules of network %s left after rm", network)
 	}
 }
