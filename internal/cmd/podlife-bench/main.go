@@ -6,7 +6,9 @@
 // probe (DependsOn ... Ready) waits, what a pause (shareProcessNamespace) adds to a start, and
 // how the crun runtime class compares with runc (start, and exec-probe CPU). Beside podlife it
 // runs the same pod through containerd's CRI plugin the way the kubelet calls it, on a second
-// private containerd of the same binary (one pod at a time, then many at once: cri*.go).
+// private containerd of the same binary (one pod at a time, then many at once: cri*.go). Off by
+// default, -only probescale,manypods measures 100 pods with httpGet or tcpSocket probes and 200
+// pods started with bounded concurrency (scale.go).
 //
 //	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
 //
@@ -46,6 +48,9 @@ func main() {
 	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass,cri", "comma-separated measurements to run (runtimeclass needs crun; cri, the kubelet's path, a containerd 2.x)")
 	many := flag.Int("many", 50, "with cri: pods started at once on podlife and on the CRI plugin (0: skip it)")
 	classPods := flag.Int("runtimeclass-probe-pods", 3, "pods of each runtime class with an exec probe every 100 ms, for runtimeclass (0: skip the probe cost)")
+	bridge := flag.String("bridge", "plbench0", "bridge device of the run's pods (another name lets two runs share the machine)")
+	subnet := flag.String("subnet", "10.251.0.0/16", "subnet of the run's pods")
+	scale := addScaleFlags()
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	containerLogger := flag.String("container-logger", "", `containers' logger: "" (podlife-logger, built for the run), "self" (this program re-executed, as the podlife CLI does), "none" (the managing process writes the logs), or a path`)
 	if containerlogger.Invoked() {
@@ -58,11 +63,12 @@ func main() {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, many: *many, only: map[string]bool{}}
+	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, many: *many, only: map[string]bool{},
+		scale: scale, bridge: *bridge, subnet: *subnet}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
-		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "cri" {
-			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, cri)\n", m)
+		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "cri" && m != "probescale" && m != "manypods" {
+			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods)\n", m)
 			os.Exit(2)
 		}
 		o.only[m] = true
@@ -102,7 +108,9 @@ type options struct {
 	n, pods, probePods, execPods, gated, classPods int
 	many                                           int // pods at once, with cri
 	probeWindow                                    time.Duration
-	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, cri
+	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods
+	scale                                          *scaleOptions   // probescale and manypods (scale.go)
+	bridge, subnet                                 string
 }
 
 func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*report, error) {
@@ -117,9 +125,13 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 	}
 	defer ctrd.Close()
 	version, _ := ctrd.Daemon.Version(ctx)
-	e := &env{dir: dir, ctrd: ctrd, subnet: netip.MustParsePrefix("10.251.0.0/16"), logger: logger,
+	subnet, err := netip.ParsePrefix(o.subnet)
+	if err != nil {
+		return nil, fmt.Errorf("-subnet: %w", err)
+	}
+	e := &env{dir: dir, ctrd: ctrd, subnet: subnet, logger: logger,
 		runID: strings.TrimPrefix(filepath.Base(dir), "plb-")}
-	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: "plbench0", Subnet: e.subnet,
+	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: o.bridge, Subnet: e.subnet,
 		StateDir: filepath.Join(dir, "cni"), PluginDirs: cnipath.Dirs("")})
 	if err != nil {
 		return nil, err
@@ -179,6 +191,9 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		if rep.CRI, err = e.measureCRI(ctx, bin, o.n, o.many); err != nil {
 			rep.CRIError = err.Error()
 		}
+	}
+	if err := e.measureScale(ctx, o, rep); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

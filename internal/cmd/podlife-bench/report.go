@@ -72,6 +72,8 @@ type report struct {
 	RuntimeClassError     string              `json:"runtime_class_error,omitempty"`
 	CRI                   *criReport          `json:"cri,omitempty"`
 	CRIError              string              `json:"cri_error,omitempty"`
+	ProbeScale            *probeScaleReport   `json:"probe_scale,omitempty"`
+	ManyPods              *manyPodsReport     `json:"many_pods,omitempty"`
 }
 
 func (r *report) print(w io.Writer) {
@@ -93,6 +95,12 @@ func (r *report) print(w io.Writer) {
 	}
 	if r.RuntimeClass != nil {
 		r.RuntimeClass.print(w)
+	}
+	if r.ProbeScale != nil {
+		r.ProbeScale.print(w)
+	}
+	if r.ManyPods != nil {
+		r.ManyPods.print(w)
 	}
 	if r.RuntimeClassError != "" {
 		fmt.Fprintf(w, "\nruntimeClassName crun: not measured: %s\n", r.RuntimeClassError)
