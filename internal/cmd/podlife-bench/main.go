@@ -41,7 +41,9 @@ func main() {
 	execPods := flag.Int("probe-exec-pods", 10, "of the probe pods, how many really run their exec probe (each costs ~0.1 s of CPU a second)")
 	probeWindow := flag.Duration("probe-window", 15*time.Second, "length of each of the probe cost's four windows")
 	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
-	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass", "comma-separated measurements to run (runtimeclass needs crun)")
+	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass", "comma-separated measurements to run (runtimeclass needs crun; usage is not in the default)")
+	usagePods := flag.Int("usage-pods", 20, "pods sampled by the usage measurement")
+	usageRounds := flag.Int("usage-rounds", 10, "times the usage measurement samples each pod")
 	classPods := flag.Int("runtimeclass-probe-pods", 3, "pods of each runtime class with an exec probe every 100 ms, for runtimeclass (0: skip the probe cost)")
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	containerLogger := flag.String("container-logger", "", `containers' logger: "" (podlife-logger, built for the run), "self" (this program re-executed, as the podlife CLI does), "none" (the managing process writes the logs), or a path`)
@@ -55,11 +57,11 @@ func main() {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
+	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, usagePods: *usagePods, usageRounds: *usageRounds, only: map[string]bool{}}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
-		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" {
-			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass)\n", m)
+		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "usage" {
+			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, usage)\n", m)
 			os.Exit(2)
 		}
 		o.only[m] = true
@@ -98,6 +100,7 @@ type options struct {
 	containerLogger                                string // the -container-logger flag
 	n, pods, probePods, execPods, gated, classPods int
 	probeWindow                                    time.Duration
+	usagePods, usageRounds                         int
 	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass
 }
 
@@ -167,6 +170,11 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		// other figures stand without it.
 		if rep.RuntimeClass, err = e.measureRuntimeClass(ctx, o.n, o.classPods, o.probeWindow); err != nil {
 			rep.RuntimeClassError = err.Error()
+		}
+	}
+	if o.only["usage"] {
+		if rep.Usage, err = e.measureUsage(ctx, o.usagePods, o.usageRounds); err != nil {
+			return nil, fmt.Errorf("usage: %w", err)
 		}
 	}
 	return rep, nil

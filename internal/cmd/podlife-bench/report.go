@@ -70,6 +70,7 @@ type report struct {
 	SharedPID             *sharedPIDReport    `json:"shared_pid,omitempty"`
 	RuntimeClass          *runtimeClassReport `json:"runtime_class,omitempty"`
 	RuntimeClassError     string              `json:"runtime_class_error,omitempty"`
+	Usage                 *usageReport        `json:"usage,omitempty"`
 }
 
 func (r *report) print(w io.Writer) {
@@ -94,6 +95,9 @@ func (r *report) print(w io.Writer) {
 	}
 	if r.RuntimeClassError != "" {
 		fmt.Fprintf(w, "\nruntimeClassName crun: not measured: %s\n", r.RuntimeClassError)
+	}
+	if r.Usage != nil {
+		r.Usage.print(w)
 	}
 }
 
