@@ -1,6 +1,7 @@
 package ctrd
 
 import (
+	"context"
 	"errors"
 	"math"
 	"os"
@@ -55,6 +56,15 @@ func TestCgroupFSv1(t *testing.T) {
 	}
 	if _, err := (cgroupFS{}).read("ctr1", 42); err == nil {
 		t.Error("zero cgroupFS: no error")
+	}
+
+	// A task Sample saw running, whose process is still in its cgroup, is sampled from the
+	// cgroup's files alone (this client has no containerd to ask).
+	c := &Client{cgroups: fs}
+	c.running.set("ctr1", 42)
+	got, err := c.Sample(context.Background(), []string{"ctr1"})
+	if s := got["ctr1"]; err != nil || !s.Running || s.Pid != 42 || s.Metrics.CPUNanos != 2.5e9 {
+		t.Errorf("Sample of a known running task: %+v, %v", got, err)
 	}
 }
 

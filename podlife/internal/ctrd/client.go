@@ -16,8 +16,10 @@ import (
 type Client struct {
 	c           *client.Client
 	snapshotter string
-	// cgroups is where Sample reads the running containers' counters (the host's).
+	// cgroups is where Sample reads the running containers' counters (the host's); running
+	// are the tasks it saw running.
 	cgroups cgroupFS
+	running runningPIDs
 }
 
 // Dial connects to the containerd at address, with namespace as the default namespace of every

@@ -126,16 +126,26 @@ type Sample struct {
 	Metrics Metrics
 }
 
-// Sample reads the tasks of the containers ids: one state request per task (a container with
-// no task is left out of the result), then the counters of those that run from their cgroup's
-// files (the cgroup of the task's process, found in /proc/<pid>/cgroup, whose name must be the
-// container's ID). The tasks whose cgroup cannot be read so (podlife in a PID namespace or
-// cgroup layout of its own) are asked of containerd in one metrics request, which asks each
-// task's shim; the shim reads every controller's files, which costs several times as much CPU.
+// Sample reads the tasks of the containers ids (a container with no task is left out of the
+// result), and the counters of those that run from their cgroup's files: the cgroup of the
+// task's process, found in /proc/<pid>/cgroup, whose name must be the container's ID. A task
+// sampled running before whose process is still in its container's cgroup is running, with the
+// same process (a container's processes end with its first one): it costs no containerd request.
+// Any other task costs a state request (containerd asks its shim). The running tasks whose
+// cgroup cannot be read so (podlife in a PID namespace or cgroup layout of its own) are asked
+// of containerd in one metrics request, which asks each task's shim; the shim reads every
+// controller's files, which costs several times as much CPU.
 func (c *Client) Sample(ctx context.Context, ids []string) (map[string]Sample, error) {
 	out := make(map[string]Sample, len(ids))
 	var filters []string
 	for _, id := range ids {
+		if pid, ok := c.running.get(id); ok {
+			if m, err := c.cgroups.read(id, pid); err == nil {
+				out[id] = Sample{Running: true, Pid: pid, Metrics: m}
+				continue
+			}
+			c.running.forget(id)
+		}
 		resp, err := c.c.TaskService().Get(ctx, &tasks.GetRequest{ContainerID: id})
 		if err != nil {
 			if errdefs.IsNotFound(errgrpc.ToNative(err)) {
@@ -148,6 +158,7 @@ func (c *Client) Sample(ctx context.Context, ids []string) (map[string]Sample, e
 		if s.Running {
 			if m, err := c.cgroups.read(id, s.Pid); err == nil {
 				s.Metrics = m
+				c.running.set(id, s.Pid)
 			} else {
 				filters = append(filters, "id=="+strconv.Quote(id))
 			}
