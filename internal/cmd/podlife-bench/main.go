@@ -44,6 +44,8 @@ func main() {
 	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass", "comma-separated measurements to run (runtimeclass needs crun; usage is not in the default)")
 	usagePods := flag.Int("usage-pods", 20, "pods sampled by the usage measurement")
 	usageRounds := flag.Int("usage-rounds", 10, "times the usage measurement samples each pod")
+	bridge := flag.String("bridge", "plbench0", "the pods' bridge (another one than a concurrent run's)")
+	subnet := flag.String("subnet", "10.251.0.0/16", "the pods' subnet (another one than a concurrent run's)")
 	classPods := flag.Int("runtimeclass-probe-pods", 3, "pods of each runtime class with an exec probe every 100 ms, for runtimeclass (0: skip the probe cost)")
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	containerLogger := flag.String("container-logger", "", `containers' logger: "" (podlife-logger, built for the run), "self" (this program re-executed, as the podlife CLI does), "none" (the managing process writes the logs), or a path`)
@@ -57,7 +59,7 @@ func main() {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, usagePods: *usagePods, usageRounds: *usageRounds, only: map[string]bool{}}
+	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, usagePods: *usagePods, usageRounds: *usageRounds, bridge: *bridge, subnet: *subnet, only: map[string]bool{}}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
 		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "usage" {
@@ -101,6 +103,7 @@ type options struct {
 	n, pods, probePods, execPods, gated, classPods int
 	probeWindow                                    time.Duration
 	usagePods, usageRounds                         int
+	bridge, subnet                                 string          // the pods' bridge and subnet
 	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass
 }
 
@@ -116,9 +119,12 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 	}
 	defer ctrd.Close()
 	version, _ := ctrd.Daemon.Version(ctx)
-	e := &env{dir: dir, ctrd: ctrd, subnet: netip.MustParsePrefix("10.251.0.0/16"), logger: logger,
+	e := &env{dir: dir, ctrd: ctrd, logger: logger,
 		runID: strings.TrimPrefix(filepath.Base(dir), "plb-")}
-	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: "plbench0", Subnet: e.subnet,
+	if e.subnet, err = netip.ParsePrefix(o.subnet); err != nil {
+		return nil, fmt.Errorf("-subnet: %w", err)
+	}
+	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: o.bridge, Subnet: e.subnet,
 		StateDir: filepath.Join(dir, "cni"), PluginDirs: cnipath.Dirs("")})
 	if err != nil {
 		return nil, err
