@@ -16,8 +16,8 @@ import (
 	"github.com/containerd/typeurl/v2"
 )
 
-// Metrics is what a task's cgroup says it uses, from containerd's task metrics (cgroup v1 or
-// v2), in units of its own: nanoseconds and bytes.
+// Metrics is what a task's cgroup (v1 or v2) says it uses, read from the cgroup's files
+// (Sample) or from containerd's task metrics, in units of its own: nanoseconds and bytes.
 type Metrics struct {
 	// Timestamp is when containerd read the cgroup.
 	Timestamp time.Time
