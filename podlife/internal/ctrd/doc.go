@@ -15,7 +15,6 @@
 // What it does not own: OCI spec building (callers pass oci.SpecOpts, built in podlife), crash
 // points (podlife hits them around these calls), creating and removing cgroups, pinned
 // namespaces and shim sockets on the host, and every policy (what to create, when, and what an
-// error means). It must never
-// import package podlife or any of its other internal packages: the arrow points from podlife
-// to ctrd.
+// error means). It must never import package podlife or any of its other internal packages:
+// the arrow points from podlife to ctrd.
 package ctrd
