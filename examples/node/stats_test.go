@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	"k8s.io/utils/ptr"
+
+	"github.com/podlife/podlife/podlife"
 )
 
 // The rate is the counter's increase over the time between two samples of one attempt; a
@@ -96,5 +99,59 @@ func TestProcStatCPU(t *testing.T) {
 	h := readHostUsage()
 	if !h.cpuOK || h.cpuNanos == 0 || !h.memOK || h.workingSet == 0 || h.workingSet > h.total {
 		t.Fatalf("this host's usage: %+v", h)
+	}
+}
+
+// A pod's usage in the Summary: each container's counters, start time and rate (from the
+// previous request's sample; none for a restarted container's first sample), the pod's sums,
+// eth0 as the default interface.
+func TestUsageStats(t *testing.T) {
+	pr := &provider{}
+	t0 := time.Unix(1700000000, 0)
+	st := podlife.PodStatus{ContainerStatuses: []podlife.ContainerStatus{
+		{Name: "a", State: podlife.ContainerState{Running: &podlife.StateRunning{StartedAt: t0.Add(-time.Hour)}}},
+		{Name: "b", State: podlife.ContainerState{Running: &podlife.StateRunning{StartedAt: t0.Add(-time.Minute)}}},
+	}}
+	usage := func(at time.Time, attemptB int, cpuA, cpuB time.Duration) podlife.PodUsage {
+		return podlife.PodUsage{Name: "p", Timestamp: at, Containers: []podlife.ContainerUsage{
+			{Name: "a", Timestamp: at, CPU: cpuA, MemoryWorkingSet: 10 << 20, MemoryUsage: 12 << 20, MemoryRSS: 8 << 20, MemoryLimit: 64 << 20, Processes: 1},
+			{Name: "b", Attempt: attemptB, Timestamp: at, CPU: cpuB, MemoryWorkingSet: 5 << 20, MemoryUsage: 6 << 20, MemoryLimit: math.MaxInt64, Processes: 2},
+		}, Network: &podlife.NetworkUsage{Interfaces: []podlife.InterfaceUsage{{Name: "eth0", RxBytes: 100, TxBytes: 50}, {Name: "lo", RxBytes: 7}}}}
+	}
+	stats := func(u podlife.PodUsage) statsv1alpha1.PodStats {
+		ps := statsv1alpha1.PodStats{PodRef: statsv1alpha1.PodReference{UID: "uid"}}
+		pr.usageStats(&ps, st, u)
+		return ps
+	}
+	ps := stats(usage(t0, 0, time.Second, time.Second))
+	if len(ps.Containers) != 2 || ps.Containers[0].CPU.UsageNanoCores != nil || ps.CPU.UsageNanoCores != nil {
+		t.Fatalf("first sample: %+v, want two containers and no rates", ps)
+	}
+	a := ps.Containers[0]
+	if !a.StartTime.Equal(&metav1.Time{Time: t0.Add(-time.Hour)}) || *a.CPU.UsageCoreNanoSeconds != 1e9 ||
+		*a.Memory.WorkingSetBytes != 10<<20 || *a.Memory.AvailableBytes != 54<<20 || *a.Memory.RSSBytes != 8<<20 {
+		t.Errorf("container a: %+v %+v", a, a.Memory)
+	}
+	if ps.Containers[1].Memory.AvailableBytes != nil {
+		t.Errorf("container b, no limit: available %d", *ps.Containers[1].Memory.AvailableBytes)
+	}
+	if *ps.CPU.UsageCoreNanoSeconds != 2e9 || *ps.Memory.WorkingSetBytes != 15<<20 || *ps.ProcessStats.ProcessCount != 3 {
+		t.Errorf("pod sums: CPU %+v memory %+v processes %+v", ps.CPU, ps.Memory, ps.ProcessStats)
+	}
+	if ps.Network == nil || ps.Network.Name != "eth0" || *ps.Network.RxBytes != 100 || len(ps.Network.Interfaces) != 1 {
+		t.Errorf("network %+v", ps.Network)
+	}
+	// 2 s later: a used 1 s (half a core), b 2 s (a core).
+	ps = stats(usage(t0.Add(2*time.Second), 0, 2*time.Second, 3*time.Second))
+	if r := ps.Containers[0].CPU.UsageNanoCores; r == nil || *r != 5e8 {
+		t.Errorf("a's rate %v, want 5e8", r)
+	}
+	if r := ps.CPU.UsageNanoCores; r == nil || *r != 15e8 {
+		t.Errorf("pod's rate %v, want 15e8", r)
+	}
+	// b restarted: its counter starts again; no rate for it, nor for the pod.
+	ps = stats(usage(t0.Add(4*time.Second), 1, 3*time.Second, 100*time.Millisecond))
+	if ps.Containers[1].CPU.UsageNanoCores != nil || ps.CPU.UsageNanoCores != nil || ps.Containers[0].CPU.UsageNanoCores == nil {
+		t.Errorf("after b's restart: b %+v pod %+v, want no rate for either (a's kept)", ps.Containers[1].CPU, ps.CPU)
 	}
 }
