@@ -4,7 +4,9 @@
 // kill, wait and delete both, CNI DEL, netns removal). It then measures what probes cost (many
 // pods with an exec and an httpGet probe each) and how long a start gated on a readiness
 // probe (DependsOn ... Ready) waits, what a pause (shareProcessNamespace) adds to a start, and
-// how the crun runtime class compares with runc (start, and exec-probe CPU).
+// how the crun runtime class compares with runc (start, and exec-probe CPU). Beside podlife it
+// runs the same pod through containerd's CRI plugin the way the kubelet calls it, on a second
+// private containerd of the same binary (one pod at a time, then many at once: cri*.go).
 //
 //	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
 //
@@ -41,7 +43,8 @@ func main() {
 	execPods := flag.Int("probe-exec-pods", 10, "of the probe pods, how many really run their exec probe (each costs ~0.1 s of CPU a second)")
 	probeWindow := flag.Duration("probe-window", 15*time.Second, "length of each of the probe cost's four windows")
 	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
-	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass", "comma-separated measurements to run (runtimeclass needs crun; usage is not in the default)")
+	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass,cri", "comma-separated measurements to run (runtimeclass needs crun; cri, the kubelet's path, a containerd 2.x; usage is not in the default)")
+	many := flag.Int("many", 50, "with cri: pods started at once on podlife and on the CRI plugin (0: skip it)")
 	usagePods := flag.Int("usage-pods", 20, "pods sampled by the usage measurement")
 	usageRounds := flag.Int("usage-rounds", 10, "times the usage measurement samples each pod")
 	bridge := flag.String("bridge", "plbench0", "the pods' bridge (another one than a concurrent run's)")
@@ -53,17 +56,18 @@ func main() {
 		containerlogger.Serve() // -container-logger self
 	}
 	flag.Parse()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, usagePods: *usagePods, usageRounds: *usageRounds, bridge: *bridge, subnet: *subnet, only: map[string]bool{}}
+	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, many: *many,
+		usagePods: *usagePods, usageRounds: *usageRounds, bridge: *bridge, subnet: *subnet, only: map[string]bool{}}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
-		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "usage" {
-			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, usage)\n", m)
+		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "cri" && m != "usage" {
+			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, cri, usage)\n", m)
 			os.Exit(2)
 		}
 		o.only[m] = true
@@ -101,10 +105,11 @@ func (e *env) ns(what string) string { return "plb-" + e.runID + "-" + what }
 type options struct {
 	containerLogger                                string // the -container-logger flag
 	n, pods, probePods, execPods, gated, classPods int
+	many                                           int // pods at once, with cri
 	probeWindow                                    time.Duration
 	usagePods, usageRounds                         int
 	bridge, subnet                                 string          // the pods' bridge and subnet
-	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass
+	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, cri, usage
 }
 
 func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*report, error) {
@@ -176,6 +181,13 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		// other figures stand without it.
 		if rep.RuntimeClass, err = e.measureRuntimeClass(ctx, o.n, o.classPods, o.probeWindow); err != nil {
 			rep.RuntimeClassError = err.Error()
+		}
+	}
+	if o.only["cri"] {
+		// A containerd without the CRI plugin (or 1.x, whose config this bench does not
+		// write) leaves the other figures standing.
+		if rep.CRI, err = e.measureCRI(ctx, bin, o.n, o.many); err != nil {
+			rep.CRIError = err.Error()
 		}
 	}
 	if o.only["usage"] {

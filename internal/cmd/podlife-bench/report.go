@@ -70,6 +70,8 @@ type report struct {
 	SharedPID             *sharedPIDReport    `json:"shared_pid,omitempty"`
 	RuntimeClass          *runtimeClassReport `json:"runtime_class,omitempty"`
 	RuntimeClassError     string              `json:"runtime_class_error,omitempty"`
+	CRI                   *criReport          `json:"cri,omitempty"`
+	CRIError              string              `json:"cri_error,omitempty"`
 	Usage                 *usageReport        `json:"usage,omitempty"`
 }
 
@@ -95,6 +97,12 @@ func (r *report) print(w io.Writer) {
 	}
 	if r.RuntimeClassError != "" {
 		fmt.Fprintf(w, "\nruntimeClassName crun: not measured: %s\n", r.RuntimeClassError)
+	}
+	if r.CRI != nil {
+		r.CRI.print(w)
+	}
+	if r.CRIError != "" {
+		fmt.Fprintf(w, "\ncontainerd's CRI plugin: not measured: %s\n", r.CRIError)
 	}
 	if r.Usage != nil {
 		r.Usage.print(w)
