@@ -233,6 +233,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	prov := newProvider(rt, objectSource{client: client.CoreV1(), forbiddenWait: 10 * time.Second}, recorder,
 		log.With("component", "provider"), c.nodeIP, kube.Options{Allocatable: nodeObj.Status.Allocatable})
 	prov.stateDir = c.stateDir
+	prov.nodeName = c.nodeName
 	prov.podSecurity = podlife.PodSecurityLevel(c.podSecurity)
 	prov.tokens = newProjector(client.CoreV1(), filepath.Join(c.stateDir, "k8s-volumes"), c.tokenMaxAge, log.With("component", "tokens"))
 	defer prov.close() // before rt.Close: the starts in progress are left to the next process

@@ -38,6 +38,10 @@ type provider struct {
 	// included, and keeps them up to date (projected.go, volumesync.go); nil leaves them to
 	// kube.Convert, which writes files once and refuses serviceAccountToken sources.
 	tokens *projector
+	// nodeName is the Node's name (the Summary API's); rates keeps the previous CPU samples
+	// the Summary's rates are computed from (stats.go).
+	nodeName string
+	rates    rateCache
 
 	life   context.Context // the start goroutines' (starting.go), ended by close
 	stop   context.CancelFunc

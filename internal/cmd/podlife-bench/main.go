@@ -45,8 +45,10 @@ func main() {
 	execPods := flag.Int("probe-exec-pods", 10, "of the probe pods, how many really run their exec probe (each costs ~0.1 s of CPU a second)")
 	probeWindow := flag.Duration("probe-window", 15*time.Second, "length of each of the probe cost's four windows")
 	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
-	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass,cri", "comma-separated measurements to run (runtimeclass needs crun; cri, the kubelet's path, a containerd 2.x)")
+	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass,cri", "comma-separated measurements to run (runtimeclass needs crun; cri, the kubelet's path, a containerd 2.x; usage is not in the default)")
 	many := flag.Int("many", 50, "with cri: pods started at once on podlife and on the CRI plugin (0: skip it)")
+	usagePods := flag.Int("usage-pods", 20, "pods sampled by the usage measurement")
+	usageRounds := flag.Int("usage-rounds", 10, "times the usage measurement samples each pod")
 	classPods := flag.Int("runtimeclass-probe-pods", 3, "pods of each runtime class with an exec probe every 100 ms, for runtimeclass (0: skip the probe cost)")
 	bridge := flag.String("bridge", "plbench0", "bridge device of the run's pods (another name lets two runs share the machine)")
 	subnet := flag.String("subnet", "10.251.0.0/16", "subnet of the run's pods")
@@ -64,11 +66,11 @@ func main() {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, many: *many, only: map[string]bool{},
-		scale: scale, bridge: *bridge, subnet: *subnet}
+		usagePods: *usagePods, usageRounds: *usageRounds, scale: scale, bridge: *bridge, subnet: *subnet}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
-		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "cri" && m != "probescale" && m != "manypods" {
-			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods)\n", m)
+		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "cri" && m != "probescale" && m != "manypods" && m != "usage" {
+			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage)\n", m)
 			os.Exit(2)
 		}
 		o.only[m] = true
@@ -108,9 +110,10 @@ type options struct {
 	n, pods, probePods, execPods, gated, classPods int
 	many                                           int // pods at once, with cri
 	probeWindow                                    time.Duration
-	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods
+	usagePods, usageRounds                         int
+	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage
 	scale                                          *scaleOptions   // probescale and manypods (scale.go)
-	bridge, subnet                                 string
+	bridge, subnet                                 string          // the pods' bridge and subnet
 }
 
 func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*report, error) {
@@ -194,6 +197,11 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 	}
 	if err := e.measureScale(ctx, o, rep); err != nil {
 		return nil, err
+	}
+	if o.only["usage"] {
+		if rep.Usage, err = e.measureUsage(ctx, o.usagePods, o.usageRounds); err != nil {
+			return nil, fmt.Errorf("usage: %w", err)
+		}
 	}
 	return rep, nil
 }

@@ -74,6 +74,7 @@ type report struct {
 	CRIError              string              `json:"cri_error,omitempty"`
 	ProbeScale            *probeScaleReport   `json:"probe_scale,omitempty"`
 	ManyPods              *manyPodsReport     `json:"many_pods,omitempty"`
+	Usage                 *usageReport        `json:"usage,omitempty"`
 }
 
 func (r *report) print(w io.Writer) {
@@ -110,6 +111,9 @@ func (r *report) print(w io.Writer) {
 	}
 	if r.CRIError != "" {
 		fmt.Fprintf(w, "\ncontainerd's CRI plugin: not measured: %s\n", r.CRIError)
+	}
+	if r.Usage != nil {
+		r.Usage.print(w)
 	}
 }
 
