@@ -38,6 +38,9 @@ type provider struct {
 	// included, and keeps them up to date (projected.go, volumesync.go); nil leaves them to
 	// kube.Convert, which writes files once and refuses serviceAccountToken sources.
 	tokens *projector
+	// services gives the containers the kubelet's Service variables (services.go); nil for
+	// none.
+	services *serviceEnvs
 
 	life   context.Context // the start goroutines' (starting.go), ended by close
 	stop   context.CancelFunc
@@ -62,6 +65,11 @@ type entry struct {
 	// replacement is a pod of the same namespace/name but another UID, which the API server
 	// has in place of this one (replace.go): created once this one is removed.
 	replacement *corev1.Pod
+	// apiConds are the conditions other clients set on the pod's status through the API
+	// server (conditions.go): readiness gates, DisruptionTarget...
+	apiConds []corev1.PodCondition
+	// ephemeral are the ephemeral containers the node started (ephemeral.go), by name.
+	ephemeral map[string]bool
 }
 
 func newProvider(rt *podlife.Runtime, objects objectSource, recorder record.EventRecorder, log *slog.Logger, hostIP string, opts kube.Options) *provider {
@@ -125,6 +133,9 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if exists {
 		return nil
 	}
+	if err := pr.services.wait(ctx); err != nil {
+		return err
+	}
 	objs, err := pr.objects.objects(ctx, pod)
 	if err != nil {
 		return err
@@ -132,7 +143,10 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if reason, message, event := missingObjects(pod, objs); reason != "" {
 		return pr.createWaiting(k, pod, reason, message, event) // waiting.go
 	}
-	spec, vols, err := pr.convertObjects(pod, objs, true)
+	spec, vols, reason, message, err := pr.convertOrWait(pod, objs)
+	if reason != "" { // a container that cannot be created yet (waiting.go)
+		return pr.createWaiting(k, pod, reason, message, "")
+	}
 	if err != nil {
 		return err
 	}
@@ -156,7 +170,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
 		return err
 	}
-	pr.save(spec.Name, pod)
+	pr.save(spec.Name, pr.withServiceEnv(spec.Name, pod))
 	// A pod of that name that the node's previous process left is adopted (or replaced) by the
 	// start goroutine: that may take a stop. Else the pod is started here, so that podlife's
 	// refusals (an invalid spec, Pod Security) are CreatePod's errors.
@@ -198,6 +212,8 @@ func (pr *provider) convertWith(ctx context.Context, src objectSource, pod *core
 
 // convertObjects is convertWith with the ConfigMaps and Secrets objs.
 func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bool) (podlife.PodSpec, []nodeVolume, error) {
+	env := pr.serviceEnv(pod, pr.podName(pod)) // services.go
+	pod = withoutEphemeral(withoutServiceEnv(pod))
 	orig := pod
 	var vols []nodeVolume
 	if pr.tokens != nil {
@@ -208,6 +224,7 @@ func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bo
 	// The podlife name is a DNS label mapped from namespace/name; Convert keeps the Kubernetes
 	// name for the hostname (cut to 63 characters, as the kubelet) and the downward API.
 	opts.PodName = func(string, string) string { return pr.podName(orig) }
+	opts.ServiceEnv = env
 	spec, warnings, err := kube.Convert(pod, objs, opts)
 	for _, w := range warnings {
 		if record && !handledByCluster(w.Path) {
@@ -258,9 +275,10 @@ func checkPodSecurity(level podlife.PodSecurityLevel, spec *podlife.PodSpec) err
 	return podlife.CheckPodSecurity(level, spec)
 }
 
-// UpdatePod keeps the pod's new metadata. podlife applies no change to a running pod's spec
-// (the API server allows few: images, activeDeadlineSeconds, tolerations, resources); a changed
-// container image is recorded as an UpdateIgnored event.
+// UpdatePod keeps the pod's new metadata and starts the ephemeral containers added to it
+// (ephemeral.go). podlife applies no other change to a running pod's spec (the API server
+// allows few: images, activeDeadlineSeconds, tolerations, resources); a changed container
+// image is recorded as an UpdateIgnored event.
 func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	pr.mu.Lock()
 	e, ok := pr.pods[key(pod.Namespace, pod.Name)]
@@ -281,6 +299,7 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	if pr.tokens != nil { // downwardAPI volumes follow the pod's labels and annotations
 		pr.tokens.kickPod(name)
 	}
+	pr.startEphemeral(e) // ephemeral.go
 	for i, c := range pod.Spec.Containers {
 		if i < len(old.Spec.Containers) && old.Spec.Containers[i].Image != c.Image {
 			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUpdateIgnored,
@@ -416,7 +435,14 @@ func (pr *provider) current(e *entry) *corev1.Pod {
 	if p == nil { // not admitted yet, or its start failed (ProviderFailed)
 		return pod
 	}
-	pod.Status = podStatus(p.Status(), pod.Status, pr.hostIP)
+	st := p.Status()
+	if pr.relayGates(e, p, st) {
+		st = p.Status()
+	}
+	pod.Status = podStatus(st, pod.Status, pr.hostIP)
+	pr.mu.Lock()
+	withAPIConditions(&pod.Status, e.apiConds)
+	pr.mu.Unlock()
 	return pod
 }
 

@@ -82,6 +82,7 @@ func (pr *provider) follow(ctx context.Context, e *entry, spec podlife.PodSpec) 
 		}
 		if p != nil {
 			pr.sync(e)
+			pr.startEphemeral(e) // ephemeral.go: added while the pod was not admitted yet
 			err = p.WaitStarted(ctx)
 			if err == nil || errors.Is(err, podlife.ErrCreateContainerConfig) {
 				// A container refused at creation (runAsNonRoot with a root user) is the
