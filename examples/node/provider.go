@@ -241,7 +241,7 @@ func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bo
 				}
 				msgs = append(msgs, is.Path+": "+is.Message)
 			}
-			return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %s", strings.Join(msgs, "; ")))
+			return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(&refusal{msg: "podlife cannot run this pod: " + strings.Join(msgs, "; "), err: le})
 		}
 		return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %w", err))
 	}
@@ -266,6 +266,16 @@ func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bo
 	}
 	return spec, vols, nil
 }
+
+// refusal is a conversion's error as the pod's status shows it (every issue's path and
+// message), wrapping kube.Convert's *kube.LoadError.
+type refusal struct {
+	msg string
+	err error
+}
+
+func (r *refusal) Error() string { return r.msg }
+func (r *refusal) Unwrap() error { return r.err }
 
 // checkPodSecurity is podlife.CheckPodSecurity, with nothing checked at an unset level.
 func checkPodSecurity(level podlife.PodSecurityLevel, spec *podlife.PodSpec) error {

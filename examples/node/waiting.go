@@ -171,6 +171,9 @@ func isTrue(b *bool) bool { return b != nil && *b }
 // (the annotation added) lets it start. ok is false for any other error, and for an error
 // with other issues besides.
 func containerConfigError(err error) (message string, ok bool) {
+	if c, ok := err.(interface{ Cause() error }); ok { // virtual-kubelet's errdefs
+		err = c.Cause()
+	}
 	var le *kube.LoadError
 	if !errors.As(err, &le) || len(le.Issues) == 0 {
 		return "", false

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -99,6 +100,12 @@ func TestContainerConfigError(t *testing.T) {
 	_, _, err := kube.Convert(pod(), kube.Objects{}, kube.Options{})
 	if msg, ok := containerConfigError(err); !ok || msg != "missing value for ANNOTATION" {
 		t.Errorf("missing annotation: containerConfigError(%v) = %q, %v; want the kubelet's message, true", err, msg, ok)
+	}
+	// As the provider's conversion returns it (convertObjects).
+	pr := newProvider(nil, objectSource{}, nil, slog.New(slog.DiscardHandler), "", kube.Options{})
+	_, _, err = pr.convertObjects(pod(), kube.Objects{}, false)
+	if msg, ok := containerConfigError(err); !ok || msg != "missing value for ANNOTATION" {
+		t.Errorf("missing annotation, convertObjects: containerConfigError(%v) = %q, %v; want the kubelet's message, true", err, msg, ok)
 	}
 	_, _, err = kube.Convert(pod(corev1.VolumeMount{Name: "nonexistent", MountPath: "/x"}), kube.Objects{}, kube.Options{})
 	if msg, ok := containerConfigError(err); ok || err == nil {
