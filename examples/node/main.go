@@ -175,6 +175,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		// The provider checks the level on the pods as converted, before their configMap,
 		// secret, downwardAPI and projected volumes become host directories (provider.go).
 		PodSecurity: podlife.PodSecurityPrivileged,
+		// A failed pull waits in ErrImagePull / ImagePullBackOff and is tried again with the
+		// kubelet's back-off (10 s to 300 s), the pod Pending, whatever its restart policy.
+		ImagePullBackOff: &podlife.Backoff{},
 	}
 	if c.bridge != "" {
 		rtCfg.Bridge.Name = c.bridge
