@@ -25,7 +25,8 @@ import (
 // TestConformance runs Kubernetes' own node conformance suite (e2e.test of k8s.io/kubernetes
 // test/e2e, built by hack/build-e2e.sh) against the control plane with one podlife-node as its
 // only schedulable node, air-gapped: the test images it needs are built here (agnhost from
-// test/images/agnhost, busybox from the host's busybox-static) and pushed to a local
+// test/images/agnhost, nnp of nonewprivs from test/images/nonewprivs, busybox and the images'
+// base from the host's busybox-static: e2eImages) and pushed to a local
 // docker-registry that KUBE_TEST_REPO_LIST points the suite at. `make conformance` runs it; it
 // is skipped unless PODLIFE_CONFORMANCE=1, since it takes far longer than the other tests.
 // PODLIFE_CONFORMANCE_GINKGO_ARGS adds ginkgo flags (such as --dry-run, or another --focus).
