@@ -133,7 +133,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if exists {
 		return nil
 	}
-	if err := pr.services.wait(ctx); err != nil {
+	if err := pr.services.wait(ctx, pr.log); err != nil {
 		return err
 	}
 	objs, err := pr.objects.objects(ctx, pod)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"maps"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -44,13 +46,27 @@ func newServiceEnvs(lister corelisters.ServiceLister, synced cache.InformerSynce
 	return &serviceEnvs{lister: lister, synced: synced, byPod: map[string]podServiceEnv{}}
 }
 
+// serviceSyncWait bounds wait: a node whose Services cannot be listed (an authorizer that
+// refuses it) still runs pods, without those variables, rather than holding its workers.
+const serviceSyncWait = time.Minute
+
 // wait returns once the Services were listed once, as the kubelet waits before it makes a
-// container's environment (so that no pod misses KUBERNETES_SERVICE_HOST after a restart).
-func (s *serviceEnvs) wait(ctx context.Context) error {
-	if s == nil || cache.WaitForCacheSync(ctx.Done(), s.synced) {
+// container's environment (so that no pod misses KUBERNETES_SERVICE_HOST after a restart), or
+// after serviceSyncWait (logged: the pods then get the variables of the Services known).
+func (s *serviceEnvs) wait(ctx context.Context, log *slog.Logger) error {
+	if s == nil || s.synced() {
 		return nil
 	}
-	return fmt.Errorf("services have not yet been read at least once, cannot construct envvars: %w", ctx.Err())
+	wctx, cancel := context.WithTimeout(ctx, serviceSyncWait)
+	defer cancel()
+	if cache.WaitForCacheSync(wctx.Done(), s.synced) {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("services have not yet been read at least once, cannot construct envvars: %w", err)
+	}
+	log.Warn("services not listed yet: pods start without their variables", "waited", serviceSyncWait)
+	return nil
 }
 
 // serviceEnv returns the Service variables of pod, podlife name name: those it was given
