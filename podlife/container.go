@@ -128,7 +128,7 @@ func (c *Container) prepare(ctx context.Context) {
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
 		return
 	}
-	e := p.spec.effectiveSecurity(c.spec)
+	e := securityOf(&p.spec, c.spec)
 	if err := e.verifyRunAsNonRoot(p.name, p.spec.Namespace, c.spec.Name, c.imageConfig.Config.User); err != nil {
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
 		// Not a setup failure: the pod stays and its other containers start (the kubelet
@@ -288,7 +288,7 @@ func (c *Container) postStartFailed(inst *instance, hookErr error) error {
 	msg := fmt.Sprintf("%s lifecycle hook for Container %q in Pod %q failed - error: %v", hook.Describe(c.spec.PostStart), c.spec.Name, p.name, hookErr)
 	p.do(func() { c.hookFailed = msg })
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
-	c.killInstance(inst, p.spec.gracePeriod(), string(ReasonFailedPostStartHook), true)
+	c.killInstance(inst, gracePeriod(&p.spec), string(ReasonFailedPostStartHook), true)
 	return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
 }
 

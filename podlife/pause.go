@@ -198,7 +198,7 @@ func (p *podWorker) watchPause(exited <-chan ctrd.ExitStatus) {
 	}
 	p.log.Warn("pause exited", "code", st.ExitCode())
 	p.emit("", EventWarning, ReasonSandboxChanged, msg)
-	p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+	p.stopWith(p.lifeCtx, gracePeriod(&p.spec), true, nil)
 }
 
 // pauseSpecOpts is the pause's OCI spec, on top of containerd's default: a new PID namespace,

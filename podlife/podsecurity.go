@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/podsecurity"
 )
 
@@ -77,7 +78,7 @@ func exemptCapabilities(s *podsecurity.Pod, allowed []string) {
 			return
 		}
 		sc.Capabilities.Add = slices.DeleteFunc(sc.Capabilities.Add, func(c string) bool {
-			return all || slices.Contains(names, capName(c))
+			return all || slices.Contains(names, api.CapName(c))
 		})
 	}
 	for _, cs := range [][]podsecurity.Container{s.InitContainers, s.Containers, s.EphemeralContainers} {
@@ -97,7 +98,7 @@ func (c *Config) validatePodSecurity() []error {
 			PodSecurityPrivileged, PodSecurityBaseline, PodSecurityRestricted))
 	}
 	for i, n := range c.AllowedCapabilities {
-		if cn := capName(n); cn != capAll && !slices.Contains(knownCapabilities, cn) {
+		if cn := api.CapName(n); cn != api.CapAll && !slices.Contains(api.KnownCapabilities, cn) {
 			errs = append(errs, fmt.Errorf("config.allowedCapabilities[%d]: %q is not a Linux capability", i, n))
 		}
 	}

@@ -45,7 +45,7 @@ func TestEffectiveSecurity(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &PodSpec{SecurityContext: tc.pod}
-			got := s.effectiveSecurity(&ContainerSpec{SecurityContext: tc.ctr})
+			got := securityOf(s, &ContainerSpec{SecurityContext: tc.ctr})
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}
@@ -81,27 +81,6 @@ func TestVerifyRunAsNonRoot(t *testing.T) {
 	}
 	if err := (&effectiveSecurity{}).verifyRunAsNonRoot("p", "default", "app", ""); err != nil {
 		t.Errorf("runAsNonRoot unset: %v", err)
-	}
-}
-
-func TestCapName(t *testing.T) {
-	for in, want := range map[string]string{"net_admin": "CAP_NET_ADMIN", "CAP_SYS_TIME": "CAP_SYS_TIME", "cap_chown": "CAP_CHOWN", "all": "ALL"} {
-		if got := capName(in); got != want {
-			t.Errorf("capName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestSysctlDots(t *testing.T) {
-	for in, want := range map[string]string{
-		"net.ipv4.ip_local_port_range":     "net.ipv4.ip_local_port_range",
-		"net/ipv4/ip_local_port_range":     "net.ipv4.ip_local_port_range",
-		"net/ipv4/conf/eth0.100/rp_filter": "net.ipv4.conf.eth0/100.rp_filter",
-		"kernel":                           "kernel",
-	} {
-		if got := sysctlDots(in); got != want {
-			t.Errorf("sysctlDots(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 // (which set the image's user) and after resources and mounts; the seccomp profile comes last,
 // as the default profile depends on the capabilities.
 func (c *Container) securityOpts() ([]oci.SpecOpts, error) {
-	e := c.pod.spec.effectiveSecurity(c.spec)
+	e := securityOf(&c.pod.spec, c.spec)
 	var opts []oci.SpecOpts
 	if e.runAsUser != nil || e.runAsGroup != nil {
 		// The kubelet runs as RunAsUser, else the image's user (its name, or its UID with
