@@ -19,6 +19,7 @@ import (
 	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/ocibuild"
 )
 
 // A pod with ShareProcessNamespace has a pause process: PID 1 of the pod's PID namespace, which
@@ -209,7 +210,7 @@ func (p *podWorker) pauseSpecOpts(bin string) []oci.SpecOpts {
 		oci.WithRootFSPath(s.pauseRoot()),
 		oci.WithProcessArgs("/catatonit", "-P"),
 		oci.WithProcessCwd("/"),
-		oci.WithMounts([]specs.Mount{bindMount(bin, "/catatonit", true)}),
+		oci.WithMounts([]specs.Mount{ocibuild.BindMount(bin, "/catatonit", true)}),
 		oci.WithUIDGID(65535, 65535),
 		oci.WithCapabilities(nil),
 		oci.WithAmbientCapabilities(nil),

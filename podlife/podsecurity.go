@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/ocibuild"
 	"github.com/podlife/podlife/podlife/internal/podsecurity"
 )
 
@@ -72,7 +73,7 @@ func exemptCapabilities(s *podsecurity.Pod, allowed []string) {
 	if len(allowed) == 0 {
 		return
 	}
-	names, all := capNames(allowed)
+	names, all := ocibuild.CapNames(allowed)
 	exempt := func(sc *podsecurity.SecurityContext) {
 		if sc == nil || sc.Capabilities == nil {
 			return

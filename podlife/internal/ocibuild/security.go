@@ -1,4 +1,4 @@
-package podlife
+package ocibuild
 
 import (
 	"fmt"
@@ -8,26 +8,26 @@ import (
 	"github.com/podlife/podlife/podlife/internal/api"
 )
 
-// effectiveSecurity is what a container runs with once the pod's and the container's
+// Security is what a container runs with once the pod's and the container's
 // security contexts are merged (the container wins), as the kubelet's
 // DetermineEffectiveSecurityContext does.
-type effectiveSecurity struct {
+type Security struct {
 	runAsUser, runAsGroup *int64
 	runAsNonRoot          bool
 	// groups are the supplementary groups (supplementalGroups, then fsGroup).
 	groups       []uint32
-	caps         *Capabilities
+	caps         *api.Capabilities
 	readOnlyRoot bool
 	privileged   bool
 	noNewPrivs   bool
-	seccomp      SeccompProfile
+	seccomp      api.SeccompProfile
 	sysctls      map[string]string
 }
 
-// securityOf merges the pod's security context with the container's.
-func securityOf(s *PodSpec, c *ContainerSpec) effectiveSecurity {
-	var e effectiveSecurity
-	var seccomp *SeccompProfile
+// SecurityOf merges the pod's security context with the container's.
+func SecurityOf(s *api.PodSpec, c *api.ContainerSpec) Security {
+	var e Security
+	var seccomp *api.SeccompProfile
 	var apl *bool
 	if ps := s.SecurityContext; ps != nil {
 		e.runAsUser, e.runAsGroup, seccomp = ps.RunAsUser, ps.RunAsGroup, ps.SeccompProfile
@@ -60,12 +60,12 @@ func securityOf(s *PodSpec, c *ContainerSpec) effectiveSecurity {
 		}
 		e.caps, e.readOnlyRoot, e.privileged, apl = cs.Capabilities, cs.ReadOnlyRootFilesystem, cs.Privileged, cs.AllowPrivilegeEscalation
 	}
-	e.seccomp = SeccompProfile{Type: SeccompRuntimeDefault}
+	e.seccomp = api.SeccompProfile{Type: api.SeccompRuntimeDefault}
 	if seccomp != nil {
 		e.seccomp = *seccomp
 	}
 	if e.privileged {
-		e.seccomp = SeccompProfile{Type: SeccompUnconfined} // as containerd's CRI: no filter for a privileged container
+		e.seccomp = api.SeccompProfile{Type: api.SeccompUnconfined} // as containerd's CRI: no filter for a privileged container
 	}
 	if apl != nil {
 		e.noNewPrivs = !*apl
@@ -84,10 +84,10 @@ func appendGroup(gs []uint32, g int64) []uint32 {
 	return append(gs, uint32(g))
 }
 
-// verifyRunAsNonRoot checks runAsNonRoot against the user the container will run as, with the
+// VerifyRunAsNonRoot checks runAsNonRoot against the user the container will run as, with the
 // kubelet's rules and words: the effective RunAsUser if set, else the image's user, which must
 // be numeric and not 0 (an empty user is root).
-func (e *effectiveSecurity) verifyRunAsNonRoot(pod, namespace, container, imageUser string) error {
+func (e *Security) VerifyRunAsNonRoot(pod, namespace, container, imageUser string) error {
 	if !e.runAsNonRoot {
 		return nil
 	}
