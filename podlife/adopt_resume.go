@@ -133,7 +133,7 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 		return
 	}
 	p.emit("", EventWarning, ReasonStartInterrupted, p.message)
-	go p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+	go p.stopWith(p.lifeCtx, gracePeriod(&p.spec), true, nil)
 }
 
 // markPostStartFailed records the failure of a postStart hook whose container has exited

@@ -17,7 +17,7 @@ func (p *podWorker) completionPhaseOwned(computed Phase, inits, apps []Container
 	}
 	if !p.stopping && !p.completing {
 		p.completing = true
-		go p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+		go p.stopWith(p.lifeCtx, gracePeriod(&p.spec), true, nil)
 	}
 	appRan := false
 	for _, c := range apps {

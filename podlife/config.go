@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
 // Defaults of Config.
@@ -216,7 +217,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("config.seccompProfileRoot: %q must be an absolute path", c.SeccompProfileRoot))
 	}
 	for i, p := range c.AllowedUnsafeSysctls {
-		if sysctlNamespace(sysctlDots(strings.TrimSuffix(p, "*"))) == "" {
+		if api.SysctlNamespace(api.SysctlDots(strings.TrimSuffix(p, "*"))) == "" {
 			errs = append(errs, fmt.Errorf("config.allowedUnsafeSysctls[%d]: %q is not a namespaced sysctl (net.*, kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*)", i, p))
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/ocibuild"
 )
 
 // Container is a handle on one container of a pod, across its restarts. Its methods are safe for
@@ -128,8 +129,8 @@ func (c *Container) prepare(ctx context.Context) {
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
 		return
 	}
-	e := p.spec.effectiveSecurity(c.spec)
-	if err := e.verifyRunAsNonRoot(p.name, p.spec.Namespace, c.spec.Name, c.imageConfig.Config.User); err != nil {
+	e := ocibuild.SecurityOf(&p.spec, c.spec)
+	if err := e.VerifyRunAsNonRoot(p.name, p.spec.Namespace, c.spec.Name, c.imageConfig.Config.User); err != nil {
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
 		// Not a setup failure: the pod stays and its other containers start (the kubelet
 		// admits the pod and reports this container's error in its status).
@@ -288,7 +289,7 @@ func (c *Container) postStartFailed(inst *instance, hookErr error) error {
 	msg := fmt.Sprintf("%s lifecycle hook for Container %q in Pod %q failed - error: %v", hook.Describe(c.spec.PostStart), c.spec.Name, p.name, hookErr)
 	p.do(func() { c.hookFailed = msg })
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
-	c.killInstance(inst, p.spec.gracePeriod(), string(ReasonFailedPostStartHook), true)
+	c.killInstance(inst, gracePeriod(&p.spec), string(ReasonFailedPostStartHook), true)
 	return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
 }
 

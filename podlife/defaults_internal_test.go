@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -123,10 +124,10 @@ func TestWithDefaultsIdempotent(t *testing.T) {
 		t.Errorf("the given spec changed:\n%s\nwas\n%s", after, before)
 	}
 	e := EphemeralContainerSpec{ContainerSpec: ContainerSpec{Name: "dbg", Image: "busybox"}, TargetContainerName: "app"}
-	if a, b := describe(reflect.ValueOf(e.withDefaults()), 0), describe(reflect.ValueOf(e.withDefaults().withDefaults()), 0); a != b {
+	if a, b := describe(reflect.ValueOf(api.EphemeralWithDefaults(e)), 0), describe(reflect.ValueOf(api.EphemeralWithDefaults(api.EphemeralWithDefaults(e))), 0); a != b {
 		t.Errorf("ephemeral container defaulted twice\n%s\nonce\n%s", b, a)
 	}
-	if d := e.withDefaults(); d.ImagePullPolicy != PullAlways || d.TerminationMessagePath != DefaultTerminationMessagePath || d.Ports != nil {
+	if d := api.EphemeralWithDefaults(e); d.ImagePullPolicy != PullAlways || d.TerminationMessagePath != DefaultTerminationMessagePath || d.Ports != nil {
 		t.Errorf("ephemeral container defaults: %+v", d.ContainerSpec)
 	}
 }

@@ -79,5 +79,8 @@
 // (podlife/internal/...) and the repository's internal/clock, crilog, failpoint, logdriver,
 // restart and sandboxns. It must never import podlife/kube, podlife/podlifetest,
 // podlife/containerlogger, internal/kubectl, internal/podwatch or a command: those build on it.
-// The README's Layout table lists what each package owns.
+// The README's Layout table lists what each package owns. The vocabulary (specs, their
+// defaults and validation, status, conditions, events, reasons, typed errors, start policies)
+// is declared in podlife/internal/api, which the internal packages share, and re-exported here
+// under the same names: a program imports podlife only.
 package podlife

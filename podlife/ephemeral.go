@@ -13,26 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/api"
 )
-
-// EphemeralContainerSpec describes an ephemeral container: a container added to a running pod
-// to inspect it (kubectl debug), as Kubernetes' EphemeralContainer. It joins the pod's network,
-// IPC and UTS namespaces, mounts what its VolumeMounts name, and is never restarted. The API
-// server's rules apply: no ports, probes, lifecycle hooks, resources, container restart policy
-// or subPath mounts.
-type EphemeralContainerSpec struct {
-	ContainerSpec
-	// TargetContainerName, if set, names a container of the pod (init containers included)
-	// whose PID namespace the ephemeral container joins: it sees and, with the capabilities,
-	// signals that container's processes. Empty: a PID namespace of its own, unless the pod
-	// shares one (ShareProcessNamespace, HostPID), which it then joins.
-	TargetContainerName string
-	// Stdin keeps the container's stdin open for one client to attach ([Pod.Attach],
-	// `podlife debug -i`); TTY gives its process a terminal (-t). Either makes its output
-	// attachable instead of logged: `podlife logs` shows nothing for it. The first attach's end
-	// closes its stdin (Kubernetes' stdinOnce).
-	Stdin, TTY bool
-}
 
 // AddEphemeralContainer adds an ephemeral container to the running pod and starts it
 // (`kubectl debug`). It returns once its process has started, or with the error that kept it
@@ -58,7 +40,7 @@ func (p *podWorker) AddEphemeralContainer(ctx context.Context, spec EphemeralCon
 	if p.rt.isClosed() {
 		return nil, fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
-	spec = spec.withDefaults() // admission: defaults, then validation (on the loop, below)
+	spec = api.EphemeralWithDefaults(spec) // admission: defaults, then validation (on the loop, below)
 	cs := spec.ContainerSpec
 	c := &Container{pod: p, spec: &cs, ephemeral: true, targetName: spec.TargetContainerName,
 		stdin: spec.Stdin, tty: spec.TTY,
@@ -115,7 +97,7 @@ func (p *podWorker) validateEphemeralOwned(spec *EphemeralContainerSpec) error {
 	for _, v := range p.spec.Volumes {
 		volumes[v.Name] = true
 	}
-	errs := validateContainer(path, c, volumes, names, map[string]bool{})
+	errs := api.ValidateContainer(path, c, volumes, names, map[string]bool{})
 	forbid := func(set bool, p *field.Path) {
 		if set {
 			errs = append(errs, field.Forbidden(p, "cannot be set for an Ephemeral Container"))
@@ -138,7 +120,7 @@ func (p *podWorker) validateEphemeralOwned(spec *EphemeralContainerSpec) error {
 		}
 	}
 	sp := path.Child("securityContext")
-	errs = append(errs, validateContainerSecurity(sp, &p.spec, c)...)
+	errs = append(errs, api.ValidateContainerSecurity(sp, &p.spec, c)...)
 	errs = append(errs, p.rt.cfg.admitContainerSecurity(sp, c.SecurityContext)...)
 	if len(errs) > 0 {
 		return &ValidationError{Pod: p.name, Errs: errs}

@@ -65,8 +65,8 @@ func (h *Pod) WriteLegacyRecord() error {
 	fields := specFields(p.spec, nil)
 	return poddir.WriteJSON(filepath.Join(p.sandbox.dir, recordFile), podRecord{
 		Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
-		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: p.spec.gracePeriod(),
-		HostNetwork: p.spec.HostNetwork, Ports: p.spec.portMappings(),
+		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: gracePeriod(&p.spec),
+		HostNetwork: p.spec.HostNetwork, Ports: portMappings(&p.spec),
 		SpecHash: specHash(fields), SpecFields: fields, ShimGroup: p.shimGroup(), Spec: b,
 	})
 }

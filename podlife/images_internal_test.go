@@ -23,11 +23,11 @@ func TestDefaultPullPolicy(t *testing.T) {
 		"busybox:1.36":               PullIfNotPresent,
 		"reg:5000/app@sha256:" + sha: PullIfNotPresent,
 	} {
-		if got := (ContainerSpec{Image: image}).withDefaults().ImagePullPolicy; got != want {
+		if got := (PodSpec{Containers: []ContainerSpec{{Image: image}}}).WithDefaults().Containers[0].ImagePullPolicy; got != want {
 			t.Errorf("%s: %s, want %s", image, got, want)
 		}
 	}
-	if got := (ContainerSpec{Image: "busybox", ImagePullPolicy: PullNever}).withDefaults().ImagePullPolicy; got != PullNever {
+	if got := (PodSpec{Containers: []ContainerSpec{{Image: "busybox", ImagePullPolicy: PullNever}}}).WithDefaults().Containers[0].ImagePullPolicy; got != PullNever {
 		t.Errorf("explicit policy overridden: %s", got)
 	}
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/containerd/containerd/v2/core/containers"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/ocibuild"
 )
 
 // specOpts builds the container's OCI spec options, on top of containerd's default spec, with
@@ -59,15 +59,15 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 	}
 	if p.spec.HostIPC {
 		// The host's POSIX shared memory too, as the CRI plugin does with hostIPC.
-		opts = append(opts, withHostDevShm)
+		opts = append(opts, ocibuild.WithHostDevShm)
 	}
 	mounts := []specs.Mount{
-		bindMount(s.etc("hosts"), "/etc/hosts", false),
-		bindMount(s.etc("hostname"), "/etc/hostname", false),
-		bindMount(s.etc("resolv.conf"), "/etc/resolv.conf", false),
+		ocibuild.BindMount(s.etc("hosts"), "/etc/hosts", false),
+		ocibuild.BindMount(s.etc("hostname"), "/etc/hostname", false),
+		ocibuild.BindMount(s.etc("resolv.conf"), "/etc/resolv.conf", false),
 	}
 	mounts = append(mounts, volumes...)
-	opts = append(opts, resourceOpts(c.spec.Resources)...)
+	opts = append(opts, ocibuild.ResourceOpts(c.spec.Resources)...)
 	opts = append(opts, oci.WithMounts(mounts))
 	sec, err := c.securityOpts()
 	if err != nil {
@@ -102,28 +102,6 @@ func (p *podWorker) sharedNamespaceOpts() []oci.SpecOpts {
 	return opts
 }
 
-// withHostDevShm replaces the spec's /dev/shm (a tmpfs of the container's own) with the host's.
-func withHostDevShm(_ context.Context, _ oci.Client, _ *containers.Container, s *specs.Spec) error {
-	for i, m := range s.Mounts {
-		if m.Destination == "/dev/shm" {
-			s.Mounts[i] = bindMount("/dev/shm", "/dev/shm", false)
-			return nil
-		}
-	}
-	s.Mounts = append(s.Mounts, bindMount("/dev/shm", "/dev/shm", false))
-	return nil
-}
-
-func bindMount(src, dst string, ro bool) specs.Mount {
-	opts := []string{"rbind", "rprivate"}
-	if ro {
-		opts = append(opts, "ro")
-	} else {
-		opts = append(opts, "rw")
-	}
-	return specs.Mount{Type: "bind", Source: src, Destination: dst, Options: opts}
-}
-
 // volumeSource is where a pod volume lives on the host.
 func (p *podWorker) volumeSource(name string) string {
 	for _, v := range p.spec.Volumes {
@@ -142,23 +120,4 @@ func (p *podWorker) volumeReadOnly(name string) bool {
 		}
 	}
 	return false
-}
-
-// resourceOpts maps resources onto cgroup settings as the kubelet does: a CFS quota for the CPU
-// limit (100 ms period), cpu shares for the request (1024 per CPU, at least 2), and memory and
-// memory+swap limits.
-func resourceOpts(r Resources) []oci.SpecOpts {
-	var opts []oci.SpecOpts
-	if r.CPULimit > 0 {
-		const period = 100000
-		quota := max(r.CPULimit*period/1000, 1000)
-		opts = append(opts, oci.WithCPUCFS(quota, period))
-	}
-	if r.CPURequest > 0 {
-		opts = append(opts, oci.WithCPUShares(uint64(max(r.CPURequest*1024/1000, 2))))
-	}
-	if r.MemoryLimit > 0 {
-		opts = append(opts, oci.WithMemoryLimit(uint64(r.MemoryLimit)), oci.WithMemorySwap(r.MemoryLimit))
-	}
-	return opts
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/ocibuild"
 )
 
 // A pod with ShareProcessNamespace has a pause process: PID 1 of the pod's PID namespace, which
@@ -198,7 +199,7 @@ func (p *podWorker) watchPause(exited <-chan ctrd.ExitStatus) {
 	}
 	p.log.Warn("pause exited", "code", st.ExitCode())
 	p.emit("", EventWarning, ReasonSandboxChanged, msg)
-	p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+	p.stopWith(p.lifeCtx, gracePeriod(&p.spec), true, nil)
 }
 
 // pauseSpecOpts is the pause's OCI spec, on top of containerd's default: a new PID namespace,
@@ -209,7 +210,7 @@ func (p *podWorker) pauseSpecOpts(bin string) []oci.SpecOpts {
 		oci.WithRootFSPath(s.pauseRoot()),
 		oci.WithProcessArgs("/catatonit", "-P"),
 		oci.WithProcessCwd("/"),
-		oci.WithMounts([]specs.Mount{bindMount(bin, "/catatonit", true)}),
+		oci.WithMounts([]specs.Mount{ocibuild.BindMount(bin, "/catatonit", true)}),
 		oci.WithUIDGID(65535, 65535),
 		oci.WithCapabilities(nil),
 		oci.WithAmbientCapabilities(nil),

@@ -10,7 +10,7 @@ func (p *podWorker) onContainerExit() {
 	var terminal bool
 	p.do(func() { terminal = p.phase == PhaseSucceeded || p.phase == PhaseFailed })
 	if terminal && !p.rt.isClosed() {
-		go p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+		go p.stopWith(p.lifeCtx, gracePeriod(&p.spec), true, nil)
 	}
 }
 
@@ -41,5 +41,5 @@ func (p *podWorker) enforceDeadline(d time.Duration) {
 		return
 	}
 	p.emit("", EventNormal, ReasonDeadlineExceeded, msg)
-	p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+	p.stopWith(p.lifeCtx, gracePeriod(&p.spec), true, nil)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
 // run is the pod's start sequence: sandbox, then network attach and container preparation in
@@ -182,7 +183,7 @@ func (p *podWorker) startSequence() error {
 		// container's failure goes first.
 		var configErr error
 		var se *StartError
-		for _, e := range unwrapJoined(err) {
+		for _, e := range api.UnwrapJoined(err) {
 			switch {
 			case !errors.As(e, &se) || se.Step == StepPostStart:
 			case errors.Is(e, ErrCreateContainerConfig):
@@ -219,13 +220,6 @@ func setupError(ctx context.Context, err error) error {
 		return cause
 	}
 	return err
-}
-
-func unwrapJoined(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
 
 // errPodFailed ends the start sequence of a pod that failed on its own (an init container failed

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/ocibuild"
 	"github.com/podlife/podlife/podlife/internal/podsecurity"
 )
 
@@ -71,13 +73,13 @@ func exemptCapabilities(s *podsecurity.Pod, allowed []string) {
 	if len(allowed) == 0 {
 		return
 	}
-	names, all := capNames(allowed)
+	names, all := ocibuild.CapNames(allowed)
 	exempt := func(sc *podsecurity.SecurityContext) {
 		if sc == nil || sc.Capabilities == nil {
 			return
 		}
 		sc.Capabilities.Add = slices.DeleteFunc(sc.Capabilities.Add, func(c string) bool {
-			return all || slices.Contains(names, capName(c))
+			return all || slices.Contains(names, api.CapName(c))
 		})
 	}
 	for _, cs := range [][]podsecurity.Container{s.InitContainers, s.Containers, s.EphemeralContainers} {
@@ -97,7 +99,7 @@ func (c *Config) validatePodSecurity() []error {
 			PodSecurityPrivileged, PodSecurityBaseline, PodSecurityRestricted))
 	}
 	for i, n := range c.AllowedCapabilities {
-		if cn := capName(n); cn != capAll && !slices.Contains(knownCapabilities, cn) {
+		if cn := api.CapName(n); cn != api.CapAll && !slices.Contains(api.KnownCapabilities, cn) {
 			errs = append(errs, fmt.Errorf("config.allowedCapabilities[%d]: %q is not a Linux capability", i, n))
 		}
 	}

@@ -127,7 +127,7 @@ func (c *Container) killForProbe(inst *instance, kind probe.Kind, spec *probe.Sp
 	if c.shouldRestart(137) {
 		msg += ", will be restarted"
 	}
-	grace := p.spec.gracePeriod()
+	grace := gracePeriod(&p.spec)
 	if spec.TerminationGracePeriod != nil {
 		grace = *spec.TerminationGracePeriod
 	}

@@ -69,8 +69,8 @@ func (p *podWorker) writeRecord() error {
 	}
 	rec := podRecord{
 		Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
-		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: p.spec.gracePeriod(),
-		HostNetwork: p.spec.HostNetwork, Ports: p.spec.portMappings(),
+		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: gracePeriod(&p.spec),
+		HostNetwork: p.spec.HostNetwork, Ports: portMappings(&p.spec),
 		SpecMAC: specHash(fields), SpecMACs: fields, SpecKey: specKeyID(key),
 		ShimGroup: p.shimGroup(), Spec: spec,
 	}

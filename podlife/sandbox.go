@@ -177,7 +177,7 @@ func (s *podSandbox) createVolumes() error {
 					return fmt.Errorf("volume %q: mount tmpfs: %w", v.Name, err)
 				}
 			}
-			if err := s.pod.spec.applyFSGroup(dir, false); err != nil {
+			if err := applyFSGroup(&s.pod.spec, dir, false); err != nil {
 				return fmt.Errorf("volume %q: %w", v.Name, err)
 			}
 		case v.HostPath != nil:
@@ -188,7 +188,7 @@ func (s *podSandbox) createVolumes() error {
 			if err := s.writeFiles(v.Name, v.Files); err != nil {
 				return fmt.Errorf("volume %q: %w", v.Name, err)
 			}
-			if err := s.pod.spec.applyFSGroup(s.volumeDir(v.Name), true); err != nil {
+			if err := applyFSGroup(&s.pod.spec, s.volumeDir(v.Name), true); err != nil {
 				return fmt.Errorf("volume %q: %w", v.Name, err)
 			}
 		}
@@ -302,7 +302,7 @@ func (s *podSandbox) attach(ctx context.Context, nw cni.Network) error {
 	}
 	failpoint.Hit("run.cni-intent")
 	s.pod.do(func() { s.attached = true })
-	res, err := nw.Setup(ctx, s.cniID(), s.NetNSPath(), cni.WithPortMappings(s.pod.spec.portMappings()...))
+	res, err := nw.Setup(ctx, s.cniID(), s.NetNSPath(), cni.WithPortMappings(portMappings(&s.pod.spec)...))
 	if err != nil {
 		return err
 	}
@@ -321,7 +321,7 @@ func (s *podSandbox) detach(ctx context.Context, nw cni.Network) error {
 	if !attached {
 		return nil
 	}
-	if err := nw.Remove(ctx, s.cniID(), s.NetNSPath(), cni.WithPortMappings(s.pod.spec.portMappings()...)); err != nil {
+	if err := nw.Remove(ctx, s.cniID(), s.NetNSPath(), cni.WithPortMappings(portMappings(&s.pod.spec)...)); err != nil {
 		return fmt.Errorf("network detach: %w", err)
 	}
 	failpoint.Hit("stop.cni-deleted")

@@ -14,7 +14,7 @@ import (
 // are neither followed nor changed in mode. Without an fsGroup it does nothing. It runs when the
 // sandbox is created, before any container of the pod exists, so no container can swap a path
 // for a link meanwhile.
-func (s *PodSpec) applyFSGroup(dir string, readOnly bool) error {
+func applyFSGroup(s *PodSpec, dir string, readOnly bool) error {
 	if s.SecurityContext == nil || s.SecurityContext.FSGroup == nil {
 		return nil
 	}

@@ -4,106 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 )
 
 func i64(v int64) *int64 { return &v }
 func bptr(v bool) *bool  { return &v }
-
-// The container's fields win over the pod's; groups, fsGroup and sysctls come from the pod;
-// no_new_privs follows allowPrivilegeEscalation, else podlife's default.
-func TestEffectiveSecurity(t *testing.T) {
-	pod := &PodSecurityContext{
-		RunAsUser: i64(1000), RunAsGroup: i64(1000), RunAsNonRoot: bptr(true),
-		SupplementalGroups: []int64{5, 6, 5}, FSGroup: i64(6),
-		Sysctls:        []Sysctl{{Name: "net/ipv4/conf/eth0.100/rp_filter", Value: "1"}, {Name: "kernel.shm_rmid_forced", Value: "1"}},
-		SeccompProfile: &SeccompProfile{Type: SeccompUnconfined},
-	}
-	for _, tc := range []struct {
-		name string
-		pod  *PodSecurityContext
-		ctr  *SecurityContext
-		want effectiveSecurity
-	}{
-		{"nothing", nil, nil, effectiveSecurity{noNewPrivs: true, seccomp: SeccompProfile{Type: SeccompRuntimeDefault}}},
-		{"pod only", pod, nil, effectiveSecurity{runAsUser: i64(1000), runAsGroup: i64(1000), runAsNonRoot: true,
-			groups: []uint32{5, 6}, noNewPrivs: true, seccomp: SeccompProfile{Type: SeccompUnconfined},
-			sysctls: map[string]string{"net.ipv4.conf.eth0/100.rp_filter": "1", "kernel.shm_rmid_forced": "1"}}},
-		{"container wins", &PodSecurityContext{RunAsUser: i64(1000), RunAsNonRoot: bptr(true), SeccompProfile: &SeccompProfile{Type: SeccompUnconfined}},
-			&SecurityContext{RunAsUser: i64(2000), RunAsGroup: i64(3), RunAsNonRoot: bptr(false), SeccompProfile: &SeccompProfile{Type: SeccompLocalhost, LocalhostProfile: "p.json"}},
-			effectiveSecurity{runAsUser: i64(2000), runAsGroup: i64(3), noNewPrivs: true, seccomp: SeccompProfile{Type: SeccompLocalhost, LocalhostProfile: "p.json"}}},
-		{"escalation allowed", nil, &SecurityContext{AllowPrivilegeEscalation: bptr(true)},
-			effectiveSecurity{seccomp: SeccompProfile{Type: SeccompRuntimeDefault}}},
-		{"sys_admin added", nil, &SecurityContext{Capabilities: &Capabilities{Add: []string{"sys_admin"}}},
-			effectiveSecurity{caps: &Capabilities{Add: []string{"sys_admin"}}, seccomp: SeccompProfile{Type: SeccompRuntimeDefault}}},
-		{"all added", nil, &SecurityContext{Capabilities: &Capabilities{Add: []string{"ALL"}}},
-			effectiveSecurity{caps: &Capabilities{Add: []string{"ALL"}}, seccomp: SeccompProfile{Type: SeccompRuntimeDefault}}},
-		{"privileged", &PodSecurityContext{SeccompProfile: &SeccompProfile{Type: SeccompRuntimeDefault}}, &SecurityContext{Privileged: true},
-			effectiveSecurity{privileged: true, seccomp: SeccompProfile{Type: SeccompUnconfined}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := &PodSpec{SecurityContext: tc.pod}
-			got := s.effectiveSecurity(&ContainerSpec{SecurityContext: tc.ctr})
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("got  %+v\nwant %+v", got, tc.want)
-			}
-		})
-	}
-}
-
-// The kubelet's runAsNonRoot rules and words.
-func TestVerifyRunAsNonRoot(t *testing.T) {
-	for _, tc := range []struct {
-		user, imageUser string
-		runAsUser       *int64
-		want            string
-	}{
-		{imageUser: "", want: "container has runAsNonRoot and image will run as root"},
-		{imageUser: "0", want: "container has runAsNonRoot and image will run as root"},
-		{imageUser: "0:1000", want: "container has runAsNonRoot and image will run as root"},
-		{imageUser: "root", want: "container has runAsNonRoot and image has non-numeric user (root), cannot verify user is non-root"},
-		{imageUser: "app:app", want: "container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root"},
-		{imageUser: "1000"},
-		{imageUser: "1000:0"},
-		{imageUser: "root", runAsUser: i64(1000)},
-		{imageUser: "1000", runAsUser: i64(0), want: "container's runAsUser breaks non-root policy"},
-	} {
-		e := effectiveSecurity{runAsNonRoot: true, runAsUser: tc.runAsUser}
-		err := e.verifyRunAsNonRoot("p", "default", "app", tc.imageUser)
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("image user %q: %v, want none", tc.imageUser, err)
-		case tc.want != "" && (err == nil || err.Error() != tc.want+` (pod: "p_default", container: app)`):
-			t.Errorf("image user %q: %v, want %q", tc.imageUser, err, tc.want)
-		}
-	}
-	if err := (&effectiveSecurity{}).verifyRunAsNonRoot("p", "default", "app", ""); err != nil {
-		t.Errorf("runAsNonRoot unset: %v", err)
-	}
-}
-
-func TestCapName(t *testing.T) {
-	for in, want := range map[string]string{"net_admin": "CAP_NET_ADMIN", "CAP_SYS_TIME": "CAP_SYS_TIME", "cap_chown": "CAP_CHOWN", "all": "ALL"} {
-		if got := capName(in); got != want {
-			t.Errorf("capName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestSysctlDots(t *testing.T) {
-	for in, want := range map[string]string{
-		"net.ipv4.ip_local_port_range":     "net.ipv4.ip_local_port_range",
-		"net/ipv4/ip_local_port_range":     "net.ipv4.ip_local_port_range",
-		"net/ipv4/conf/eth0.100/rp_filter": "net.ipv4.conf.eth0/100.rp_filter",
-		"kernel":                           "kernel",
-	} {
-		if got := sysctlDots(in); got != want {
-			t.Errorf("sysctlDots(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 // Validation names the field of each problem.
 func TestValidateSecurity(t *testing.T) {

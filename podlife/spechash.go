@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
 // A pod's spec is recorded as a fingerprint per field (pod.json's specFields), so that a process
@@ -173,12 +175,12 @@ func describe(v reflect.Value, depth int) string {
 		if v.IsNil() {
 			return "nil"
 		}
-		return v.Type().String()
+		return typeName(v.Type())
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return "nil"
 		}
-		return v.Type().String() + "(" + describe(v.Elem(), depth+1) + ")"
+		return typeName(v.Type()) + "(" + describe(v.Elem(), depth+1) + ")"
 	case reflect.Slice, reflect.Array:
 		parts := make([]string, v.Len())
 		for i := range v.Len() {
@@ -202,11 +204,37 @@ func describe(v reflect.Value, depth int) string {
 			}
 			parts = append(parts, t.Field(i).Name+":"+describe(v.Field(i), depth+1))
 		}
-		return t.String() + "{" + strings.Join(parts, ",") + "}"
+		return typeName(t) + "{" + strings.Join(parts, ",") + "}"
 	case reflect.String:
 		return strconv.Quote(v.String())
 	}
 	return fmt.Sprint(v)
+}
+
+// apiPath is the package path of the spec types, which package podlife re-exports.
+var apiPath = reflect.TypeFor[api.PodSpec]().PkgPath()
+
+// typeName is t's name as describe has always written it: the spec types are named as
+// package podlife's (podlife.EnvVar), where they were declared before they moved to
+// podlife/internal/api, so that fingerprints recorded by older managers still match.
+func typeName(t reflect.Type) string {
+	if t.Name() != "" {
+		if t.PkgPath() == apiPath {
+			return "podlife." + t.Name()
+		}
+		return t.String()
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return "*" + typeName(t.Elem())
+	case reflect.Slice:
+		return "[]" + typeName(t.Elem())
+	case reflect.Array:
+		return "[" + strconv.Itoa(t.Len()) + "]" + typeName(t.Elem())
+	case reflect.Map:
+		return "map[" + typeName(t.Key()) + "]" + typeName(t.Elem())
+	}
+	return strings.ReplaceAll(t.String(), "api.", "podlife.")
 }
 
 func lowerFirst(s string) string {

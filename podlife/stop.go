@@ -55,7 +55,7 @@ func (p *podWorker) Stop(ctx context.Context, opts ...StopOption) error {
 		// state dir stops it (its Pod.Stop).
 		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
-	grace := p.spec.gracePeriod()
+	grace := gracePeriod(&p.spec)
 	if o.grace != nil {
 		grace = *o.grace
 	}
@@ -182,7 +182,7 @@ func (p *podWorker) Remove(ctx context.Context) error {
 		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
 	go p.removeOnce.Do(func() {
-		p.stopWith(p.lifeCtx, p.spec.gracePeriod(), true, nil)
+		p.stopWith(p.lifeCtx, gracePeriod(&p.spec), true, nil)
 		var errs []error
 		var mu sync.Mutex
 		var wg sync.WaitGroup

@@ -14,6 +14,7 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/logdriver"
+	"github.com/podlife/podlife/podlife/internal/ocibuild"
 )
 
 // Termination messages, as the kubelet collects them (kuberuntime's makeMounts and
@@ -60,7 +61,7 @@ func (c *Container) terminationMount(id string) (string, specs.Mount, error) {
 	if err != nil {
 		return "", specs.Mount{}, fmt.Errorf("termination message file: %w", err)
 	}
-	return path, bindMount(path, c.spec.TerminationMessagePath, false), nil
+	return path, ocibuild.BindMount(path, c.spec.TerminationMessagePath, false), nil
 }
 
 // terminationMessage reads the message of an instance whose process exited with code: the end

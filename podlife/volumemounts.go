@@ -11,6 +11,7 @@ import (
 
 	"github.com/opencontainers/runtime-spec/specs-go"
 	"github.com/podlife/podlife/podlife/internal/hostmount"
+	"github.com/podlife/podlife/podlife/internal/ocibuild"
 )
 
 // mountSource is what a volumeMount mounts: a volume's directory on the host, or a path inside it.
@@ -43,7 +44,7 @@ func (c *Container) volumeMounts(id string) ([]specs.Mount, *privateMounts, erro
 		ro := m.ReadOnly || p.volumeReadOnly(m.Name)
 		hp := p.hostPathVolume(m.Name)
 		if hp == nil && m.SubPath == "" {
-			out = append(out, bindMount(p.sandbox.volumeDir(m.Name), m.MountPath, ro))
+			out = append(out, ocibuild.BindMount(p.sandbox.volumeDir(m.Name), m.MountPath, ro))
 			continue
 		}
 		if len(pm.points) == 0 {
@@ -66,7 +67,7 @@ func (c *Container) volumeMounts(id string) ([]specs.Mount, *privateMounts, erro
 			}
 			return nil, nil, err
 		}
-		out = append(out, bindMount(target, m.MountPath, ro))
+		out = append(out, ocibuild.BindMount(target, m.MountPath, ro))
 	}
 	return out, pm, nil
 }

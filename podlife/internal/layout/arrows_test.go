@@ -41,6 +41,8 @@ func TestPackageArrows(t *testing.T) {
 		{"probe", []string{"podlife", "cni"}},
 		{"cni", []string{"podlife", "hook", "probe"}},
 		{"podlife/internal/", []string{"podlife"}},
+		{"podlife/internal/api", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
+		{"podlife/internal/ocibuild", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/daemon", []string{"podlife"}},
 		{"podlife/containerlogger", []string{"podlife"}},
 		{"internal/clock", []string{"podlife"}},

@@ -1,4 +1,4 @@
-package podlife
+package api
 
 import (
 	"errors"
@@ -68,7 +68,7 @@ func (s *PodSpec) validate() error {
 			if init {
 				hostPorts = map[string]bool{}
 			}
-			errs = append(errs, validateContainer(p.Index(i), &cs[i], volumes, names, hostPorts)...)
+			errs = append(errs, ValidateContainer(p.Index(i), &cs[i], volumes, names, hostPorts)...)
 			errs = append(errs, validateLifecycle(p.Index(i), &cs[i], init)...)
 		}
 	}
@@ -215,7 +215,7 @@ func validateImageVolume(p *field.Path, iv *ImageVolume) field.ErrorList {
 	return errs
 }
 
-func validateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPorts map[string]bool) field.ErrorList {
+func ValidateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPorts map[string]bool) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, validateName(p.Child("name"), c.Name)...)
 	if c.Name != "" && names[c.Name] {
@@ -372,7 +372,7 @@ func validateLifecycle(p *field.Path, c *ContainerSpec, init bool) field.ErrorLi
 			continue
 		}
 		var fe *probe.FieldError
-		for _, err := range unwrapJoined(pr.spec.Validate(pr.kind)) {
+		for _, err := range UnwrapJoined(pr.spec.Validate(pr.kind)) {
 			switch {
 			case err == nil:
 			case errors.As(err, &fe) && fe.Value == nil:

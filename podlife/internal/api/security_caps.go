@@ -1,6 +1,8 @@
-package podlife
+package api
 
-import "strings"
+import (
+	"strings"
+)
 
 // adds tells whether the capabilities add name (or ALL).
 func (c *Capabilities) adds(name string) bool {
@@ -8,40 +10,28 @@ func (c *Capabilities) adds(name string) bool {
 		return false
 	}
 	for _, a := range c.Add {
-		if n := capName(a); n == name || n == capAll {
+		if n := CapName(a); n == name || n == CapAll {
 			return true
 		}
 	}
 	return false
 }
 
-// capAll is the capability name that means every capability.
-const capAll = "ALL"
+// CapAll is the capability name that means every capability.
+const CapAll = "ALL"
 
-// capName normalises a capability name the way the kubelet and containerd accept them:
+// CapName normalises a capability name the way the kubelet and containerd accept them:
 // upper case, with the CAP_ prefix ("net_admin", "CAP_NET_ADMIN" → "CAP_NET_ADMIN"); ALL stays ALL.
-func capName(s string) string {
+func CapName(s string) string {
 	u := strings.ToUpper(s)
-	if u == capAll || strings.HasPrefix(u, "CAP_") {
+	if u == CapAll || strings.HasPrefix(u, "CAP_") {
 		return u
 	}
 	return "CAP_" + u
 }
 
-// capNames normalises names, leaving ALL out.
-func capNames(names []string) (caps []string, all bool) {
-	for _, n := range names {
-		if c := capName(n); c == capAll {
-			all = true
-		} else {
-			caps = append(caps, c)
-		}
-	}
-	return caps, all
-}
-
-// knownCapabilities are the Linux capabilities, in bit order (linux/capability.h).
-var knownCapabilities = []string{
+// KnownCapabilities are the Linux capabilities, in bit order (linux/capability.h).
+var KnownCapabilities = []string{
 	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL",
 	"CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE",
 	"CAP_NET_BROADCAST", "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK", "CAP_IPC_OWNER",

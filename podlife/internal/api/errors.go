@@ -1,4 +1,4 @@
-package podlife
+package api
 
 import (
 	"errors"

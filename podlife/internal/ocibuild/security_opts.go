@@ -1,10 +1,7 @@
-package podlife
+package ocibuild
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -12,19 +9,21 @@ import (
 	"github.com/containerd/containerd/v2/core/containers"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/opencontainers/runtime-spec/specs-go"
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
-// securityOpts turns the container's effective security context into OCI spec options, as
-// containerd's CRI plugin does for the kubelet's settings. They come after the image's config
+// SecurityOpts turns a container's effective security context into OCI spec options, as
+// containerd's CRI plugin does for the kubelet's settings; imageUser is the image's configured
+// user, loadProfile reads a Localhost seccomp profile. They come after the image's config
 // (which set the image's user) and after resources and mounts; the seccomp profile comes last,
 // as the default profile depends on the capabilities.
-func (c *Container) securityOpts() ([]oci.SpecOpts, error) {
-	e := c.pod.spec.effectiveSecurity(c.spec)
+func SecurityOpts(pod *api.PodSpec, ctr *api.ContainerSpec, imageUser string, loadProfile func(name string) (*specs.LinuxSeccomp, error)) ([]oci.SpecOpts, error) {
+	e := SecurityOf(pod, ctr)
 	var opts []oci.SpecOpts
 	if e.runAsUser != nil || e.runAsGroup != nil {
 		// The kubelet runs as RunAsUser, else the image's user (its name, or its UID with
 		// the image's group dropped), else root; RunAsGroup, else the user's group.
-		user, _, _ := strings.Cut(c.imageConfig.Config.User, ":")
+		user, _, _ := strings.Cut(imageUser, ":")
 		if user == "" {
 			user = "0"
 		}
@@ -44,8 +43,8 @@ func (c *Container) securityOpts() ([]oci.SpecOpts, error) {
 	case e.privileged:
 		opts = append(opts, oci.WithPrivileged, oci.WithHostDevices, oci.WithAllDevicesAllowed)
 	case e.caps != nil:
-		add, addAll := capNames(e.caps.Add)
-		drop, dropAll := capNames(e.caps.Drop)
+		add, addAll := CapNames(e.caps.Add)
+		drop, dropAll := CapNames(e.caps.Drop)
 		if addAll {
 			opts = append(opts, oci.WithAllCurrentCapabilities)
 		}
@@ -66,10 +65,10 @@ func (c *Container) securityOpts() ([]oci.SpecOpts, error) {
 		opts = append(opts, withSysctls(e.sysctls))
 	}
 	switch e.seccomp.Type {
-	case SeccompUnconfined:
+	case api.SeccompUnconfined:
 		opts = append(opts, oci.WithSeccompUnconfined)
-	case SeccompLocalhost:
-		profile, err := c.pod.rt.cfg.loadSeccompProfile(e.seccomp.LocalhostProfile)
+	case api.SeccompLocalhost:
+		profile, err := loadProfile(e.seccomp.LocalhostProfile)
 		if err != nil {
 			return nil, err
 		}
@@ -124,26 +123,4 @@ func withSysctls(sysctls map[string]string) oci.SpecOpts {
 		}
 		return nil
 	}
-}
-
-// loadSeccompProfile reads a Localhost seccomp profile under SeccompProfileRoot. It is opened
-// through an os.Root, so neither ".." nor a symbolic link can take it out of the directory.
-func (c *Config) loadSeccompProfile(name string) (*specs.LinuxSeccomp, error) {
-	if c.SeccompProfileRoot == "" {
-		return nil, fmt.Errorf("seccomp profile %q: Localhost profiles need Config.SeccompProfileRoot", name)
-	}
-	root, err := os.OpenRoot(c.SeccompProfileRoot)
-	if err != nil {
-		return nil, fmt.Errorf("seccomp profile root: %w", err)
-	}
-	defer root.Close()
-	data, err := root.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("seccomp profile %q: %w", name, err)
-	}
-	var profile specs.LinuxSeccomp
-	if err := json.Unmarshal(data, &profile); err != nil {
-		return nil, fmt.Errorf("seccomp profile %q: decode: %w", name, err)
-	}
-	return &profile, nil
 }

@@ -1,15 +1,12 @@
-package podlife
+package api
 
 import (
 	"context"
 	"os"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/opencontainers/runtime-spec/specs-go"
-
-	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/probe"
 )
@@ -383,11 +380,6 @@ const (
 	RestartNever     RestartPolicy = "Never"
 )
 
-// gracePeriod is the pod's termination grace period (defaulted at admission: see WithDefaults).
-func (s *PodSpec) gracePeriod() time.Duration {
-	return *s.TerminationGracePeriod
-}
-
 // allContainers lists init containers then regular containers.
 func (s *PodSpec) allContainers() []*ContainerSpec {
 	out := make([]*ContainerSpec, 0, len(s.InitContainers)+len(s.Containers))
@@ -398,19 +390,4 @@ func (s *PodSpec) allContainers() []*ContainerSpec {
 		out = append(out, &s.Containers[i])
 	}
 	return out
-}
-
-// portMappings lists the host ports the pod publishes, for CNI portmap.
-func (s *PodSpec) portMappings() []cni.PortMapping {
-	var pms []cni.PortMapping
-	for _, c := range s.allContainers() {
-		for _, p := range c.Ports {
-			if p.HostPort == 0 {
-				continue
-			}
-			pms = append(pms, cni.PortMapping{HostPort: p.HostPort, ContainerPort: p.ContainerPort,
-				Protocol: strings.ToLower(string(p.Protocol)), HostIP: p.HostIP})
-		}
-	}
-	return pms
 }

@@ -1,10 +1,8 @@
-package podlife
+package api
 
 import (
 	"fmt"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // NameError says that a name given to a call (a pod's or a container's) is not a valid
@@ -24,15 +22,3 @@ func (e *NameError) Error() string {
 
 // Is makes errors.Is(err, ErrInvalidSpec) true.
 func (e *NameError) Is(target error) bool { return target == ErrInvalidSpec }
-
-// checkName returns a *NameError if name is not a DNS-1123 label, the rule PodSpec.Validate
-// applies to pod and container names.
-func checkName(kind, name string) error {
-	if name == "" {
-		return &NameError{Kind: kind, Name: name, Reasons: []string{"must not be empty"}}
-	}
-	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
-		return &NameError{Kind: kind, Name: name, Reasons: msgs}
-	}
-	return nil
-}

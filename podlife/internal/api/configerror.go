@@ -1,6 +1,8 @@
-package podlife
+package api
 
-import "errors"
+import (
+	"errors"
+)
 
 // ErrCreateContainerConfig: a container's settings contradict its image or each other, so it
 // cannot be created (runAsNonRoot with a runAsUser of 0, or with an image whose user is root or
@@ -10,11 +12,3 @@ import "errors"
 // start as their start policy says. Run returns the pod with a *StartError (step create)
 // wrapping this error.
 var ErrCreateContainerConfig = errors.New("container config error")
-
-// configError is a container's CreateContainerConfigError: its text is the kubelet's message
-// alone, and errors.Is(err, ErrCreateContainerConfig) holds.
-type configError struct{ err error }
-
-func (e *configError) Error() string        { return e.err.Error() }
-func (e *configError) Unwrap() error        { return e.err }
-func (e *configError) Is(target error) bool { return target == ErrCreateContainerConfig }

@@ -1,4 +1,4 @@
-package podlife
+package api
 
 // Reason is a short CamelCase word saying why: an event's reason, a container's waiting or
 // terminated reason, a pod's failure reason. podlife's reasons are the Reason constants, with

@@ -1,13 +1,11 @@
-package podlife
+package api
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -29,7 +27,7 @@ func validateSecurity(root *field.Path, s *PodSpec) field.ErrorList {
 	}
 	check := func(list *field.Path, cs []ContainerSpec) {
 		for i := range cs {
-			errs = append(errs, validateContainerSecurity(list.Index(i).Child("securityContext"), s, &cs[i])...)
+			errs = append(errs, ValidateContainerSecurity(list.Index(i).Child("securityContext"), s, &cs[i])...)
 		}
 	}
 	check(root.Child("initContainers"), s.InitContainers)
@@ -37,8 +35,8 @@ func validateSecurity(root *field.Path, s *PodSpec) field.ErrorList {
 	return errs
 }
 
-// validateContainerSecurity checks a container's security context and the merged result.
-func validateContainerSecurity(p *field.Path, s *PodSpec, c *ContainerSpec) field.ErrorList {
+// ValidateContainerSecurity checks a container's security context and the merged result.
+func ValidateContainerSecurity(p *field.Path, s *PodSpec, c *ContainerSpec) field.ErrorList {
 	var errs field.ErrorList
 	if cs := c.SecurityContext; cs != nil {
 		errs = append(errs, validateID(p.Child("runAsUser"), cs.RunAsUser)...)
@@ -50,7 +48,7 @@ func validateContainerSecurity(p *field.Path, s *PodSpec, c *ContainerSpec) fiel
 				names []string
 			}{{"add", caps.Add}, {"drop", caps.Drop}} {
 				for i, n := range l.names {
-					if c := capName(n); c != capAll && !slices.Contains(knownCapabilities, c) {
+					if c := CapName(n); c != CapAll && !slices.Contains(KnownCapabilities, c) {
 						errs = append(errs, field.NotSupported(p.Child("capabilities", l.name).Index(i), n, []string{"ALL", "a Linux capability, with or without CAP_ (NET_ADMIN, CAP_SYS_TIME)"}))
 					}
 				}
@@ -131,7 +129,7 @@ func validateSysctls(p *field.Path, sysctls []Sysctl, hostNetwork, hostIPC bool)
 	seen := map[string]bool{}
 	for i, sc := range sysctls {
 		np := p.Index(i).Child("name")
-		name := sysctlDots(sc.Name)
+		name := SysctlDots(sc.Name)
 		switch {
 		case sc.Name == "":
 			errs = append(errs, field.Required(np, ""))
@@ -141,84 +139,15 @@ func validateSysctls(p *field.Path, sysctls []Sysctl, hostNetwork, hostIPC bool)
 			continue
 		case seen[name]:
 			errs = append(errs, field.Duplicate(np, sc.Name))
-		case sysctlNamespace(name) == "":
+		case SysctlNamespace(name) == "":
 			errs = append(errs, field.Forbidden(np, fmt.Sprintf("sysctl %q is not namespaced: it would change the host", sc.Name)))
-		case hostNetwork && sysctlNamespace(name) == "net":
+		case hostNetwork && SysctlNamespace(name) == "net":
 			// The API server's wording (ValidateHostSysctl).
 			errs = append(errs, field.Invalid(np, sc.Name, "may not be specified when 'hostNetwork' is true"))
-		case hostIPC && sysctlNamespace(name) == "ipc":
+		case hostIPC && SysctlNamespace(name) == "ipc":
 			errs = append(errs, field.Invalid(np, sc.Name, "may not be specified when 'hostIPC' is true"))
 		}
 		seen[name] = true
 	}
 	return errs
-}
-
-// admitSecurity refuses what the Runtime's configuration does not allow: privileged
-// containers, the host's PID and IPC namespaces, unsafe sysctls and Localhost seccomp profiles
-// without a profile root (a *ValidationError), and what its Pod Security level does not (a
-// *PodSecurityError); both, joined, if both refuse the pod.
-func (c *Config) admitSecurity(s *PodSpec) error {
-	return errors.Join(c.admitGates(s), c.admitPodSecurity(s, nil))
-}
-
-// admitGates checks the pod against AllowPrivileged, AllowHostNamespaces,
-// AllowedUnsafeSysctls and SeccompProfileRoot. The error is a *ValidationError.
-func (c *Config) admitGates(s *PodSpec) error {
-	var errs field.ErrorList
-	root := field.NewPath("spec")
-	if s.HostPID && !c.AllowHostNamespaces {
-		errs = append(errs, field.Forbidden(root.Child("hostPID"), "the host's PID namespace is not allowed: set Config.AllowHostNamespaces"))
-	}
-	if s.HostIPC && !c.AllowHostNamespaces {
-		errs = append(errs, field.Forbidden(root.Child("hostIPC"), "the host's IPC namespace is not allowed: set Config.AllowHostNamespaces"))
-	}
-	if ps := s.SecurityContext; ps != nil {
-		for i, sc := range ps.Sysctls {
-			name := sysctlDots(sc.Name)
-			if !safeSysctls[name] && !allowedSysctl(name, c.AllowedUnsafeSysctls) {
-				errs = append(errs, field.Forbidden(root.Child("securityContext", "sysctls").Index(i).Child("name"),
-					fmt.Sprintf("unsafe sysctl %q is not allowed: the safe set is %s; allow others with Config.AllowedUnsafeSysctls", sc.Name, strings.Join(sortedKeys(safeSysctls), ", "))))
-			}
-		}
-		if c.SeccompProfileRoot == "" && ps.SeccompProfile != nil && ps.SeccompProfile.Type == SeccompLocalhost {
-			errs = append(errs, field.Forbidden(root.Child("securityContext", "seccompProfile"), "Localhost profiles need Config.SeccompProfileRoot"))
-		}
-	}
-	check := func(list *field.Path, cs []ContainerSpec) {
-		for i := range cs {
-			errs = append(errs, c.admitContainerSecurity(list.Index(i).Child("securityContext"), cs[i].SecurityContext)...)
-		}
-	}
-	check(root.Child("initContainers"), s.InitContainers)
-	check(root.Child("containers"), s.Containers)
-	if len(errs) == 0 {
-		return nil
-	}
-	return &ValidationError{Pod: s.Name, Errs: errs}
-}
-
-// admitContainerSecurity checks a container's security context (at path p) against what the
-// Config allows.
-func (c *Config) admitContainerSecurity(p *field.Path, sc *SecurityContext) field.ErrorList {
-	var errs field.ErrorList
-	if sc == nil {
-		return nil
-	}
-	if sc.Privileged && !c.AllowPrivileged {
-		errs = append(errs, field.Forbidden(p.Child("privileged"), "privileged containers are not allowed: set Config.AllowPrivileged"))
-	}
-	if c.SeccompProfileRoot == "" && sc.SeccompProfile != nil && sc.SeccompProfile.Type == SeccompLocalhost {
-		errs = append(errs, field.Forbidden(p.Child("seccompProfile"), "Localhost profiles need Config.SeccompProfileRoot"))
-	}
-	return errs
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
