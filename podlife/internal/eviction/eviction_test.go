@@ -47,12 +47,19 @@ func TestPodLimit(t *testing.T) {
 		{"none", []Container{{Name: "a"}}, 0, false},
 		{"sum", []Container{{Name: "a", Limit: 3}, {Name: "b", Limit: 4}, {Name: "c"}}, 7, true},
 		{"init larger", []Container{{Name: "i", Init: true, Limit: 10}, {Name: "a", Limit: 3}}, 10, true},
+		{"no containers", nil, 0, false},
 		{"sidecar before init", []Container{{Name: "s", Init: true, Sidecar: true, Limit: 2}, {Name: "i", Init: true, Limit: 9}, {Name: "a", Limit: 3}}, 11, true},
 	} {
 		got, ok := Limits{Containers: tc.cs}.PodLimit()
-		if got != tc.want || ok != tc.ok {
+		if got != tc.want || ok != tc.ok || (Limits{Containers: tc.cs}).Any() != tc.ok {
 			t.Errorf("%s: PodLimit = %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
+	}
+	if got, ok := (Limits{Pod: 5, Containers: []Container{{Name: "a", Limit: 9}}}).PodLimit(); got != 5 || !ok {
+		t.Errorf("a pod-level limit: PodLimit = %d, %v; want 5", got, ok)
+	}
+	if !(Limits{EmptyDirs: []Volume{{Name: "v", Limit: 1}}}).Any() || (Limits{EmptyDirs: []Volume{{Name: "v"}}}).Any() {
+		t.Error("Any of emptyDir limits")
 	}
 }
 

@@ -20,6 +20,21 @@ type Limits struct {
 	// Containers are the pod's containers, init containers first, each in spec order; a
 	// Limit of 0 means none.
 	Containers []Container
+	// Pod, if not 0, bounds the pod's total instead of the sum of its containers' limits.
+	Pod int64
+}
+
+// Any reports whether there is any limit to check.
+func (l Limits) Any() bool {
+	if _, ok := l.PodLimit(); ok {
+		return true
+	}
+	for _, v := range l.EmptyDirs {
+		if v.Limit > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Volume is an emptyDir volume's size limit, in bytes.
@@ -92,8 +107,11 @@ func Decide(l Limits, u Usage) (Decision, bool) {
 // PodLimit is the pod's ephemeral-storage limit as the kubelet computes it (PodLimits): the
 // sum of its regular containers' and sidecars' limits, or, if larger, what any regular init
 // container's limit plus the sidecars started before it add up to. ok is false if no
-// container has a limit.
+// container has a limit. A Pod limit replaces all this.
 func (l Limits) PodLimit() (limit int64, ok bool) {
+	if l.Pod > 0 {
+		return l.Pod, true
+	}
 	var sum, sidecars, initMax int64
 	for _, c := range l.Containers {
 		if c.Limit > 0 {
