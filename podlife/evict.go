@@ -40,6 +40,7 @@ const ReasonEvicted Reason = eviction.Reason
 const (
 	defaultEvictionPeriod = 10 * time.Second // the kubelet's housekeeping period
 	evictionGrace         = time.Second      // immediateEvictionGracePeriodSeconds
+	measureTimeout        = 30 * time.Second // bounds one measurement (containerd may be away)
 )
 
 // admitDisk refuses a new pod while the state directory's filesystem is below the threshold.
@@ -78,7 +79,10 @@ func (p *podWorker) enforceStorage() {
 		case <-p.rt.closing:
 			return
 		}
-		if d, ok := eviction.Decide(limits, p.storageUsage(p.lifeCtx)); ok {
+		ctx, cancel := context.WithTimeout(p.lifeCtx, measureTimeout)
+		u := p.storageUsage(ctx)
+		cancel()
+		if d, ok := eviction.Decide(limits, u); ok {
 			p.evict(d)
 			return
 		}
