@@ -75,6 +75,7 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 	if d := p.spec.ActiveDeadline; d != nil {
 		go p.enforceDeadline(*d)
 	}
+	go p.enforceStorage()
 	if plan.pauseExited != nil {
 		go p.watchPause(plan.pauseExited)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/eviction"
 )
 
 // Defaults of Config.
@@ -78,6 +79,9 @@ type Config struct {
 	// Run waits for it (its context ends the wait, not the pod). Nil fails Run at the first
 	// failed pull (a StartError with StepPull) and removes the pod.
 	ImagePullBackOff *Backoff `json:"imagePullBackOff,omitempty"`
+	// Eviction bounds each pod's local storage and refuses new pods when the state
+	// directory's filesystem is nearly full, as the kubelet's eviction manager does.
+	Eviction Eviction `json:"eviction,omitzero"`
 	// Logs bounds each container's log files (rotation by size, the kubelet's defaults:
 	// 10 MiB, 5 files).
 	Logs LogLimits `json:"logs,omitzero"`
@@ -225,6 +229,9 @@ func (c Config) Validate() error {
 		if !ip.IsValid() {
 			errs = append(errs, fmt.Errorf("config.hostIPs[%d]: not an IP address", i))
 		}
+	}
+	if _, err := eviction.ParseThreshold(c.Eviction.NodefsAvailable); err != nil {
+		errs = append(errs, fmt.Errorf("config.eviction.nodefsAvailable: %w", err))
 	}
 	errs = append(errs, validateRuntimeClasses(c.RuntimeClasses)...)
 	errs = append(errs, c.validatePodSecurity()...)

@@ -23,6 +23,9 @@ func (p *podWorker) run() {
 	if d := p.spec.ActiveDeadline; d != nil && recErr == nil {
 		go p.enforceDeadline(*d)
 	}
+	if recErr == nil {
+		go p.enforceStorage()
+	}
 	var err error
 	if recErr != nil {
 		close(p.netReady)

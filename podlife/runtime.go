@@ -217,6 +217,9 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.admitDisk(spec.Name); err != nil {
+		return nil, err
+	}
 	if r.disconnected() || !r.tasks.socketAnswers() {
 		// A Runtime that was idle learns of an outage here (the private containerd stopped by
 		// daemon.StopPrivate, or one that died meanwhile): fail at once and start the

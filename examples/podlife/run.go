@@ -44,6 +44,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	detach := fs.Bool("detach", false, "start the pods, leave them supervised by a background podlife process, and return")
 	backoff := fs.Duration("restart-backoff", 0, "initial crash-loop back-off (default the kubelet's 10s)")
 	pullBackoff := fs.Duration("image-pull-backoff", 10*time.Second, "initial back-off between failed image pulls, doubling up to 300s, as the kubelet retries them; 0 fails at the first failed pull")
+	evictPeriod := fs.Duration("eviction-period", 0, "how often pods with an emptyDir sizeLimit or an ephemeral-storage limit are measured, and evicted above it (default the kubelet's 10s; negative: never)")
+	nodefs := fs.String("eviction-nodefs-available", "", `refuse new pods while the state dir's filesystem has less available: "10%" (default, the kubelet's), a quantity ("500Mi"), or "0%" (never)`)
 	replace := fs.Bool("replace", false, "a pod of the manifest that exists with another spec is stopped and removed, then run anew (without it, the run fails naming what differs)")
 	containerLogger := fs.String("container-logger", "", `the program containerd's shims run beside each container to write its output: "" (podlife-logger beside this program or in PATH, else this program), a path (such as podlife-logger's), or "none" (this process writes the logs: a chatty container blocks once this process is gone)`)
 	c := addCommon(fs)
@@ -101,6 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if *pullBackoff > 0 {
 			cfg.ImagePullBackOff = &podlife.Backoff{Initial: *pullBackoff}
 		}
+		cfg.Eviction = podlife.Eviction{Period: *evictPeriod, NodefsAvailable: *nodefs}
 		switch *containerLogger {
 		case "": // this program (see main and common.runtime)
 		case "none":

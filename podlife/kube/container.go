@@ -35,7 +35,7 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 	}
 	out.Ports = c.ports(ct, p, list == "containers")
 	out.VolumeMounts = c.mounts(ct, p, pl, e)
-	out.Resources = c.resources(&ct.Resources, p.Child("resources"))
+	out.Resources = c.resources(&ct.Resources, p.Child("resources"), false)
 	out.StartupProbe = c.probe(ct, ct.StartupProbe, p.Child("startupProbe"))
 	out.ReadinessProbe = c.probe(ct, ct.ReadinessProbe, p.Child("readinessProbe"))
 	out.LivenessProbe = c.probe(ct, ct.LivenessProbe, p.Child("livenessProbe"))
@@ -147,9 +147,11 @@ func (c *converter) subPathExpr(p *field.Path, expr string, e *environment) stri
 	return sub
 }
 
-// resources converts limits and requests: CPU in millicores, memory in bytes. A CPU request
-// defaults to the limit, as the API defaults requests to limits.
-func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path) podlife.Resources {
+// resources converts limits and requests: CPU in millicores, memory and a container's
+// ephemeral storage in bytes. A CPU request defaults to the limit, as the API defaults
+// requests to limits. pod says they are the pod-level resources, where ephemeral storage is
+// not a pod-level resource of Kubernetes (a warning).
+func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path, pod bool) podlife.Resources {
 	var out podlife.Resources
 	limits := map[corev1.ResourceName]int64{}
 	for _, name := range resourceNames(r.Limits) {
@@ -169,8 +171,12 @@ func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path) pod
 			if n, ok := c.quantity(lp, &q, false); ok {
 				out.MemoryLimit, limits[name] = n, n
 			}
+		case name == corev1.ResourceEphemeralStorage && pod:
+			c.is.warnf(lp, "Not honoured: pod-level resources limit cpu and memory; each container's ephemeral-storage limit bounds the pod's total")
 		case name == corev1.ResourceEphemeralStorage:
-			c.is.warnf(lp, "Not honoured: ephemeral storage is not limited")
+			if n, ok := c.quantity(lp, &q, false); ok {
+				out.EphemeralStorageLimit, limits[name] = n, n
+			}
 		default:
 			c.is.errorf(lp, "Forbidden: not supported by podlife: %s", resourceNote(name))
 		}
@@ -186,10 +192,8 @@ func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path) pod
 			if n, ok = c.quantity(rp, &q, true); ok {
 				out.CPURequest = n
 			}
-		case name == corev1.ResourceMemory:
+		case name == corev1.ResourceMemory, name == corev1.ResourceEphemeralStorage:
 			n, ok = c.quantity(rp, &q, false) // it only steers scheduling
-		case name == corev1.ResourceEphemeralStorage:
-			// scheduling only
 		default:
 			c.is.errorf(rp, "Forbidden: not supported by podlife: %s", resourceNote(name))
 		}

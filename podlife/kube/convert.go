@@ -177,7 +177,7 @@ func (c *converter) convertSpec() {
 	c.validateDropped()
 	c.out.SecurityContext = podSecurity(s.SecurityContext)
 	if s.Resources != nil {
-		c.out.Resources = c.resources(s.Resources, sp.Child("resources"))
+		c.out.Resources = c.resources(s.Resources, sp.Child("resources"), true)
 	}
 	for _, g := range s.ReadinessGates {
 		c.out.ReadinessGates = append(c.out.ReadinessGates, podlife.ConditionType(g.ConditionType))

@@ -126,9 +126,6 @@ func (c *converter) emptyDir(e *corev1.EmptyDirVolumeSource, p *field.Path) *pod
 		n, ok := c.quantity(p.Child("sizeLimit"), e.SizeLimit, false)
 		if ok {
 			out.SizeLimit = n
-			if out.Medium != podlife.MediumMemory && n > 0 {
-				c.is.warnf(p.Child("sizeLimit"), "Not honoured: the size of an emptyDir on disk is not enforced")
-			}
 		}
 	}
 	return out

@@ -15,7 +15,7 @@ func validatePodResources(p *field.Path, s *PodSpec) field.ErrorList {
 	for _, f := range []struct {
 		path string
 		v    int64
-	}{{"limits.cpu", r.CPULimit}, {"requests.cpu", r.CPURequest}, {"limits.memory", r.MemoryLimit}} {
+	}{{"limits.cpu", r.CPULimit}, {"requests.cpu", r.CPURequest}, {"limits.memory", r.MemoryLimit}, {"limits.ephemeral-storage", r.EphemeralStorageLimit}} {
 		if f.v < 0 {
 			errs = append(errs, field.Invalid(p.Child(f.path), f.v, "must be greater than or equal to 0"))
 		}

@@ -119,7 +119,7 @@ type ContainerSpec struct {
 	// DependsOn makes the container wait, under the DependencyOrder() start policy, until other
 	// containers of the pod reach a condition (podlife's extension, like Compose's depends_on).
 	DependsOn []Dependency
-	// Resources limits the container's CPU and memory (cgroups).
+	// Resources limits the container's CPU and memory (cgroups) and its local storage (eviction).
 	Resources Resources
 	// SecurityContext holds the container's security settings; its fields override the pod's.
 	SecurityContext *SecurityContext
@@ -164,8 +164,8 @@ const (
 // ContainerSpec.TerminationMessagePath is empty (Kubernetes' default).
 const DefaultTerminationMessagePath = "/dev/termination-log"
 
-// Resources are a container's CPU and memory limits and requests, in Kubernetes' units: CPU in
-// millicores, memory in bytes. Zero means unset.
+// Resources are a container's CPU, memory and ephemeral storage limits and requests, in
+// Kubernetes' units: CPU in millicores, memory and storage in bytes. Zero means unset.
 type Resources struct {
 	// CPULimit caps CPU time (a CFS quota): 500 is half a CPU.
 	CPULimit int64
@@ -173,6 +173,12 @@ type Resources struct {
 	CPURequest int64
 	// MemoryLimit is the memory (and swap) the container may use; above it, it is OOM-killed.
 	MemoryLimit int64
+	// EphemeralStorageLimit is the local storage, in bytes, the container may use
+	// (resources.limits.ephemeral-storage): its writable layer plus its logs. Above it, or when
+	// the pod's total (its volumes on disk and every container) exceeds the sum of its
+	// containers' limits, the pod is evicted (see Config.Eviction). At pod level it replaces
+	// that sum (podlife's extension: Kubernetes' pod-level resources have no ephemeral storage).
+	EphemeralStorageLimit int64 `fingerprint:"omitzero"`
 }
 
 // Dependency is a condition on another container of the same pod.
@@ -304,7 +310,9 @@ type File struct {
 type EmptyDirVolume struct {
 	// Medium "" uses the state directory's disk; "Memory" mounts a tmpfs.
 	Medium StorageMedium
-	// SizeLimit bounds a Memory medium's tmpfs, in bytes; zero means half the host's memory (tmpfs default).
+	// SizeLimit bounds the volume, in bytes: a Memory medium's tmpfs size (zero means half the
+	// host's memory, tmpfs's default); on disk, the usage above which the pod is evicted, as
+	// the kubelet does (measured every Config.Eviction.Period; zero means no limit).
 	SizeLimit int64
 }
 

@@ -326,7 +326,8 @@ func ValidateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 	for _, r := range []struct {
 		name string
 		v    int64
-	}{{"limits.cpu", c.Resources.CPULimit}, {"requests.cpu", c.Resources.CPURequest}, {"limits.memory", c.Resources.MemoryLimit}} {
+	}{{"limits.cpu", c.Resources.CPULimit}, {"requests.cpu", c.Resources.CPURequest}, {"limits.memory", c.Resources.MemoryLimit},
+		{"limits.ephemeral-storage", c.Resources.EphemeralStorageLimit}} {
 		if r.v < 0 {
 			errs = append(errs, field.Invalid(p.Child("resources").Child(r.name), r.v, "must be greater than or equal to 0"))
 		}
