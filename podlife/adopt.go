@@ -109,6 +109,7 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 	if forStop {
 		p.stopRecord = &rec
 	}
+	p.network, p.netRecord = r.recordedNetwork(rec.Network, spec.Name), rec.Network
 	if rec.ShimGroup != "" && p.pause == nil {
 		p.shimOwner.plannedID = rec.ShimGroup
 	}
