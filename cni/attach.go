@@ -26,6 +26,9 @@ const cleanupTimeout = 30 * time.Second
 type attacher struct {
 	cni  *libcni.CNIConfig
 	list *libcni.NetworkConfigList
+	// stateDir and pluginDirs are those the attacher was made with, for its Record.
+	stateDir   string
+	pluginDirs []string
 	// lean is list without the plugins that do nothing on a call without
 	// capability arguments, used for such calls to save their exec.
 	lean *libcni.NetworkConfigList
@@ -54,10 +57,12 @@ func newAttacher(stateDir string, list *libcni.NetworkConfigList, pluginDirs []s
 		stderr: os.Stderr,
 	}
 	return &attacher{
-		cni:  libcni.NewCNIConfigWithCacheDir(pluginDirs, cacheDir(stateDir), exec),
-		list: list,
-		lean: withoutIdlePlugins(list),
-		lock: lock,
+		cni:        libcni.NewCNIConfigWithCacheDir(pluginDirs, cacheDir(stateDir), exec),
+		list:       list,
+		stateDir:   stateDir,
+		pluginDirs: pluginDirs,
+		lean:       withoutIdlePlugins(list),
+		lock:       lock,
 	}
 }
 

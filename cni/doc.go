@@ -5,6 +5,9 @@
 // [NewBridge] generates and owns a bridge network (bridge + host-local +
 // portmap); [FromConfList] wraps a user-supplied conflist. Both return a
 // [Network]. The configuration is parsed once, when the Network is made.
+// Both are [Recorder]s: their [Record] (conflist, state dir, plugin dirs)
+// kept beside a pod lets another process, configured with another network,
+// detach that pod with [FromRecord].
 //
 // # Concurrency
 //

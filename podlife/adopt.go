@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
@@ -108,6 +109,12 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 	p.adoptLock = lock
 	if forStop {
 		p.stopRecord = &rec
+	}
+	p.network, p.netRecord = r.recordedNetwork(rec.Network, spec.Name), rec.Network
+	// The dead manager's execs in flight (a hook, a probe) wait for a reader of their output:
+	// until one comes, the shim holds back their container's exit for 30 s (see ctrd).
+	if n, _ := ctrd.DrainOrphanFIFOs(p.sandbox.fifoDir(), execIDPrefix, r.closing); n > 0 {
+		p.log.Info("reading away the output of the previous manager's execs in flight", "fifos", n)
 	}
 	if rec.ShimGroup != "" && p.pause == nil {
 		p.shimOwner.plannedID = rec.ShimGroup

@@ -63,7 +63,8 @@ type Config struct {
 	// Shims is ShimPerPod (default) or ShimPerContainer.
 	Shims ShimMode `json:"shims,omitempty"`
 	// Network attaches pods; nil means a CNI bridge (cni.BridgeConfig defaults) with its state
-	// under StateDir/cni.
+	// under StateDir/cni. A cni.Recorder (the bridge, cni.FromConfList) is kept in each pod's
+	// record, and the pod's network is always released with it, whatever the releasing Runtime's.
 	Network cni.Network `json:"-"`
 	// Bridge configures the default bridge network when Network is nil. StateDir defaults to StateDir/cni.
 	// Programs with their own state dirs need their own Bridge.Bridge and Subnet: a pod on a

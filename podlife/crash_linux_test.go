@@ -150,6 +150,17 @@ func TestCrashPoints(t *testing.T) {
 			case err != nil:
 				t.Fatalf("LookupPod: %v", err)
 			default:
+				// At these points an exec (a's postStart or preStop) was in flight: the shim waited
+				// 30 s for a reader of its output before it let a's exit through. The stop ends
+				// within the pod's grace period plus the kubelet's 2 s (and some slack here).
+				if crashExecInFlight[point] {
+					began := time.Now()
+					defer func() {
+						if took, bound := time.Since(began), crashpodGrace+2*time.Second+3*time.Second; took > bound {
+							t.Errorf("after %s: adopting and removing the pod took %v, want at most %v", point, took, bound)
+						}
+					}()
+				}
 				if rec.Managed() {
 					t.Fatalf("pod %s still has a manager (pid %d) after the kill", name, rec.Manager)
 				}
@@ -181,6 +192,12 @@ func TestCrashPoints(t *testing.T) {
 // on. (At status.write@3 and status.written@3 the start is still going: the third status write
 // comes early.)
 var crashRunsOn = map[string]bool{"restart.backoff-over": true, "restart.old-deleted": true}
+
+// crashExecInFlight are the points where an exec of the manager may be in flight; crashpodGrace
+// is the pod's grace period (internal/crashpod).
+var crashExecInFlight = map[string]bool{"status.written@3": true, "stop.signalled@1": true}
+
+const crashpodGrace = 5 * time.Second
 
 // crashStops are the points where the manager had begun the pod's stop (its containers still
 // there): adopted, the stop is finished, never undone.

@@ -91,6 +91,9 @@ func (c *Container) exec(ctx context.Context, argv []string, streams ExecIO) (in
 	return -1, fmt.Errorf("exec in container %q: %w", c.spec.Name, err)
 }
 
+// execIDPrefix begins the ID of every process podlife execs in a container.
+const execIDPrefix = "exec-"
+
 // execProcess runs argv in task with the process settings of ps (environment, user, working
 // directory, capabilities), connected to streams, and returns its exit code. If ctx ends first,
 // the process is killed and the code is -1. bg carries the containerd calls, which must not be
@@ -118,7 +121,7 @@ func execProcess(ctx, bg context.Context, task *ctrd.Task, ps specs.Process, arg
 	if streams.TTY {
 		opts = append(opts, cio.WithTerminal)
 	}
-	proc, err := task.Exec(bg, "exec-"+newID()[:12], &ps, cio.NewCreator(opts...))
+	proc, err := task.Exec(bg, execIDPrefix+newID()[:12], &ps, cio.NewCreator(opts...))
 	if err != nil {
 		return -1, err
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
@@ -99,6 +100,10 @@ type podWorker struct {
 	// stopRecord is the record of a pod adopted only to stop it: its spec (the record's, without
 	// values) is not the pod's, so its record keeps the fingerprints it had (see writeRecord).
 	stopRecord *podRecord
+	// network is the network the pod is attached to, and netRecord its description in the
+	// pod's record: the runtime's, or for an adopted pod the recorded one (recordedNetwork).
+	network   cni.Network
+	netRecord *cni.Record
 	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
 	// is the form of it the record keeps and fingerprints (see recordedSpec).
 	recorded PodSpec
@@ -137,6 +142,7 @@ func assemblePod(r *Runtime, spec, recorded PodSpec, handler ctrRuntime, dir, ui
 		phase: PhasePending, owner: newOwner(), startTime: r.clock.Now(),
 		condTimes: map[ConditionType]condTime{},
 		sup:       newSupervisionStore(dir),
+		network:   r.network, netRecord: r.networkRecord(),
 	}
 	p.lifeCtx = r.ctx(context.Background())
 	p.startCtx, p.cancelStart = context.WithCancel(p.lifeCtx)

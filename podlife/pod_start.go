@@ -102,7 +102,7 @@ func (p *podWorker) startSequence() error {
 	setupFailed := make(chan error, 1+len(p.byName))
 	go func() {
 		defer close(p.netReady)
-		if err := p.sandbox.attach(ctx, p.rt.network); err != nil {
+		if err := p.sandbox.attach(ctx, p.network); err != nil {
 			p.netErr = &StartError{Pod: p.name, Step: StepNetwork, Err: err}
 			p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 			setupFailed <- p.netErr

@@ -50,6 +50,10 @@ type podRecord struct {
 	// stop and remove (Pod.Stop, Pod.Remove of a pod whose manager is gone).
 	// Older managers' records have env values and files volumes' data in it.
 	Spec json.RawMessage `json:"spec,omitempty"`
+	// Network is the network the pod is attached to (see cni.Record): its removal, by any
+	// process, releases the pod's attachment with it. Older records have none: their pods are
+	// released with the remover's own network.
+	Network *cni.Record `json:"network,omitempty"`
 }
 
 func (p *podWorker) writeRecord() error {
@@ -72,7 +76,7 @@ func (p *podWorker) writeRecord() error {
 		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: gracePeriod(&p.spec),
 		HostNetwork: p.spec.HostNetwork, Ports: portMappings(&p.spec),
 		SpecMAC: specHash(fields), SpecMACs: fields, SpecKey: specKeyID(key),
-		ShimGroup: p.shimGroup(), Spec: spec,
+		ShimGroup: p.shimGroup(), Spec: spec, Network: p.netRecord,
 	}
 	if old := p.stopRecord; old != nil {
 		// Adopted to be stopped, from the record's spec: the fingerprints are those of the

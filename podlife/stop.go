@@ -142,7 +142,7 @@ func (p *podWorker) stopAll(ctx context.Context, grace time.Duration, hooks bool
 	errs := make([]error, 0, len(all)+2)
 	var mu sync.Mutex
 	var detachErr, pauseErr error
-	wg.Go(func() { detachErr = p.sandbox.detach(ctx, p.rt.network) })
+	wg.Go(func() { detachErr = p.sandbox.detach(ctx, p.network) })
 	var tasks sync.WaitGroup
 	for _, c := range all {
 		tasks.Go(func() {
@@ -208,7 +208,7 @@ func (p *podWorker) Remove(ctx context.Context) error {
 		// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
 		// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
 		// hostPort rules and libcni cache): Pod.Remove retries from it.
-		errs = append(errs, p.sandbox.detach(p.lifeCtx, p.rt.network))
+		errs = append(errs, p.sandbox.detach(p.lifeCtx, p.network))
 		// The image volumes are unmounted before their views are removed.
 		errs = append(errs, p.sandbox.removeVolumes(), p.removeImageViews(p.lifeCtx), p.deleteLease(p.lifeCtx))
 		failpoint.Hit("remove.lease-deleted")

@@ -162,16 +162,29 @@ func (c *common) saveNetwork() error {
 	return os.WriteFile(c.networkFile(), b, 0o600)
 }
 
-// runtime connects to containerd (the system one, or the private one under the state dir).
-func (c *common) runtime(ctx context.Context, stderr io.Writer, opts ...func(*podlife.Config)) (*podlife.Runtime, error) {
-	if c.network == "" && c.bridge == "" && c.subnet == "" && c.cniPath == "" {
-		var saved networkFlags
-		if b, err := os.ReadFile(c.networkFile()); err == nil {
-			if err := json.Unmarshal(b, &saved); err == nil {
-				c.network, c.bridge, c.subnet, c.cniPath = saved.Network, saved.Bridge, saved.Subnet, saved.CNIPath
-			}
+// fillSavedNetwork fills each network flag not given from the ones `run` saved, flag by flag:
+// --subnet alone keeps the saved network name, bridge and plugin dirs.
+func (c *common) fillSavedNetwork() {
+	var saved networkFlags
+	b, err := os.ReadFile(c.networkFile())
+	if err != nil || json.Unmarshal(b, &saved) != nil {
+		return
+	}
+	for _, f := range []struct {
+		flag  *string
+		saved string
+	}{
+		{&c.network, saved.Network}, {&c.bridge, saved.Bridge}, {&c.subnet, saved.Subnet}, {&c.cniPath, saved.CNIPath},
+	} {
+		if *f.flag == "" {
+			*f.flag = f.saved
 		}
 	}
+}
+
+// runtime connects to containerd (the system one, or the private one under the state dir).
+func (c *common) runtime(ctx context.Context, stderr io.Writer, opts ...func(*podlife.Config)) (*podlife.Runtime, error) {
+	c.fillSavedNetwork()
 	if c.cniPath == "" {
 		c.cniPath = os.Getenv("PODLIFE_CNI_PATH") // `make` points it at the plugins pinned in go.mod
 	}
