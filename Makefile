@@ -58,7 +58,8 @@ crash-test: deps containerd2 cni-plugins logger
 ## is printed at the end (docs/hosts.md). All the tests under KVM; under TCG (a host whose KVM
 ## cannot boot Debian's kernel) the host-dependent ones. TEST_RUN=<regexp> chooses,
 ## VM_TEST_TIMEOUT (default 60m) bounds go test, BENCH_FLAGS='--only runtimeclass' also runs
-## podlife-bench there. Not part of `make test`.
+## podlife-bench there. TEST_RUN=. runs every test (under TCG, with VM_RACE=0, its default there:
+## a test binary without the race detector; docs/hosts.md says how long). Not part of `make test`.
 test-vm: deps containerd2 cni-plugins logger
 	hack/vm/run.sh
 
