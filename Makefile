@@ -58,7 +58,8 @@ crash-test: deps containerd2 cni-plugins logger
 ## is printed at the end (docs/hosts.md). All the tests under KVM; under TCG (a host whose KVM
 ## cannot boot Debian's kernel) the host-dependent ones. TEST_RUN=<regexp> chooses,
 ## VM_TEST_TIMEOUT (default 60m) bounds go test, BENCH_FLAGS='--only runtimeclass' also runs
-## podlife-bench there. Not part of `make test`.
+## podlife-bench there. TEST_RUN=. runs every test (under TCG, with VM_RACE=0, its default there:
+## a test binary without the race detector; docs/hosts.md says how long). Not part of `make test`.
 test-vm: deps containerd2 cni-plugins logger
 	hack/vm/run.sh
 
@@ -134,9 +135,17 @@ lint:
 
 deps:
 	@if [ "$$(id -u)" != 0 ]; then echo "podlife needs root (namespaces, mounts, CNI)"; exit 1; fi
+	@# Debian's containerd (1.6, past its end of life) is installed for smoke-1.6 only: on a systemd
+	@# host, the service its package starts would become the system containerd podlife uses first.
+	@# When this target installed it, it disables that service (docs/hosts.md, "containerd versions").
 	@if ! dpkg -s $(DEBS) >/dev/null 2>&1; then \
+	  had=$$(dpkg -s containerd >/dev/null 2>&1 && echo yes); \
 	  echo "installing: $(DEBS)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBS) >/dev/null; \
+	  if [ -z "$$had" ] && [ -d /run/systemd/system ]; then \
+	    echo "disabling the containerd 1.6 service just installed: podlife starts containerd 2.x"; \
+	    systemctl disable --now containerd.service >/dev/null 2>&1 || true; \
+	  fi; \
 	fi
 	@command -v go >/dev/null || { echo "Go is required (/usr/local/go/bin)"; exit 1; }
 	@mkdir -p .cache

@@ -50,6 +50,9 @@ type agentEnv struct {
 	// podSecurity is the agents' --pod-security: privileged, since testManifest has a hostPath
 	// volume, which the default (baseline) refuses; empty leaves the agent's default.
 	podSecurity string
+	// private gives the agents --private-containerd (and the test's runtimes its address): a
+	// system containerd's socket exists.
+	private bool
 }
 
 func newAgentEnv(t *testing.T) *agentEnv {
@@ -57,11 +60,15 @@ func newAgentEnv(t *testing.T) *agentEnv {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
-	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
-		t.Skip("a system containerd socket exists")
-	}
 	if _, err := exec.LookPath("containerd"); err != nil {
 		t.Skip("no containerd in PATH")
+	}
+	// Beside a system containerd, the agents get --private-containerd and the test fails if the
+	// system daemon changes: the tests never touch a daemon they did not start.
+	private := false
+	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
+		private = true
+		keepSystemContainerd(t)
 	}
 	dir, err := os.MkdirTemp("", "plt-edge")
 	if err != nil {
@@ -71,7 +78,7 @@ func newAgentEnv(t *testing.T) *agentEnv {
 	e := &agentEnv{t: t, dir: dir, bin: filepath.Join(dir, "edge-agent"), manifests: filepath.Join(dir, "m"),
 		out: filepath.Join(dir, "out"), state: filepath.Join(dir, "state"),
 		bridge: fmt.Sprintf("pledge%d", pid%100000), network: fmt.Sprintf("pledge-%d", pid),
-		subnet: fmt.Sprintf("10.%d.%d.0/24", 100+pid%40, pid%250), ns: fmt.Sprintf("pledge%d", pid), node: "edge", podSecurity: "privileged"}
+		subnet: fmt.Sprintf("10.%d.%d.0/24", 100+pid%40, pid%250), ns: fmt.Sprintf("pledge%d", pid), node: "edge", podSecurity: "privileged", private: private}
 	t.Cleanup(func() {
 		for i := 1; i <= e.n; i++ {
 			if log := e.agentLog(i); strings.Contains(log, "DATA RACE") {
@@ -136,6 +143,9 @@ func (e *agentEnv) start(extra ...string) *exec.Cmd {
 		"--node-name", e.node, "--interval", "1m", "--retry", "300ms", "--import", filepath.Join(e.dir, "busybox.tar"), "--log-level", "debug"}
 	if e.podSecurity != "" {
 		args = append(args, "--pod-security", e.podSecurity)
+	}
+	if e.private {
+		args = append(args, "--private-containerd")
 	}
 	if l := os.Getenv("PODLIFE_TEST_LOGGER"); l != "" {
 		args = append(args, "--container-logger", l)
@@ -406,9 +416,11 @@ func TestAgentFollowsDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var bad fileResult
+	// os.WriteFile creates the file empty first: the agent may report that state ("no pod in the
+	// manifest") before the content's own error.
 	e.waitFor("d.yaml reported", func() bool {
 		b, err := os.ReadFile(filepath.Join(e.manifests, ".status", "files", "d.yaml.json"))
-		return err == nil && json.Unmarshal(b, &bad) == nil && bad.Error != ""
+		return err == nil && json.Unmarshal(b, &bad) == nil && bad.Error != "" && !strings.Contains(bad.Error, "no pod in the manifest")
 	})
 	if !strings.Contains(bad.Error, "bogus") || bad.Pods != nil {
 		t.Errorf("d.yaml's status %+v, want an error naming the unknown field and no pods", bad)
@@ -483,6 +495,9 @@ func (e *agentEnv) quit(name string) {
 // config is the agent's podlife configuration.
 func (e *agentEnv) config() podlife.Config {
 	cfg := podlife.Config{StateDir: e.state, Namespace: e.ns, ContainerLogger: os.Getenv("PODLIFE_TEST_LOGGER")}
+	if e.private {
+		cfg.Address = daemon.Address(daemon.PrivateDir(e.state))
+	}
 	cfg.Bridge.Name, cfg.Bridge.Bridge = e.network, e.bridge
 	cfg.Bridge.Subnet = netip.MustParsePrefix(e.subnet)
 	if p := os.Getenv("PODLIFE_CNI_PATH"); p != "" {

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/containerlogger"
+	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/kube"
 )
 
@@ -58,6 +60,7 @@ type options struct {
 	network, bridge, subnet, cniPath       string
 	nodeName                               string
 	noNodeSuffix, stopOnExit, strict       bool
+	privateContainerd                      bool
 	allowPrivileged, allowHostNamespaces   bool
 	interval, pullBackoff, retry           time.Duration
 	listen, containerLogger, logLevel      string
@@ -76,6 +79,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.stateDir, "state-dir", "", "podlife's state directory (default /var/lib/podlife)")
 	fs.StringVar(&o.agentDir, "agent-dir", "/var/lib/podlife-edge-agent", "the agent's own state: which pods are its own, from which manifest")
 	fs.StringVar(&o.address, "address", "", "containerd socket (default: the system's, else a private containerd of the state dir)")
+	fs.BoolVar(&o.privateContainerd, "private-containerd", daemon.PrivateFromEnv(), "use the private containerd of the state dir (started if none runs) even when the system one answers (default $"+daemon.PrivateEnv+")")
 	fs.StringVar(&o.namespace, "namespace", "", "containerd namespace of the pods (default podlife)")
 	fs.StringVar(&o.network, "network", "", "CNI network name (default podlife)")
 	fs.StringVar(&o.bridge, "bridge", "", "bridge device (default podlife0)")
@@ -117,6 +121,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	case fs.NArg() > 0:
 		fs.Usage()
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.privateContainerd && o.address != "" {
+		return o, errors.New("--private-containerd and --address exclude each other")
 	}
 	if o.interval <= 0 || o.pullBackoff <= 0 || o.retry <= 0 {
 		return o, errors.New("--interval, --image-pull-backoff and --retry must be positive")
@@ -198,11 +205,23 @@ func serve(ctx context.Context, o options, log *slog.Logger) error {
 		}
 	}
 
+	if o.privateContainerd {
+		// What podlife.New does when no system containerd answers, done whether or not one does.
+		info, err := daemon.EnsurePrivate(ctx, o.stateDir, "", cfg.Logger)
+		if err != nil {
+			return err
+		}
+		cfg.Address = info.Address
+	}
 	rt, err := podlife.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
+	if !rt.PrivateDaemon() { // a private one podlife started was checked as it started
+		addr := cmp.Or(cfg.Address, podlife.DefaultAddress)
+		_ = daemon.WarnUnsupported(ctx, log, addr) // once, with what to install
+	}
 	for _, path := range o.imports {
 		if err := importImage(ctx, rt, path); err != nil {
 			return err

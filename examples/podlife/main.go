@@ -19,11 +19,11 @@
 // With --detach the pods are supervised by a background podlife process, and the other
 // commands, run from any process, find them again in the state directory and containerd.
 //
-// It needs root. It uses the system containerd if one answers, else the private one of the
-// state directory, which the first command that needs it starts and which outlives every
-// command: `podlife daemon status` shows it (PID, socket, log file), `podlife daemon stop` stops
-// it once no pod is left. Every manifest field podlife cannot honour is reported (--strict makes
-// warnings errors).
+// It needs root. It uses the system containerd if one answers (--private-containerd, or
+// PODLIFE_PRIVATE_CONTAINERD=1, skips it), else the private one of the state directory, which
+// the first command that needs it starts and which outlives every command: `podlife daemon
+// status` shows it (PID, socket, log file), `podlife daemon stop` stops it once no pod is left.
+// Every manifest field podlife cannot honour is reported (--strict makes warnings errors).
 //
 // The containers' output is written to their log files by a logger that containerd's shim runs
 // beside each container, so that it keeps flowing when the supervising process dies: the
@@ -33,6 +33,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,6 +48,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/containerlogger"
+	"github.com/podlife/podlife/podlife/daemon"
 )
 
 const usage = `usage:
@@ -64,7 +66,8 @@ const usage = `usage:
   podlife image import FILE...
   podlife image ls
   podlife daemon status|stop [--timeout DURATION]
-Every command takes --state-dir DIR, --network NAME, --bridge NAME, --subnet CIDR and -v.`
+Every command takes --state-dir DIR, --network NAME, --bridge NAME, --subnet CIDR, -v and
+--private-containerd (the state dir's containerd even when the system one answers).`
 
 func main() {
 	// containerd's shim runs this same program as each container's logger (see
@@ -115,7 +118,7 @@ func cli(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // common are the flags every command takes: where the state is and how pods are networked.
 type common struct {
 	stateDir, network, bridge, subnet, cniPath string
-	verbose                                    bool
+	verbose, private                           bool
 }
 
 func addCommon(fs *flag.FlagSet) *common {
@@ -127,6 +130,8 @@ func addCommon(fs *flag.FlagSet) *common {
 	fs.StringVar(&c.cniPath, "cni-path", "", "CNI plugin directories, ':'-separated (default what `run` used, "+
 		"else $PODLIFE_CNI_PATH, else /opt/cni/bin, /usr/lib/cni and /usr/libexec/cni)")
 	fs.BoolVar(&c.verbose, "v", false, "log podlife's debug output to stderr")
+	fs.BoolVar(&c.private, "private-containerd", daemon.PrivateFromEnv(), "use the private containerd of the state dir (started if none runs) even when the system one answers; "+
+		"give it to every command (default $"+daemon.PrivateEnv+")")
 	return c
 }
 
@@ -202,10 +207,30 @@ func (c *common) runtime(ctx context.Context, stderr io.Writer, opts ...func(*po
 			return nil, fmt.Errorf("--subnet: %w: %w", err, errUsage)
 		}
 	}
+	if c.private {
+		// What podlife.New does when no system containerd answers, done here whether or not one
+		// does: the private containerd of the state dir, started if none runs.
+		info, err := daemon.EnsurePrivate(ctx, c.stateDir, "", logger)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Address = info.Address
+	}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return podlife.New(ctx, cfg)
+	rt, err := podlife.New(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Once per command, on stderr: a containerd older than 2.0, and what to install.
+	addr := cmp.Or(cfg.Address, podlife.DefaultAddress)
+	if rt.PrivateDaemon() {
+		addr = daemon.Address(daemon.PrivateDir(cmp.Or(c.stateDir, podlife.DefaultStateDir)))
+	}
+	warn := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	_ = daemon.WarnUnsupported(ctx, warn, addr)
+	return rt, nil
 }
 
 // containerLogger returns the program containerd's shims run beside each container to write

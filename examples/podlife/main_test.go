@@ -37,19 +37,24 @@ spec:
           command: ["/bin/true"]
 `
 
-// cliTestDir skips unless the CLI can run here with the embedded containerd (root, containerd
-// in PATH, and no system socket: these tests never touch a daemon they did not start), and
-// returns a short temporary directory removed at the end of the test.
+// cliTestDir skips unless the CLI can run here with the private containerd of its state dir
+// (root, containerd in PATH), and returns a short temporary directory removed at the end of
+// the test. Without a system socket the CLI starts it as the embedded default; where a system
+// containerd's socket exists, the test's commands get --private-containerd (through
+// PODLIFE_PRIVATE_CONTAINERD, which the programs they start inherit), and the test fails if
+// the system daemon's namespaces or containers change: these tests never touch a daemon they
+// did not start.
 func cliTestDir(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
-	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
-		t.Skip("a system containerd socket exists")
-	}
 	if _, err := exec.LookPath("containerd"); err != nil {
 		t.Skip("no containerd in PATH")
+	}
+	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
+		t.Setenv(daemon.PrivateEnv, "1")
+		keepSystemContainerd(t)
 	}
 	dir, err := os.MkdirTemp("", "plt-cli")
 	if err != nil {
@@ -76,8 +81,7 @@ func cliTestDir(t *testing.T) string {
 }
 
 // run -f with -o json: events as JSON lines, the final PodStatus, exit 0 for a succeeded pod.
-// It uses the embedded containerd (the system socket must not exist: this test never touches
-// a daemon it did not start).
+// It uses the private containerd of its state dir (see cliTestDir).
 func TestRunJSON(t *testing.T) {
 	dir := cliTestDir(t)
 	manifest := filepath.Join(dir, "pod.yaml")

@@ -15,6 +15,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -66,6 +67,14 @@ func run(ctx context.Context, short bool, image, policy, stateDir, containerLogg
 	if err != nil {
 		return err
 	}
+	// A containerd older than 2.0 (a distribution's 1.x service, or its binary first in PATH):
+	// warned about on stderr, with what to install.
+	warn := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	addr := podlife.DefaultAddress
+	if rt.PrivateDaemon() {
+		addr = daemon.Address(daemon.PrivateDir(cmp.Or(stateDir, podlife.DefaultStateDir)))
+	}
+	_ = daemon.WarnUnsupported(ctx, warn, addr)
 	if rt.PrivateDaemon() {
 		// A private containerd belongs to the state dir and outlives this program: a demo
 		// leaves none behind, unless other pods still use it (then it says so).

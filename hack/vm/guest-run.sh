@@ -39,12 +39,12 @@ cd "$SRC" || exit 1
 export PODLIFE_TEST_CONTAINERD=$SRC/.cache/bin/containerd PODLIFE_TEST_LOGGER=$SRC/.cache/bin/podlife-logger PODLIFE_CNI_PATH=$SRC/.cache/cni/bin
 sum "== private containerd for the tests: $("$PODLIFE_TEST_CONTAINERD" --version | awk '{print $3}')"
 t0=$(date +%s)
-# The host built the test binary (go test -race -c ./podlife/); it runs in the package's
+# The host built the test binary (go test [-race] -c ./podlife/); it runs in the package's
 # directory, as go test runs it.
 (cd "$SRC/podlife" && "$SRC/.cache/bin/podlife.test" -test.count=1 -test.timeout="${TEST_TIMEOUT:-30m}" -test.v ${TEST_RUN:+-test.run "$TEST_RUN"}) >"$OUT/test.log" 2>&1
 rc=$?
 t1=$(date +%s)
-sum "== podlife.test (go test -race ./podlife/)${TEST_RUN:+ -run '$TEST_RUN'}: exit $rc in $((t1 - t0)) s (copy and setup $((t0 - start)) s)"
+sum "== podlife.test (go test ${RACE:-} ./podlife/)${TEST_RUN:+ -run '$TEST_RUN'}: exit $rc in $((t1 - t0)) s (copy and setup $((t0 - start)) s)"
 sum "== results: $(grep -c -- '^--- PASS' "$OUT/test.log") top-level tests passed, $(grep -c -- "--- FAIL" "$OUT/test.log") failed (subtests included), $(grep -c -- "--- SKIP" "$OUT/test.log") skipped (subtests included)"
 grep -E -A1 -- '^\s*--- SKIP' "$OUT/test.log" | grep -v '^--$' | paste - - | sed -E 's/\s+/ /g' | tee -a "$OUT/summary.txt" >/dev/null
 grep -E -- '^\s*--- FAIL|^(PASS|FAIL)$' "$OUT/test.log" | tee -a "$OUT/summary.txt" >/dev/null

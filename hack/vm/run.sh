@@ -6,9 +6,12 @@
 # and CNI plugin binaries are the host's (static or glibc Go binaries, same Debian release);
 # results come back in $DIR/runs/<time>/ (summary.txt, test.log, console.log).
 #
-# Environment: TEST_RUN (go test -run; default: all under KVM, VM_TESTS under TCG), VM_TEST_TIMEOUT (60m),
-# BENCH_FLAGS (also run podlife-bench with them), VM_MEM (6G, at most 8G), VM_CPUS (2),
-# VM_TIMEOUT (seconds, 5400), CONTAINERD, LOGGER, CNI_BIN (default: the repo's .cache).
+# Environment: TEST_RUN (go test -run; default: all under KVM, VM_TESTS under TCG; TEST_RUN=. is
+# everything), VM_RACE (1: a -race test binary, 0: without; default 1 under KVM, 0 under TCG, where
+# the race detector multiplies emulation's cost: `make test` runs -race on the host),
+# VM_TEST_TIMEOUT (60m), BENCH_FLAGS (also run podlife-bench with them), VM_MEM (6G, at most 8G),
+# VM_CPUS (2), VM_TIMEOUT (seconds, 5400), CONTAINERD, LOGGER, CNI_BIN (default: the repo's
+# .cache). On a shared machine run it as `nice -n 10 make test-vm ...` (qemu inherits it).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 CONTAINERD=${CONTAINERD:-$REPO/.cache/bin/containerd}
@@ -53,19 +56,24 @@ VM_TESTS='Smoke|Fake|TestPodLevelResources|TestPodCgroupOfUnmanagedPodRemoved|Te
 if [ -z "${TEST_RUN+set}" ] && [ "$accel" = tcg ]; then
 	TEST_RUN=$VM_TESTS
 fi
+VM_RACE=${VM_RACE:-$([ "$accel" = kvm ] && echo 1 || echo 0)}
+race=()
+if [ "$VM_RACE" = 1 ]; then
+	race=(-race)
+fi
 # The test binary and podlife-bench are built here (the guest only runs them: under TCG a build
 # in the guest would take most of the run); the guest keeps its Go toolchain for runs by hand.
 c0=$(date +%s)
-(cd "$REPO" && go test -race -c -o "$OUT/bin/podlife.test" ./podlife/)
+(cd "$REPO" && go test "${race[@]}" -c -o "$OUT/bin/podlife.test" ./podlife/)
 if [ -n "${BENCH_FLAGS:-}" ]; then
 	(cd "$REPO" && go build -o "$OUT/bin/podlife-bench" ./internal/cmd/podlife-bench)
 fi
 echo "test binary built on the host in $(($(date +%s) - c0)) s"
 {
-	printf 'TEST_RUN=%q\nTEST_TIMEOUT=%q\nBENCH_FLAGS=%q\n' "${TEST_RUN:-}" "${VM_TEST_TIMEOUT:-60m}" "${BENCH_FLAGS:-}"
+	printf 'TEST_RUN=%q\nTEST_TIMEOUT=%q\nBENCH_FLAGS=%q\nRACE=%q\n' "${TEST_RUN:-}" "${VM_TEST_TIMEOUT:-60m}" "${BENCH_FLAGS:-}" "${race[*]}"
 } >"$OUT/args.env"
 
-echo "booting the VM ($accel, $VM_CPUS vCPUs, $VM_MEM); results in $OUT"
+echo "booting the VM ($accel, $VM_CPUS vCPUs, $VM_MEM, test binary ${race[*]:-without -race}); results in $OUT"
 t0=$(date +%s)
 qemu-system-x86_64 "${cpu[@]}" -smp "$VM_CPUS" -m "$VM_MEM" -no-reboot \
 	-kernel "$kernel" -initrd "$DIR/initrd.img" \

@@ -84,7 +84,8 @@ type Info struct {
 // If ctx has no deadline, [DefaultStartTimeout] applies. If the daemon Ensure
 // started exits or does not serve in time, Ensure stops it and returns an
 // error quoting the end of its log. Config.Binary is looked up only when a
-// daemon has to be started; Config.Logger gets the package's messages only.
+// daemon has to be started; Config.Logger gets the package's messages only, among them a
+// warning when the daemon Ensure starts is older than containerd 2.0 ([CheckVersion]).
 func Ensure(ctx context.Context, cfg Config) (Info, error) {
 	p, err := resolveDir(cfg.Dir)
 	if err != nil {
@@ -226,6 +227,10 @@ func startDetached(ctx context.Context, cfg Config, p paths) (Info, error) {
 			ErrExited, cfg.Binary, pid, err, cmd.ProcessState, cfg.LogFile, tailFile(cfg.LogFile, offset))
 	}
 	cfg.Logger.Info("containerd started", "address", p.socket, "pid", pid, "log", cfg.LogFile, "took", time.Since(begin))
+	// Once per start: a containerd older than 2.0 (Debian 12's 1.6 first in PATH) is warned about.
+	if v, err := VersionAt(ctx, p.socket); err == nil {
+		_ = warnIfOld(cfg.Logger, v, cfg.Binary)
+	}
 	return Info{Dir: p.dir, Address: p.socket, PID: pid, LogFile: cfg.LogFile, Started: true}, nil
 }
 

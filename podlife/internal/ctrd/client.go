@@ -95,3 +95,13 @@ const UnknownExitStatus = client.UnknownExitStatus
 func NewExitStatus(code uint32, exitedAt time.Time, err error) *ExitStatus {
 	return client.NewExitStatus(code, exitedAt, err)
 }
+
+// Version returns the version containerd reports ("v2.4.2", "1.6.20~ds1"): what the runtime
+// checks with daemon.CheckVersion after it connects.
+func (c *Client) Version(ctx context.Context) (string, error) {
+	v, err := c.c.Version(ctx)
+	if err != nil {
+		return "", fmt.Errorf("containerd version: %w", err)
+	}
+	return v.Version, nil
+}
