@@ -73,7 +73,8 @@ failures = rc=$${PIPESTATUS[0]}; if [ $$rc -ne 0 ]; then \
 	  grep -E -e '--- FAIL|^panic:|^[[:space:]]+[A-Za-z0-9_]+\.go:[0-9]+: ' $(1) | grep -v 'level=' | head -n 40; \
 	fi; exit $$rc
 
-## bench: pod start/stop against the containerd floor; BENCH_FLAGS=--json for JSON.
+## bench: pod start/stop against the containerd floor and against containerd's CRI plugin driven as the
+## kubelet drives it (one pod, then 50 at once: BENCH_FLAGS=-many 0 skips those); BENCH_FLAGS=--json for JSON.
 bench: deps containerd2 cni-plugins logger
 	go run ./internal/cmd/podlife-bench --containerd $(CONTAINERD2) --container-logger $(LOGGER) $(BENCH_FLAGS)
 

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/podlife/podlife/podlife"
 )
 
@@ -190,24 +192,33 @@ func (a *agent) backOff(e *entry) {
 	e.RetryAt = time.Now().Add(min(d, a.cfg.retry.Max))
 }
 
-// removeAll removes every pod of the agent (--stop-pods-on-exit), concurrently.
+// removeAllParallel bounds the pods removeAll removes at once: the kubelet's default --max-pods
+// (110), so that every pod a node may hold stops in one wave (as long as its slowest pod's
+// grace period), while a host with thousands of manifests does not open thousands of
+// containerd calls at once.
+const removeAllParallel = 110
+
+// removeAll removes every pod of the agent (--stop-pods-on-exit), concurrently (at most
+// removeAllParallel at a time); one failure stops none of the others.
 func (a *agent) removeAll(ctx context.Context) error {
 	a.mu.Lock()
 	names := slices.Sorted(maps.Keys(a.pods))
 	a.mu.Unlock()
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(removeAllParallel)
 	var mu sync.Mutex
 	var errs []error
 	for _, n := range names {
-		wg.Go(func() {
+		g.Go(func() error {
 			if err := a.removePod(ctx, n); err != nil {
 				mu.Lock()
 				errs = append(errs, fmt.Errorf("remove %s: %w", n, err))
 				mu.Unlock()
 			}
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	a.cfg.status.write(ctx, nil)
 	return errors.Join(errs...)
 }

@@ -93,6 +93,7 @@ func (pr *provider) loadSaved(name string) (*corev1.Pod, error) {
 }
 
 func (pr *provider) forget(name string) {
+	pr.forgetServiceEnv(name)
 	if pr.stateDir != "" {
 		_ = os.Remove(filepath.Join(pr.podsDir(), name+".json"))
 	}

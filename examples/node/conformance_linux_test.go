@@ -25,7 +25,8 @@ import (
 // TestConformance runs Kubernetes' own node conformance suite (e2e.test of k8s.io/kubernetes
 // test/e2e, built by hack/build-e2e.sh) against the control plane with one podlife-node as its
 // only schedulable node, air-gapped: the test images it needs are built here (agnhost from
-// test/images/agnhost, busybox from the host's busybox-static) and pushed to a local
+// test/images/agnhost, nnp of nonewprivs from test/images/nonewprivs, busybox and the images'
+// base from the host's busybox-static: e2eImages) and pushed to a local
 // docker-registry that KUBE_TEST_REPO_LIST points the suite at. `make conformance` runs it; it
 // is skipped unless PODLIFE_CONFORMANCE=1, since it takes far longer than the other tests.
 // PODLIFE_CONFORMANCE_GINKGO_ARGS adds ginkgo flags (such as --dry-run, or another --focus).
@@ -41,7 +42,8 @@ func TestConformance(t *testing.T) {
 	suite := filepath.Join(bin, "e2e.test")
 	agnhost := filepath.Join(bin, "agnhost")
 	ginkgo := filepath.Join(bin, "ginkgo")
-	for _, f := range []string{suite, agnhost, ginkgo} {
+	nnp := filepath.Join(bin, "nnp")
+	for _, f := range []string{suite, agnhost, ginkgo, nnp} {
 		if _, err := os.Stat(f); err != nil {
 			t.Fatalf("%v: build it with hack/build-e2e.sh %s", err, bin)
 		}
@@ -72,7 +74,7 @@ func TestConformance(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = reg.Close() })
 	start := time.Now()
-	if err := pushTestImages(ctx, reg, agnhost); err != nil {
+	if err := pushTestImages(ctx, reg, agnhost, nnp); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("test images built and pushed to %s in %v", reg.Addr(), time.Since(start).Round(time.Second))
@@ -173,22 +175,67 @@ func readSkipList(path string) ([]string, error) {
 	return out, sc.Err()
 }
 
-// testImage is an image of the suite's (test/utils/image/manifest.go) and how it is built: the
-// busybox image, with agnhost and an entrypoint for those that are agnhost.
+// e2eImage is an image of the suite's (test/utils/image/manifest.go) and how it is built: the
+// busybox image, with what its Dockerfile in k8s.io/kubernetes test/images adds.
 type e2eImage struct {
-	name       string // in the registry
-	entrypoint []string
+	name string // in the registry
+	kind imageKind
 }
 
+type imageKind int
+
+const (
+	busyboxImage    imageKind = iota // busybox as is
+	agnhostImage                     // test/images/agnhost
+	pauseImage                       // pause: agnhost's pause subcommand
+	nonrootImage                     // test/images/nonroot: busybox with USER 1234
+	nonewprivsImage                  // test/images/nonewprivs: nnp, setuid root, as Cmd
+)
+
 // e2eImages are the images the focus uses that can be built here. agnhost is agnhost on
-// busybox (with a curl of busybox wget, curlShim); pause is agnhost's pause subcommand (the
-// same process: it waits for a signal and exits 0). Not built: nginx, nonroot, nonewprivs and
-// the other images of the manifest; their specs fail to pull.
+// busybox as upstream's Dockerfile has it (/agnhost, the /agnhost-2 symlink, entrypoint
+// /agnhost with Cmd pause, the user-defined-in-image user 1000 and group 50000), with a curl
+// of busybox wget (curlShim); pause is agnhost's pause subcommand (the same process: it waits
+// for a signal and exits 0). Not built: nginx and the other images of the manifest; their
+// specs fail to pull.
 var e2eImages = []e2eImage{
-	{name: "e2e-test-images/busybox:1.37.0-2"},
-	{name: "e2e-test-images/agnhost:2.66.1", entrypoint: []string{"/agnhost"}},
-	{name: "e2e-test-images/agnhost:2.55", entrypoint: []string{"/agnhost"}},
-	{name: "pause:3.10.2", entrypoint: []string{"/agnhost", "pause"}},
+	{name: "e2e-test-images/busybox:1.37.0-2", kind: busyboxImage},
+	{name: "e2e-test-images/agnhost:2.66.1", kind: agnhostImage},
+	{name: "e2e-test-images/agnhost:2.55", kind: agnhostImage},
+	{name: "pause:3.10.2", kind: pauseImage},
+	{name: "e2e-test-images/nonroot:1.5", kind: nonrootImage},
+	{name: "e2e-test-images/nonewprivs:1.4", kind: nonewprivsImage},
+}
+
+// agnhostPasswd and agnhostGroup are busybox's /etc/passwd and /etc/group with the user and
+// group upstream's agnhost image adds (adduser -u 1000 user-defined-in-image, addgroup -g
+// 50000 group-defined-in-image).
+const (
+	agnhostPasswd = "root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n" +
+		"user-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh\n"
+	agnhostGroup = "root:x:0:\nnobody:x:65534:\nuser-defined-in-image:x:1000:\n" +
+		"group-defined-in-image:x:50000:user-defined-in-image\n"
+)
+
+// options returns how img is built, from the agnhost and nnp binaries.
+func (img e2eImage) options(agnhost, nnp []byte) []podlifetest.BusyboxOption {
+	switch img.kind {
+	case agnhostImage:
+		return []podlifetest.BusyboxOption{
+			podlifetest.WithExecutable("agnhost", agnhost), podlifetest.WithSymlink("agnhost-2", "agnhost"),
+			podlifetest.WithExecutable("usr/bin/curl", []byte(curlShim)),
+			podlifetest.WithFile("etc/passwd", []byte(agnhostPasswd)), podlifetest.WithFile("etc/group", []byte(agnhostGroup)),
+			podlifetest.WithEntrypoint("/agnhost"), podlifetest.WithCmd("pause"),
+		}
+	case pauseImage:
+		return []podlifetest.BusyboxOption{podlifetest.WithExecutable("agnhost", agnhost), podlifetest.WithEntrypoint("/agnhost", "pause")}
+	case nonrootImage:
+		return []podlifetest.BusyboxOption{podlifetest.WithUser("1234")}
+	case nonewprivsImage:
+		// Upstream's is /usr/local/bin/nnp (chmod +s); busybox's PATH has /usr/bin.
+		return []podlifetest.BusyboxOption{podlifetest.WithExecutableMode("usr/bin/nnp", 0o6755, nnp), podlifetest.WithCmd("nnp")}
+	}
+	return nil
 }
 
 // curlShim is the agnhost image's curl: upstream's image is Alpine with curl, which the suite's
@@ -211,8 +258,12 @@ exec wget -q ${timeout:+-T "$timeout"} -O "$out" "$url"
 
 // pushTestImages builds e2eImages and pushes them to reg, through a containerd namespace of
 // their own that it removes.
-func pushTestImages(ctx context.Context, reg *podlifetest.Registry, agnhost string) error {
+func pushTestImages(ctx context.Context, reg *podlifetest.Registry, agnhost, nnp string) error {
 	bin, err := os.ReadFile(agnhost)
+	if err != nil {
+		return err
+	}
+	nnpBin, err := os.ReadFile(nnp)
 	if err != nil {
 		return err
 	}
@@ -229,13 +280,8 @@ func pushTestImages(ctx context.Context, reg *podlifetest.Registry, agnhost stri
 	}()
 	for _, img := range e2eImages {
 		local := "podlife.test/" + img.name
-		var opts []podlifetest.BusyboxOption
-		if img.entrypoint != nil {
-			opts = append(opts, podlifetest.WithExecutable("agnhost", bin), podlifetest.WithExecutable("usr/bin/curl", []byte(curlShim)),
-				podlifetest.WithEntrypoint(img.entrypoint...))
-		}
 		var archive bytes.Buffer
-		if err := podlifetest.BusyboxArchive(&archive, local, opts...); err != nil {
+		if err := podlifetest.BusyboxArchive(&archive, local, img.options(bin, nnpBin)...); err != nil {
 			return err
 		}
 		if _, err := env.client.Import(nctx, &archive); err != nil {

@@ -165,6 +165,10 @@ current-context: e2e
 		"--kubelet-client-certificate", clientCert, "--kubelet-client-key", clientKey,
 		// A loopback address cannot be the kubernetes Service's endpoint.
 		"--endpoint-reconciler-type", "none",
+		// As kubeadm's and upstream's e2e clusters: the API server accepts privileged and
+		// hostProcess fields (the conformance suite's registry pod sets windowsOptions.hostProcess,
+		// which a Linux node ignores); the node decides what it runs.
+		"--allow-privileged=true",
 		"--enable-priority-and-fairness=false", "--profiling=false"}, apiserverArgs...)...); err != nil {
 		return cp, err
 	}

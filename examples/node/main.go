@@ -28,6 +28,7 @@ import (
 	"github.com/virtual-kubelet/virtual-kubelet/node/nodeutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -174,6 +175,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		// The provider checks the level on the pods as converted, before their configMap,
 		// secret, downwardAPI and projected volumes become host directories (provider.go).
 		PodSecurity: podlife.PodSecurityPrivileged,
+		// A failed pull waits in ErrImagePull / ImagePullBackOff and is tried again with the
+		// kubelet's back-off (10 s to 300 s), the pod Pending, whatever its restart policy.
+		ImagePullBackOff: &podlife.Backoff{},
 	}
 	if c.bridge != "" {
 		rtCfg.Bridge.Name = c.bridge
@@ -233,13 +237,21 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	prov := newProvider(rt, objectSource{client: client.CoreV1(), forbiddenWait: 10 * time.Second}, recorder,
 		log.With("component", "provider"), c.nodeIP, kube.Options{Allocatable: nodeObj.Status.Allocatable})
 	prov.stateDir = c.stateDir
+	prov.nodeName = c.nodeName
 	prov.podSecurity = podlife.PodSecurityLevel(c.podSecurity)
 	prov.tokens = newProjector(client.CoreV1(), filepath.Join(c.stateDir, "k8s-volumes"), c.tokenMaxAge, log.With("component", "tokens"))
+	// The containers' Service variables (FOO_SERVICE_HOST...) come from a cache of the
+	// cluster's Services, as a kubelet's (services.go).
+	svcInformers := informers.NewSharedInformerFactory(client, 0)
+	svcs := svcInformers.Core().V1().Services()
+	prov.services = newServiceEnvs(svcs.Lister(), svcs.Informer().HasSynced)
+	svcInformers.Start(ctx.Done())
 	defer prov.close() // before rt.Close: the starts in progress are left to the next process
 	n, err := newKubeletNode(kubeletNodeConfig{
 		client: client, node: nodeObj, provider: prov,
 		nodeProvider: &nodeProvider{node: nodeObj, stateDir: c.stateDir, period: 10 * time.Second},
 		recorder:     recorder, listen: c.listen, tls: tlsCfg.TLSConfig, auth: auth,
+		podChanged: prov.apiPodChanged,
 	})
 	if err != nil {
 		return err

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -13,7 +11,6 @@ import (
 	"github.com/virtual-kubelet/virtual-kubelet/errdefs"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/podlife/podlife/podlife"
@@ -38,6 +35,13 @@ type provider struct {
 	// included, and keeps them up to date (projected.go, volumesync.go); nil leaves them to
 	// kube.Convert, which writes files once and refuses serviceAccountToken sources.
 	tokens *projector
+	// nodeName is the Node's name (the Summary API's); rates keeps the previous CPU samples
+	// the Summary's rates are computed from (stats.go).
+	nodeName string
+	rates    rateCache
+	// services gives the containers the kubelet's Service variables (services.go); nil for
+	// none.
+	services *serviceEnvs
 
 	life   context.Context // the start goroutines' (starting.go), ended by close
 	stop   context.CancelFunc
@@ -62,6 +66,11 @@ type entry struct {
 	// replacement is a pod of the same namespace/name but another UID, which the API server
 	// has in place of this one (replace.go): created once this one is removed.
 	replacement *corev1.Pod
+	// apiConds are the conditions other clients set on the pod's status through the API
+	// server (conditions.go): readiness gates, DisruptionTarget...
+	apiConds []corev1.PodCondition
+	// ephemeral are the ephemeral containers the node started (ephemeral.go), by name.
+	ephemeral map[string]bool
 }
 
 func newProvider(rt *podlife.Runtime, objects objectSource, recorder record.EventRecorder, log *slog.Logger, hostIP string, opts kube.Options) *provider {
@@ -125,6 +134,9 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if exists {
 		return nil
 	}
+	if err := pr.services.wait(ctx, pr.log); err != nil {
+		return err
+	}
 	objs, err := pr.objects.objects(ctx, pod)
 	if err != nil {
 		return err
@@ -132,7 +144,10 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if reason, message, event := missingObjects(pod, objs); reason != "" {
 		return pr.createWaiting(k, pod, reason, message, event) // waiting.go
 	}
-	spec, vols, err := pr.convertObjects(pod, objs, true)
+	spec, vols, reason, message, err := pr.convertOrWait(pod, objs)
+	if reason != "" { // a container that cannot be created yet (waiting.go)
+		return pr.createWaiting(k, pod, reason, message, "")
+	}
 	if err != nil {
 		return err
 	}
@@ -156,7 +171,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
 		return err
 	}
-	pr.save(spec.Name, pod)
+	pr.save(spec.Name, pr.withServiceEnv(spec.Name, pod))
 	// A pod of that name that the node's previous process left is adopted (or replaced) by the
 	// start goroutine: that may take a stop. Else the pod is started here, so that podlife's
 	// refusals (an invalid spec, Pod Security) are CreatePod's errors.
@@ -175,92 +190,10 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	return nil
 }
 
-// convert returns the podlife spec of a Kubernetes pod, and the volumes the node materializes
-// for it (projected.go).
-func (pr *provider) convert(ctx context.Context, pod *corev1.Pod) (podlife.PodSpec, []nodeVolume, error) {
-	return pr.convertFrom(ctx, pr.objects, pod)
-}
-
-// convertFrom is convert with the ConfigMaps and Secrets of src.
-func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *corev1.Pod) (podlife.PodSpec, []nodeVolume, error) {
-	return pr.convertWith(ctx, src, pod, true)
-}
-
-// convertWith is convertFrom, which records the conversion's warnings and errors as events on
-// the pod if record.
-func (pr *provider) convertWith(ctx context.Context, src objectSource, pod *corev1.Pod, record bool) (podlife.PodSpec, []nodeVolume, error) {
-	objs, err := src.objects(ctx, pod)
-	if err != nil {
-		return podlife.PodSpec{}, nil, err
-	}
-	return pr.convertObjects(pod, objs, record)
-}
-
-// convertObjects is convertWith with the ConfigMaps and Secrets objs.
-func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bool) (podlife.PodSpec, []nodeVolume, error) {
-	orig := pod
-	var vols []nodeVolume
-	if pr.tokens != nil {
-		pod, vols = splitNodeVolumes(pod)
-	}
-	opts := pr.opts
-	opts.Namespace = pod.Namespace
-	// The podlife name is a DNS label mapped from namespace/name; Convert keeps the Kubernetes
-	// name for the hostname (cut to 63 characters, as the kubelet) and the downward API.
-	opts.PodName = func(string, string) string { return pr.podName(orig) }
-	spec, warnings, err := kube.Convert(pod, objs, opts)
-	for _, w := range warnings {
-		if record && !handledByCluster(w.Path) {
-			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUnsupportedField, "%s: %s", w.Path, w.Message)
-		}
-	}
-	if err != nil {
-		var le *kube.LoadError
-		if errors.As(err, &le) {
-			msgs := make([]string, 0, len(le.Issues))
-			for _, is := range le.Issues {
-				if record {
-					pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonProviderFailed, "%s: %s", is.Path, is.Message)
-				}
-				msgs = append(msgs, is.Path+": "+is.Message)
-			}
-			return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %s", strings.Join(msgs, "; ")))
-		}
-		return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %w", err))
-	}
-	spec.Labels = maps.Clone(spec.Labels)
-	if spec.Labels == nil {
-		spec.Labels = map[string]string{}
-	}
-	spec.Labels[labelNamespace] = pod.Namespace
-	if len(validation.IsValidLabelValue(pod.Name)) == 0 {
-		spec.Labels[labelName] = pod.Name
-	}
-	spec.Labels[labelUID] = string(pod.UID)
-	// The Pod Security level is checked here, before the node volumes become host directories
-	// (which baseline forbids): the pod is judged as the kubelet's admission judges it, with
-	// its configMap, secret, downwardAPI and projected volumes (main.go runs the Runtime at
-	// privileged).
-	if err := checkPodSecurity(pr.podSecurity, &spec); err != nil {
-		return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %w", err))
-	}
-	if len(vols) > 0 {
-		takeNodeVolumes(&spec, vols, pr.tokens.podDir(spec.Name))
-	}
-	return spec, vols, nil
-}
-
-// checkPodSecurity is podlife.CheckPodSecurity, with nothing checked at an unset level.
-func checkPodSecurity(level podlife.PodSecurityLevel, spec *podlife.PodSpec) error {
-	if level == "" {
-		return nil
-	}
-	return podlife.CheckPodSecurity(level, spec)
-}
-
-// UpdatePod keeps the pod's new metadata. podlife applies no change to a running pod's spec
-// (the API server allows few: images, activeDeadlineSeconds, tolerations, resources); a changed
-// container image is recorded as an UpdateIgnored event.
+// UpdatePod keeps the pod's new metadata and starts the ephemeral containers added to it
+// (ephemeral.go). podlife applies no other change to a running pod's spec (the API server
+// allows few: images, activeDeadlineSeconds, tolerations, resources); a changed container
+// image is recorded as an UpdateIgnored event.
 func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	pr.mu.Lock()
 	e, ok := pr.pods[key(pod.Namespace, pod.Name)]
@@ -281,6 +214,7 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	if pr.tokens != nil { // downwardAPI volumes follow the pod's labels and annotations
 		pr.tokens.kickPod(name)
 	}
+	pr.startEphemeral(e) // ephemeral.go
 	for i, c := range pod.Spec.Containers {
 		if i < len(old.Spec.Containers) && old.Spec.Containers[i].Image != c.Image {
 			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUpdateIgnored,
@@ -416,7 +350,14 @@ func (pr *provider) current(e *entry) *corev1.Pod {
 	if p == nil { // not admitted yet, or its start failed (ProviderFailed)
 		return pod
 	}
-	pod.Status = podStatus(p.Status(), pod.Status, pr.hostIP)
+	st := p.Status()
+	if pr.relayGates(e, p, st) {
+		st = p.Status()
+	}
+	pod.Status = podStatus(st, pod.Status, pr.hostIP)
+	pr.mu.Lock()
+	withAPIConditions(&pod.Status, e.apiConds)
+	pr.mu.Unlock()
 	return pod
 }
 

@@ -82,6 +82,7 @@ func (pr *provider) follow(ctx context.Context, e *entry, spec podlife.PodSpec) 
 		}
 		if p != nil {
 			pr.sync(e)
+			pr.startEphemeral(e) // ephemeral.go: added while the pod was not admitted yet
 			err = p.WaitStarted(ctx)
 			if err == nil || errors.Is(err, podlife.ErrCreateContainerConfig) {
 				// A container refused at creation (runAsNonRoot with a root user) is the
@@ -115,14 +116,23 @@ func (pr *provider) follow(ctx context.Context, e *entry, spec podlife.PodSpec) 
 }
 
 // startFailed reports a failed start as virtual-kubelet reports a CreatePod error: a
-// ProviderFailed event and status, Pending (Failed for a pod that is never restarted). It
-// reports whether the start is to be tried again.
+// ProviderFailed event and status, Pending (Failed for a pod that is never restarted, unless
+// the kubelet would try again: kubeletRetries). It reports whether the start is to be tried
+// again.
 func (pr *provider) startFailed(e *entry, err error) bool {
 	pr.mu.Lock()
 	pod := e.pod.DeepCopy()
 	retry := pod.Spec.RestartPolicy != corev1.RestartPolicyNever
+	container, reason, retried := kubeletRetries(err)
 	pod.Status.Phase = corev1.PodPending
-	if !retry {
+	if retried {
+		// As the kubelet's: the container waits with its reason, the others are created.
+		st := waitingStatus(pod, reasonContainerCreating, "")
+		st.InitContainerStatuses = withWaiting(st.InitContainerStatuses, container, reason, err.Error())
+		st.ContainerStatuses = withWaiting(st.ContainerStatuses, container, reason, err.Error())
+		pod.Status = st
+		retry = true
+	} else if !retry {
 		pod.Status.Phase = corev1.PodFailed
 	}
 	pod.Status.Reason, pod.Status.Message = reasonProviderFailed, err.Error()
@@ -135,6 +145,39 @@ func (pr *provider) startFailed(e *entry, err error) bool {
 		notify(pod)
 	}
 	return retry
+}
+
+// kubeletRetries tells whether the kubelet tries a failed start again whatever the pod's
+// restart policy, because no container of the pod ran: a container it could not create
+// (CreateContainerError) or whose image it could not pull (ErrImagePull, when podlife's
+// ImagePullBackOff is off), or the pod's sandbox or network. It returns the container and its
+// kubelet waiting reason ("" for the pod's sandbox or network). A container that was created
+// but failed to start (StartError) or whose postStart hook failed ran: not retried for a
+// restartPolicy Never pod.
+func kubeletRetries(err error) (container, reason string, ok bool) {
+	var se *podlife.StartError
+	if !errors.As(err, &se) {
+		return "", "", false
+	}
+	switch se.Step {
+	case podlife.StepSandbox, podlife.StepNetwork:
+		return "", "", true
+	case podlife.StepPull:
+		return se.Container, string(podlife.ReasonErrImagePull), true
+	case podlife.StepCreate:
+		return se.Container, string(podlife.ReasonCreateContainerError), true
+	}
+	return "", "", false
+}
+
+// withWaiting sets the waiting reason and message of the container named name in list.
+func withWaiting(list []corev1.ContainerStatus, name, reason, message string) []corev1.ContainerStatus {
+	for i := range list {
+		if name != "" && list[i].Name == name {
+			list[i].State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: message}}
+		}
+	}
+	return list
 }
 
 // abandon ends the start goroutine of e, if any, and returns e's pod once it has returned (nil

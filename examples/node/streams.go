@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/virtual-kubelet/virtual-kubelet/errdefs"
 	"github.com/virtual-kubelet/virtual-kubelet/node/api"
-	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	utilexec "k8s.io/utils/exec"
 
 	"github.com/podlife/podlife/podlife"
@@ -66,16 +64,6 @@ func (pr *provider) AttachToContainer(ctx context.Context, namespace, podName, c
 // PortForward is not supported yet.
 func (pr *provider) PortForward(ctx context.Context, namespace, pod string, port int32, stream io.ReadWriteCloser) error {
 	return errdefs.InvalidInput("port-forward is not supported by podlife's node")
-}
-
-// GetStatsSummary returns the node's name only: podlife does not collect usage statistics yet.
-func (pr *provider) GetStatsSummary(ctx context.Context) (*statsv1alpha1.Summary, error) {
-	return &statsv1alpha1.Summary{}, nil
-}
-
-// GetMetricsResource returns no metrics.
-func (pr *provider) GetMetricsResource(ctx context.Context) ([]*dto.MetricFamily, error) {
-	return nil, nil
 }
 
 // GetContainerLogs returns a container's log as kubectl logs prints it: the current attempt's

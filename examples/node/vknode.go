@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 )
 
@@ -46,15 +47,29 @@ type kubeletNodeConfig struct {
 	provider     nodeutil.Provider
 	nodeProvider node.NodeProvider
 	recorder     record.EventRecorder
-	listen       string      // the kubelet API's address
-	tls          *tls.Config // the kubelet API's
-	auth         nodeutil.Auth
+	// podChanged, if set, is called with each pod of the node as the API server has it, when
+	// it changed (status included): the conditions other clients set (conditions.go).
+	podChanged func(*corev1.Pod)
+	listen     string      // the kubelet API's address
+	tls        *tls.Config // the kubelet API's
+	auth       nodeutil.Auth
 }
 
 func newKubeletNode(cfg kubeletNodeConfig) (*kubeletNode, error) {
 	podInformers := informers.NewSharedInformerFactoryWithOptions(cfg.client, time.Minute, nodeutil.PodInformerFilter(cfg.node.Name))
 	pods := podInformers.Core().V1().Pods()
 	never := informers.NewSharedInformerFactory(cfg.client, 0) // never started: see kubeletNode
+	if f := cfg.podChanged; f != nil {
+		if _, err := pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			UpdateFunc: func(_, obj any) {
+				if pod, ok := obj.(*corev1.Pod); ok {
+					f(pod)
+				}
+			},
+		}); err != nil {
+			return nil, fmt.Errorf("pod informer: %w", err)
+		}
+	}
 
 	p := cfg.provider
 	mux := http.NewServeMux()

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
 )
 
@@ -160,6 +163,50 @@ func envMissing(pod *corev1.Pod, objs kube.Objects, kind, name, key string) stri
 
 func isTrue(b *bool) bool { return b != nil && *b }
 
+// containerConfigError returns the message of a conversion error that the kubelet meets only
+// when it creates the container, from the pod as it is then: a subPathExpr that expands to
+// nothing valid (a variable missing or empty, such as an annotation not set yet, or an
+// absolute path). The kubelet does not fail the pod for it: the container waits with reason
+// CreateContainerConfigError and is tried again at each sync, so that an update of the pod
+// (the annotation added) lets it start. ok is false for any other error, and for an error
+// with other issues besides.
+func containerConfigError(err error) (message string, ok bool) {
+	if c, ok := err.(interface{ Cause() error }); ok { // virtual-kubelet's errdefs
+		err = c.Cause()
+	}
+	var le *kube.LoadError
+	if !errors.As(err, &le) || len(le.Issues) == 0 {
+		return "", false
+	}
+	var msgs []string
+	for _, is := range le.Issues {
+		if !strings.HasSuffix(is.Path, ".subPathExpr") {
+			return "", false
+		}
+		m := is.Message
+		if i := strings.LastIndex(m, `": `); i >= 0 { // `Invalid value: "$(A)/x": missing value for A`
+			m = m[i+3:]
+		}
+		msgs = append(msgs, m)
+	}
+	return strings.Join(msgs, "; "), true
+}
+
+// convertOrWait converts pod as convertObjects does (recording its issues as events), except
+// for a containerConfigError: then reason is CreateContainerConfigError and message the
+// kubelet's, and the pod is to wait (nothing recorded).
+func (pr *provider) convertOrWait(pod *corev1.Pod, objs kube.Objects) (spec podlife.PodSpec, vols []nodeVolume, reason, message string, err error) {
+	spec, vols, err = pr.convertObjects(pod, objs, false)
+	if err == nil {
+		return spec, vols, "", "", nil
+	}
+	if msg, ok := containerConfigError(err); ok {
+		return podlife.PodSpec{}, nil, reasonCreateContainerConfigError, msg, nil
+	}
+	spec, vols, err = pr.convertObjects(pod, objs, true) // again, to record the issues
+	return spec, vols, "", "", err
+}
+
 // waitingStatus is the kubelet's status of pod while its containers wait for reason: Pending,
 // each container Waiting (the containers behind init containers PodInitializing).
 func waitingStatus(pod *corev1.Pod, reason, message string) corev1.PodStatus {
@@ -254,7 +301,16 @@ func (pr *provider) awaitObjects(ctx context.Context, k string, e *entry) {
 			}
 			continue
 		}
-		spec, vols, err := pr.convertObjects(pod, objs, true)
+		spec, vols, reason, message, err := pr.convertOrWait(pod, objs)
+		if reason != "" { // a container that cannot be created yet (a subPathExpr)
+			if !sameWaiting(pod.Status, reason, message) {
+				pr.mu.Lock()
+				e.pod.Status = waitingStatus(pod, reason, message)
+				pr.mu.Unlock()
+				pr.report(e, reason, message, "")
+			}
+			continue
+		}
 		if err == nil {
 			err = pr.claim(ctx, spec.Name, pod)
 		}
@@ -270,7 +326,7 @@ func (pr *provider) awaitObjects(ctx context.Context, k string, e *entry) {
 			}
 			continue
 		}
-		pr.save(spec.Name, pod)
+		pr.save(spec.Name, pr.withServiceEnv(spec.Name, pod))
 		pr.log.Info("pod's objects found", "pod", k, "podlife", spec.Name)
 		pr.follow(ctx, e, spec)
 		return

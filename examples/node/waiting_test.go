@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -77,5 +78,42 @@ func TestWaitingStatus(t *testing.T) {
 	}
 	if !sameWaiting(st, reasonCreateContainerConfigError, "m") || sameWaiting(st, reasonContainerCreating, "") {
 		t.Error("sameWaiting")
+	}
+}
+
+// TestContainerConfigError: a subPathExpr whose variable (an annotation, through the downward
+// API) is missing is the kubelet's CreateContainerConfigError with its message, a pod to keep
+// waiting; an error with any other issue is a refusal.
+func TestContainerConfigError(t *testing.T) {
+	pod := func(extra ...corev1.VolumeMount) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "var-expansion", Namespace: "ns", Annotations: map[string]string{"notmysubpath": "mypath"}},
+			Spec: corev1.PodSpec{
+				Volumes: []corev1.Volume{{Name: "workdir1", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+				Containers: []corev1.Container{{Name: "c", Image: "busybox", Env: []corev1.EnvVar{
+					{Name: "POD_NAME", Value: "foo"},
+					{Name: "ANNOTATION", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.annotations['mysubpath']"}}},
+				}, VolumeMounts: append([]corev1.VolumeMount{{Name: "workdir1", MountPath: "/subpath_mount", SubPathExpr: "$(ANNOTATION)/$(POD_NAME)"}}, extra...)}},
+			},
+		}
+	}
+	_, _, err := kube.Convert(pod(), kube.Objects{}, kube.Options{})
+	if msg, ok := containerConfigError(err); !ok || msg != "missing value for ANNOTATION" {
+		t.Errorf("missing annotation: containerConfigError(%v) = %q, %v; want the kubelet's message, true", err, msg, ok)
+	}
+	// As the provider's conversion returns it (convertObjects).
+	pr := newProvider(nil, objectSource{}, nil, slog.New(slog.DiscardHandler), "", kube.Options{})
+	_, _, err = pr.convertObjects(pod(), kube.Objects{}, false)
+	if msg, ok := containerConfigError(err); !ok || msg != "missing value for ANNOTATION" {
+		t.Errorf("missing annotation, convertObjects: containerConfigError(%v) = %q, %v; want the kubelet's message, true", err, msg, ok)
+	}
+	_, _, err = kube.Convert(pod(corev1.VolumeMount{Name: "nonexistent", MountPath: "/x"}), kube.Objects{}, kube.Options{})
+	if msg, ok := containerConfigError(err); ok || err == nil {
+		t.Errorf("with another issue: containerConfigError(%v) = %q, %v; want false", err, msg, ok)
+	}
+	p := pod()
+	p.Annotations["mysubpath"] = "mypath"
+	if _, _, err := kube.Convert(p, kube.Objects{}, kube.Options{}); err != nil {
+		t.Errorf("with the annotation: %v", err)
 	}
 }

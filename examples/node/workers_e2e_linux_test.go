@@ -167,8 +167,9 @@ spec:
 		t.Errorf("hanging's preStop marker: %q %v, want the hook to have run", b, err)
 	}
 
-	// A start that fails once admitted (the image is missing, pull policy Never) is reported as
-	// a CreatePod error was: ProviderFailed, Pending (it is tried again); deleting it completes.
+	// A start that cannot go on once admitted (the image is missing, pull policy Never) waits as
+	// on a kubelet (podlife's ImagePullBackOff): Pending, the container in ErrImageNeverPull or
+	// ImagePullBackOff naming the image, tried again; deleting it completes.
 	missing := fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata: {name: missing}
@@ -180,10 +181,12 @@ spec:
     imagePullPolicy: Never
 `, scheduling(tn.name))
 	mustKubectl(t, missing, "-n", ns, "apply", "-f", "-")
-	waitFor(t, "missing ProviderFailed", 2*time.Minute, func() (bool, error) {
-		out, err := kubectl(t, "", "-n", ns, "get", "pod", "missing", "-o", "jsonpath={.status.phase} {.status.reason} {.status.message}")
-		return err == nil && strings.HasPrefix(out, "Pending ProviderFailed ") && strings.Contains(out, "podlife.test/missing:1"),
-			fmt.Errorf("%q %v, want Pending ProviderFailed naming the image", out, err)
+	waitFor(t, "missing waiting for its image", 2*time.Minute, func() (bool, error) {
+		out, err := kubectl(t, "", "-n", ns, "get", "pod", "missing", "-o",
+			"jsonpath={.status.phase} {.status.containerStatuses[0].state.waiting.reason} {.status.containerStatuses[0].state.waiting.message}")
+		waiting := strings.HasPrefix(out, "Pending ErrImageNeverPull ") || strings.HasPrefix(out, "Pending ImagePullBackOff ")
+		return err == nil && waiting && strings.Contains(out, "podlife.test/missing:1"),
+			fmt.Errorf("%q %v, want Pending, ErrImageNeverPull or ImagePullBackOff naming the image", out, err)
 	})
 	mustKubectl(t, "", "-n", ns, "delete", "pod", "missing", "--wait=false")
 	waitGone(t, ns, "missing", 60*time.Second)

@@ -197,12 +197,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// Stop gracefully (Ctrl-C, or the pods ended), then remove everything.
 	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	// The pods stop and are removed concurrently (see stopCmd): as long as the slowest one's
+	// grace period, not the sum of them.
 	pods = rt.Pods()
-	for _, p := range pods {
-		if err := p.Stop(rctx); err != nil {
-			fmt.Fprintln(stderr, "podlife run: stop:", err)
+	forEach(rctx, defaultParallel, pods, func(ctx context.Context, p *podlife.Pod) {
+		if err := p.Stop(ctx); err != nil {
+			note("podlife run: stop: %v\n", err)
 		}
-	}
+	})
 	statuses := make([]podlife.PodStatus, len(pods))
 	for i, p := range pods {
 		statuses[i] = p.Status()
@@ -219,11 +221,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if logWG != nil {
 		logWG.Wait()
 	}
-	for _, p := range pods {
-		if err := p.Remove(rctx); err != nil {
-			fmt.Fprintln(stderr, "podlife run: remove:", err)
+	forEach(rctx, defaultParallel, pods, func(ctx context.Context, p *podlife.Pod) {
+		if err := p.Remove(ctx); err != nil {
+			note("podlife run: remove: %v\n", err)
 		}
-	}
+	})
 	stopEvents()
 	evWG.Wait()
 	out.final(statuses)

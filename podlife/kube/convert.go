@@ -39,6 +39,12 @@ type Options struct {
 	// spec.nodeName (a manifest's); empty means this host's name in lower case, a kubelet's
 	// default node name.
 	NodeName string
+	// ServiceEnv are the Service variables the kubelet gives every container of the pod
+	// (FOO_SERVICE_HOST, FOO_SERVICE_PORT, ...: see ServiceEnv, which computes them from the
+	// cluster's Services). As on a kubelet, a variable of the container's env or envFrom of
+	// the same name wins, and $(VAR) references in env values, command, args and
+	// subPathExpr expand to them. Nil: none (podlife alone has no Services).
+	ServiceEnv map[string]string
 }
 
 // namespace returns the namespace of an object that names ns (maybe empty).

@@ -64,7 +64,10 @@ func (c *converter) lookup(p *field.Path, vars map[string]string, runtime map[st
 			c.is.errorf(p, "Unsupported value: $(%s): the variable is %s, which podlife resolves only when it creates the container: it can be read from the environment, but not expanded in another value, command, args or subPathExpr", name, f)
 			return "", false
 		}
-		v, ok := vars[name]
+		if v, ok := vars[name]; ok {
+			return v, true
+		}
+		v, ok := c.opts.ServiceEnv[name] // the kubelet's MappingFuncFor(env, serviceEnv)
 		return v, ok
 	}
 }
@@ -133,9 +136,23 @@ func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []
 			e.set(ev.Name, v, ep)
 		}
 	}
+	// The Service variables come last, those the container defines itself excepted (the
+	// kubelet's makeEnvironmentVariables), in name order.
+	for _, name := range sortedKeys(c.opts.ServiceEnv) {
+		if _, ok := e.vars[name]; ok {
+			continue
+		}
+		v := c.opts.ServiceEnv[name]
+		if !c.fitsEnv(p, e, name, v) {
+			return nil, e, true
+		}
+		e.set(name, v, nil)
+	}
 	for i, name := range e.order {
 		list = append(list, podlife.EnvVar{Name: name, Value: e.vars[name], From: e.runtime[name]})
-		c.mapPath(fmt.Sprintf("%s.env[%d]", pl, i), e.from[name])
+		if from := e.from[name]; from != nil {
+			c.mapPath(fmt.Sprintf("%s.env[%d]", pl, i), from)
+		}
 	}
 	return list, e, false
 }

@@ -117,7 +117,7 @@ func podRules() []rule {
 		sup("spec.dnsConfig.options[*].value", "→ DNS"),
 		sup("spec.imagePullSecrets[*].name", "→ PullCredentials from a kubernetes.io/dockerconfigjson or kubernetes.io/dockercfg Secret given with the pod; a missing Secret is a warning, as the kubelet pulls without it"),
 		sup("spec.os.name", "linux; windows rejected"),
-		ign("spec.enableServiceLinks", "there are no Services: nothing to inject"),
+		ign("spec.enableServiceLinks", "podlife alone has no Services: nothing to inject (a node gives them as Options.ServiceEnv, computed by ServiceEnv with this field)"),
 		warn("spec.serviceAccount", "deprecated alias of serviceAccountName: there is no API server and no service account token", "default"),
 		warn("spec.serviceAccountName", "there is no API server and no service account token", "default"),
 		warn("spec.automountServiceAccountToken", "no service account token is mounted", false),

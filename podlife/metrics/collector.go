@@ -21,6 +21,7 @@ type Collector struct {
 	noDisk  bool
 	errors  atomic.Uint64
 	events  eventCounts
+	life    *lifecycle
 }
 
 // Option configures a Collector.
@@ -36,7 +37,7 @@ func WithoutDiskUsage() Option { return func(c *Collector) { c.noDisk = true } }
 
 // NewCollector returns a collector of rt's pods.
 func NewCollector(rt *podlife.Runtime, opts ...Option) *Collector {
-	c := &Collector{rt: rt, timeout: 10 * time.Second}
+	c := &Collector{rt: rt, timeout: 10 * time.Second, life: newLifecycle()}
 	for _, o := range opts {
 		o(c)
 	}
@@ -88,6 +89,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- d
 	}
 	ch <- eventsDesc
+	ch <- probeDesc
+	c.life.start.Describe(ch)
 }
 
 // Collect lists the pods and samples their usage (see the package doc).

@@ -20,10 +20,15 @@
 //	podlife_pod_volume_bytes{namespace,pod}                           gauge (its emptyDir and files volumes on disk)
 //	podlife_scrape_errors_total                                       counter
 //	podlife_events_total{type,reason}                                 counter (with Collector.CountEvents)
+//	kubelet_pod_start_duration_seconds                                histogram (with Collector.CountEvents)
+//	prober_probe_total{probe_type,result,container,pod,namespace,pod_uid} counter (with Collector.CountEvents; failed and unknown only)
 //
 // The container_* series are those of the containers' current attempts: a counter starts
 // again from 0 when its container restarts, which Prometheus's rate() takes as a reset, as it
-// does for the kubelet's. Interfaces are the pod's own, loopback excluded.
+// does for the kubelet's. Interfaces are the pod's own, loopback excluded. Restarts, back-offs,
+// adoptions and containerd's outages are podlife_events_total's reasons (BackOff,
+// Adopted, ContainerdUnavailable, ContainerdRecovered, ...); OOM kills are container_oom_events_total
+// and kube_pod_container_status_last_terminated_reason{reason="OOMKilled"}.
 //
 // It is a package of its own so that a program that imports only podlife does not build
 // client_golang.

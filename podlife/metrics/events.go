@@ -19,9 +19,11 @@ type eventCounts struct {
 
 // CountEvents counts the events of the pods the Runtime manages (see podlife.Runtime.Subscribe)
 // into podlife_events_total{type,reason}, until ctx ends: restarts and their back-offs, probe
-// failures, OOM kills, stops, adoptions, whatever reason the kubelet or podlife gives them. Run
-// it in a goroutine of its own; without it the series is absent. Pods of other processes have
-// their events there.
+// failures, OOM kills, stops, adoptions, whatever reason the kubelet or podlife gives them. From
+// the same events it observes kubelet_pod_start_duration_seconds (once per pod, when its Started
+// event finds all its containers running) and counts prober_probe_total's failed and unknown
+// results (Unhealthy events). Run it in a goroutine of its own; without it these series are
+// absent. Pods of other processes have their events there.
 func (c *Collector) CountEvents(ctx context.Context) {
 	c.events.mu.Lock()
 	if c.events.n == nil {
@@ -32,14 +34,20 @@ func (c *Collector) CountEvents(ctx context.Context) {
 		c.events.mu.Lock()
 		c.events.n[[2]string{string(e.Type), string(e.Reason)}]++
 		c.events.mu.Unlock()
+		c.lifecycleEvent(e)
 	}
 }
 
-// collectEvents sends the counts.
+// collectEvents sends the counts, and what CountEvents derives from the events (lifecycle.go)
+// once it has begun.
 func (c *Collector) collectEvents(ch chan<- prometheus.Metric) {
 	c.events.mu.Lock()
-	defer c.events.mu.Unlock()
+	counting := c.events.n != nil
 	for k, n := range c.events.n {
 		ch <- prometheus.MustNewConstMetric(eventsDesc, prometheus.CounterValue, float64(n), k[0], k[1])
+	}
+	c.events.mu.Unlock()
+	if counting {
+		c.collectLifecycle(ch)
 	}
 }

@@ -25,6 +25,7 @@ type busyboxOptions struct {
 	otherArch   string
 	user        string
 	entrypoint  []string
+	cmd         []string      // with entrypoint: the image's default arguments
 	files       []rootfsEntry // a second layer's, if any
 }
 
@@ -73,10 +74,33 @@ func WithExecutable(path string, data []byte) BusyboxOption {
 	}
 }
 
+// WithExecutableMode adds a file with mode (permission and setuid/setgid bits, such as
+// 0o4755) at path to the second layer, as [WithFile] does.
+func WithExecutableMode(path string, mode int64, data []byte) BusyboxOption {
+	return func(o *busyboxOptions) {
+		o.files = append(o.files, rootfsEntry{hdr: tar.Header{Typeflag: tar.TypeReg, Name: path, Mode: mode}, body: data})
+	}
+}
+
 // WithEntrypoint sets the image config's Entrypoint (absolute path first) and clears its Cmd,
 // so that a container's args alone are the program's arguments.
 func WithEntrypoint(entrypoint ...string) BusyboxOption {
 	return func(o *busyboxOptions) { o.entrypoint = entrypoint }
+}
+
+// WithCmd sets the image config's Cmd (default ["sh"]): with [WithEntrypoint], the default
+// arguments a container without args runs the entrypoint with, as Kubernetes' agnhost
+// image's ["pause"].
+func WithCmd(cmd ...string) BusyboxOption {
+	return func(o *busyboxOptions) { o.cmd = cmd }
+}
+
+// WithSymlink adds a symbolic link at path to target to the second layer, as [WithFile]
+// adds a file (agnhost's image has /agnhost-2 -> agnhost).
+func WithSymlink(path, target string) BusyboxOption {
+	return func(o *busyboxOptions) {
+		o.files = append(o.files, rootfsEntry{hdr: tar.Header{Typeflag: tar.TypeSymlink, Name: path, Linkname: target, Mode: 0o777}})
+	}
 }
 
 func newBusyboxOptions(opts []BusyboxOption) busyboxOptions {
@@ -128,7 +152,7 @@ func BusyboxArchive(w io.Writer, ref string, opts ...BusyboxOption) error {
 		}
 		other = &otherPlatform{arch: o.otherArch, layer: ol}
 	}
-	img, err := newImage(ref, layers, other, o.user, o.entrypoint)
+	img, err := newImage(ref, layers, other, o.user, o.entrypoint, o.cmd)
 	if err != nil {
 		return fmt.Errorf("podlifetest: busybox: %w", err)
 	}

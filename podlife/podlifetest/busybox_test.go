@@ -196,3 +196,35 @@ func TestBusyboxArchiveEntrypointExecutable(t *testing.T) {
 		t.Errorf("agnhost in the second layer: %+v, want mode 0755", hdr)
 	}
 }
+
+func TestBusyboxArchiveCmdSymlink(t *testing.T) {
+	requireBinary(t, podlifetest.DefaultBusybox)
+	var a bytes.Buffer
+	if err := podlifetest.BusyboxArchive(&a, testRef, podlifetest.WithExecutable("agnhost", []byte("#!/bin/sh\n")),
+		podlifetest.WithSymlink("agnhost-2", "agnhost"), podlifetest.WithEntrypoint("/agnhost"), podlifetest.WithCmd("pause"),
+		podlifetest.WithExecutableMode("bin/nnp", 0o6755, []byte("#!/bin/sh\n"))); err != nil {
+		t.Fatal(err)
+	}
+	_, files := readTar(t, &a)
+	blob := func(d ocispec.Descriptor) []byte { return files["blobs/sha256/"+d.Digest.Encoded()] }
+	var index ocispec.Index
+	decodeJSON(t, files["index.json"], &index)
+	var manifest ocispec.Manifest
+	decodeJSON(t, blob(index.Manifests[0]), &manifest)
+	var config ocispec.Image
+	decodeJSON(t, blob(manifest.Config), &config)
+	if e, c := config.Config.Entrypoint, config.Config.Cmd; len(e) != 1 || e[0] != "/agnhost" || len(c) != 1 || c[0] != "pause" {
+		t.Errorf("entrypoint %q, cmd %q: want [/agnhost] [pause]", e, c)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(blob(manifest.Layers[1])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdrs, _ := readTar(t, zr)
+	if hdr := hdrs["agnhost-2"]; hdr == nil || hdr.Typeflag != tar.TypeSymlink || hdr.Linkname != "agnhost" {
+		t.Errorf("agnhost-2 in the second layer: %+v, want a symlink to agnhost", hdr)
+	}
+	if hdr := hdrs["bin/nnp"]; hdr == nil || hdr.Mode != 0o6755 {
+		t.Errorf("bin/nnp in the second layer: %+v, want mode 06755", hdr)
+	}
+}

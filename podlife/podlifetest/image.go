@@ -57,7 +57,7 @@ type otherPlatform struct {
 // platformImage builds the config and manifest of an image of layers (bottom first) for
 // platform, whose config names user (empty: root) and entrypoint (none: Cmd ["sh"]). It returns the manifest's descriptor, with
 // the platform, and the blobs to store (layers, config, manifest).
-func platformImage(platform ocispec.Platform, layers []layer, user string, entrypoint []string) (ocispec.Descriptor, []blob, error) {
+func platformImage(platform ocispec.Platform, layers []layer, user string, entrypoint, cmd []string) (ocispec.Descriptor, []blob, error) {
 	created := epoch
 	var blobs []blob
 	var descs []ocispec.Descriptor
@@ -69,6 +69,9 @@ func platformImage(platform ocispec.Platform, layers []layer, user string, entry
 	conf := ocispec.ImageConfig{Env: []string{imagePath}, Cmd: []string{"sh"}, User: user}
 	if len(entrypoint) > 0 {
 		conf.Entrypoint, conf.Cmd = entrypoint, nil
+	}
+	if len(cmd) > 0 {
+		conf.Cmd = cmd
 	}
 	config, err := jsonBlob(ocispec.MediaTypeImageConfig, ocispec.Image{
 		Created:  &created,
@@ -97,14 +100,14 @@ func platformImage(platform ocispec.Platform, layers []layer, user string, entry
 // newImage builds the config, manifest and index of an image named ref
 // with layers (bottom first). With other, the image is an index listing first a
 // manifest for other's architecture, then the one for this host. The host's
-// image runs as user (empty: root), with entrypoint (none: Cmd ["sh"]).
-func newImage(ref string, layers []layer, other *otherPlatform, user string, entrypoint []string) (*image, error) {
+// image runs as user (empty: root), with entrypoint and cmd (neither: Cmd ["sh"]).
+func newImage(ref string, layers []layer, other *otherPlatform, user string, entrypoint, cmd []string) (*image, error) {
 	spec, err := reference.Parse(ref)
 	if err != nil || spec.Object == "" || strings.HasPrefix(spec.Object, "@") {
 		return nil, fmt.Errorf("ref %q must be a full reference with a tag, like podlife.test/busybox:1", ref)
 	}
 	img := &image{ref: ref}
-	entry, blobs, err := platformImage(ocispec.Platform{Architecture: runtime.GOARCH, OS: "linux"}, layers, user, entrypoint)
+	entry, blobs, err := platformImage(ocispec.Platform{Architecture: runtime.GOARCH, OS: "linux"}, layers, user, entrypoint, cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +118,7 @@ func newImage(ref string, layers []layer, other *otherPlatform, user string, ent
 		hostLayers[i] = blobPath(blobs[i].desc)
 	}
 	if other != nil {
-		foreign, blobs, err := platformImage(ocispec.Platform{Architecture: other.arch, OS: "linux"}, []layer{other.layer}, "", nil)
+		foreign, blobs, err := platformImage(ocispec.Platform{Architecture: other.arch, OS: "linux"}, []layer{other.layer}, "", nil, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # build-e2e.sh DIR: build Kubernetes' node conformance suite (e2e.test, from k8s.io/kubernetes
-# test/e2e), the agnhost test image binary (test/images/agnhost) and the ginkgo CLI that runs the
-# suite in parallel (github.com/onsi/ginkgo/v2/ginkgo, at the version Kubernetes pins) from the Go
-# module proxy into DIR (cached: does nothing when all three are there).
+# test/e2e), the agnhost and nonewprivs test image binaries (test/images/agnhost, nnp of
+# test/images/nonewprivs) and the ginkgo CLI that runs the suite in parallel
+# (github.com/onsi/ginkgo/v2/ginkgo, at the version Kubernetes pins) from the Go module proxy into
+# DIR (cached: builds only those missing).
 #
 # Same pins as build-control-plane.sh: a throwaway module requires k8s.io/kubernetes at the
 # version internal/apiserverdiff pins, with its ./staging modules replaced by the published k8s.io/*
@@ -10,7 +11,7 @@
 set -euo pipefail
 dir=${1:?usage: build-e2e.sh DIR}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
-[ -x "$dir/e2e.test" ] && [ -x "$dir/agnhost" ] && [ -x "$dir/ginkgo" ] && exit 0
+[ -x "$dir/e2e.test" ] && [ -x "$dir/agnhost" ] && [ -x "$dir/ginkgo" ] && [ -x "$dir/nnp" ] && exit 0
 
 src=$(mktemp -d "${TMPDIR:-/tmp}/podlife-e2e-build.XXXXXX")
 trap 'rm -rf "$src"' EXIT
@@ -32,6 +33,12 @@ if [ ! -x "$dir/agnhost" ]; then
   echo "building agnhost into $dir" >&2
   go build -trimpath -ldflags "$ldflags" -o "$dir/agnhost.partial" k8s.io/kubernetes/test/images/agnhost
   mv "$dir/agnhost.partial" "$dir/agnhost"
+fi
+if [ ! -x "$dir/nnp" ]; then
+  # The nonewprivs test image's program (test/images/nonewprivs): prints its effective uid.
+  echo "building nnp into $dir" >&2
+  go build -trimpath -o "$dir/nnp.partial" k8s.io/kubernetes/test/images/nonewprivs
+  mv "$dir/nnp.partial" "$dir/nnp"
 fi
 if [ ! -x "$dir/ginkgo" ]; then
   echo "building ginkgo into $dir" >&2

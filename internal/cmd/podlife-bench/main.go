@@ -4,7 +4,11 @@
 // kill, wait and delete both, CNI DEL, netns removal). It then measures what probes cost (many
 // pods with an exec and an httpGet probe each) and how long a start gated on a readiness
 // probe (DependsOn ... Ready) waits, what a pause (shareProcessNamespace) adds to a start, and
-// how the crun runtime class compares with runc (start, and exec-probe CPU).
+// how the crun runtime class compares with runc (start, and exec-probe CPU). Beside podlife it
+// runs the same pod through containerd's CRI plugin the way the kubelet calls it, on a second
+// private containerd of the same binary (one pod at a time, then many at once: cri*.go). Off by
+// default, -only probescale,manypods measures 100 pods with httpGet or tcpSocket probes and 200
+// pods started with bounded concurrency (scale.go).
 //
 //	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
 //
@@ -41,25 +45,32 @@ func main() {
 	execPods := flag.Int("probe-exec-pods", 10, "of the probe pods, how many really run their exec probe (each costs ~0.1 s of CPU a second)")
 	probeWindow := flag.Duration("probe-window", 15*time.Second, "length of each of the probe cost's four windows")
 	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
-	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass", "comma-separated measurements to run (runtimeclass needs crun)")
+	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass,cri", "comma-separated measurements to run (runtimeclass needs crun; cri, the kubelet's path, a containerd 2.x; usage is not in the default)")
+	many := flag.Int("many", 50, "with cri: pods started at once on podlife and on the CRI plugin (0: skip it)")
+	usagePods := flag.Int("usage-pods", 20, "pods sampled by the usage measurement")
+	usageRounds := flag.Int("usage-rounds", 10, "times the usage measurement samples each pod")
 	classPods := flag.Int("runtimeclass-probe-pods", 3, "pods of each runtime class with an exec probe every 100 ms, for runtimeclass (0: skip the probe cost)")
+	bridge := flag.String("bridge", "plbench0", "bridge device of the run's pods (another name lets two runs share the machine)")
+	subnet := flag.String("subnet", "10.251.0.0/16", "subnet of the run's pods")
+	scale := addScaleFlags()
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	containerLogger := flag.String("container-logger", "", `containers' logger: "" (podlife-logger, built for the run), "self" (this program re-executed, as the podlife CLI does), "none" (the managing process writes the logs), or a path`)
 	if containerlogger.Invoked() {
 		containerlogger.Serve() // -container-logger self
 	}
 	flag.Parse()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, only: map[string]bool{}}
+	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, many: *many, only: map[string]bool{},
+		usagePods: *usagePods, usageRounds: *usageRounds, scale: scale, bridge: *bridge, subnet: *subnet}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
-		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" {
-			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass)\n", m)
+		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "cri" && m != "probescale" && m != "manypods" && m != "usage" {
+			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage)\n", m)
 			os.Exit(2)
 		}
 		o.only[m] = true
@@ -97,8 +108,12 @@ func (e *env) ns(what string) string { return "plb-" + e.runID + "-" + what }
 type options struct {
 	containerLogger                                string // the -container-logger flag
 	n, pods, probePods, execPods, gated, classPods int
+	many                                           int // pods at once, with cri
 	probeWindow                                    time.Duration
-	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass
+	usagePods, usageRounds                         int
+	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage
+	scale                                          *scaleOptions   // probescale and manypods (scale.go)
+	bridge, subnet                                 string          // the pods' bridge and subnet
 }
 
 func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*report, error) {
@@ -113,9 +128,13 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 	}
 	defer ctrd.Close()
 	version, _ := ctrd.Daemon.Version(ctx)
-	e := &env{dir: dir, ctrd: ctrd, subnet: netip.MustParsePrefix("10.251.0.0/16"), logger: logger,
+	subnet, err := netip.ParsePrefix(o.subnet)
+	if err != nil {
+		return nil, fmt.Errorf("-subnet: %w", err)
+	}
+	e := &env{dir: dir, ctrd: ctrd, subnet: subnet, logger: logger,
 		runID: strings.TrimPrefix(filepath.Base(dir), "plb-")}
-	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: "plbench0", Subnet: e.subnet,
+	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: o.bridge, Subnet: e.subnet,
 		StateDir: filepath.Join(dir, "cni"), PluginDirs: cnipath.Dirs("")})
 	if err != nil {
 		return nil, err
@@ -167,6 +186,21 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		// other figures stand without it.
 		if rep.RuntimeClass, err = e.measureRuntimeClass(ctx, o.n, o.classPods, o.probeWindow); err != nil {
 			rep.RuntimeClassError = err.Error()
+		}
+	}
+	if o.only["cri"] {
+		// A containerd without the CRI plugin (or 1.x, whose config this bench does not
+		// write) leaves the other figures standing.
+		if rep.CRI, err = e.measureCRI(ctx, bin, o.n, o.many); err != nil {
+			rep.CRIError = err.Error()
+		}
+	}
+	if err := e.measureScale(ctx, o, rep); err != nil {
+		return nil, err
+	}
+	if o.only["usage"] {
+		if rep.Usage, err = e.measureUsage(ctx, o.usagePods, o.usageRounds); err != nil {
+			return nil, fmt.Errorf("usage: %w", err)
 		}
 	}
 	return rep, nil

@@ -70,6 +70,11 @@ type report struct {
 	SharedPID             *sharedPIDReport    `json:"shared_pid,omitempty"`
 	RuntimeClass          *runtimeClassReport `json:"runtime_class,omitempty"`
 	RuntimeClassError     string              `json:"runtime_class_error,omitempty"`
+	CRI                   *criReport          `json:"cri,omitempty"`
+	CRIError              string              `json:"cri_error,omitempty"`
+	ProbeScale            *probeScaleReport   `json:"probe_scale,omitempty"`
+	ManyPods              *manyPodsReport     `json:"many_pods,omitempty"`
+	Usage                 *usageReport        `json:"usage,omitempty"`
 }
 
 func (r *report) print(w io.Writer) {
@@ -92,8 +97,23 @@ func (r *report) print(w io.Writer) {
 	if r.RuntimeClass != nil {
 		r.RuntimeClass.print(w)
 	}
+	if r.ProbeScale != nil {
+		r.ProbeScale.print(w)
+	}
+	if r.ManyPods != nil {
+		r.ManyPods.print(w)
+	}
 	if r.RuntimeClassError != "" {
 		fmt.Fprintf(w, "\nruntimeClassName crun: not measured: %s\n", r.RuntimeClassError)
+	}
+	if r.CRI != nil {
+		r.CRI.print(w)
+	}
+	if r.CRIError != "" {
+		fmt.Fprintf(w, "\ncontainerd's CRI plugin: not measured: %s\n", r.CRIError)
+	}
+	if r.Usage != nil {
+		r.Usage.print(w)
 	}
 }
 

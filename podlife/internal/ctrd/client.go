@@ -16,6 +16,10 @@ import (
 type Client struct {
 	c           *client.Client
 	snapshotter string
+	// cgroups is where Sample reads the running containers' counters (the host's); running
+	// are the tasks it saw running.
+	cgroups cgroupFS
+	running runningPIDs
 }
 
 // Dial connects to the containerd at address, with namespace as the default namespace of every
@@ -35,7 +39,7 @@ func Dial(ctx context.Context, address, namespace, snapshotter string) (*Client,
 		c.Close()
 		return nil, fmt.Errorf("not serving: %w", err)
 	}
-	return &Client{c: c, snapshotter: snapshotter}, nil
+	return &Client{c: c, snapshotter: snapshotter, cgroups: hostCgroupFS}, nil
 }
 
 // Close closes the connection.

@@ -1,7 +1,8 @@
 // Package ctrd is the core's only user of the containerd client: the connection (dial, health,
 // the reconnection's serving check), images (local lookup, pull, import, list, config, read-only
 // views), leases, containers (create, find by label, load, delete) and their tasks and exec'd
-// processes, and the direct wait on a shim while containerd is away.
+// processes, the direct wait on a shim while containerd is away, and the usage counters of
+// running tasks (read from their cgroup's files, else containerd's task metrics).
 //
 // It hides containerd's client behind a few concrete types ([Client], [Container], [Task],
 // [Process], [Image]) whose methods say what podlife needs, not what containerd offers; the
@@ -12,8 +13,8 @@
 // client.
 //
 // What it does not own: OCI spec building (callers pass oci.SpecOpts, built in podlife), crash
-// points (podlife hits them around these calls), cgroups, pinned namespaces and shim sockets on
-// the host, and every policy (what to create, when, and what an error means). It must never
-// import package podlife or any of its other internal packages: the arrow points from podlife
-// to ctrd.
+// points (podlife hits them around these calls), creating and removing cgroups, pinned
+// namespaces and shim sockets on the host, and every policy (what to create, when, and what an
+// error means). It must never import package podlife or any of its other internal packages:
+// the arrow points from podlife to ctrd.
 package ctrd

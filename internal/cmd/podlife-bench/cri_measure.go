@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/podlife/podlife/podlife"
+)
+
+// criReport compares podlife with containerd's CRI plugin driven as the kubelet drives it:
+// the bench pod started and removed one at a time (iterations alternating), then many pods
+// at once.
+type criReport struct {
+	Iterations int `json:"iterations"`
+	// Pause is the sandbox image's PID 1.
+	Pause           string  `json:"pause"`
+	CRIStart        stat    `json:"cri_start"`
+	PodlifeStart    stat    `json:"podlife_start"`
+	CRIStartCPU     stat    `json:"cri_start_cpu"`
+	PodlifeStartCPU stat    `json:"podlife_start_cpu"`
+	CRIStop         stat    `json:"cri_stop"`
+	PodlifeStop     stat    `json:"podlife_stop"`
+	StartRatio      float64 `json:"start_ratio"` // podlife / CRI, medians
+	StopRatio       float64 `json:"stop_ratio"`
+	// CRISteps is where the CRI row's start goes: each kind of call's time (medians), the
+	// other calls and the bench's own file writes in "other".
+	CRISteps map[string]stat `json:"cri_steps"`
+	// Many is the many-pods-at-once measurement, if run.
+	Many      *manyReport `json:"many,omitempty"`
+	ManyError string      `json:"many_error,omitempty"`
+}
+
+// measureCRI starts the CRI containerd (the same binary as the bench's) and alternates CRI
+// and podlife iterations of the bench pod (one warm-up each, not counted); then, if many > 0,
+// it starts many pods at once on each and removes them all at once.
+func (e *env) measureCRI(ctx context.Context, bin string, n, many int) (rep *criReport, err error) {
+	dir := filepath.Join(e.dir, "cri")
+	if err := os.MkdirAll(dir, 0o711); err != nil {
+		return nil, err
+	}
+	d, err := startCRI(ctx, e, bin, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := d.close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("CRI cleanup: %w", cerr))
+		}
+	}()
+	ns := e.ns("cri-podlife")
+	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+	var cs, cp, ps, pp, cc, pc []time.Duration
+	steps := make([][]time.Duration, len(criSteps))
+	for i := -1; i < n; i++ {
+		c0, t0 := cpuTime(), time.Now()
+		p, err := d.runCRIPod(ctx, fmt.Sprintf("cri-%d", i+1), fmt.Sprintf("%s-%d", e.runID, i+1))
+		start, ccpu := time.Since(t0), cpuTime()-c0
+		if err != nil {
+			return nil, errors.Join(err, d.removeCRIPod(ctx, p))
+		}
+		t1 := time.Now()
+		if err := d.removeCRIPod(ctx, p); err != nil {
+			return nil, err
+		}
+		stop := time.Since(t1)
+		c1, t2 := cpuTime(), time.Now()
+		pod, err := rt.Run(ctx, benchPod(fmt.Sprintf("crib-%d", i+1)))
+		if err != nil {
+			return nil, err
+		}
+		pstart, pcpu := time.Since(t2), cpuTime()-c1
+		t3 := time.Now()
+		if err := pod.Remove(ctx); err != nil {
+			return nil, err
+		}
+		pstop := time.Since(t3)
+		if i >= 0 {
+			cs, cp, ps, pp = append(cs, start), append(cp, stop), append(ps, pstart), append(pp, pstop)
+			cc, pc = append(cc, ccpu), append(pc, pcpu)
+			for j := range criSteps {
+				steps[j] = append(steps[j], p.steps[j])
+			}
+		}
+	}
+	rep = &criReport{Iterations: n, Pause: d.pause,
+		CRIStart: summarize(cs), CRIStop: summarize(cp), PodlifeStart: summarize(ps), PodlifeStop: summarize(pp),
+		CRIStartCPU: summarize(cc), PodlifeStartCPU: summarize(pc)}
+	rep.CRISteps = map[string]stat{}
+	for j, name := range criSteps {
+		rep.CRISteps[name] = summarize(steps[j])
+	}
+	rep.StartRatio = rep.PodlifeStart.Median / rep.CRIStart.Median
+	rep.StopRatio = rep.PodlifeStop.Median / rep.CRIStop.Median
+	if many > 0 {
+		if rep.Many, err = e.measureMany(ctx, d, rt, many); err != nil {
+			rep.ManyError, err = err.Error(), nil
+		}
+	}
+	if err := checkShims(ctx, ns); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+func (r *criReport) print(w io.Writer) {
+	fmt.Fprintf(w, "\ncontainerd's CRI plugin driven as the kubelet drives it (same containerd binary, runc, image,\n"+
+		"seccomp RuntimeDefault + no-new-privileges, bridge CNI; sandbox: %s), iterations\n"+
+		"alternating with podlife's, %d each\n\n", r.Pause, r.Iterations)
+	fmt.Fprintf(w, "%-16s %10s %10s %10s %8s\n", "", "median ms", "min ms", "max ms", "ratio")
+	row := func(name string, s stat, ratio float64) {
+		rs := ""
+		if ratio > 0 {
+			rs = fmt.Sprintf("%.2fx", ratio)
+		}
+		fmt.Fprintf(w, "%-16s %10.1f %10.1f %10.1f %8s\n", name, s.Median, s.Min, s.Max, rs)
+	}
+	row("CRI start", r.CRIStart, 0)
+	row("podlife start", r.PodlifeStart, r.StartRatio)
+	row("CRI start CPU", r.CRIStartCPU, 0)
+	row("podlife st. CPU", r.PodlifeStartCPU, 0)
+	row("CRI stop", r.CRIStop, 0)
+	row("podlife stop", r.PodlifeStop, r.StopRatio)
+	fmt.Fprintf(w, "CRI start, medians:")
+	for _, name := range criSteps {
+		fmt.Fprintf(w, " %s %.1f ms", name, r.CRISteps[name].Median)
+	}
+	fmt.Fprintf(w, " (CreateContainer and StartContainer: both containers)\n")
+	fmt.Fprintf(w, "the CRI row takes %.2fx podlife's time to start and %.2fx to tear down (medians)\n",
+		1/r.StartRatio, 1/r.StopRatio)
+	if r.Many != nil {
+		r.Many.print(w)
+	}
+	if r.ManyError != "" {
+		fmt.Fprintf(w, "\nmany pods at once: not measured: %s\n", r.ManyError)
+	}
+}
+
+func (m *manyReport) print(w io.Writer) {
+	fmt.Fprintf(w, "\n%d bench pods started at once until all run, then removed at once\n\n", m.Pods)
+	fmt.Fprintf(w, "%-8s %12s %15s %12s %12s %12s %12s %12s\n", "", "all run ms", "one pod med/max", "removed ms",
+		"manager CPU", "containerd", "shims CPU", "machine CPU")
+	row := func(name string, r manyRun) {
+		ctrd := "(in mgr)"
+		if r.ContainerdCPU > 0 {
+			ctrd = fmt.Sprintf("%.0f", r.ContainerdCPU)
+		}
+		fmt.Fprintf(w, "%-8s %12.0f %8.0f/%-6.0f %12.0f %12.0f %12s %12.0f %12.0f\n", name, r.AllRunningMs,
+			r.PodStart.Median, r.PodStart.Max, r.AllRemovedMs, r.ManagerCPUMs, ctrd, r.ShimsCPUMs, r.MachineCPUMs)
+	}
+	row("podlife", m.Podlife)
+	row("CRI", m.CRI)
+	perPod := func(r manyRun) float64 { return (r.ManagerCPUMs + r.ContainerdCPU + r.ShimsCPUMs) / float64(m.Pods) }
+	fmt.Fprintf(w, "the pods' own stack (manager + containerd + shims), CPU per pod started: podlife %.0f ms, CRI %.0f ms\n",
+		perPod(m.Podlife), perPod(m.CRI))
+	fmt.Fprintf(w, "podlife / CRI: %.2fx until all run (CRI takes %.2fx), %.2fx to remove all (CRI takes %.2fx)\n",
+		m.Ratio, 1/m.Ratio, m.Stop, 1/m.Stop)
+}

@@ -1,0 +1,148 @@
+package metrics_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/metrics"
+	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/probe"
+)
+
+// With CountEvents running, a failing readiness probe is counted in prober_probe_total with
+// the kubelet's labels, and a pod's start is observed once in
+// kubelet_pod_start_duration_seconds, within the time its start really took. Against a real
+// containerd (PODLIFE_TEST_CONTAINERD, as root).
+func TestCollectorStartAndProbes(t *testing.T) {
+	bin := os.Getenv("PODLIFE_TEST_CONTAINERD")
+	if testing.Short() || bin == "" || os.Geteuid() != 0 {
+		t.Skip("needs root, PODLIFE_TEST_CONTAINERD and no -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	ctrd, err := podlifetest.StartContainerd(ctx, daemon.Config{Binary: bin, Dir: filepath.Join(dir, "c")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctrd.Close()
+	id := make([]byte, 3)
+	_, _ = rand.Read(id)
+	rt, err := podlife.New(ctx, podlife.Config{Address: ctrd.Daemon.Address(), Namespace: "plm-" + hex.EncodeToString(id),
+		StateDir: filepath.Join(dir, "s"), ContainerLogger: os.Getenv("PODLIFE_TEST_LOGGER")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	var buf bytes.Buffer
+	if err := podlifetest.BusyboxArchive(&buf, "podlife.test/busybox:1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.ImportImage(ctx, &buf); err != nil {
+		t.Fatal(err)
+	}
+	spec := func(name string, readiness *probe.Spec) podlife.PodSpec {
+		return podlife.PodSpec{Name: name, Namespace: "ns1", HostNetwork: true, Containers: []podlife.ContainerSpec{{
+			Name: "c", Image: "podlife.test/busybox:1", Command: []string{"sleep", "3600"},
+			StopSignal: syscall.SIGKILL, ReadinessProbe: readiness}}}
+	}
+	var pods []*podlife.Pod
+	defer func() {
+		for _, p := range pods {
+			if err := p.Remove(context.WithoutCancel(ctx)); err != nil {
+				t.Errorf("remove %s: %v", p.Name(), err)
+			}
+		}
+	}()
+	notReady := probe.ProberFunc(func(context.Context, hook.Target) (probe.Result, string, error) {
+		return probe.Failure, "not ready", nil
+	})
+	a, err := rt.Run(ctx, spec("a", &probe.Spec{Prober: notReady, Period: 100 * time.Millisecond, FailureThreshold: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods = append(pods, a)
+
+	c := metrics.NewCollector(rt, metrics.WithoutDiskUsage())
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	go c.CountEvents(ctx)
+	// The probe fails every 100 ms: counted once CountEvents has subscribed.
+	want := map[string]string{"probe_type": "Readiness", "result": "failed", "container": "c", "pod": "a", "namespace": "ns1", "pod_uid": a.UID()}
+	for gather(t, reg, "prober_probe_total", want) == nil {
+		if ctx.Err() != nil {
+			t.Fatal("prober_probe_total never counted pod a's failures")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// A pod started now: its start observed once.
+	t0 := time.Now()
+	b, err := rt.Run(ctx, spec("b", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods = append(pods, b)
+	if _, err := b.WaitFor(ctx, func(st podlife.PodStatus) bool {
+		return len(st.ContainerStatuses) == 1 && st.ContainerStatuses[0].State.Running != nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(t0)
+	var h *dto.Histogram
+	for {
+		if m := gather(t, reg, "kubelet_pod_start_duration_seconds", nil); m != nil && m.GetHistogram().GetSampleCount() >= 1 {
+			h = m.GetHistogram()
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("kubelet_pod_start_duration_seconds never observed pod b's start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Pod a's start may have been observed too, if CountEvents subscribed before its Started.
+	if n := h.GetSampleCount(); n > 2 || h.GetSampleSum() <= 0 || h.GetSampleSum() > float64(n)*took.Seconds()+1 {
+		t.Errorf("start histogram: %d samples, sum %.3f s; pod b took %v", n, h.GetSampleSum(), took)
+	}
+}
+
+// gather returns the metric of the family whose labels include want, nil if none.
+func gather(t *testing.T, reg *prometheus.Registry, family string, want map[string]string) *dto.Metric {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gather: %v", err)
+	}
+	for _, f := range families {
+		if f.GetName() != family {
+			continue
+		}
+	next:
+		for _, m := range f.GetMetric() {
+			have := map[string]string{}
+			for _, l := range m.GetLabel() {
+				have[l.GetName()] = l.GetValue()
+			}
+			for k, v := range want {
+				if have[k] != v {
+					continue next
+				}
+			}
+			return m
+		}
+	}
+	return nil
+}
