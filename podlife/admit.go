@@ -11,10 +11,10 @@ import "github.com/podlife/podlife/podlife/internal/api"
 // Two defaults stay where the value becomes known: a container's stop signal (the image's
 // STOPSIGNAL, read after the pull: see Container.loadImage) and its user (the image's USER,
 // see securityOpts); the effective security settings merge pod and container contexts as the
-// kubelet does at create (effectiveSecurity), which is not defaulting.
+// kubelet does at create (ocibuild.SecurityOf), which is not defaulting.
 
 // recordedSpec is the form of a pod's spec that its record keeps and fingerprints (pod.json's
-// spec and specMACs, see specFields): the spec as given, with only the pod-level defaults
+// spec and specMACs, see specfp.Fields): the spec as given, with only the pod-level defaults
 // records have always had (namespace, hostname, restartPolicy, startPolicy) taken from the
 // defaulted spec. Records made before defaults moved to admission are compared, and written,
 // unchanged (see checkSpec for the fields an older podlife/kube filled in).

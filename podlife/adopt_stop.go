@@ -24,7 +24,7 @@ import (
 // pull credentials, and every value that may be a secret: env values (from a Secret, or set
 // by a Go program, which may hold anything), command and args (a manifest's $(VAR) expands
 // env values into them), and files volumes' data (their paths and modes stay). None of these
-// is needed to stop or remove a pod; the record's fingerprints (see specFields, keyed) are
+// is needed to stop or remove a pod; the record's fingerprints (see specfp.Fields, keyed) are
 // what tells a changed value at an adoption.
 func stoppableSpec(spec PodSpec) PodSpec {
 	spec.StartPolicy, spec.PullCredentials = nil, nil

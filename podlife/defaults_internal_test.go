@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/specfp"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -99,7 +100,7 @@ func TestWithDefaults(t *testing.T) {
 			}
 			got.StartPolicy = nil // Sequential(), a func: not comparable
 			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("defaulted\n%s\nwant\n%s", describe(reflect.ValueOf(got), 0), describe(reflect.ValueOf(tc.want), 0))
+				t.Errorf("defaulted\n%s\nwant\n%s", specfp.Describe(reflect.ValueOf(got), 0), specfp.Describe(reflect.ValueOf(tc.want), 0))
 			}
 		})
 	}
@@ -114,17 +115,17 @@ func TestWithDefaultsIdempotent(t *testing.T) {
 		InitContainers: []ContainerSpec{{Name: "i", Image: "x", LivenessProbe: &probe.Spec{Prober: probe.TCPSocket(1)}}},
 		Containers: []ContainerSpec{{Name: "app", Image: "x:1", Ports: []ContainerPort{{ContainerPort: 80}},
 			DependsOn: []Dependency{{Container: "i"}}, ReadinessProbe: &probe.Spec{Prober: probe.TCPSocket(1)}}}}
-	before := describe(reflect.ValueOf(given), 0)
+	before := specfp.Describe(reflect.ValueOf(given), 0)
 	once := given.WithDefaults()
 	twice := once.WithDefaults()
-	if a, b := describe(reflect.ValueOf(once), 0), describe(reflect.ValueOf(twice), 0); a != b {
+	if a, b := specfp.Describe(reflect.ValueOf(once), 0), specfp.Describe(reflect.ValueOf(twice), 0); a != b {
 		t.Errorf("defaulted twice\n%s\nonce\n%s", b, a)
 	}
-	if after := describe(reflect.ValueOf(given), 0); after != before {
+	if after := specfp.Describe(reflect.ValueOf(given), 0); after != before {
 		t.Errorf("the given spec changed:\n%s\nwas\n%s", after, before)
 	}
 	e := EphemeralContainerSpec{ContainerSpec: ContainerSpec{Name: "dbg", Image: "busybox"}, TargetContainerName: "app"}
-	if a, b := describe(reflect.ValueOf(api.EphemeralWithDefaults(e)), 0), describe(reflect.ValueOf(api.EphemeralWithDefaults(api.EphemeralWithDefaults(e))), 0); a != b {
+	if a, b := specfp.Describe(reflect.ValueOf(api.EphemeralWithDefaults(e)), 0), specfp.Describe(reflect.ValueOf(api.EphemeralWithDefaults(api.EphemeralWithDefaults(e))), 0); a != b {
 		t.Errorf("ephemeral container defaulted twice\n%s\nonce\n%s", b, a)
 	}
 	if d := api.EphemeralWithDefaults(e); d.ImagePullPolicy != PullAlways || d.TerminationMessagePath != DefaultTerminationMessagePath || d.Ports != nil {
@@ -172,8 +173,8 @@ func TestCheckSpecAcrossDefaults(t *testing.T) {
 	oldKube.Containers = []ContainerSpec{oc}
 
 	record := func(s PodSpec) podRecord {
-		f := specFields(recordedSpec(s, s.WithDefaults()), key)
-		return podRecord{SpecMAC: specHash(f), SpecMACs: f, SpecKey: specKeyID(key)}
+		f := specfp.Fields(recordedSpec(s, s.WithDefaults()), key)
+		return podRecord{SpecMAC: specfp.Hash(f), SpecMACs: f, SpecKey: specfp.KeyID(key)}
 	}
 	check := func(s PodSpec, rec podRecord) error {
 		d := s.WithDefaults()

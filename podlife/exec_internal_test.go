@@ -12,6 +12,7 @@ import (
 	"github.com/containerd/containerd/v2/pkg/cio"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/eventbus"
 )
 
 // fakeIO is a cio.IO whose copy ends when done is closed.
@@ -105,7 +106,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // hookTestContainer is a container of a pod with no runtime, enough to run hooks.
 func hookTestContainer() *Container {
-	p := &podWorker{name: "p", log: slog.New(slog.DiscardHandler), events: newBus(nil)}
+	p := &podWorker{name: "p", log: slog.New(slog.DiscardHandler), events: eventbus.New(nil)}
 	p.sandbox = &podSandbox{pod: p}
 	return &Container{pod: p, spec: &ContainerSpec{Name: "c"}}
 }

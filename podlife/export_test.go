@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/specfp"
 )
 
 // Start is start for the tests of package podlife_test: it returns as soon as the pod is
@@ -62,12 +63,12 @@ func (h *Pod) WriteLegacyRecord() error {
 	if err != nil {
 		return err
 	}
-	fields := specFields(p.spec, nil)
+	fields := specfp.Fields(p.spec, nil)
 	return poddir.WriteJSON(filepath.Join(p.sandbox.dir, recordFile), podRecord{
 		Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
 		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: gracePeriod(&p.spec),
 		HostNetwork: p.spec.HostNetwork, Ports: portMappings(&p.spec),
-		SpecHash: specHash(fields), SpecFields: fields, ShimGroup: p.shimGroup(), Spec: b,
+		SpecHash: specfp.Hash(fields), SpecFields: fields, ShimGroup: p.shimGroup(), Spec: b,
 	})
 }
 

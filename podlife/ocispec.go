@@ -77,7 +77,7 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 	if g := p.shimGroup(); g != "" {
 		opts = append(opts, oci.WithAnnotations(map[string]string{annotationShimGroup: g}))
 	}
-	opts = append(opts, ociHookOpts(c.spec.OCIHook)...)
+	opts = append(opts, ocibuild.OCIHookOpts(c.spec.OCIHook)...)
 	return opts, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
@@ -27,7 +28,7 @@ type podWorker struct {
 	uid     string
 	spec    PodSpec
 	log     *slog.Logger
-	events  *bus
+	events  *eventbus.Bus
 	sandbox *podSandbox
 	inits   []*Container
 	apps    []*Container
@@ -134,7 +135,7 @@ func assemblePod(r *Runtime, spec, recorded PodSpec, handler ctrRuntime, dir, ui
 	p := &podWorker{
 		rt: r, name: spec.Name, uid: uid, spec: spec, recorded: recorded, handler: handler,
 		log:      r.log.With("pod", spec.Name),
-		events:   newBus(r.events),
+		events:   eventbus.New(r.events),
 		byName:   map[string]*Container{},
 		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
 		stopped: make(chan struct{}), removed: make(chan struct{}),
@@ -209,12 +210,12 @@ func (p *podWorker) Container(name string) (*Container, error) {
 }
 
 // Events returns the pod's recent events (up to 256), oldest first.
-func (p *podWorker) Events() []Event { return p.events.recent() }
+func (p *podWorker) Events() []Event { return p.events.Recent() }
 
 // Subscribe returns the pod's events: the recent ones first, then new ones as they happen. The
 // channel is closed when ctx is done. Delivery never blocks the pod (see Runtime.Subscribe).
 func (p *podWorker) Subscribe(ctx context.Context) <-chan Event {
-	return p.events.subscribe(ctx, true, nil)
+	return p.events.Subscribe(ctx, true, nil)
 }
 
 func (p *podWorker) emit(container string, typ EventType, reason Reason, msg string) {
@@ -224,7 +225,7 @@ func (p *podWorker) emit(container string, typ EventType, reason Reason, msg str
 func (p *podWorker) emitAt(t time.Time, container string, typ EventType, reason Reason, msg string) {
 	e := Event{Time: t, Pod: p.name, Container: container, Type: typ, Reason: reason, Message: msg}
 	p.log.Debug("event", "container", container, "reason", reason, "message", msg)
-	p.events.publish(e)
+	p.events.Publish(e)
 }
 
 func (p *podWorker) statusesOwned(cs []*Container) []ContainerStatus {

@@ -13,6 +13,7 @@ import (
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/specfp"
 )
 
 // Files in a pod's directory that let another process find the pod again.
@@ -33,7 +34,7 @@ type podRecord struct {
 	Grace       time.Duration     `json:"grace"`
 	HostNetwork bool              `json:"hostNetwork,omitempty"`
 	Ports       []cni.PortMapping `json:"ports,omitempty"`
-	// SpecMAC and SpecMACs fingerprint the spec (see specFields), keyed with the state dir's
+	// SpecMAC and SpecMACs fingerprint the spec (see specfp.Fields), keyed with the state dir's
 	// key whose ID is SpecKey (see speckey.go): an adopter's spec must match.
 	SpecMAC  string            `json:"specMAC,omitempty"`
 	SpecMACs map[string]string `json:"specMACs,omitempty"`
@@ -66,7 +67,7 @@ func (p *podWorker) writeRecord() error {
 		return fmt.Errorf("pod record: %w", err)
 	}
 	// The recorded form, not the defaulted spec: records keep what they always kept.
-	fields := specFields(p.recorded, key)
+	fields := specfp.Fields(p.recorded, key)
 	spec, err := json.Marshal(stoppableSpec(p.recorded))
 	if err != nil {
 		return fmt.Errorf("pod record: spec: %w", err)
@@ -75,7 +76,7 @@ func (p *podWorker) writeRecord() error {
 		Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
 		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: gracePeriod(&p.spec),
 		HostNetwork: p.spec.HostNetwork, Ports: portMappings(&p.spec),
-		SpecMAC: specHash(fields), SpecMACs: fields, SpecKey: specKeyID(key),
+		SpecMAC: specfp.Hash(fields), SpecMACs: fields, SpecKey: specfp.KeyID(key),
 		ShimGroup: p.shimGroup(), Spec: spec, Network: p.netRecord,
 	}
 	if old := p.stopRecord; old != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/internal/restart"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
@@ -32,7 +33,7 @@ type Runtime struct {
 	private bool        // address is the private containerd of the state dir
 	network cni.Network
 	log     *slog.Logger
-	events  *bus
+	events  *eventbus.Bus
 	clock   clock.Clock
 	backoff *restart.Tracker
 	control *control
@@ -99,10 +100,9 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 // newRuntime returns a Runtime on cfg (with its defaults applied) that is not connected to
 // anything yet: New connects it, and sets its tasks and network.
 func newRuntime(cfg Config, clk clock.Clock) *Runtime {
-	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, reserved: map[string]bool{}, events: newBus(nil), clock: clk, closing: make(chan struct{})}
+	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, reserved: map[string]bool{}, events: eventbus.NewFanOut(), clock: clk, closing: make(chan struct{})}
 	r.control = newControl(r)
 	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
-	r.events.ring = nil // the runtime bus only fans out; pods keep their own history
 	return r
 }
 
@@ -342,7 +342,7 @@ func (r *Runtime) workers() []*podWorker {
 // Delivery never blocks a pod: a subscriber more than 1024 events behind loses events and then
 // receives one EventsDropped event.
 func (r *Runtime) Subscribe(ctx context.Context) <-chan Event {
-	return r.events.subscribe(ctx, false, nil)
+	return r.events.Subscribe(ctx, false, nil)
 }
 
 func (r *Runtime) isClosed() bool {

@@ -11,7 +11,7 @@ import (
 )
 
 // securityOpts turns the container's effective security context into OCI spec options (see
-// securityOptsFor), with Localhost seccomp profiles read from the Config's root.
+// ocibuild.SecurityOpts), with Localhost seccomp profiles read from the Config's root.
 func (c *Container) securityOpts() ([]oci.SpecOpts, error) {
 	return ocibuild.SecurityOpts(&c.pod.spec, c.spec, c.imageConfig.Config.User, c.pod.rt.cfg.loadSeccompProfile)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/specfp"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -24,8 +25,8 @@ func baseSpec() PodSpec {
 // The spec fingerprint names what changed, exec commands behind interfaces included, and
 // nothing when the spec is the same one built again.
 func TestSpecDiff(t *testing.T) {
-	same := specFields(baseSpec(), testSpecKey)
-	if d := specDiff(same, specFields(baseSpec(), testSpecKey)); len(d) != 0 {
+	same := specfp.Fields(baseSpec(), testSpecKey)
+	if d := specfp.Diff(same, specfp.Fields(baseSpec(), testSpecKey)); len(d) != 0 {
 		t.Fatalf("same spec differs in %q", d)
 	}
 	for _, tc := range []struct {
@@ -43,7 +44,7 @@ func TestSpecDiff(t *testing.T) {
 	} {
 		s := baseSpec()
 		tc.change(&s)
-		got := specDiff(same, specFields(s, testSpecKey))
+		got := specfp.Diff(same, specfp.Fields(s, testSpecKey))
 		if tc.want[0] == "containers" {
 			// A renamed container: every field of both names differs.
 			if !slices.Contains(got, "containers") || !slices.Contains(got, "containers[web].image") || !slices.Contains(got, "containers[api].image") {
@@ -54,7 +55,7 @@ func TestSpecDiff(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("diff %q, want %q", got, tc.want)
 		}
-		if specHash(specFields(s, testSpecKey)) == specHash(same) {
+		if specfp.Hash(specfp.Fields(s, testSpecKey)) == specfp.Hash(same) {
 			t.Errorf("%q: same hash", tc.want)
 		}
 	}
@@ -65,11 +66,11 @@ func TestSpecDiffGoHook(t *testing.T) {
 	a, b := baseSpec(), baseSpec()
 	a.Containers[0].PreStop = hook.HandlerFunc(func(context.Context, hook.Target) error { return nil })
 	b.Containers[0].PreStop = hook.HandlerFunc(func(context.Context, hook.Target) error { return context.Canceled })
-	if d := specDiff(specFields(a, testSpecKey), specFields(b, testSpecKey)); len(d) != 0 {
+	if d := specfp.Diff(specfp.Fields(a, testSpecKey), specfp.Fields(b, testSpecKey)); len(d) != 0 {
 		t.Errorf("two Go hooks differ in %q", d)
 	}
 	b.Containers[0].PreStop = hook.Exec("true")
-	if d := specDiff(specFields(a, testSpecKey), specFields(b, testSpecKey)); !slices.Equal(d, []string{"containers[web].preStop"}) {
+	if d := specfp.Diff(specfp.Fields(a, testSpecKey), specfp.Fields(b, testSpecKey)); !slices.Equal(d, []string{"containers[web].preStop"}) {
 		t.Errorf("Go hook vs exec hook: diff %q", d)
 	}
 }
@@ -101,13 +102,13 @@ func TestSupervisionStoreRoundTrip(t *testing.T) {
 // pod started by an older manager is adopted as the same spec; From set is a change.
 func TestSpecFingerprintEnvFrom(t *testing.T) {
 	v := EnvVar{Name: "A", Value: "b"}
-	if got, want := describe(reflect.ValueOf(v), 0), `podlife.EnvVar{Name:"A",Value:"b"}`; got != want {
+	if got, want := specfp.Describe(reflect.ValueOf(v), 0), `podlife.EnvVar{Name:"A",Value:"b"}`; got != want {
 		t.Errorf("describe = %s, want %s (an older manager's)", got, want)
 	}
 	a, b := baseSpec(), baseSpec()
 	a.Containers[0].Env = []EnvVar{{Name: "IP"}}
 	b.Containers[0].Env = []EnvVar{{Name: "IP", From: FieldPodIP}}
-	if d := specDiff(specFields(a, testSpecKey), specFields(b, testSpecKey)); !slices.Equal(d, []string{"containers[web].env"}) {
+	if d := specfp.Diff(specfp.Fields(a, testSpecKey), specfp.Fields(b, testSpecKey)); !slices.Equal(d, []string{"containers[web].env"}) {
 		t.Errorf("From set: diff %q", d)
 	}
 }
@@ -116,7 +117,7 @@ func TestSpecFingerprintEnvFrom(t *testing.T) {
 // manager (which has none of them) still matches a spec that does not set them; setting one is
 // a change named by its field.
 func TestSpecFieldsAddedLater(t *testing.T) {
-	fields := specFields(baseSpec(), testSpecKey)
+	fields := specfp.Fields(baseSpec(), testSpecKey)
 	for _, k := range []string{"containers[web].terminationMessagePath", "containers[web].terminationMessagePolicy"} {
 		if _, ok := fields[k]; ok {
 			t.Errorf("unset %s is fingerprinted: older records would not match", k)
@@ -124,7 +125,7 @@ func TestSpecFieldsAddedLater(t *testing.T) {
 	}
 	s := baseSpec()
 	s.Containers[0].TerminationMessagePolicy = TerminationMessageFallbackToLogsOnError
-	if d := specDiff(fields, specFields(s, testSpecKey)); !slices.Equal(d, []string{"containers[web].terminationMessagePolicy"}) {
+	if d := specfp.Diff(fields, specfp.Fields(s, testSpecKey)); !slices.Equal(d, []string{"containers[web].terminationMessagePolicy"}) {
 		t.Errorf("diff %q, want [containers[web].terminationMessagePolicy]", d)
 	}
 }

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/podlife/podlife/podlife/internal/specfp"
 )
 
-var testSpecKey = bytes.Repeat([]byte{7}, specKeyLen)
+var testSpecKey = bytes.Repeat([]byte{7}, specfp.KeyLen)
 
 // A keyed fingerprint of a secret value cannot be checked without the key: it is neither the
 // bare hash older records kept nor the one under another key, and equal values of two fields
@@ -21,10 +23,10 @@ func TestSpecFieldsKeyed(t *testing.T) {
 	s := baseSpec()
 	s.Containers[0].Env = []EnvVar{{Name: "PASSWORD", Value: "hunter2"}}
 	s.Containers[0].Command, s.Containers[0].Args = []string{"hunter2"}, []string{"hunter2"}
-	other := bytes.Repeat([]byte{8}, specKeyLen)
-	keyed, otherKey, bare := specFields(s, testSpecKey), specFields(s, other), specFields(s, nil)
+	other := bytes.Repeat([]byte{8}, specfp.KeyLen)
+	keyed, otherKey, bare := specfp.Fields(s, testSpecKey), specfp.Fields(s, other), specfp.Fields(s, nil)
 	const f = "containers[web].env"
-	guess := sha256.Sum256([]byte(describe(reflect.ValueOf(s.Containers[0].Env), 0)))
+	guess := sha256.Sum256([]byte(specfp.Describe(reflect.ValueOf(s.Containers[0].Env), 0)))
 	if keyed[f] == otherKey[f] || keyed[f] == bare[f] || keyed[f] == hex.EncodeToString(guess[:8]) {
 		t.Errorf("env fingerprint %s: same under another key (%s) or as the bare hash (%s)", keyed[f], otherKey[f], bare[f])
 	}
@@ -34,11 +36,11 @@ func TestSpecFieldsKeyed(t *testing.T) {
 	if bare["containers[web].args"] != bare["containers[web].command"] || keyed["containers[web].args"] == keyed["containers[web].command"] {
 		t.Error("equal command and args: the keyed fingerprints are equal too")
 	}
-	if !reflect.DeepEqual(keyed, specFields(s, testSpecKey)) {
+	if !reflect.DeepEqual(keyed, specfp.Fields(s, testSpecKey)) {
 		t.Error("keyed fingerprints are not stable")
 	}
 	s.Containers[0].Env[0].Value = "hunter3"
-	if d := specDiff(keyed, specFields(s, testSpecKey)); strings.Join(d, " ") != f {
+	if d := specfp.Diff(keyed, specfp.Fields(s, testSpecKey)); strings.Join(d, " ") != f {
 		t.Errorf("a changed env value: diff %q, want [%s]", d, f)
 	}
 }
@@ -52,7 +54,7 @@ func TestSpecKeyFile(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			k, err := loadSpecKey(dir)
+			k, err := specfp.LoadKey(dir)
 			if err != nil {
 				t.Error(err)
 			}
@@ -61,21 +63,21 @@ func TestSpecKeyFile(t *testing.T) {
 	}
 	wg.Wait()
 	for _, k := range keys {
-		if len(k) != specKeyLen || !bytes.Equal(k, keys[0]) {
+		if len(k) != specfp.KeyLen || !bytes.Equal(k, keys[0]) {
 			t.Fatalf("keys differ: %x vs %x", k, keys[0])
 		}
 	}
-	fi, err := os.Stat(filepath.Join(dir, specKeyFile))
+	fi, err := os.Stat(filepath.Join(dir, specfp.KeyFile))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("key file: %v %v", fi.Mode(), err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("left in the state dir: %d entries", len(entries))
 	}
-	if err := os.WriteFile(filepath.Join(dir, specKeyFile), []byte("short"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, specfp.KeyFile), []byte("short"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadSpecKey(dir); err == nil || !strings.Contains(err.Error(), "has 5 bytes") {
+	if _, err := specfp.LoadKey(dir); err == nil || !strings.Contains(err.Error(), "has 5 bytes") {
 		t.Errorf("a truncated key: %v", err)
 	}
 }

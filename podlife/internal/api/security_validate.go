@@ -73,7 +73,7 @@ func ValidateContainerSecurity(p *field.Path, s *PodSpec, c *ContainerSpec) fiel
 		}
 	}
 	// runAsNonRoot with runAsUser 0 is not refused here: the API server accepts it, and the
-	// kubelet reports it per container (CreateContainerConfigError, see verifyRunAsNonRoot).
+	// kubelet reports it per container (CreateContainerConfigError, see ocibuild.Security.VerifyRunAsNonRoot).
 	return errs
 }
 

@@ -1,4 +1,4 @@
-package podlife
+package ocibuild
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 )
 
-// ociHookOpts is a container's OCIHook (see ContainerSpec.OCIHook) as the containerd spec
+// OCIHookOpts is a container's OCIHook (see ContainerSpec.OCIHook) as the containerd spec
 // option that applies it: none if hook is nil, else one. The spec fingerprint records the hook
-// as this slice, the type and length of the former ContainerSpec.SpecOpts (see specFields).
-func ociHookOpts(hook func(ctx context.Context, spec *specs.Spec) error) []oci.SpecOpts {
+// as this slice, the type and length of the former ContainerSpec.SpecOpts (see specfp.Fields).
+func OCIHookOpts(hook func(ctx context.Context, spec *specs.Spec) error) []oci.SpecOpts {
 	if hook == nil {
 		return nil
 	}
