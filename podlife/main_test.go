@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -153,6 +155,23 @@ func answers(sock string) bool {
 	return true
 }
 
+// settledLive reports whether the shim socket sock belongs to a live shim or went away within a
+// few seconds: the directory is shared by every containerd on the host (node-e2e's runs beside
+// this package in `make test`), so a socket met while another run's shim starts or exits is not
+// this test's leak. A socket that stays without an answer is.
+func settledLive(sock string) bool {
+	for i := 0; i < 30; i++ {
+		if answers(sock) {
+			return true
+		}
+		if _, err := os.Stat(sock); errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return false
+}
+
 func listSockets() map[string]bool {
 	entries, _ := os.ReadDir(shimSocketDir)
 	out := make(map[string]bool, len(entries))
@@ -271,7 +290,7 @@ func (h *harness) cleanup() {
 	for name := range listSockets() {
 		// A new socket nothing answers on is a leak; a live one belongs to a shim still running
 		// (another package's test may run at the same time: go test runs packages in parallel).
-		if path := filepath.Join(shimSocketDir, name); !h.sockets[name] && !answers(path) {
+		if path := filepath.Join(shimSocketDir, name); !h.sockets[name] && !settledLive(path) {
 			shims = append(shims, "shim socket "+path)
 		}
 	}
