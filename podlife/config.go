@@ -42,7 +42,8 @@ type Config struct {
 	// the private containerd of StateDir, started if none runs (see EmbeddedConfig).
 	Address string `json:"address,omitempty"`
 	// Embedded controls the private containerd used when Address is empty and the system socket
-	// does not answer. Set Embedded.Disable to fail instead.
+	// does not answer (or is not tried: Embedded.IgnoreSystem). Set Embedded.Disable to fail
+	// instead.
 	Embedded EmbeddedConfig `json:"embedded,omitzero"`
 	// Namespace is the containerd namespace podlife keeps its objects in; default "podlife".
 	Namespace string `json:"namespace,omitempty"`
