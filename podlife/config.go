@@ -42,7 +42,8 @@ type Config struct {
 	// the private containerd of StateDir, started if none runs (see EmbeddedConfig).
 	Address string `json:"address,omitempty"`
 	// Embedded controls the private containerd used when Address is empty and the system socket
-	// does not answer. Set Embedded.Disable to fail instead.
+	// does not answer (or is not tried: Embedded.IgnoreSystem). Set Embedded.Disable to fail
+	// instead.
 	Embedded EmbeddedConfig `json:"embedded,omitzero"`
 	// Namespace is the containerd namespace podlife keeps its objects in; default "podlife".
 	Namespace string `json:"namespace,omitempty"`
@@ -135,10 +136,6 @@ type Config struct {
 	// SeccompProfileRoot is the directory Localhost seccomp profiles are read from (the
 	// kubelet's is /var/lib/kubelet/seccomp). Empty refuses Localhost profiles.
 	SeccompProfileRoot string `json:"seccompProfileRoot,omitempty"`
-	// systemAddress, if set, replaces DefaultAddress as the system socket tried first when
-	// Address is empty: the tests of the private containerd point it where nothing answers, so
-	// that they run, without touching it, on a host whose system containerd serves.
-	systemAddress string
 }
 
 // EmbeddedConfig configures the private containerd of the embedded default: the containerd
@@ -163,6 +160,11 @@ type EmbeddedConfig struct {
 	// Binary is the containerd binary used to start it; empty looks "containerd" up in PATH. A
 	// running private containerd is used whatever binary started it.
 	Binary string `json:"binary,omitempty"`
+	// IgnoreSystem uses the private containerd even when a system containerd answers at
+	// DefaultAddress: that socket is not tried (nor touched). The Runtime then behaves as on a
+	// host without a system daemon: it starts the private containerd if none runs, starts it
+	// again if it dies, and PrivateDaemon reports true. It excludes Config.Address and Disable.
+	IgnoreSystem bool `json:"ignoreSystem,omitempty"`
 }
 
 // withDefaults returns a copy with the defaults filled in: the Config's one defaulting pass,
@@ -238,6 +240,9 @@ func (c Config) Validate() error {
 	errs = append(errs, c.validatePodSecurity()...)
 	if c.Address != "" && !filepath.IsAbs(c.Address) {
 		errs = append(errs, fmt.Errorf("config.address: %q must be an absolute socket path", c.Address))
+	}
+	if c.Embedded.IgnoreSystem && (c.Address != "" || c.Embedded.Disable) {
+		errs = append(errs, errors.New("config.embedded.ignoreSystem: uses the private containerd, so excludes config.address and config.embedded.disable"))
 	}
 	if err := c.Logs.validate(); err != nil {
 		errs = append(errs, err)

@@ -31,7 +31,7 @@
 // # Runtime, pods and containers
 //
 // [New] connects to containerd (the system socket, or a private containerd it starts when none
-// answers) and prepares a CNI bridge. [Runtime.Run] turns a [PodSpec] into running containers
+// answers or when [EmbeddedConfig].IgnoreSystem skips the system socket) and prepares a CNI bridge. [Runtime.Run] turns a [PodSpec] into running containers
 // and returns a [Pod]; [Pod.Status] is a snapshot shaped like Kubernetes' PodStatus, events
 // ([Pod.Subscribe], [Runtime.Subscribe]) carry the kubelet's reasons, [Pod.Stop] stops the pod
 // gracefully and [Pod.Remove] deletes everything it had. [Runtime.Pod] gives the same handle on

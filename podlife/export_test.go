@@ -72,13 +72,10 @@ func (h *Pod) WriteLegacyRecord() error {
 	})
 }
 
-// WithoutSystemContainerd returns cfg with the system socket that New tries first (when
-// Address is empty) moved where nothing answers: the tests of the private containerd use it
-// so that they run on a host whose system containerd serves, and never touch that daemon.
+// WithoutSystemContainerd returns cfg with Embedded.IgnoreSystem set: the tests of the private
+// containerd use it so that they run on a host whose system containerd serves, and never touch
+// that daemon. Set Embedded's other fields before calling it.
 func WithoutSystemContainerd(cfg Config) Config {
-	cfg.systemAddress = noSystemAddress
+	cfg.Embedded.IgnoreSystem = true
 	return cfg
 }
-
-// noSystemAddress is a socket path where no containerd answers.
-const noSystemAddress = "/nonexistent/podlife-test/containerd.sock"

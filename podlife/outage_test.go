@@ -245,9 +245,9 @@ func privateHarness(t *testing.T, binary string) (*harness, string) {
 	}
 	h := newHarness(t, func(c *podlife.Config) {
 		// The private containerd even where a system one serves: it is never touched.
-		*c = podlife.WithoutSystemContainerd(*c)
 		c.Address = ""
 		c.Embedded = podlife.EmbeddedConfig{Binary: binary}
+		*c = podlife.WithoutSystemContainerd(*c)
 	})
 	ctrdDir := filepath.Join(h.stateDir, "containerd")
 	t.Cleanup(func() { // runs before the harness's cleanup (LIFO)

@@ -54,7 +54,7 @@ func TestRevive(t *testing.T) {
 	defer daemon.Shutdown(context.Background(), ctrdDir, nil) //nolint:errcheck // a failed test still stops it
 
 	// The private containerd even where a system one serves (never touched).
-	r, err := New(ctx, Config{StateDir: dir, Embedded: EmbeddedConfig{Binary: bin}, Network: noNetwork{}, systemAddress: noSystemAddress})
+	r, err := New(ctx, Config{StateDir: dir, Embedded: EmbeddedConfig{Binary: bin, IgnoreSystem: true}, Network: noNetwork{}})
 	if err != nil {
 		t.Fatal(err)
 	}

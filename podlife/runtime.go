@@ -107,35 +107,40 @@ func newRuntime(cfg Config, clk clock.Clock) *Runtime {
 }
 
 // connect dials containerd: the configured address, or the system socket, or the private
-// containerd of the state dir, which it starts if none runs (see EmbeddedConfig).
+// containerd of the state dir, which it starts if none runs (see EmbeddedConfig; with
+// Embedded.IgnoreSystem, the system socket is not tried). A containerd older than 2.0 at a
+// configured or system address is warned about in the log (see warnOldContainerd).
 func (r *Runtime) connect(ctx context.Context) error {
 	addr := r.cfg.Address
 	explicit := addr != ""
 	if !explicit {
 		addr = DefaultAddress
-		if r.cfg.systemAddress != "" {
-			addr = r.cfg.systemAddress
+	}
+	if !r.cfg.Embedded.IgnoreSystem {
+		c, err := dial(ctx, addr, r.cfg.Namespace, r.cfg.Snapshotter)
+		if err == nil {
+			r.ctrd, r.address = c, addr
+			warnOldContainerd(ctx, r.log, c.Version, addr)
+			return nil
 		}
-	}
-	c, err := dial(ctx, addr, r.cfg.Namespace, r.cfg.Snapshotter)
-	if err == nil {
-		r.ctrd, r.address = c, addr
-		return nil
-	}
-	if explicit || r.cfg.Embedded.Disable {
-		return fmt.Errorf("podlife: containerd at %s: %w", addr, err)
+		if explicit || r.cfg.Embedded.Disable {
+			return fmt.Errorf("podlife: containerd at %s: %w", addr, err)
+		}
 	}
 	// Twice: a private containerd found serving may stop (daemon stop, a crash) before the
 	// dial; the second Ensure then waits for the stop to finish and starts it again.
 	for attempt := 0; ; attempt++ {
 		info, err := r.ensurePrivate(ctx)
 		if errors.Is(err, exec.ErrNotFound) {
+			if r.cfg.Embedded.IgnoreSystem {
+				return fmt.Errorf("podlife: no containerd binary is installed to start the private containerd (embedded.ignoreSystem): %w", err)
+			}
 			return fmt.Errorf("podlife: no containerd answers at %s and no containerd binary is installed to start one: %w", addr, err)
 		}
 		if err != nil {
 			return err
 		}
-		c, err = dial(ctx, info.Address, r.cfg.Namespace, r.cfg.Snapshotter)
+		c, err := dial(ctx, info.Address, r.cfg.Namespace, r.cfg.Snapshotter)
 		if err == nil {
 			r.ctrd, r.address, r.private = c, info.Address, true
 			return nil

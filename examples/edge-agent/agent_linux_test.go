@@ -50,8 +50,8 @@ type agentEnv struct {
 	// podSecurity is the agents' --pod-security: privileged, since testManifest has a hostPath
 	// volume, which the default (baseline) refuses; empty leaves the agent's default.
 	podSecurity string
-	// private gives the agents --private-containerd (and the test's runtimes its address): a
-	// system containerd's socket exists.
+	// private gives the agents --private-containerd (and the test's runtimes
+	// Embedded.IgnoreSystem): a system containerd's socket exists.
 	private bool
 }
 
@@ -495,9 +495,7 @@ func (e *agentEnv) quit(name string) {
 // config is the agent's podlife configuration.
 func (e *agentEnv) config() podlife.Config {
 	cfg := podlife.Config{StateDir: e.state, Namespace: e.ns, ContainerLogger: os.Getenv("PODLIFE_TEST_LOGGER")}
-	if e.private {
-		cfg.Address = daemon.Address(daemon.PrivateDir(e.state))
-	}
+	cfg.Embedded.IgnoreSystem = e.private
 	cfg.Bridge.Name, cfg.Bridge.Bridge = e.network, e.bridge
 	cfg.Bridge.Subnet = netip.MustParsePrefix(e.subnet)
 	if p := os.Getenv("PODLIFE_CNI_PATH"); p != "" {

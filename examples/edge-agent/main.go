@@ -11,7 +11,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -205,23 +204,15 @@ func serve(ctx context.Context, o options, log *slog.Logger) error {
 		}
 	}
 
-	if o.privateContainerd {
-		// What podlife.New does when no system containerd answers, done whether or not one does.
-		info, err := daemon.EnsurePrivate(ctx, o.stateDir, "", cfg.Logger)
-		if err != nil {
-			return err
-		}
-		cfg.Address = info.Address
-	}
+	// The private containerd of the state dir (started if none runs, and again if it dies)
+	// whether or not a system one answers. podlife's log warns about a system (or --address)
+	// containerd older than 2.0, with what to install, once at New.
+	cfg.Embedded.IgnoreSystem = o.privateContainerd
 	rt, err := podlife.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	if !rt.PrivateDaemon() { // a private one podlife started was checked as it started
-		addr := cmp.Or(cfg.Address, podlife.DefaultAddress)
-		_ = daemon.WarnUnsupported(ctx, log, addr) // once, with what to install
-	}
 	for _, path := range o.imports {
 		if err := importImage(ctx, rt, path); err != nil {
 			return err

@@ -207,15 +207,9 @@ func (c *common) runtime(ctx context.Context, stderr io.Writer, opts ...func(*po
 			return nil, fmt.Errorf("--subnet: %w: %w", err, errUsage)
 		}
 	}
-	if c.private {
-		// What podlife.New does when no system containerd answers, done here whether or not one
-		// does: the private containerd of the state dir, started if none runs.
-		info, err := daemon.EnsurePrivate(ctx, c.stateDir, "", logger)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Address = info.Address
-	}
+	// The private containerd of the state dir (started if none runs, and again if it dies)
+	// whether or not a system one answers.
+	cfg.Embedded.IgnoreSystem = c.private
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -223,13 +217,16 @@ func (c *common) runtime(ctx context.Context, stderr io.Writer, opts ...func(*po
 	if err != nil {
 		return nil, err
 	}
-	// Once per command, on stderr: a containerd older than 2.0, and what to install.
+	// Once per command, on stderr: a containerd older than 2.0, and what to install. With -v,
+	// podlife's own log (on stderr) has warned about a system one already.
 	addr := cmp.Or(cfg.Address, podlife.DefaultAddress)
 	if rt.PrivateDaemon() {
 		addr = daemon.Address(daemon.PrivateDir(cmp.Or(c.stateDir, podlife.DefaultStateDir)))
 	}
-	warn := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	_ = daemon.WarnUnsupported(ctx, warn, addr)
+	if !c.verbose || rt.PrivateDaemon() {
+		warn := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		_ = daemon.WarnUnsupported(ctx, warn, addr)
+	}
 	return rt, nil
 }
 

@@ -16,12 +16,13 @@
 // [Shutdown] stops it; [StopPrivate] stops the one of a podlife state dir
 // ([PrivateDir]) once no pod is left there. If it dies, the next Ensure starts it again on the
 // same root and state. [EnsurePrivate] is Ensure on a state dir's [PrivateDir], for programs
-// that use their private containerd even when a system one answers (their address then goes to
-// podlife.Config.Address).
+// that want a state dir's private containerd serving without a podlife.Runtime (a Runtime that
+// should use it even when a system one answers sets podlife.Config.Embedded.IgnoreSystem).
 //
 // podlife supports containerd 2.x ([MinSupportedMajor]); [CheckVersion] tells an older version
 // (1.6, 1.7: past their end of life), Ensure warns on its Logger when the containerd it starts
-// is one, and [WarnUnsupported] does the same for any address a program connects to.
+// is one, a podlife.Runtime warns on its Config.Logger when the system or configured containerd
+// it connects to is one, and [WarnUnsupported] does the same for any address a program names.
 //
 // [Start] and [Ensure] write a minimal config.toml under [Config.Dir]. It is accepted by
 // containerd 1.6 and 2.x alike: it is a version 2 file (2.x migrates it in

@@ -25,10 +25,11 @@ func PrivateFromEnv() bool {
 // EnsurePrivate makes sure the private containerd of podlife's stateDir ("" means
 // podlife.DefaultStateDir) serves, starting it (detached, as podlife.New does when no system
 // containerd answers: [Ensure] on [PrivateDir]) if none runs, and returns it. binary is the
-// containerd to start ("" looks it up in PATH). A program that gives the returned Address as
-// podlife.Config.Address uses its private containerd whether or not a system one answers.
-// Unlike the embedded default, a Runtime on that address only reconnects if the daemon dies:
-// call EnsurePrivate again to start it.
+// containerd to start ("" looks it up in PATH). A podlife.Runtime that should use its private
+// containerd whether or not a system one answers sets podlife.Config.Embedded.IgnoreSystem
+// instead (it then starts the daemon again if it dies); giving the returned Address as
+// podlife.Config.Address also works, but such a Runtime only reconnects once something starts
+// the daemon again.
 func EnsurePrivate(ctx context.Context, stateDir, binary string, log *slog.Logger) (Info, error) {
 	if stateDir == "" {
 		stateDir = layout.DefaultStateDir
