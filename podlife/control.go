@@ -189,6 +189,11 @@ var errPeerRefused = errors.New("peer refused")
 // errNoManager means no process answers on a pod's control socket: its manager is gone.
 var errNoManager = errors.New("no process manages the pod")
 
+// errManagerLost means the manager accepted the connection and then went away before it
+// answered (a manager killed while it listens): whether it acted is unknown, and the caller
+// decides from its PID whether it is gone.
+var errManagerLost = errors.New("the pod's manager closed the connection before it answered")
+
 // ask sends req to the control socket at sock and waits for the answer.
 func ask(ctx context.Context, sock string, req controlRequest) error {
 	if sock == "" {
@@ -203,14 +208,14 @@ func ask(ctx context.Context, sock string, req controlRequest) error {
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
 	defer stop()
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
-		return err
+		return fmt.Errorf("control: %w: %w", errManagerLost, err)
 	}
 	var reply controlReply
 	if err := json.NewDecoder(conn).Decode(&reply); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("control: %w", err)
+		return fmt.Errorf("control: %w: %w", errManagerLost, err)
 	}
 	switch {
 	case reply.NotFound:

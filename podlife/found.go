@@ -228,6 +228,9 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 	err := ask(ctx, rec.Control, controlRequest{Op: op, Pod: name, Grace: o.grace})
 	switch {
 	case errors.Is(err, errNoManager):
+	case errors.Is(err, errManagerLost) && !processAlive(rec.OwnerPID):
+		// Killed while it listened: the socket took the connection, nobody answered. Stop
+		// and remove are idempotent, so acting here is safe whatever it did first.
 	case errors.Is(err, ErrNotFound):
 		// The manager answers but no longer has the pod: its Remove failed half-way (a CNI
 		// DEL that failed, say) and left the directory for a retry. Nothing supervises it.
