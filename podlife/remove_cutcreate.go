@@ -35,11 +35,7 @@ func (p *podWorker) cutCreates(all []*Container) cutCreates {
 				continue
 			}
 			cc.cgroups = append(cc.cgroups, i.cg)
-			group := p.shimGroup()
-			if group == "" {
-				group = i.id // a shim per task
-			}
-			sockets[p.shimSocketOf(group)] = true
+			sockets[p.instanceShimSocket(i)] = true
 		}
 	}
 	for s := range sockets {
