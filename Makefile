@@ -47,10 +47,10 @@ test: deps containerd2 cni-plugins logger lint
 	  echo "control plane build (background): $$(tail -n 1 .cache/k8s-build.log)"
 	$(MAKE) node-e2e
 
-## crash-test: SIGKILL a managing process at each of the 27 failpoints, then remove the pod whole
-## (podlife/crash_linux_test.go); not in `make test` while two points can leave a cgroup behind.
+## crash-test: SIGKILL a managing process at each of the 28 crash points, then adopt the pod or
+## remove it whole (podlife/crash_linux_test.go); `make test` runs 14 of them (crashQuick).
 crash-test: deps containerd2 cni-plugins logger
-	PODLIFE_CRASH_TESTS=1 PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -timeout 10m -run TestCrashPoints ./podlife/
+	PODLIFE_CRASH_TESTS=all PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -timeout 10m -run TestCrashPoints ./podlife/
 
 ## test-vm: the podlife package's root tests in a Debian 12 VM (qemu, 2 vCPUs): systemd, the
 ## unified cgroup v2 hierarchy, Debian's containerd running as a service, crun. The image is built

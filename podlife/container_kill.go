@@ -176,10 +176,13 @@ func (c *Container) deleteInstances(ctx context.Context, containers bool) error 
 	c.pod.do(func() { live = append([]*instance(nil), c.live...) })
 	var errs []error
 	for _, i := range live {
-		errs = append(errs, i.deleteTask(ctx))
 		if containers {
-			errs = append(errs, i.deleteContainer(ctx))
+			// An instance without a task may be a create a dead manager left cut short: delete
+			// sweeps the cgroups runc made for it before containerd undid the create.
+			errs = append(errs, i.delete(ctx))
+			continue
 		}
+		errs = append(errs, i.deleteTask(ctx))
 	}
 	if containers {
 		c.pod.do(func() { c.live = nil })

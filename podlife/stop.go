@@ -187,6 +187,7 @@ func (p *podWorker) Remove(ctx context.Context) error {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		all := p.allContainers()
+		cut := p.cutCreates(all)
 		for _, c := range all {
 			wg.Go(func() {
 				if err := c.deleteInstances(p.lifeCtx, true); err != nil {
@@ -205,6 +206,7 @@ func (p *podWorker) Remove(ctx context.Context) error {
 			p.rt.backoff.Reset(c.backoffKey())
 		}
 		p.removeStaleShimSocket()
+		errs = append(errs, cut.settle(p.lifeCtx, p.log))
 		// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
 		// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
 		// hostPort rules and libcni cache): Pod.Remove retries from it.
