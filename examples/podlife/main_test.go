@@ -49,6 +49,11 @@ func cliTestDir(t *testing.T) string {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
+	// The containerd the test run names (make test: the 2.x it built), first in PATH for the
+	// programs the test starts, so that they do not start Debian's 1.6 from /usr/bin.
+	if bin := os.Getenv("PODLIFE_TEST_CONTAINERD"); bin != "" {
+		t.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
 	if _, err := exec.LookPath("containerd"); err != nil {
 		t.Skip("no containerd in PATH")
 	}
