@@ -92,6 +92,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- eventsDesc
 	ch <- probeDesc
 	c.life.start.Describe(ch)
+	c.life.probeTime.Describe(ch)
 }
 
 // Collect lists the pods and samples their usage (see the package doc).
