@@ -14,8 +14,7 @@ import (
 // Collector is a prometheus.Collector of the pods of a Runtime's state directory, whichever
 // process manages them (see podlife.Runtime.ListPods): each scrape lists them and samples the
 // usage of all of them at once (podlife.Runtime.Usage), reporting those with a running
-// container. Register it with a
-// prometheus.Registry. It is safe for concurrent use.
+// container. Register it with a prometheus.Registry. It is safe for concurrent use.
 type Collector struct {
 	rt      *podlife.Runtime
 	timeout time.Duration
