@@ -103,12 +103,14 @@ func (c *Container) runProbe(ctx context.Context, inst *instance, kind probe.Kin
 				p.emit(c.spec.Name, EventWarning, ReasonProbeWarning, fmt.Sprintf("%s probe warning: %s", name, strings.TrimSpace(out)))
 			}
 		},
+		OnTimedResult: func(r probe.Result, _ string, took time.Duration) { c.publishProbe(kind, r, took) },
 		OnError: func(err error) {
 			if errors.Is(err, ErrUnavailable) {
 				// containerd is away: the period counts for nothing, and it is no news.
 				p.log.Debug("probe skipped: containerd unavailable", "container", c.spec.Name, "probe", kind.String())
 				return
 			}
+			c.publishProbe(kind, probe.Unknown, 0)
 			p.emit(c.spec.Name, EventWarning, ReasonUnhealthy, fmt.Sprintf("%s probe errored and resulted in unknown state: %v", name, err))
 		},
 		OnChange: onChange,

@@ -34,6 +34,7 @@ type Runtime struct {
 	network cni.Network
 	log     *slog.Logger
 	events  *eventbus.Bus
+	probes  probeFanOut // probe results for SubscribeProbes
 	clock   clock.Clock
 	backoff *restart.Tracker
 	control *control

@@ -14,6 +14,8 @@ import (
 type PodUsage struct {
 	// Name is the pod's name.
 	Name string
+	// UID is the pod's UID (a pod removed and run again under its name has another).
+	UID string
 	// Timestamp is when the sample was taken.
 	Timestamp time.Time
 	// Containers are its running containers (init, app and ephemeral; not the pause), sorted
@@ -24,8 +26,9 @@ type PodUsage struct {
 	Network *NetworkUsage
 }
 
-// ContainerUsage is what one running container uses: its cgroup's counters, from containerd's
-// task metrics (cgroup v1 or v2).
+// ContainerUsage is what one running container uses: its cgroup's counters (cgroup v1 or v2),
+// read from the cgroup's files (containerd's task metrics where they cannot be read so, see
+// Pod.Usage).
 type ContainerUsage struct {
 	// Name is the container's name in its pod.
 	Name string
@@ -33,7 +36,7 @@ type ContainerUsage struct {
 	// ContainerStatus.RestartCount): a counter starts again from 0 when the container
 	// restarts, as the kubelet's do.
 	Attempt int
-	// Timestamp is when containerd read the cgroup.
+	// Timestamp is when the cgroup was read.
 	Timestamp time.Time
 	// CPU is the CPU time (user and system, all cores) this attempt used since it started: a
 	// cumulative counter (container_cpu_usage_seconds_total). See CPURate for a rate.
@@ -114,10 +117,13 @@ func CPURate(prev, cur ContainerUsage) (cores float64, ok bool) {
 
 // Usage samples what the pod's running containers use: CPU time, memory, OOM kills and
 // processes of each, and the traffic of the pod's network. It works whichever process manages
-// the pod, or none: it reads containerd's task metrics (and /proc/<pid>/net/dev of one of its
-// containers' processes), not the pod's worker. A sample costs a containerd request that lists
-// the pod's containers, one per container (its task's state) and one for the metrics of the
-// running ones (docs/benchmarks.md gives the CPU time).
+// the pod, or none: it reads containerd and the containers' cgroups (and /proc/<pid>/net/dev of
+// one of its containers' processes), not the pod's worker. A sample costs a containerd request
+// that lists the pod's containers (containerd reads every container record to answer it),
+// then the few cgroup files of each running container: a container not seen running before
+// costs a request for its task's state, and one whose cgroup cannot be read from here is
+// asked of containerd's task metrics (docs/benchmarks.md gives the CPU time). To sample many
+// pods, Runtime.Usage lists the containers once for all of them.
 // The error wraps ErrNotFound if the state directory has no such pod, ErrUnavailable if
 // containerd does not answer, and ErrClosed once the Runtime is closed.
 func (p *Pod) Usage(ctx context.Context) (PodUsage, error) {
@@ -138,19 +144,30 @@ func (r *Runtime) podUsage(ctx context.Context, name string) (PodUsage, error) {
 	if err != nil {
 		return PodUsage{}, fmt.Errorf("pod %q: usage: %w", name, err)
 	}
-	// Not the pause: it has nothing to measure, and every container is in the pod's network
-	// namespace, whose counters are read from the first running one.
+	samples, err := r.tasks.sample(ctx, sampledIDs(found))
+	if err != nil {
+		return PodUsage{}, fmt.Errorf("pod %q: usage: %w", name, err)
+	}
+	return r.usageOf(name, rec, found, samples), nil
+}
+
+// sampledIDs are the IDs of the containers to sample: not the pauses, which have nothing to
+// measure (every container is in its pod's network namespace, whose counters are read from the
+// first running one).
+func sampledIDs(found []foundContainer) []string {
 	ids := make([]string, 0, len(found))
 	for _, f := range found {
 		if f.labels[LabelContainer] != pauseNameInPod {
 			ids = append(ids, f.id)
 		}
 	}
-	samples, err := r.tasks.sample(ctx, ids)
-	if err != nil {
-		return PodUsage{}, fmt.Errorf("pod %q: usage: %w", name, err)
-	}
-	out := PodUsage{Name: name, Timestamp: time.Now()}
+	return ids
+}
+
+// usageOf is the usage of the pod name (its record rec) from its containers found and their
+// samples.
+func (r *Runtime) usageOf(name string, rec podRecord, found []foundContainer, samples map[string]ctrd.Sample) PodUsage {
+	out := PodUsage{Name: name, UID: rec.UID, Timestamp: time.Now()}
 	var netPid uint32
 	current := map[string]int{} // container name -> index in out.Containers
 	for _, f := range found {
@@ -182,7 +199,7 @@ func (r *Runtime) podUsage(ctx context.Context, name string) (PodUsage, error) {
 			r.log.Debug("pod network usage", "pod", name, "err", err)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // containerUsage is a container's usage from its task's metrics.

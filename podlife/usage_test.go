@@ -130,6 +130,27 @@ func TestPodUsageMeasuresWhatContainersDo(t *testing.T) {
 
 	checkCollector(t, h.rt, name, u3)
 
+	// The same pod in the Runtime-wide sample, which lists the containers once for all pods.
+	all, err := h.rt.Usage(ctx)
+	if err != nil {
+		t.Fatalf("Runtime.Usage: %v", err)
+	}
+	var inAll *podlife.PodUsage
+	for i := range all {
+		if all[i].Name == name {
+			inAll = &all[i]
+		}
+	}
+	if inAll == nil || inAll.UID != pod.UID() || len(inAll.Containers) != 2 || inAll.Network == nil {
+		t.Fatalf("Runtime.Usage: pod %q: %+v", name, inAll)
+	}
+	if b, _ := inAll.Container("burn"); b.CPU < b2.CPU || b.Attempt != b2.Attempt {
+		t.Errorf("Runtime.Usage: burn %+v, after %+v", b, b2)
+	}
+	if m, _ := inAll.Container("mem"); m.MemoryWorkingSet < 60<<20 {
+		t.Errorf("Runtime.Usage: mem working set %d, want at least 60 MiB", m.MemoryWorkingSet)
+	}
+
 	// The same from a handle of another Runtime: the pod's manager is elsewhere.
 	other, err := h.another(t).Pod(name)
 	if err != nil {
@@ -198,6 +219,28 @@ func TestPodUsageSamplingCost(t *testing.T) {
 		n, wall, self, ctrd, shims, per)
 	if per > 10*time.Millisecond {
 		t.Errorf("a sample costs %v of CPU", per)
+	}
+
+	// The same with Runtime.Usage (every pod of the harness's state directory at once).
+	self0, ctrd0, shims0, wall0 = selfCPU(t), statCPU(env.daemon.PID()), shimCPU(h.ns), time.Now()
+	for i := 0; i < n; i++ {
+		all, err := h.rt.Usage(ctx)
+		if err != nil {
+			t.Fatalf("Runtime.Usage: %v", err)
+		}
+		found := false
+		for _, u := range all {
+			found = found || (u.Name == name && len(u.Containers) == 2)
+		}
+		if !found {
+			t.Fatalf("Runtime.Usage: %+v, no %q with 2 containers", all, name)
+		}
+	}
+	self, ctrd, shims, wall = selfCPU(t)-self0, statCPU(env.daemon.PID())-ctrd0, shimCPU(h.ns)-shims0, time.Since(wall0)
+	per = (self + ctrd + shims) / n
+	t.Logf("%d Runtime.Usage samples: %v wall; CPU %v here, %v containerd, %v shim: %v per sample", n, wall, self, ctrd, shims, per)
+	if per > 10*time.Millisecond {
+		t.Errorf("a Runtime.Usage sample costs %v of CPU", per)
 	}
 }
 

@@ -50,6 +50,12 @@ type WorkerConfig struct {
 	// for the Warning "Unhealthy" event that the kubelet records on every
 	// failure, and the "ProbeWarning" event on Warning.
 	OnResult func(r Result, output string)
+	// OnTimedResult, if set, is called where OnResult is (after it, if both
+	// are set), with the same result and message and how long the attempt
+	// that gave the result took on the real clock (a timed-out prober's
+	// counts up to when it was given up). Use it for the kubelet's
+	// prober_probe_duration_seconds.
+	OnTimedResult func(r Result, output string, took time.Duration)
 	// OnError, if set, is called when a period is discarded because the
 	// prober returned an error on every attempt, with the last error. The
 	// kubelet records it as a Warning "Unhealthy" event ("<Kind> probe
@@ -220,7 +226,7 @@ func (w *Worker) tick(ctx context.Context) bool {
 			return false
 		}
 		if o.err == nil {
-			return w.record(o.r, o.out)
+			return w.record(o)
 		}
 	}
 	if w.cfg.OnError != nil {
@@ -231,14 +237,17 @@ func (w *Worker) tick(ctx context.Context) bool {
 
 // outcome is what a prober returned.
 type outcome struct {
-	r   Result
-	out string
-	err error
+	r    Result
+	out  string
+	err  error
+	took time.Duration // how long the attempt took, on the real clock
 }
 
 // probe runs the prober once. ok is false if ctx was done before it
 // returned.
 func (w *Worker) probe(ctx context.Context) (o outcome, ok bool) {
+	start := time.Now()
+	defer func() { o.took = time.Since(start) }()
 	if w.busy != nil {
 		select {
 		case <-w.busy:
@@ -261,7 +270,7 @@ func (w *Worker) probe(ctx context.Context) (o outcome, ok bool) {
 	go func() {
 		defer close(finished)
 		r, out, err := w.cfg.Spec.Run(pctx, w.cfg.Target)
-		done <- outcome{r, out, err}
+		done <- outcome{r: r, out: out, err: err}
 	}()
 	timedOut := outcome{r: Failure, out: fmt.Sprintf("probe timed out after %v", timeout)}
 	select {
@@ -284,9 +293,13 @@ func (w *Worker) probe(ctx context.Context) (o outcome, ok bool) {
 
 // record reports a probe's result and applies the thresholds. It reports
 // whether to go on probing.
-func (w *Worker) record(r Result, out string) bool {
+func (w *Worker) record(o outcome) bool {
+	r := o.r
 	if w.cfg.OnResult != nil {
-		w.cfg.OnResult(r, out)
+		w.cfg.OnResult(r, o.out)
+	}
+	if w.cfg.OnTimedResult != nil {
+		w.cfg.OnTimedResult(r, o.out, o.took)
 	}
 	counted := Failure
 	if r == Success || r == Warning {

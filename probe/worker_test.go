@@ -608,3 +608,34 @@ func TestWorkerOneProbeInFlight(t *testing.T) {
 		t.Errorf("after the hung prober returned: result %v, %d calls; want Success from a new probe", w.Result(), calls.Load())
 	}
 }
+
+// OnTimedResult gets what OnResult gets, after it, and how long the attempt took on the real
+// clock: here a prober that answers when its 30ms timeout ends.
+func TestWorkerOnTimedResult(t *testing.T) {
+	const timeout = 30 * time.Millisecond
+	var order []string
+	var took time.Duration
+	var got Result
+	w := NewWorker(WorkerConfig{Kind: Liveness, Clock: clock.NewFake(workerEpoch),
+		Spec: Spec{Timeout: timeout, FailureThreshold: 1, Prober: ProberFunc(func(ctx context.Context, _ hook.Target) (Result, string, error) {
+			<-ctx.Done()
+			return Failure, "slow", nil
+		})},
+		OnResult: func(Result, string) { order = append(order, "result") },
+		OnTimedResult: func(r Result, out string, d time.Duration) {
+			order = append(order, "timed:"+out)
+			got, took = r, d
+		}})
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	w.Run(ctx) // returns on hold
+	if ctx.Err() != nil {
+		t.Fatal("Run did not return")
+	}
+	if !slices.Equal(order, []string{"result", "timed:slow"}) || got != Failure {
+		t.Errorf("calls %q, result %v; want OnResult then OnTimedResult with the failure", order, got)
+	}
+	if took < timeout || took > waitTimeout {
+		t.Errorf("took %v, want at least the %v the prober waited", took, timeout)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,8 +32,28 @@ func (pr *provider) summary(ctx context.Context, withDisk bool) *statsv1alpha1.S
 	now := time.Now()
 	defer pr.rates.prune(now)
 	out := &statsv1alpha1.Summary{Node: pr.nodeStats(withDisk), Pods: []statsv1alpha1.PodStats{}}
-	for _, sp := range pr.statsPods() {
-		out.Pods = append(out.Pods, pr.podStats(ctx, sp, withDisk))
+	pods := pr.statsPods()
+	var sampled map[string]podlife.PodUsage // by pod UID
+	if len(pods) > 0 {
+		sampled = pr.sampleAll(ctx)
+	}
+	for _, sp := range pods {
+		out.Pods = append(out.Pods, pr.podStats(ctx, sp, sampled, withDisk))
+	}
+	return out
+}
+
+// sampleAll samples the usage of every pod of the Runtime at once (Runtime.Usage: one
+// containerd request lists the containers of all of them), by podlife pod UID; nil if it fails.
+func (pr *provider) sampleAll(ctx context.Context) map[string]podlife.PodUsage {
+	all, err := pr.rt.Usage(ctx)
+	if err != nil {
+		pr.log.Debug("pods' usage", "err", err)
+		return nil
+	}
+	out := make(map[string]podlife.PodUsage, len(all))
+	for _, u := range all {
+		out[u.UID] = u
 	}
 	return out
 }
@@ -81,17 +100,12 @@ func (pr *provider) nodeStats(withDisk bool) statsv1alpha1.NodeStats {
 	return ns
 }
 
-// podStats is one pod's part of the summary.
-func (pr *provider) podStats(ctx context.Context, sp statsPod, withDisk bool) statsv1alpha1.PodStats {
+// podStats is one pod's part of the summary, its usage from sampled (by podlife pod UID).
+func (pr *provider) podStats(ctx context.Context, sp statsPod, sampled map[string]podlife.PodUsage, withDisk bool) statsv1alpha1.PodStats {
 	st := sp.p.Status()
 	ps := statsv1alpha1.PodStats{PodRef: sp.ref, StartTime: metav1.NewTime(st.StartTime),
 		Containers: []statsv1alpha1.ContainerStats{}}
-	u, err := sp.p.Usage(ctx)
-	if err != nil {
-		if !errors.Is(err, podlife.ErrNotFound) {
-			pr.log.Debug("pod usage", "pod", sp.ref.Namespace+"/"+sp.ref.Name, "err", err)
-		}
-	} else {
+	if u, ok := sampled[sp.p.UID()]; ok {
 		pr.usageStats(&ps, st, u)
 	}
 	if withDisk {

@@ -68,6 +68,10 @@ func ps(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	wide := *output == "wide"
+	var usage map[string]podlife.PodUsage // by pod UID
+	if wide {
+		usage = usageByUID(ctx, rt)
+	}
 	fmt.Fprintf(stdout, "%-24s %-6s %-20s %-9s %-8s %s", "NAME", "READY", "STATUS", "RESTARTS", "AGE", "MANAGER")
 	if wide {
 		fmt.Fprintf(stdout, "%*s %-15s %-10s %s", 8-len("MANAGER"), "", "IP", "CPU-TIME", "MEMORY(bytes)")
@@ -83,7 +87,7 @@ func ps(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%-24s %-6s %-20s %-9d %-8s %s", r.Name, fmt.Sprintf("%d/%d", ready, total), kubectl.Status(st),
 			restarts(st), time.Since(r.Created).Truncate(time.Second), manager)
 		if wide {
-			fmt.Fprintf(stdout, "%*s %-15s %s", 8-len(manager), "", podIP(st), usageColumns(ctx, rt, r.Name))
+			fmt.Fprintf(stdout, "%*s %-15s %s", 8-len(manager), "", podIP(st), usageColumns(usage[r.UID]))
 		}
 		fmt.Fprintln(stdout)
 	}
@@ -98,15 +102,23 @@ func podIP(st podlife.PodStatus) string {
 	return st.PodIP.String()
 }
 
+// usageByUID samples every pod's usage at once (Runtime.Usage), by pod UID; nil if it fails.
+func usageByUID(ctx context.Context, rt *podlife.Runtime) map[string]podlife.PodUsage {
+	all, err := rt.Usage(ctx)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]podlife.PodUsage, len(all))
+	for _, u := range all {
+		out[u.UID] = u
+	}
+	return out
+}
+
 // usageColumns are the CPU time and working set of the pod's running containers (one
 // sample: no rate, see top), "-" if it has none.
-func usageColumns(ctx context.Context, rt *podlife.Runtime, name string) string {
-	p, err := rt.Pod(name)
-	if err != nil {
-		return fmt.Sprintf("%-10s %s", "-", "-")
-	}
-	u, err := p.Usage(ctx)
-	if err != nil || len(u.Containers) == 0 {
+func usageColumns(u podlife.PodUsage) string {
+	if len(u.Containers) == 0 {
 		return fmt.Sprintf("%-10s %s", "-", "-")
 	}
 	return fmt.Sprintf("%-10s %s", u.CPU().Round(10*time.Millisecond), mebibytes(u.MemoryWorkingSet()))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,34 +32,33 @@ func top(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "top", err)
 	}
 	defer rt.Close()
-	var pods []*podlife.Pod
+	// One pod: its handle's Usage (an error if it is gone). Every pod: Runtime.Usage, which
+	// lists the containers once for all of them.
+	sample := rt.Usage
 	if name := fs.Arg(0); name != "" {
 		p, err := rt.Pod(name)
 		if err != nil {
 			return fail(stderr, "top", err)
 		}
-		pods = append(pods, p)
-	} else {
-		recs, err := rt.ListPods(ctx)
-		if err != nil {
-			return fail(stderr, "top", err)
-		}
-		for _, r := range recs {
-			if p, err := rt.Pod(r.Name); err == nil {
-				pods = append(pods, p)
-			}
+		sample = func(ctx context.Context) ([]podlife.PodUsage, error) {
+			u, err := p.Usage(ctx)
+			return []podlife.PodUsage{u}, err
 		}
 	}
-	first, err := sampleAll(ctx, pods, fs.Arg(0) != "")
+	first, err := sample(ctx)
 	if err != nil {
 		return fail(stderr, "top", err)
+	}
+	before := make(map[string]podlife.PodUsage, len(first)) // by pod UID
+	for _, u := range first {
+		before[u.UID] = u
 	}
 	select {
 	case <-ctx.Done():
 		return fail(stderr, "top", ctx.Err())
 	case <-time.After(*window):
 	}
-	second, err := sampleAll(ctx, pods, fs.Arg(0) != "")
+	second, err := sample(ctx)
 	if err != nil {
 		return fail(stderr, "top", err)
 	}
@@ -69,14 +67,14 @@ func top(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stdout, "%-24s %-12s %s\n", "NAME", "CPU(cores)", "MEMORY(bytes)")
 	}
-	for i, u := range second {
+	for _, u := range second {
 		if len(u.Containers) == 0 {
 			continue
 		}
 		var podCores float64
 		for _, cu := range u.Containers {
 			cores := 0.0
-			if prev, ok := first[i].Container(cu.Name); ok {
+			if prev, ok := before[u.UID].Container(cu.Name); ok {
 				cores, _ = podlife.CPURate(prev, cu)
 			}
 			podCores += cores
@@ -89,21 +87,6 @@ func top(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
-}
-
-// sampleAll samples every pod's usage; a pod removed meanwhile gives an empty sample, unless
-// strict (the pod was named).
-func sampleAll(ctx context.Context, pods []*podlife.Pod, strict bool) ([]podlife.PodUsage, error) {
-	out := make([]podlife.PodUsage, len(pods))
-	for i, p := range pods {
-		u, err := p.Usage(ctx)
-		if err != nil && (strict || !errors.Is(err, podlife.ErrNotFound)) {
-			return nil, err
-		}
-		u.Name = p.Name()
-		out[i] = u
-	}
-	return out, nil
 }
 
 // millicores prints a CPU rate as kubectl top does: "250m".

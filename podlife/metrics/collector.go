@@ -13,8 +13,8 @@ import (
 
 // Collector is a prometheus.Collector of the pods of a Runtime's state directory, whichever
 // process manages them (see podlife.Runtime.ListPods): each scrape lists them and samples the
-// usage of those with a running container (podlife.Pod.Usage). Register it with a
-// prometheus.Registry. It is safe for concurrent use.
+// usage of all of them at once (podlife.Runtime.Usage), reporting those with a running
+// container. Register it with a prometheus.Registry. It is safe for concurrent use.
 type Collector struct {
 	rt      *podlife.Runtime
 	timeout time.Duration
@@ -91,6 +91,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- eventsDesc
 	ch <- probeDesc
 	c.life.start.Describe(ch)
+	c.life.probeTime.Describe(ch)
 }
 
 // Collect lists the pods and samples their usage (see the package doc).
@@ -108,15 +109,20 @@ func (c *Collector) collect(ctx context.Context, ch chan<- prometheus.Metric) {
 		c.errors.Add(1)
 		return
 	}
+	var sampled map[string]podlife.PodUsage // by pod UID; nil if the sample failed
+	for _, rec := range recs {
+		if anyRunning(rec.Status) {
+			sampled = c.sampleAll(ctx)
+			break
+		}
+	}
 	for _, rec := range recs {
 		c.status(ch, rec)
-		p, err := c.rt.Pod(rec.Name)
-		if err != nil {
-			c.errors.Add(1)
-			continue
-		}
 		if !c.noDisk {
-			if du, err := p.DiskUsage(ctx); err == nil {
+			p, err := c.rt.Pod(rec.Name)
+			if err != nil {
+				c.errors.Add(1)
+			} else if du, err := p.DiskUsage(ctx); err == nil {
 				ch <- gauge(logDesc, float64(du.Logs), rec.Namespace, rec.Name)
 				ch <- gauge(volDesc, float64(du.Volumes), rec.Namespace, rec.Name)
 			} else if !errors.Is(err, podlife.ErrNotFound) {
@@ -126,13 +132,27 @@ func (c *Collector) collect(ctx context.Context, ch chan<- prometheus.Metric) {
 		if !anyRunning(rec.Status) {
 			continue
 		}
-		u, err := p.Usage(ctx)
-		if err != nil {
+		u, ok := sampled[rec.UID]
+		if !ok {
 			c.errors.Add(1)
 			continue
 		}
 		usage(ch, rec.Namespace, u)
 	}
+}
+
+// sampleAll samples every pod's usage at once (podlife.Runtime.Usage), by pod UID; nil if it
+// failed (each pod with a running container then counts as a scrape error).
+func (c *Collector) sampleAll(ctx context.Context) map[string]podlife.PodUsage {
+	all, err := c.rt.Usage(ctx)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]podlife.PodUsage, len(all))
+	for _, u := range all {
+		out[u.UID] = u
+	}
+	return out
 }
 
 // status sends what the pod's status says.

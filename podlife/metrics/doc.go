@@ -21,7 +21,8 @@
 //	podlife_scrape_errors_total                                       counter
 //	podlife_events_total{type,reason}                                 counter (with Collector.CountEvents)
 //	kubelet_pod_start_duration_seconds                                histogram (with Collector.CountEvents)
-//	prober_probe_total{probe_type,result,container,pod,namespace,pod_uid} counter (with Collector.CountEvents; failed and unknown only)
+//	prober_probe_total{probe_type,result,container,pod,namespace,pod_uid} counter (with Collector.CountEvents)
+//	prober_probe_duration_seconds{probe_type,container,pod,namespace}  histogram (with Collector.CountEvents)
 //
 // The container_* series are those of the containers' current attempts: a counter starts
 // again from 0 when its container restarts, which Prometheus's rate() takes as a reset, as it

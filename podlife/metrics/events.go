@@ -21,15 +21,25 @@ type eventCounts struct {
 // into podlife_events_total{type,reason}, until ctx ends: restarts and their back-offs, probe
 // failures, OOM kills, stops, adoptions, whatever reason the kubelet or podlife gives them. From
 // the same events it observes kubelet_pod_start_duration_seconds (once per pod, when its Started
-// event finds all its containers running) and counts prober_probe_total's failed and unknown
-// results (Unhealthy events). Run it in a goroutine of its own; without it these series are
-// absent. Pods of other processes have their events there.
+// event finds all its containers running), and from every probe result
+// (podlife.Runtime.SubscribeProbes) it counts prober_probe_total (successful, failed and unknown)
+// and observes prober_probe_duration_seconds. Run it in a goroutine of its own; without it these
+// series are absent. Pods of other processes have their events and probes there.
 func (c *Collector) CountEvents(ctx context.Context) {
 	c.events.mu.Lock()
 	if c.events.n == nil {
 		c.events.n = map[[2]string]uint64{}
 	}
 	c.events.mu.Unlock()
+	probes := c.rt.SubscribeProbes(ctx)
+	probed := make(chan struct{})
+	go func() {
+		defer close(probed)
+		for r := range probes {
+			c.probeResult(r)
+		}
+	}()
+	defer func() { <-probed }()
 	for e := range c.rt.Subscribe(ctx) {
 		c.events.mu.Lock()
 		c.events.n[[2]string{string(e.Type), string(e.Reason)}]++

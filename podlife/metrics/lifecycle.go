@@ -8,27 +8,29 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/probe"
 )
 
-// The kubelet's pod start histogram and probe counter, derived from the events of the pods
-// this process manages (CountEvents).
+// The kubelet's pod start histogram, derived from the events of the pods this process manages,
+// and its probe counter and duration histogram, from their probe results (CountEvents).
 var (
 	// startBuckets are the kubelet's for kubelet_pod_start_duration_seconds.
 	startBuckets = []float64{0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600}
 	probeDesc    = desc("prober_probe_total",
-		"Cumulative number of a liveness, readiness or startup probe for a container by result (failed and unknown only: podlife reports no event for a success).",
+		"Cumulative number of a liveness, readiness or startup probe for a container by result.",
 		[]string{"probe_type", "result", "container", "pod", "namespace", "pod_uid"})
 )
 
 // lifecycle is what CountEvents derives beyond the counts of events.
 type lifecycle struct {
-	start  prometheus.Histogram
-	mu     sync.Mutex
-	probes map[[6]string]uint64
-	// started are the pods (by UID) whose start was observed; pods are the namespace and UID
-	// of the pods events name (by pod name), looked up once.
+	start     prometheus.Histogram
+	probeTime *prometheus.HistogramVec
+	mu        sync.Mutex
+	probes    map[[6]string]uint64
+	// started are the pods (by UID) whose start was observed; pods are their UIDs by name,
+	// to forget them when they are removed.
 	started map[string]bool
-	pods    map[string][2]string
+	pods    map[string]string
 }
 
 func newLifecycle() *lifecycle {
@@ -38,30 +40,24 @@ func newLifecycle() *lifecycle {
 			Help:    "Duration in seconds from the Runtime accepting a pod to all its containers running (observed once per pod, by CountEvents).",
 			Buckets: startBuckets,
 		}),
-		probes: map[[6]string]uint64{}, started: map[string]bool{}, pods: map[string][2]string{},
+		probeTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "prober_probe_duration_seconds",
+			Help: "Duration in seconds for a probe response (by CountEvents; not for a period whose prober errored).",
+		}, []string{"probe_type", "container", "pod", "namespace"}),
+		probes: map[[6]string]uint64{}, started: map[string]bool{}, pods: map[string]string{},
 	}
 }
 
-// lifecycleEvent updates the start histogram and the probe counts with one event.
+// lifecycleEvent updates the start histogram with one event.
 func (c *Collector) lifecycleEvent(e podlife.Event) {
 	switch e.Reason {
 	case podlife.ReasonStarted:
 		c.observeStart(e.Pod)
-	case podlife.ReasonUnhealthy:
-		kind, result, ok := probeResult(e.Message)
-		if !ok {
-			return
-		}
-		ns, uid := c.podRef(e.Pod)
-		l := c.life
-		l.mu.Lock()
-		l.probes[[6]string{kind, result, e.Container, e.Pod, ns, uid}]++
-		l.mu.Unlock()
 	case podlife.ReasonRemoved:
 		l := c.life
 		l.mu.Lock()
-		if ref, ok := l.pods[e.Pod]; ok {
-			delete(l.started, ref[1])
+		if uid, ok := l.pods[e.Pod]; ok {
+			delete(l.started, uid)
 			delete(l.pods, e.Pod)
 		}
 		l.mu.Unlock()
@@ -96,49 +92,44 @@ func (c *Collector) observeStart(name string) {
 		return
 	}
 	l.started[uid] = true
+	l.pods[name] = uid
 	l.start.Observe(max(last.Sub(st.StartTime), 0).Seconds())
 }
 
-// podRef returns the namespace and UID of the pod named name.
-func (c *Collector) podRef(name string) (string, string) {
+// probeResult counts one probe's result in prober_probe_total with the kubelet's result label
+// (successful, failed, unknown; a Warning is a success) and observes its duration.
+func (c *Collector) probeResult(r podlife.ProbeResult) {
+	result := "unknown"
+	switch r.Result {
+	case probe.Success, probe.Warning:
+		result = "successful"
+	case probe.Failure:
+		result = "failed"
+	}
+	kind := probeType(r.Kind)
 	l := c.life
 	l.mu.Lock()
-	ref, ok := l.pods[name]
+	l.probes[[6]string{kind, result, r.Container, r.Pod, r.Namespace, r.PodUID}]++
 	l.mu.Unlock()
-	if ok {
-		return ref[0], ref[1]
+	if r.Duration > 0 {
+		l.probeTime.WithLabelValues(kind, r.Container, r.Pod, r.Namespace).Observe(r.Duration.Seconds())
 	}
-	p, err := c.rt.Pod(name)
-	if err != nil {
-		return "", ""
-	}
-	ref = [2]string{p.Spec().Namespace, p.UID()}
-	l.mu.Lock()
-	l.pods[name] = ref
-	l.mu.Unlock()
-	return ref[0], ref[1]
 }
 
-// probeResult parses an Unhealthy event's message ("Liveness probe failed: ...", "Readiness
-// probe errored and resulted in unknown state: ...") into the kubelet's probe_type and result.
-func probeResult(msg string) (kind, result string, ok bool) {
-	kind, rest, ok := strings.Cut(msg, " probe ")
-	if !ok || (kind != "Liveness" && kind != "Readiness" && kind != "Startup") {
-		return "", "", false
+// probeType is the kubelet's probe_type label: "Liveness", "Readiness", "Startup".
+func probeType(k probe.Kind) string {
+	s := k.String()
+	if s == "" {
+		return s
 	}
-	switch {
-	case strings.HasPrefix(rest, "failed"):
-		return kind, "failed", true
-	case strings.HasPrefix(rest, "errored"):
-		return kind, "unknown", true
-	}
-	return "", "", false
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // collectLifecycle sends the start histogram and the probe counts.
 func (c *Collector) collectLifecycle(ch chan<- prometheus.Metric) {
 	l := c.life
 	ch <- l.start
+	l.probeTime.Collect(ch)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for k, n := range l.probes {

@@ -22,8 +22,9 @@ import (
 	"github.com/podlife/podlife/probe"
 )
 
-// With CountEvents running, a failing readiness probe is counted in prober_probe_total with
-// the kubelet's labels, and a pod's start is observed once in
+// With CountEvents running, every probe result is counted in prober_probe_total with the
+// kubelet's labels (a passing readiness probe's successes, a failing liveness probe's failures)
+// and timed in prober_probe_duration_seconds, and a pod's start is observed once in
 // kubelet_pod_start_duration_seconds, within the time its start really took. Against a real
 // containerd (PODLIFE_TEST_CONTAINERD, as root).
 func TestCollectorStartAndProbes(t *testing.T) {
@@ -54,10 +55,10 @@ func TestCollectorStartAndProbes(t *testing.T) {
 	if _, err := rt.ImportImage(ctx, &buf); err != nil {
 		t.Fatal(err)
 	}
-	spec := func(name string, readiness *probe.Spec) podlife.PodSpec {
+	spec := func(name string, readiness, liveness *probe.Spec) podlife.PodSpec {
 		return podlife.PodSpec{Name: name, Namespace: "ns1", HostNetwork: true, Containers: []podlife.ContainerSpec{{
 			Name: "c", Image: "podlife.test/busybox:1", Command: []string{"sleep", "3600"},
-			StopSignal: syscall.SIGKILL, ReadinessProbe: readiness}}}
+			StopSignal: syscall.SIGKILL, ReadinessProbe: readiness, LivenessProbe: liveness}}}
 	}
 	var pods []*podlife.Pod
 	defer func() {
@@ -67,10 +68,15 @@ func TestCollectorStartAndProbes(t *testing.T) {
 			}
 		}
 	}()
-	notReady := probe.ProberFunc(func(context.Context, hook.Target) (probe.Result, string, error) {
-		return probe.Failure, "not ready", nil
+	ready := probe.ProberFunc(func(context.Context, hook.Target) (probe.Result, string, error) {
+		return probe.Success, "", nil
 	})
-	a, err := rt.Run(ctx, spec("a", &probe.Spec{Prober: notReady, Period: 100 * time.Millisecond, FailureThreshold: 1}))
+	notLive := probe.ProberFunc(func(context.Context, hook.Target) (probe.Result, string, error) {
+		return probe.Failure, "not live", nil
+	})
+	// The liveness probe fails every 100 ms, below its threshold: nothing is restarted.
+	a, err := rt.Run(ctx, spec("a", &probe.Spec{Prober: ready, Period: 100 * time.Millisecond},
+		&probe.Spec{Prober: notLive, Period: 100 * time.Millisecond, FailureThreshold: 1 << 20}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,18 +86,49 @@ func TestCollectorStartAndProbes(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(c)
 	go c.CountEvents(ctx)
-	// The probe fails every 100 ms: counted once CountEvents has subscribed.
-	want := map[string]string{"probe_type": "Readiness", "result": "failed", "container": "c", "pod": "a", "namespace": "ns1", "pod_uid": a.UID()}
-	for gather(t, reg, "prober_probe_total", want) == nil {
-		if ctx.Err() != nil {
-			t.Fatal("prober_probe_total never counted pod a's failures")
+	// Both probes run every 100 ms: counted once CountEvents has subscribed.
+	ref := map[string]string{"container": "c", "pod": "a", "namespace": "ns1", "pod_uid": a.UID()}
+	with := func(kv ...string) map[string]string {
+		out := map[string]string{}
+		for k, v := range ref {
+			out[k] = v
 		}
-		time.Sleep(50 * time.Millisecond)
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+	for _, want := range []map[string]string{with("probe_type", "Readiness", "result", "successful"), with("probe_type", "Liveness", "result", "failed")} {
+		for {
+			if m := gather(t, reg, "prober_probe_total", want); m != nil && m.GetCounter().GetValue() >= 2 {
+				break
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("prober_probe_total%v never counted twice", want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	for _, bad := range []map[string]string{with("probe_type", "Readiness", "result", "failed"), with("probe_type", "Liveness", "result", "successful")} {
+		if m := gather(t, reg, "prober_probe_total", bad); m != nil {
+			t.Errorf("prober_probe_total%v = %v, want none", bad, m.GetCounter().GetValue())
+		}
+	}
+	for _, kind := range []string{"Readiness", "Liveness"} {
+		want := map[string]string{"probe_type": kind, "container": "c", "pod": "a", "namespace": "ns1"}
+		m := gather(t, reg, "prober_probe_duration_seconds", want)
+		// An in-process prober answers at once: well under its 1 s timeout.
+		if h := m.GetHistogram(); h.GetSampleCount() < 1 || h.GetSampleSum() <= 0 || h.GetSampleSum() > float64(h.GetSampleCount()) {
+			t.Errorf("prober_probe_duration_seconds%v: %d samples, sum %v s", want, h.GetSampleCount(), h.GetSampleSum())
+		}
+	}
+	if st := a.Status(); len(st.ContainerStatuses) != 1 || !st.ContainerStatuses[0].Ready || st.ContainerStatuses[0].RestartCount != 0 {
+		t.Errorf("pod a: %+v, want its container ready and never restarted", st.ContainerStatuses)
 	}
 
 	// A pod started now: its start observed once.
 	t0 := time.Now()
-	b, err := rt.Run(ctx, spec("b", nil))
+	b, err := rt.Run(ctx, spec("b", nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,20 @@ import (
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
-// usageReport is the CPU cost of sampling pods' usage (Pod.Usage), what `podlife top`, the
-// metrics collector and podlife-node's stats APIs do at each scrape.
+// usageReport is the CPU cost of sampling pods' usage, what `podlife top`, the metrics
+// collector and podlife-node's stats APIs do at each scrape: pod by pod (Pod.Usage), and all
+// the pods at once (Runtime.Usage, what the collector and podlife-node use).
 type usageReport struct {
 	Pods   int `json:"pods"`
 	Rounds int `json:"rounds"`
-	// Per sample of one 2-container pod, in milliseconds of CPU: this process, containerd,
-	// the pods' shims (and anything under them), and their sum.
+	// PerPod samples each pod with Pod.Usage; AllPods samples them all with Runtime.Usage.
+	PerPod  usageCost `json:"pod_usage"`
+	AllPods usageCost `json:"runtime_usage"`
+}
+
+// usageCost is the CPU one pod's sample costs, in milliseconds: this process, containerd, the
+// pods' shims (and anything under them), and their sum.
+type usageCost struct {
 	ProcessMs    float64 `json:"process_ms_per_sample"`
 	ContainerdMs float64 `json:"containerd_ms_per_sample"`
 	ShimsMs      float64 `json:"shims_ms_per_sample"`
@@ -28,7 +35,8 @@ type usageReport struct {
 }
 
 // measureUsage runs k 2-container pods (sleeping) and samples each of them rounds times in a
-// row, reading the CPU time of this process, containerd and the shims around it.
+// row with Pod.Usage, then all of them rounds times with Runtime.Usage, reading the CPU time
+// of this process, containerd and the shims around each.
 func (e *env) measureUsage(ctx context.Context, k, rounds int) (*usageReport, error) {
 	ns := e.ns("usage")
 	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
@@ -60,32 +68,64 @@ func (e *env) measureUsage(ctx context.Context, k, rounds int) (*usageReport, er
 	time.Sleep(2 * time.Second) // let the start's own work settle
 	ctrdPID := e.ctrd.Daemon.PID()
 	shims := podlifetest.ShimPIDs(ns)
-	p0, c0, s0, w0 := processCPU(), pidCPU(ctrdPID), treeCPU(shims), time.Now()
-	for range rounds {
-		for _, p := range pods {
-			if _, err := p.Usage(ctx); err != nil {
-				return nil, fmt.Errorf("pod %s: usage: %w", p.Name(), err)
+	measure := func(round func() error) (usageCost, error) {
+		p0, c0, s0, w0 := processCPU(), pidCPU(ctrdPID), treeCPU(shims), time.Now()
+		for range rounds {
+			if err := round(); err != nil {
+				return usageCost{}, err
 			}
 		}
+		n := float64(k * rounds)
+		ms := func(d time.Duration) float64 { return round2(float64(d) / float64(time.Millisecond) / n) }
+		c := usageCost{WallMs: ms(time.Since(w0)),
+			ProcessMs: ms(processCPU() - p0), ContainerdMs: ms(pidCPU(ctrdPID) - c0), ShimsMs: ms(treeCPU(shims) - s0)}
+		c.TotalMs = round2(c.ProcessMs + c.ContainerdMs + c.ShimsMs)
+		c.Percent100At10s = round2(c.TotalMs * 100 / 10000 * 100)
+		return c, nil
 	}
-	n := float64(k * rounds)
-	ms := func(d time.Duration) float64 { return round2(float64(d) / float64(time.Millisecond) / n) }
-	rep := &usageReport{Pods: k, Rounds: rounds, WallMs: ms(time.Since(w0)),
-		ProcessMs: ms(processCPU() - p0), ContainerdMs: ms(pidCPU(ctrdPID) - c0), ShimsMs: ms(treeCPU(shims) - s0)}
-	rep.TotalMs = round2(rep.ProcessMs + rep.ContainerdMs + rep.ShimsMs)
-	rep.Percent100At10s = round2(rep.TotalMs * 100 / 10000 * 100)
+	rep := &usageReport{Pods: k, Rounds: rounds}
+	if rep.PerPod, err = measure(func() error {
+		for _, p := range pods {
+			if _, err := p.Usage(ctx); err != nil {
+				return fmt.Errorf("pod %s: usage: %w", p.Name(), err)
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if rep.AllPods, err = measure(func() error {
+		all, err := rt.Usage(ctx)
+		if err != nil {
+			return fmt.Errorf("runtime usage: %w", err)
+		}
+		sampled := 0
+		for _, u := range all {
+			if len(u.Containers) == 2 {
+				sampled++
+			}
+		}
+		if sampled < k {
+			return fmt.Errorf("runtime usage: %d of %d pods sampled", sampled, k)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 	err = removeAll(ctx, pods)
 	pods = nil
 	return rep, err
 }
 
 func (r *usageReport) print(w io.Writer) {
-	fmt.Fprintf(w, "\nusage sampling (Pod.Usage), %d 2-container pods, %d rounds\n\n", r.Pods, r.Rounds)
-	fmt.Fprintf(w, "%-28s %8s\n", "per sample of a pod", "CPU ms")
-	fmt.Fprintf(w, "%-28s %8.2f\n", "this process", r.ProcessMs)
-	fmt.Fprintf(w, "%-28s %8.2f\n", "containerd", r.ContainerdMs)
-	fmt.Fprintf(w, "%-28s %8.2f\n", "shims", r.ShimsMs)
-	fmt.Fprintf(w, "%-28s %8.2f\n", "total", r.TotalMs)
-	fmt.Fprintf(w, "%-28s %8.2f\n", "wall time (ms)", r.WallMs)
-	fmt.Fprintf(w, "100 pods every 10 s: %.2f%% of a core\n", r.Percent100At10s)
+	fmt.Fprintf(w, "\nusage sampling, %d 2-container pods, %d rounds\n\n", r.Pods, r.Rounds)
+	fmt.Fprintf(w, "%-28s %12s %14s\n", "per sample of a pod, CPU ms", "Pod.Usage", "Runtime.Usage")
+	row := func(name string, a, b float64) { fmt.Fprintf(w, "%-28s %12.2f %14.2f\n", name, a, b) }
+	p, a := r.PerPod, r.AllPods
+	row("this process", p.ProcessMs, a.ProcessMs)
+	row("containerd", p.ContainerdMs, a.ContainerdMs)
+	row("shims", p.ShimsMs, a.ShimsMs)
+	row("total", p.TotalMs, a.TotalMs)
+	row("wall time (ms)", p.WallMs, a.WallMs)
+	row("100 pods every 10 s, % core", p.Percent100At10s, a.Percent100At10s)
 }
