@@ -42,7 +42,7 @@ func TestPodUsageMeasuresWhatContainersDo(t *testing.T) {
 			{Name: "burn", Image: testImage, Command: []string{"/bin/sh", "-c", "while :; do :; done"}},
 			{Name: "mem", Image: testImage, VolumeMounts: []podlife.VolumeMount{{Name: "mem", MountPath: "/mem"}, {Name: "disk", MountPath: "/disk"}},
 				Command: []string{"/bin/sh", "-c", "dd if=/dev/zero of=/mem/x bs=1M count=64 2>/dev/null; " +
-					"dd if=/dev/urandom of=/disk/y bs=1M count=8 2>/dev/null; sync; echo written; touch /mem/done; " + loopForever}},
+					"dd if=/dev/urandom of=/disk/y bs=1M count=8 2>/dev/null; dd if=/dev/urandom of=/layer bs=1M count=4 2>/dev/null; sync; echo written; touch /mem/done; " + loopForever}},
 		}}
 	start := time.Now()
 	pod, err := h.rt.Run(ctx, spec)
@@ -87,6 +87,9 @@ func TestPodUsageMeasuresWhatContainersDo(t *testing.T) {
 	}
 	if du.Volumes < 8<<20 || du.Volumes > 16<<20 || du.Logs == 0 {
 		t.Errorf("disk usage %+v, want 8 MiB of volumes (not the tmpfs's 64) and some logs", du)
+	}
+	if du.WritableLayers < 4<<20 || du.WritableLayers > 64<<20 {
+		t.Errorf("writable layers %d bytes, want the 4 MiB written to the root filesystem (and not the volumes')", du.WritableLayers)
 	}
 
 	// CPU: over a measured wall time.

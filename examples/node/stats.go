@@ -111,7 +111,7 @@ func (pr *provider) podStats(ctx context.Context, sp statsPod, sampled map[strin
 	if withDisk {
 		if du, err := sp.p.DiskUsage(ctx); err == nil {
 			t := metav1.NewTime(time.Now())
-			ps.EphemeralStorage = &statsv1alpha1.FsStats{Time: t, UsedBytes: ptr.To(du.Logs + du.Volumes)}
+			ps.EphemeralStorage = &statsv1alpha1.FsStats{Time: t, UsedBytes: ptr.To(du.Logs + du.Volumes + du.WritableLayers)}
 		}
 	}
 	return ps
