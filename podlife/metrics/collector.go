@@ -91,6 +91,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- eventsDesc
 	ch <- probeDesc
 	c.life.start.Describe(ch)
+	c.life.step.Describe(ch)
 	c.life.probeTime.Describe(ch)
 }
 

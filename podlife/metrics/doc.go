@@ -21,6 +21,7 @@
 //	podlife_scrape_errors_total                                       counter
 //	podlife_events_total{type,reason}                                 counter (with Collector.CountEvents)
 //	kubelet_pod_start_duration_seconds                                histogram (with Collector.CountEvents)
+//	podlife_start_step_duration_seconds{step}                         histogram (with Collector.CountEvents: sandbox, create, start, post_start)
 //	prober_probe_total{probe_type,result,container,pod,namespace,pod_uid} counter (with Collector.CountEvents)
 //	prober_probe_duration_seconds{probe_type,container,pod,namespace}  histogram (with Collector.CountEvents)
 //

@@ -24,6 +24,7 @@ var (
 // lifecycle is what CountEvents derives beyond the counts of events.
 type lifecycle struct {
 	start     prometheus.Histogram
+	step      *prometheus.HistogramVec
 	probeTime *prometheus.HistogramVec
 	mu        sync.Mutex
 	probes    map[[6]string]uint64
@@ -31,6 +32,9 @@ type lifecycle struct {
 	// to forget them when they are removed.
 	started map[string]bool
 	pods    map[string]string
+	// marks are the last step's time of each container of a pod ({pod, container}), what the
+	// next step is measured from.
+	marks map[[2]string]time.Time
 }
 
 func newLifecycle() *lifecycle {
@@ -44,13 +48,60 @@ func newLifecycle() *lifecycle {
 			Name: "prober_probe_duration_seconds",
 			Help: "Duration in seconds for a probe response (by CountEvents; not for a period whose prober errored).",
 		}, []string{"probe_type", "container", "pod", "namespace"}),
+		step: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "podlife_start_step_duration_seconds",
+			Help: "Duration in seconds of each step of a pod's start sequence (by CountEvents): sandbox (accepted to sandbox ready), create (image present to container created), start (created to started), post_start (started to its postStart hook completed).",
+		}, []string{"step"}),
 		probes: map[[6]string]uint64{}, started: map[string]bool{}, pods: map[string]string{},
+		marks: map[[2]string]time.Time{},
+	}
+}
+
+// stepEvent observes a start-sequence step that the event e ends, measured from the step
+// before it (the container's previous mark).
+func (c *Collector) stepEvent(e podlife.Event) {
+	l := c.life
+	key := [2]string{e.Pod, e.Container}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	since := func(step string) {
+		if t, ok := l.marks[key]; ok && !e.Time.Before(t) {
+			l.step.WithLabelValues(step).Observe(e.Time.Sub(t).Seconds())
+		}
+	}
+	switch e.Reason {
+	case podlife.ReasonPulled:
+		l.marks[key] = e.Time
+	case podlife.ReasonCreated:
+		since("create")
+		l.marks[key] = e.Time
+	case podlife.ReasonStarted:
+		since("start")
+		l.marks[key] = e.Time
+	case podlife.ReasonPostStartCompleted:
+		since("post_start")
+		delete(l.marks, key)
+	}
+}
+
+// sandboxStep observes the sandbox step of the pod whose SandboxReady event e is: from its
+// status's StartTime (when the Runtime accepted it).
+func (c *Collector) sandboxStep(e podlife.Event) {
+	p, err := c.rt.Pod(e.Pod)
+	if err != nil {
+		return
+	}
+	if st := p.Status(); !st.StartTime.IsZero() && !e.Time.Before(st.StartTime) {
+		c.life.step.WithLabelValues("sandbox").Observe(e.Time.Sub(st.StartTime).Seconds())
 	}
 }
 
 // lifecycleEvent updates the start histogram with one event.
 func (c *Collector) lifecycleEvent(e podlife.Event) {
+	c.stepEvent(e)
 	switch e.Reason {
+	case podlife.ReasonSandboxReady:
+		c.sandboxStep(e)
 	case podlife.ReasonStarted:
 		c.observeStart(e.Pod)
 	case podlife.ReasonRemoved:
@@ -59,6 +110,11 @@ func (c *Collector) lifecycleEvent(e podlife.Event) {
 		if uid, ok := l.pods[e.Pod]; ok {
 			delete(l.started, uid)
 			delete(l.pods, e.Pod)
+		}
+		for k := range l.marks {
+			if k[0] == e.Pod {
+				delete(l.marks, k)
+			}
 		}
 		l.mu.Unlock()
 	}
@@ -129,6 +185,7 @@ func probeType(k probe.Kind) string {
 func (c *Collector) collectLifecycle(ch chan<- prometheus.Metric) {
 	l := c.life
 	ch <- l.start
+	l.step.Collect(ch)
 	l.probeTime.Collect(ch)
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -154,6 +154,13 @@ func TestCollectorStartAndProbes(t *testing.T) {
 	if n := h.GetSampleCount(); n > 2 || h.GetSampleSum() <= 0 || h.GetSampleSum() > float64(n)*took.Seconds()+1 {
 		t.Errorf("start histogram: %d samples, sum %.3f s; pod b took %v", n, h.GetSampleSum(), took)
 	}
+	// The start sequence's steps of pod b (and maybe a): each observed, each within the start.
+	for _, step := range []string{"sandbox", "create", "start"} {
+		m := gather(t, reg, "podlife_start_step_duration_seconds", map[string]string{"step": step})
+		if h := m.GetHistogram(); h.GetSampleCount() < 1 || h.GetSampleCount() > 2 || h.GetSampleSum() < 0 || h.GetSampleSum() > float64(h.GetSampleCount())*took.Seconds()+1 {
+			t.Errorf("podlife_start_step_duration_seconds{step=%q}: %d samples, sum %.3f s; pod b took %v", step, h.GetSampleCount(), h.GetSampleSum(), took)
+		}
+	}
 }
 
 // gather returns the metric of the family whose labels include want, nil if none.
