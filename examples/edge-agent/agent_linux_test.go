@@ -73,7 +73,7 @@ func newAgentEnv(t *testing.T) *agentEnv {
 	private := false
 	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
 		private = true
-		keepSystemContainerd(t)
+		podlifetest.KeepSystemContainerd(t, podlife.DefaultAddress)
 	}
 	dir, err := os.MkdirTemp("", "plt-edge")
 	if err != nil {

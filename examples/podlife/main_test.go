@@ -59,7 +59,7 @@ func cliTestDir(t *testing.T) string {
 	}
 	if _, err := os.Stat(podlife.DefaultAddress); err == nil {
 		t.Setenv(daemon.PrivateEnv, "1")
-		keepSystemContainerd(t)
+		podlifetest.KeepSystemContainerd(t, podlife.DefaultAddress)
 	}
 	dir, err := os.MkdirTemp("", "plt-cli")
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package podlifetest
 
 import (
 	"context"
@@ -8,25 +8,23 @@ import (
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/namespaces"
-
-	"github.com/podlife/podlife/podlife"
 )
 
-// keepSystemContainerd fails t at its end if the namespaces or containers of the containerd
-// answering at the system socket changed during it (a test that must only use a private
-// containerd beside a system one). It skips the check, with a log line, if that daemon does
-// not answer.
-func keepSystemContainerd(t *testing.T) {
+// KeepSystemContainerd fails t at its end if the namespaces or containers of the containerd
+// answering at address (the system socket, podlife.DefaultAddress) changed during it: for a
+// test that must only use a private containerd beside a system one. It skips the check, with
+// a log line, if that daemon does not answer.
+func KeepSystemContainerd(t testing.TB, address string) {
 	t.Helper()
-	before, err := systemView()
+	before, err := systemView(address)
 	if err != nil {
-		t.Logf("a socket exists at %s, but no containerd answers there (%v): nothing to check", podlife.DefaultAddress, err)
+		t.Logf("a socket exists at %s, but no containerd answers there (%v): nothing to check", address, err)
 		return
 	}
 	t.Cleanup(func() {
-		after, err := systemView()
+		after, err := systemView(address)
 		if err != nil {
-			t.Errorf("the system containerd at %s: %v", podlife.DefaultAddress, err)
+			t.Errorf("the system containerd at %s: %v", address, err)
 			return
 		}
 		if !slices.Equal(before, after) {
@@ -35,11 +33,12 @@ func keepSystemContainerd(t *testing.T) {
 	})
 }
 
-// systemView lists the system containerd's namespaces and their containers ("ns", "ns/id").
-func systemView() ([]string, error) {
+// systemView lists the namespaces of the containerd at address and their containers ("ns",
+// "ns/id").
+func systemView(address string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := client.New(podlife.DefaultAddress, client.WithTimeout(5*time.Second))
+	c, err := client.New(address, client.WithTimeout(5*time.Second))
 	if err != nil {
 		return nil, err
 	}
