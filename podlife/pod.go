@@ -146,7 +146,7 @@ func assemblePod(r *Runtime, spec, recorded PodSpec, handler ctrRuntime, dir, ui
 		byName:   map[string]*Container{},
 		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
 		deadlineChanged: make(chan struct{}, 1),
-		stopped: make(chan struct{}), removed: make(chan struct{}),
+		stopped:         make(chan struct{}), removed: make(chan struct{}),
 		persistQuit: make(chan struct{}), persisted: make(chan struct{}),
 		phase: PhasePending, owner: newOwner(), startTime: r.clock.Now(),
 		condTimes: map[ConditionType]condTime{},
