@@ -96,6 +96,9 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 				c.persistSupervision(func(s *containerSupervision) { s.PostStart = "" })
 				c.markPostStartFailed(errPostStartInterrupted)
 			}
+			if c.ephemeral && a.state == taskRunning {
+				inst.resumeAttachCopy(p) // an interactive one's output to its log and clients
+			}
 			go c.watchExit(inst)
 			switch {
 			case interrupted && a.state == taskRunning:

@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"github.com/containerd/containerd/v2/pkg/cio"
+
+	"github.com/podlife/podlife/internal/crilog"
 )
 
 // An interactive container's output goes to its log as well as to attached clients, as under
@@ -45,8 +47,9 @@ func (*teeIO) Close() error         { return nil }
 
 // teeAttach copies the output of the shim's FIFOs of shim (opened by the shim for writing:
 // the opens here do not wait) to stdout and stderr (the container's log) and to the clients'
-// FIFOs of client, until the shim closes them; then it closes done.
-func teeAttach(shim, client cio.Config, stdout, stderr io.Writer, done chan struct{}) error {
+// FIFOs of client, until the shim closes them or stop is closed (the Runtime's close: the output
+// then waits in the shim's FIFO for an adopter); then it closes done.
+func teeAttach(shim, client cio.Config, stdout, stderr io.Writer, stop <-chan struct{}, done chan struct{}) error {
 	type pair struct {
 		from, to string
 		log      io.Writer
@@ -79,9 +82,20 @@ func teeAttach(shim, client cio.Config, stdout, stderr io.Writer, done chan stru
 			copyTee(in, p.log, out)
 		})
 	}
+	copied := make(chan struct{})
 	go func() {
 		wg.Wait()
+		close(copied)
 		close(done)
+	}()
+	go func() {
+		select {
+		case <-stop:
+			for i := range pairs {
+				_ = opened[2*i].Close() // ends its Read
+			}
+		case <-copied:
+		}
 	}()
 	return nil
 }
@@ -108,5 +122,34 @@ func copyTee(in io.Reader, log io.Writer, client *os.File) {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// resumeAttachCopy takes over the copy of an adopted, running interactive instance's output to
+// its log and to attached clients (teeAttach), which its previous manager did: until then the
+// output waited in the shim's FIFO. An instance that is not interactive, or whose previous
+// manager had the clients' FIFOs written by the shim (no -out FIFO), is left alone.
+func (i *instance) resumeAttachCopy(p *podWorker) {
+	dir := p.sandbox.dir
+	client := attachFIFOs(dir, i.id, false, true)
+	if _, err := os.Stat(client.Stdout); err != nil {
+		return
+	}
+	if noTTY := attachFIFOs(dir, i.id, false, false); fileExists(noTTY.Stderr) {
+		client = noTTY
+	}
+	shim := shimFIFOs(client)
+	if !fileExists(shim.Stdout) {
+		return
+	}
+	w, err := crilog.Open(i.logPath, p.rt.cfg.Logs.crilog())
+	if err != nil {
+		p.log.Warn("the interactive container's output is not logged", "container", i.id, "err", err)
+		return
+	}
+	stdout, stderr := w.Stream("stdout"), w.Stream("stderr")
+	i.log, i.streams = w, []io.Closer{stdout, stderr}
+	if err := teeAttach(shim, client, stdout, stderr, p.rt.closing, make(chan struct{})); err != nil {
+		p.log.Warn("the interactive container's output is not logged", "container", i.id, "err", err)
 	}
 }

@@ -2,6 +2,7 @@ package podlife_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -75,4 +76,49 @@ func TestEphemeralInteractiveLogs(t *testing.T) {
 	ccancel()
 	<-attached
 	waitText(t, "cat's log", "marco\n", logs("cat"))
+}
+
+// An adopter takes over the copy of a running interactive container's output to its log: what
+// the container prints after its manager closed its Runtime reaches the log once the pod is
+// adopted.
+func TestEphemeralInteractiveLogsAdopted(t *testing.T) {
+	h := newHarness(t)
+	first := h.another(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	spec := podlife.PodSpec{Name: "ephem-adopt", TerminationGracePeriod: ptr(3 * time.Second), Containers: []podlife.ContainerSpec{
+		{Name: "target", Image: testImage, Command: []string{"/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 0.1; done"}}}}
+	pod, err := first.Run(ctx, spec)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if _, err := pod.AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{TTY: true, ContainerSpec: podlife.ContainerSpec{
+		Name: "tty", Image: testImage,
+		Command: []string{"/bin/sh", "-c", "trap 'exit 0' TERM; i=0; while true; do i=$((i+1)); echo line-$i; sleep 0.2; done"}}}); err != nil {
+		t.Fatalf("AddEphemeralContainer: %v", err)
+	}
+	logs := func() string {
+		var b lockedBuffer
+		_ = podOf(t, h.rt, spec.Name).Logs(ctx, "tty", podlife.LogOptions{}, &b)
+		return string(b.Bytes())
+	}
+	waitText(t, "the TTY container's log", "line-2\r\n", logs)
+	if err := first.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	// Its output waits in the FIFO: the log stops growing (allow the line in flight).
+	time.Sleep(time.Second)
+	frozen := strings.Count(logs(), "line-")
+	time.Sleep(time.Second)
+	if n := strings.Count(logs(), "line-"); n > frozen+1 {
+		t.Fatalf("the log grew from %d to %d lines with no manager: the closed Runtime still copies", frozen, n)
+	}
+	adopted, err := h.rt.Adopt(ctx, spec)
+	if err != nil {
+		t.Fatalf("Adopt: %v", err)
+	}
+	waitText(t, "the TTY container's log after the adoption", fmt.Sprintf("line-%d\r\n", frozen+10), logs)
+	if err := adopted.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
 }

@@ -100,6 +100,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	if c.stdin || c.tty {
 		// Its output goes to its log too, written by this process (see teeAttach).
 		out, err = attachOutput(p.sandbox.dir, id, c.stdin, c.tty)
+		out.stopCopy = r.closing
 		if err == nil {
 			var w *crilog.Writer
 			var path string

@@ -167,7 +167,7 @@ func (c ctrdContainer) newTask(ctx context.Context, out taskOutput) (taskHandle,
 		return nil, err
 	}
 	if tee != nil {
-		if err := teeAttach(tee.cfg, *out.attach, out.stdout, out.stderr, tee.done); err != nil {
+		if err := teeAttach(tee.cfg, *out.attach, out.stdout, out.stderr, out.stopCopy, tee.done); err != nil {
 			close(tee.done)
 			_ = task.Delete(context.WithoutCancel(ctx))
 			return nil, fmt.Errorf("attach: copy the output: %w", err)
