@@ -104,7 +104,10 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 	if err := r.waitConnected(ctx); err != nil {
 		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
 	}
+	// The deadline set on the running pod is kept; the spec's as started stays its spec.
+	spec, recorded, deadline := deadlineUpdate(spec, recorded, rec)
 	p := assemblePod(r, spec, recorded, handler, dir, rec.UID)
+	p.deadlineSet = deadline
 	p.startTime = rec.Created
 	p.adoptLock = lock
 	if forStop {
@@ -145,6 +148,7 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 // checkAdoptable refuses a changed spec (first: replacing the pod is the way then, whoever
 // manages it) and a pod with a live manager.
 func (r *Runtime) checkAdoptable(spec, recorded PodSpec, rec podRecord) error {
+	spec, recorded, _ = deadlineUpdate(spec, recorded, rec) // compared as it started
 	if err := r.checkSpec(spec, recorded, rec); err != nil {
 		return err
 	}

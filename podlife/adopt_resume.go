@@ -72,9 +72,7 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 	if p.rt.cfg.ContainerLogger == "" {
 		p.emit("", EventWarning, ReasonLogsNotFollowed, "The containers' output went through the previous manager, which is gone: their current attempts' output is not logged (set Config.ContainerLogger)")
 	}
-	if d := p.spec.ActiveDeadline; d != nil {
-		go p.enforceDeadline(*d)
-	}
+	go p.enforceDeadline() // the spec's deadline, or the one set on the running pod
 	go p.enforceStorage()
 	if plan.pauseExited != nil {
 		go p.watchPause(plan.pauseExited)
@@ -97,6 +95,9 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 				// Before its exit is recorded: its restart then shows the hook's failure.
 				c.persistSupervision(func(s *containerSupervision) { s.PostStart = "" })
 				c.markPostStartFailed(errPostStartInterrupted)
+			}
+			if c.ephemeral && a.state == taskRunning {
+				inst.resumeAttachCopy(p) // an interactive one's output to its log and clients
 			}
 			go c.watchExit(inst)
 			switch {

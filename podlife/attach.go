@@ -18,9 +18,10 @@ import (
 )
 
 // Attaching: an interactive ephemeral container (Stdin or TTY) gets FIFOs under its pod's
-// directory, attach/<container ID>-{stdin,stdout,stderr}, that its shim connects the process
-// to and that no process copies: a client ([Pod.Attach], in any process on the host)
-// opens them directly. The output waits in the FIFO (64 KiB) until a client reads it.
+// directory, attach/<container ID>-{stdin,stdout,stderr}, that a client ([Pod.Attach], in any
+// process on the host) opens directly: the shim reads stdin from its FIFO, and its output,
+// which the manager also writes to the container's log, is copied to the others (see
+// teeAttach). The output waits in the FIFO (64 KiB) until a client reads it.
 
 // attachFIFOs returns the FIFO paths of the instance id of a pod whose directory is podDir.
 func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
@@ -35,13 +36,15 @@ func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
 	return cfg
 }
 
-// attachOutput makes the FIFOs of an interactive instance id and returns them as its output.
+// attachOutput makes the FIFOs of an interactive instance id (the clients' and the shim's, see
+// teeAttach) and returns them as its output.
 func attachOutput(podDir, id string, stdin, tty bool) (taskOutput, error) {
 	cfg := attachFIFOs(podDir, id, stdin, tty)
 	if err := os.MkdirAll(filepath.Join(podDir, "attach"), 0o700); err != nil {
 		return taskOutput{}, fmt.Errorf("attach: %w", err)
 	}
-	for _, path := range []string{cfg.Stdin, cfg.Stdout, cfg.Stderr} {
+	shim := shimFIFOs(cfg)
+	for _, path := range []string{cfg.Stdin, cfg.Stdout, cfg.Stderr, shim.Stdout, shim.Stderr} {
 		if path == "" {
 			continue
 		}
@@ -51,19 +54,6 @@ func attachOutput(podDir, id string, stdin, tty bool) (taskOutput, error) {
 	}
 	return taskOutput{attach: &cfg}, nil
 }
-
-// attachCreator gives a task the FIFOs of cfg, copied by no one in this process.
-func attachCreator(cfg cio.Config) cio.Creator {
-	return func(string) (cio.IO, error) { return fifoIO{cfg: cfg}, nil }
-}
-
-// fifoIO is a cio.IO that only names FIFOs.
-type fifoIO struct{ cfg cio.Config }
-
-func (f fifoIO) Config() cio.Config { return f.cfg }
-func (fifoIO) Cancel()              {}
-func (fifoIO) Wait()                {}
-func (fifoIO) Close() error         { return nil }
 
 // openFIFOReaders opens a read end of each FIFO path ("" skipped) without waiting for a writer.
 func openFIFOReaders(paths ...string) ([]*os.File, error) {

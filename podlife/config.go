@@ -133,6 +133,14 @@ type Config struct {
 	// under a kubelet: at most one per IP family. Empty means the host's first global unicast
 	// IPv4 address, else its first global unicast IPv6 one, read when a container is created.
 	HostIPs []netip.Addr `json:"hostIPs,omitempty"`
+	// AllowPrivilegeEscalationByDefault gives the kubelet's no_new_privs rule: a container
+	// whose allowPrivilegeEscalation is unset may gain privileges (setuid binaries, file
+	// capabilities), and no_new_privs is set only when the field is false. Without it podlife
+	// hardens the default: unset means false (no_new_privs) unless the container is privileged
+	// or adds CAP_SYS_ADMIN. A node that stands in for a kubelet sets it (podlife-node does),
+	// so that pods behave as on any node; the conformance spec "should allow privilege
+	// escalation when not explicitly set and uid != 0" expects it.
+	AllowPrivilegeEscalationByDefault bool `json:"allowPrivilegeEscalationByDefault,omitempty"`
 	// SeccompProfileRoot is the directory Localhost seccomp profiles are read from (the
 	// kubelet's is /var/lib/kubelet/seccomp). Empty refuses Localhost profiles.
 	SeccompProfileRoot string `json:"seccompProfileRoot,omitempty"`

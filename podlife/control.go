@@ -19,7 +19,7 @@ import (
 
 // control is a Runtime's control socket: another process asks through it to stop or remove a
 // pod this Runtime manages (a Pod handle of another Runtime: Stop, Remove, SetCondition,
-// AddEphemeralContainer), so that the pod is stopped the
+// AddEphemeralContainer, SetActiveDeadline), so that the pod is stopped the
 // way its manager would (preStop hooks, grace period, no restart racing the stop). It listens
 // on StateDir/control/<pid>-<n>.sock (n numbers the process's Runtimes: each has its own pods),
 // in a directory only its owner can enter, from the first pod on.
@@ -40,13 +40,15 @@ type control struct {
 
 // controlRequest is one line of JSON from a client; the answer is one controlReply.
 type controlRequest struct {
-	Op    string         `json:"op"` // "stop", "remove", "condition" or "ephemeral"
+	Op    string         `json:"op"` // "stop", "remove", "condition", "ephemeral" or "deadline"
 	Pod   string         `json:"pod"`
 	Grace *time.Duration `json:"grace,omitempty"`
 	// Condition is the condition to set (op "condition").
 	Condition *conditionRequest `json:"condition,omitempty"`
 	// Ephemeral is the ephemeral container to add (op "ephemeral").
 	Ephemeral *ephemeralRequest `json:"ephemeral,omitempty"`
+	// Deadline is the active deadline to set (op "deadline", Pod.SetActiveDeadline).
+	Deadline *time.Duration `json:"deadline,omitempty"`
 }
 
 // conditionRequest is a pod condition to set through the control socket (Pod.SetCondition).
@@ -60,6 +62,9 @@ type conditionRequest struct {
 type controlReply struct {
 	Error    string `json:"error,omitempty"`
 	NotFound bool   `json:"notFound,omitempty"`
+	// Invalid: the request was refused as invalid (ErrInvalidSpec), as SetActiveDeadline's
+	// longer deadline, which only the manager can tell.
+	Invalid bool `json:"invalid,omitempty"`
 }
 
 func newControl(r *Runtime) *control {
@@ -121,7 +126,7 @@ func (c *control) handle(conn net.Conn) {
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	reply := controlReply{}
 	if err := c.serveOne(conn); err != nil {
-		reply.Error, reply.NotFound = err.Error(), errors.Is(err, ErrNotFound)
+		reply.Error, reply.NotFound, reply.Invalid = err.Error(), errors.Is(err, ErrNotFound), errors.Is(err, ErrInvalidSpec)
 	}
 	_ = json.NewEncoder(conn).Encode(reply)
 }
@@ -169,6 +174,8 @@ func (c *control) do(req controlRequest) error {
 	case "ephemeral":
 		_, err := p.AddEphemeralContainer(ctx, req.Ephemeral.spec())
 		return err
+	case "deadline":
+		return p.SetActiveDeadline(*req.Deadline)
 	}
 	return fmt.Errorf("control: unknown op %q", req.Op)
 }
@@ -220,6 +227,8 @@ func ask(ctx context.Context, sock string, req controlRequest) error {
 	switch {
 	case reply.NotFound:
 		return fmt.Errorf("%s: %w", reply.Error, ErrNotFound)
+	case reply.Invalid:
+		return &remoteInvalidError{msg: reply.Error}
 	case reply.Error != "":
 		return errors.New(reply.Error)
 	}
@@ -272,3 +281,12 @@ func socketPID(name string) (int, bool) {
 	pid, err := strconv.Atoi(p)
 	return pid, err == nil && pid > 0
 }
+
+// remoteInvalidError is a manager's refusal of a request as invalid (controlReply.Invalid): its
+// message, and errors.Is(err, ErrInvalidSpec).
+type remoteInvalidError struct{ msg string }
+
+func (e *remoteInvalidError) Error() string { return e.msg }
+
+// Is makes errors.Is(err, ErrInvalidSpec) true.
+func (e *remoteInvalidError) Is(target error) bool { return target == ErrInvalidSpec }

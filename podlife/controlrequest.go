@@ -63,6 +63,13 @@ func parseControlRequest(b []byte) (controlRequest, error) {
 		if err := req.Ephemeral.check(); err != nil {
 			return controlRequest{}, fmt.Errorf("control: %w", err)
 		}
+	case "deadline":
+		if req.Deadline == nil {
+			return controlRequest{}, errors.New("control: deadline op without a deadline")
+		}
+		if err := checkDeadlineUpdate(req.Pod, nil, *req.Deadline); err != nil {
+			return controlRequest{}, fmt.Errorf("control: %w", err)
+		}
 	default:
 		return controlRequest{}, fmt.Errorf("control: unknown op %q", req.Op)
 	}

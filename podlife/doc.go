@@ -36,7 +36,7 @@
 // ([Pod.Subscribe], [Runtime.Subscribe]) carry the kubelet's reasons, [Pod.Stop] stops the pod
 // gracefully and [Pod.Remove] deletes everything it had. [Runtime.Pod] gives the same handle on
 // any pod of the state directory, whichever process manages it, or none: its Stop, Remove, Exec,
-// Attach, Logs, SetCondition, AddEphemeralContainer, Usage and DiskUsage work the same in every
+// Attach, Logs, SetCondition, SetActiveDeadline, AddEphemeralContainer, Usage and DiskUsage work the same in every
 // case (see [Pod]).
 //
 // A context passed to a method cancels that call, never the pod: a pod lives until Stop or Remove.

@@ -16,8 +16,8 @@ var ErrNotLocal = errors.New("podlife: the pod is not managed by this Runtime")
 // this Runtime, another live process using the same state directory (a CLI's background
 // supervisor, an agent), or none, if its manager died or closed its Runtime (see PodRecord).
 //
-// Stop, Remove, Exec, Attach, Logs, SetCondition, AddEphemeralContainer, Usage and DiskUsage
-// work the same wherever the manager is: a pod of this Runtime is acted on by its worker; a pod another
+// Stop, Remove, Exec, Attach, Logs, SetCondition, SetActiveDeadline, AddEphemeralContainer, Usage
+// and DiskUsage work the same wherever the manager is: a pod of this Runtime is acted on by its worker; a pod another
 // process manages is acted on by that process, asked through its control socket; a pod with no
 // manager is acted on here (see Stop). Which case holds is decided at each call, so a handle
 // stays valid when this Runtime adopts the pod later (Adopt).

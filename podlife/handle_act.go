@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // What a Pod handle does to its pod, the same wherever the pod's manager is: each method acts
@@ -87,6 +88,28 @@ func (p *Pod) SetCondition(ctx context.Context, t ConditionType, status Conditio
 		return err
 	}
 	return p.rt.setConditionRemote(ctx, p.name, t, status, reason, message)
+}
+
+// SetActiveDeadline sets the pod's active deadline (activeDeadlineSeconds) while it runs: the
+// one update of a running pod's spec the API server allows, and as it allows it, set where the
+// spec had none, or shortened. The deadline counts from the pod's start, as the spec's does: a
+// deadline already past fails the pod at once, Failed with reason DeadlineExceeded (see
+// PodSpec.ActiveDeadline). It is recorded with the pod: an adopter keeps it, and accepts the
+// spec as started as well as the spec with the new deadline. A pod another process manages
+// gets it from that process, asked through its control socket.
+//
+// The error is a *ValidationError (ErrInvalidSpec) naming spec.activeDeadlineSeconds for a
+// deadline that is not positive or longer than the one in effect; it wraps ErrClosed once the
+// pod was removed or this Runtime closed, and ErrNotFound for a pod without a live manager
+// (adopt it first).
+func (p *Pod) SetActiveDeadline(ctx context.Context, d time.Duration) error {
+	if w := p.local(); w != nil {
+		return w.SetActiveDeadline(d)
+	}
+	if err := p.open(); err != nil {
+		return err
+	}
+	return p.rt.setDeadlineRemote(ctx, p.name, d)
 }
 
 // AddEphemeralContainer adds an ephemeral container to the running pod and starts it

@@ -98,7 +98,17 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	t2 := time.Now()
 	var out taskOutput
 	if c.stdin || c.tty {
+		// Its output goes to its log too, written by this process (see teeAttach).
 		out, err = attachOutput(p.sandbox.dir, id, c.stdin, c.tty)
+		out.stopCopy = r.closing
+		if err == nil {
+			var w *crilog.Writer
+			var path string
+			if w, path, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt, r.cfg.Logs); err == nil {
+				out.stdout, out.stderr = w.Stream("stdout"), w.Stream("stderr")
+				inst.log, inst.logPath, inst.streams = w, path, []io.Closer{out.stdout.(io.Closer), out.stderr.(io.Closer)}
+			}
+		}
 	} else {
 		out, err = inst.openLog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), p.sandbox.fifoDir())
 	}

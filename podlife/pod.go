@@ -105,6 +105,13 @@ type podWorker struct {
 	// pod's record: the runtime's, or for an adopted pod the recorded one (recordedNetwork).
 	network   cni.Network
 	netRecord *cni.Record
+	// deadlineSet is the active deadline set on the running pod (see deadline.go), nil if none;
+	// deadlineChanged (buffered) tells enforceDeadline of a change. deadlineMu guards it.
+	deadlineMu      sync.Mutex
+	deadlineSet     *time.Duration
+	deadlineChanged chan struct{}
+	// recordMu serializes the writes of pod.json (writeRecord).
+	recordMu sync.Mutex
 	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
 	// is the form of it the record keeps and fingerprints (see recordedSpec).
 	recorded PodSpec
@@ -138,7 +145,7 @@ func assemblePod(r *Runtime, spec, recorded PodSpec, handler ctrRuntime, dir, ui
 		events:   eventbus.New(r.events),
 		byName:   map[string]*Container{},
 		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
-		stopped: make(chan struct{}), removed: make(chan struct{}),
+		stopped: make(chan struct{}), removed: make(chan struct{}), deadlineChanged: make(chan struct{}, 1),
 		persistQuit: make(chan struct{}), persisted: make(chan struct{}),
 		phase: PhasePending, owner: newOwner(), startTime: r.clock.Now(),
 		condTimes: map[ConditionType]condTime{},

@@ -14,17 +14,18 @@ func (p *podWorker) onContainerExit() {
 	}
 }
 
-// enforceDeadline fails the pod once it has been active longer than its activeDeadline: event
+// enforceDeadline fails the pod once it has been active longer than its active deadline (the
+// spec's, or the one set on the running pod: see deadline.go, followed as it changes): event
 // DeadlineExceeded, phase Failed with that reason, a graceful stop with preStop hooks, no restarts.
-func (p *podWorker) enforceDeadline(d time.Duration) {
-	timer := p.rt.clock.NewTimer(p.startTime.Add(d).Sub(p.rt.clock.Now()))
-	defer timer.Stop()
-	select {
-	case <-timer.C():
-	case <-p.stopped:
-		return
-	case <-p.rt.closing:
-		return
+func (p *podWorker) enforceDeadline() {
+	for {
+		due, changed := p.waitDeadline()
+		if due {
+			break
+		}
+		if !changed {
+			return
+		}
 	}
 	const msg = "Pod was active on the node longer than the specified deadline"
 	var failed bool
@@ -42,4 +43,25 @@ func (p *podWorker) enforceDeadline(d time.Duration) {
 	}
 	p.emit("", EventNormal, ReasonDeadlineExceeded, msg)
 	p.stopWith(p.lifeCtx, gracePeriod(&p.spec), true, nil)
+}
+
+// waitDeadline waits until the active deadline in effect passes (due), or it changes
+// (changed), or the pod stops or the Runtime closes (neither). Without a deadline it waits for
+// one to be set.
+func (p *podWorker) waitDeadline() (due, changed bool) {
+	var fire <-chan time.Time
+	if d := p.activeDeadline(); d != nil {
+		timer := p.rt.clock.NewTimer(p.startTime.Add(*d).Sub(p.rt.clock.Now()))
+		defer timer.Stop()
+		fire = timer.C()
+	}
+	select {
+	case <-fire:
+		return true, false
+	case <-p.deadlineChanged:
+		return false, true
+	case <-p.stopped:
+	case <-p.rt.closing:
+	}
+	return false, false
 }

@@ -20,8 +20,8 @@ func (p *podWorker) run() {
 	recErr := p.writeRecord()
 	failpoint.Hit("run.record")
 	go p.persistStatus(p.persistQuit)
-	if d := p.spec.ActiveDeadline; d != nil && recErr == nil {
-		go p.enforceDeadline(*d)
+	if recErr == nil {
+		go p.enforceDeadline() // also without one: one may be set on the running pod
 	}
 	if recErr == nil {
 		go p.enforceStorage()

@@ -55,9 +55,15 @@ type podRecord struct {
 	// process, releases the pod's attachment with it. Older records have none: their pods are
 	// released with the remover's own network.
 	Network *cni.Record `json:"network,omitempty"`
+	// ActiveDeadline is the deadline set on the running pod (Pod.SetActiveDeadline), shorter
+	// than the spec's or where it had none; Spec and the fingerprints keep the spec as started
+	// (see deadlineUpdate). Nil: the spec's.
+	ActiveDeadline *time.Duration `json:"activeDeadline,omitempty"`
 }
 
 func (p *podWorker) writeRecord() error {
+	p.recordMu.Lock()
+	defer p.recordMu.Unlock()
 	if p.dirUnlock != nil {
 		defer p.dirUnlock()
 		p.dirUnlock = nil // once: an adopter writes the record again
@@ -79,6 +85,9 @@ func (p *podWorker) writeRecord() error {
 		SpecMAC: specfp.Hash(fields), SpecMACs: fields, SpecKey: specfp.KeyID(key),
 		ShimGroup: p.shimGroup(), Spec: spec, Network: p.netRecord,
 	}
+	p.deadlineMu.Lock()
+	rec.ActiveDeadline = p.deadlineSet
+	p.deadlineMu.Unlock()
 	if old := p.stopRecord; old != nil {
 		// Adopted to be stopped, from the record's spec: the fingerprints are those of the
 		// spec the pod was started with (an older manager's unkeyed ones stay until an

@@ -11,9 +11,11 @@ import (
 )
 
 // securityOpts turns the container's effective security context into OCI spec options (see
-// ocibuild.SecurityOpts), with Localhost seccomp profiles read from the Config's root.
+// ocibuild.SecurityOpts), with Localhost seccomp profiles read from the Config's root and
+// no_new_privs by the Config's rule (AllowPrivilegeEscalationByDefault).
 func (c *Container) securityOpts() ([]oci.SpecOpts, error) {
-	return ocibuild.SecurityOpts(&c.pod.spec, c.spec, c.imageConfig.Config.User, c.pod.rt.cfg.loadSeccompProfile)
+	cfg := &c.pod.rt.cfg
+	return ocibuild.SecurityOpts(&c.pod.spec, c.spec, c.imageConfig.Config.User, cfg.loadSeccompProfile, cfg.AllowPrivilegeEscalationByDefault)
 }
 
 // loadSeccompProfile reads a Localhost seccomp profile under SeccompProfileRoot. It is opened

@@ -117,9 +117,12 @@ type taskOutput struct {
 	stdout, stderr io.Writer
 	fifoDir        string
 
-	// attach, if set, names FIFOs the shim connects the process to, for a client to attach
-	// (an interactive ephemeral container): nothing in this process copies them.
+	// attach, if set, names the clients' FIFOs of an interactive ephemeral container (see
+	// teeAttach): the shim writes to FIFOs of its own, which this process copies to them and
+	// to stdout and stderr (its log).
 	attach *cio.Config
+	// stopCopy, with attach, ends this process's copy of the output (see teeAttach).
+	stopCopy <-chan struct{}
 }
 
 // ctrHandle is one containerd container (one instance of a pod's container).

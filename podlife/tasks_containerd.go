@@ -2,6 +2,7 @@ package podlife
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"syscall"
 	"time"
@@ -148,20 +149,29 @@ func (c ctrdContainer) newTask(ctx context.Context, out taskOutput) (taskHandle,
 	if out.logger != "" {
 		creator = cio.BinaryIO(out.logger, out.loggerArgs)
 	}
+	var tee *teeIO
 	if out.attach != nil {
 		// The shim opens the output FIFOs for writing with a blocking open: a reader must be
 		// there until it has them (it then holds a read end of its own, so the output waits in
-		// the FIFO for a client).
-		readers, err := openFIFOReaders(out.attach.Stdout, out.attach.Stderr)
+		// the FIFO for the copy to the log and the clients, teeAttach).
+		tee = &teeIO{cfg: shimFIFOs(*out.attach), done: make(chan struct{})}
+		readers, err := openFIFOReaders(tee.cfg.Stdout, tee.cfg.Stderr)
 		if err != nil {
 			return nil, err
 		}
 		defer closeAll(readers)
-		creator = attachCreator(*out.attach)
+		creator = func(string) (cio.IO, error) { return tee, nil }
 	}
 	task, err := c.ctr.NewTask(ctx, creator)
 	if err != nil {
 		return nil, err
+	}
+	if tee != nil {
+		if err := teeAttach(tee.cfg, *out.attach, out.stdout, out.stderr, out.stopCopy, tee.done); err != nil {
+			close(tee.done)
+			_ = task.Delete(context.WithoutCancel(ctx))
+			return nil, fmt.Errorf("attach: copy the output: %w", err)
+		}
 	}
 	failpoint.Hit("run.task-created")
 	return ctrdTask{task: task}, nil

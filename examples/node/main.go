@@ -178,6 +178,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		// A failed pull waits in ErrImagePull / ImagePullBackOff and is tried again with the
 		// kubelet's back-off (10 s to 300 s), the pod Pending, whatever its restart policy.
 		ImagePullBackOff: &podlife.Backoff{},
+		// no_new_privs only when allowPrivilegeEscalation is false, as the kubelet: a node
+		// standing in for one must not harden what pods expect of any node.
+		AllowPrivilegeEscalationByDefault: true,
 	}
 	if c.bridge != "" {
 		rtCfg.Bridge.Name = c.bridge

@@ -190,10 +190,11 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	return nil
 }
 
-// UpdatePod keeps the pod's new metadata and starts the ephemeral containers added to it
-// (ephemeral.go). podlife applies no other change to a running pod's spec (the API server
-// allows few: images, activeDeadlineSeconds, tolerations, resources); a changed container
-// image is recorded as an UpdateIgnored event.
+// UpdatePod keeps the pod's new metadata, starts the ephemeral containers added to it
+// (ephemeral.go) and applies a new activeDeadlineSeconds (Pod.SetActiveDeadline: set, or
+// shortened, as the API server allows). podlife applies no other change to a running pod's
+// spec (the API server allows few: images, activeDeadlineSeconds, tolerations, resources); a
+// changed container image is recorded as an UpdateIgnored event.
 func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	pr.mu.Lock()
 	e, ok := pr.pods[key(pod.Namespace, pod.Name)]
@@ -209,8 +210,13 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	status := e.pod.Status
 	e.pod = pod.DeepCopy()
 	e.pod.Status = status
-	name := e.name
+	name, p := e.name, e.p
 	pr.mu.Unlock()
+	if d, was := pod.Spec.ActiveDeadlineSeconds, old.Spec.ActiveDeadlineSeconds; p != nil && d != nil && (was == nil || *was != *d) {
+		if err := p.SetActiveDeadline(ctx, time.Duration(*d)*time.Second); err != nil {
+			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUpdateIgnored, "activeDeadlineSeconds %d not applied: %v", *d, err)
+		}
+	}
 	if pr.tokens != nil { // downwardAPI volumes follow the pod's labels and annotations
 		pr.tokens.kickPod(name)
 	}

@@ -14,7 +14,8 @@ type EphemeralContainerSpec struct {
 	TargetContainerName string
 	// Stdin keeps the container's stdin open for one client to attach (Pod.Attach,
 	// `podlife debug -i`); TTY gives its process a terminal (-t). Either makes its output
-	// attachable instead of logged: `podlife logs` shows nothing for it. The first attach's end
-	// closes its stdin (Kubernetes' stdinOnce).
+	// attachable, and logged as well, as under the kubelet (written by its manager: Pod.Logs
+	// and `podlife logs` show it). The first attach's end closes its stdin (Kubernetes'
+	// stdinOnce).
 	Stdin, TTY bool
 }

@@ -59,7 +59,8 @@ type PodSpec struct {
 	// StartPolicy decides when each container's process starts; nil means Sequential(), the kubelet's order.
 	StartPolicy StartPolicy
 	// ActiveDeadline, if set, bounds how long the pod may run (activeDeadlineSeconds): then it is
-	// stopped gracefully and ends Failed with reason DeadlineExceeded.
+	// stopped gracefully and ends Failed with reason DeadlineExceeded. Pod.SetActiveDeadline
+	// sets or shortens it on the running pod.
 	ActiveDeadline *time.Duration
 	// PullCredentials authenticate image pulls for this pod (like imagePullSecrets).
 	PullCredentials []RegistryCredential

@@ -20,8 +20,10 @@ type Security struct {
 	readOnlyRoot bool
 	privileged   bool
 	noNewPrivs   bool
-	seccomp      api.SeccompProfile
-	sysctls      map[string]string
+	// escalationUnset: allowPrivilegeEscalation is set in neither context (see SecurityOpts).
+	escalationUnset bool
+	seccomp         api.SeccompProfile
+	sysctls         map[string]string
 }
 
 // SecurityOf merges the pod's security context with the container's.
@@ -71,6 +73,7 @@ func SecurityOf(s *api.PodSpec, c *api.ContainerSpec) Security {
 		e.noNewPrivs = !*apl
 	} else {
 		e.noNewPrivs = !e.privileged && !api.CapabilityAdds(e.caps, "CAP_SYS_ADMIN")
+		e.escalationUnset = true
 	}
 	return e
 }

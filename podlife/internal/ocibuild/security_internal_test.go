@@ -25,21 +25,21 @@ func TestEffectiveSecurity(t *testing.T) {
 		ctr  *api.SecurityContext
 		want Security
 	}{
-		{"nothing", nil, nil, Security{noNewPrivs: true, seccomp: api.SeccompProfile{Type: api.SeccompRuntimeDefault}}},
+		{"nothing", nil, nil, Security{noNewPrivs: true, escalationUnset: true, seccomp: api.SeccompProfile{Type: api.SeccompRuntimeDefault}}},
 		{"pod only", pod, nil, Security{runAsUser: i64(1000), runAsGroup: i64(1000), runAsNonRoot: true,
-			groups: []uint32{5, 6}, noNewPrivs: true, seccomp: api.SeccompProfile{Type: api.SeccompUnconfined},
+			groups: []uint32{5, 6}, noNewPrivs: true, escalationUnset: true, seccomp: api.SeccompProfile{Type: api.SeccompUnconfined},
 			sysctls: map[string]string{"net.ipv4.conf.eth0/100.rp_filter": "1", "kernel.shm_rmid_forced": "1"}}},
 		{"container wins", &api.PodSecurityContext{RunAsUser: i64(1000), RunAsNonRoot: bptr(true), SeccompProfile: &api.SeccompProfile{Type: api.SeccompUnconfined}},
 			&api.SecurityContext{RunAsUser: i64(2000), RunAsGroup: i64(3), RunAsNonRoot: bptr(false), SeccompProfile: &api.SeccompProfile{Type: api.SeccompLocalhost, LocalhostProfile: "p.json"}},
-			Security{runAsUser: i64(2000), runAsGroup: i64(3), noNewPrivs: true, seccomp: api.SeccompProfile{Type: api.SeccompLocalhost, LocalhostProfile: "p.json"}}},
+			Security{runAsUser: i64(2000), runAsGroup: i64(3), noNewPrivs: true, escalationUnset: true, seccomp: api.SeccompProfile{Type: api.SeccompLocalhost, LocalhostProfile: "p.json"}}},
 		{"escalation allowed", nil, &api.SecurityContext{AllowPrivilegeEscalation: bptr(true)},
 			Security{seccomp: api.SeccompProfile{Type: api.SeccompRuntimeDefault}}},
 		{"sys_admin added", nil, &api.SecurityContext{Capabilities: &api.Capabilities{Add: []string{"sys_admin"}}},
-			Security{caps: &api.Capabilities{Add: []string{"sys_admin"}}, seccomp: api.SeccompProfile{Type: api.SeccompRuntimeDefault}}},
+			Security{caps: &api.Capabilities{Add: []string{"sys_admin"}}, escalationUnset: true, seccomp: api.SeccompProfile{Type: api.SeccompRuntimeDefault}}},
 		{"all added", nil, &api.SecurityContext{Capabilities: &api.Capabilities{Add: []string{"ALL"}}},
-			Security{caps: &api.Capabilities{Add: []string{"ALL"}}, seccomp: api.SeccompProfile{Type: api.SeccompRuntimeDefault}}},
+			Security{caps: &api.Capabilities{Add: []string{"ALL"}}, escalationUnset: true, seccomp: api.SeccompProfile{Type: api.SeccompRuntimeDefault}}},
 		{"privileged", &api.PodSecurityContext{SeccompProfile: &api.SeccompProfile{Type: api.SeccompRuntimeDefault}}, &api.SecurityContext{Privileged: true},
-			Security{privileged: true, seccomp: api.SeccompProfile{Type: api.SeccompUnconfined}}},
+			Security{privileged: true, escalationUnset: true, seccomp: api.SeccompProfile{Type: api.SeccompUnconfined}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &api.PodSpec{SecurityContext: tc.pod}

@@ -16,9 +16,14 @@ import (
 // containerd's CRI plugin does for the kubelet's settings; imageUser is the image's configured
 // user, loadProfile reads a Localhost seccomp profile. They come after the image's config
 // (which set the image's user) and after resources and mounts; the seccomp profile comes last,
-// as the default profile depends on the capabilities.
-func SecurityOpts(pod *api.PodSpec, ctr *api.ContainerSpec, imageUser string, loadProfile func(name string) (*specs.LinuxSeccomp, error)) ([]oci.SpecOpts, error) {
+// as the default profile depends on the capabilities. escalationByDefault gives the kubelet's
+// no_new_privs rule: set only when allowPrivilegeEscalation is false, not when it is unset
+// (podlife's default, see SecurityOf).
+func SecurityOpts(pod *api.PodSpec, ctr *api.ContainerSpec, imageUser string, loadProfile func(name string) (*specs.LinuxSeccomp, error), escalationByDefault bool) ([]oci.SpecOpts, error) {
 	e := SecurityOf(pod, ctr)
+	if escalationByDefault && e.escalationUnset {
+		e.noNewPrivs = false
+	}
 	var opts []oci.SpecOpts
 	if e.runAsUser != nil || e.runAsGroup != nil {
 		// The kubelet runs as RunAsUser, else the image's user (its name, or its UID with
