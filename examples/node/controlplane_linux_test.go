@@ -40,8 +40,12 @@ type controlPlane struct {
 	// userTokens are bearer tokens of the token file by user: "viewer" (no rights) and
 	// "kubelet-api-user" (bound to system:kubelet-api-admin).
 	userTokens map[string]string
-	etcdData   string
-	procs      []*process
+	// frontProxyCA is the aggregation layer's request-header CA (--requestheader-client-ca-file):
+	// it signs the API server's proxy client certificate, by which aggregated API servers
+	// (metrics-server) trust the user the API server names in its X-Remote-* headers.
+	frontProxyCA string
+	etcdData     string
+	procs        []*process
 }
 
 // process is a control plane component, its output in a file.
@@ -115,6 +119,18 @@ func startControlPlane(ctx context.Context, dir, bin, etcd string, apiserverArgs
 	clientCert := write("kubelet-client.crt", client.CertPEM)
 	clientKey := write("kubelet-client.key", client.KeyPEM)
 	cp.kubeletClient = [2]string{clientCert, clientKey}
+	// The aggregation layer, as kubeadm configures it: a front-proxy CA and its client.
+	fpCA, cerr := newCertificate("front-proxy-ca", true, nil, nil)
+	if cerr != nil {
+		return cp, cerr
+	}
+	fpClient, cerr := newCertificate("front-proxy-client", false, nil, fpCA)
+	if cerr != nil {
+		return cp, cerr
+	}
+	cp.frontProxyCA = write("front-proxy-ca.crt", fpCA.CertPEM)
+	fpCert := write("front-proxy-client.crt", fpClient.CertPEM)
+	fpKey := write("front-proxy-client.key", fpClient.KeyPEM)
 	cp.kubeconfig = write("admin.kubeconfig", fmt.Appendf(nil, `apiVersion: v1
 kind: Config
 clusters:
@@ -165,6 +181,14 @@ current-context: e2e
 		"--kubelet-client-certificate", clientCert, "--kubelet-client-key", clientKey,
 		// A loopback address cannot be the kubernetes Service's endpoint.
 		"--endpoint-reconciler-type", "none",
+		// The aggregation layer (TestKubectlTop's metrics-server): the proxy client certificate
+		// and the request headers as kubeadm sets them; aggregated API servers are reached at
+		// their Endpoints' address, as there is no kube-proxy to route a Service's cluster IP.
+		"--requestheader-client-ca-file", cp.frontProxyCA, "--requestheader-allowed-names", "front-proxy-client",
+		"--requestheader-username-headers", "X-Remote-User", "--requestheader-group-headers", "X-Remote-Group",
+		"--requestheader-extra-headers-prefix", "X-Remote-Extra-",
+		"--proxy-client-cert-file", fpCert, "--proxy-client-key-file", fpKey,
+		"--enable-aggregator-routing=true",
 		// As kubeadm's and upstream's e2e clusters: the API server accepts privileged and
 		// hostProcess fields (the conformance suite's registry pod sets windowsOptions.hostProcess,
 		// which a Linux node ignores); the node decides what it runs.
