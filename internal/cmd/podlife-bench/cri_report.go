@@ -9,14 +9,7 @@ func (r *criReport) print(w io.Writer) {
 	fmt.Fprintf(w, "\ncontainerd's CRI plugin driven as the kubelet drives it (same containerd binary, runc, image,\n"+
 		"seccomp RuntimeDefault + no-new-privileges, bridge CNI; sandbox: %s), iterations\n"+
 		"alternating with podlife's, %d each\n\n", r.Pause, r.Iterations)
-	fmt.Fprintf(w, "%-16s %10s %10s %10s %8s\n", "", "median ms", "min ms", "max ms", "ratio")
-	row := func(name string, s stat, ratio float64) {
-		rs := ""
-		if ratio > 0 {
-			rs = fmt.Sprintf("%.2fx", ratio)
-		}
-		fmt.Fprintf(w, "%-16s %10.1f %10.1f %10.1f %8s\n", name, s.Median, s.Min, s.Max, rs)
-	}
+	row := statTable(w)
 	row("CRI start", r.CRIStart, 0)
 	row("podlife start", r.PodlifeStart, r.StartRatio)
 	row("CRI start CPU", r.CRIStartCPU, 0)

@@ -119,14 +119,7 @@ func (r *report) print(w io.Writer) {
 
 func (r *report) printTimes(w io.Writer) {
 	fmt.Fprintf(w, "\n2-container busybox pod, bridge network, image present, %d iterations\n\n", r.Iterations)
-	fmt.Fprintf(w, "%-16s %10s %10s %10s %8s\n", "", "median ms", "min ms", "max ms", "ratio")
-	row := func(name string, s stat, ratio float64) {
-		rs := ""
-		if ratio > 0 {
-			rs = fmt.Sprintf("%.2fx", ratio)
-		}
-		fmt.Fprintf(w, "%-16s %10.1f %10.1f %10.1f %8s\n", name, s.Median, s.Min, s.Max, rs)
-	}
+	row := statTable(w)
 	row("floor start", r.FloorStart, 0)
 	row("podlife start", r.PodlifeStart, r.StartRatio)
 	row("floor start CPU", r.FloorStartCPU, 0)
@@ -213,4 +206,17 @@ func shimMemory(ns string) (n int, pss, rss float64) {
 		rss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Rss:") / 1024
 	}
 	return n, pss, rss
+}
+
+// statTable prints the header of a table of timings (median, min, max, ratio) and returns the
+// function that prints one row; a ratio of 0 is left blank.
+func statTable(w io.Writer) func(name string, s stat, ratio float64) {
+	fmt.Fprintf(w, "%-16s %10s %10s %10s %8s\n", "", "median ms", "min ms", "max ms", "ratio")
+	return func(name string, s stat, ratio float64) {
+		rs := ""
+		if ratio > 0 {
+			rs = fmt.Sprintf("%.2fx", ratio)
+		}
+		fmt.Fprintf(w, "%-16s %10.1f %10.1f %10.1f %8s\n", name, s.Median, s.Min, s.Max, rs)
+	}
 }
