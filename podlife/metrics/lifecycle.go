@@ -32,9 +32,15 @@ type lifecycle struct {
 	// to forget them when they are removed.
 	started map[string]bool
 	pods    map[string]string
-	// marks are the last step's time of each container of a pod ({pod, container}), what the
-	// next step is measured from.
-	marks map[[2]string]time.Time
+	// marks are the last step of each container of a pod ({pod, container}) and its time, what
+	// the next step is measured from.
+	marks map[[2]string]stepMark
+}
+
+// stepMark is the event a container's last start step ended with, and when.
+type stepMark struct {
+	reason podlife.Reason
+	at     time.Time
 }
 
 func newLifecycle() *lifecycle {
@@ -53,7 +59,7 @@ func newLifecycle() *lifecycle {
 			Help: "Duration in seconds of each step of a pod's start sequence (by CountEvents): sandbox (accepted to sandbox ready), create (image present to container created), start (created to started), post_start (started to its postStart hook completed).",
 		}, []string{"step"}),
 		probes: map[[6]string]uint64{}, started: map[string]bool{}, pods: map[string]string{},
-		marks: map[[2]string]time.Time{},
+		marks: map[[2]string]stepMark{},
 	}
 }
 
@@ -64,24 +70,25 @@ func (c *Collector) stepEvent(e podlife.Event) {
 	key := [2]string{e.Pod, e.Container}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	since := func(step string) {
-		if t, ok := l.marks[key]; ok && !e.Time.Before(t) {
-			l.step.WithLabelValues(step).Observe(e.Time.Sub(t).Seconds())
+	// since observes step if the container's last mark is the event that step starts from (a
+	// restart's Created after a Started is not a create step: its Pulled comes first).
+	since := func(step string, from podlife.Reason) {
+		if m, ok := l.marks[key]; ok && m.reason == from && !e.Time.Before(m.at) {
+			l.step.WithLabelValues(step).Observe(e.Time.Sub(m.at).Seconds())
 		}
 	}
 	switch e.Reason {
 	case podlife.ReasonPulled:
-		l.marks[key] = e.Time
 	case podlife.ReasonCreated:
-		since("create")
-		l.marks[key] = e.Time
+		since("create", podlife.ReasonPulled)
 	case podlife.ReasonStarted:
-		since("start")
-		l.marks[key] = e.Time
+		since("start", podlife.ReasonCreated)
 	case podlife.ReasonPostStartCompleted:
-		since("post_start")
-		delete(l.marks, key)
+		since("post_start", podlife.ReasonStarted)
+	default:
+		return
 	}
+	l.marks[key] = stepMark{reason: e.Reason, at: e.Time}
 }
 
 // sandboxStep observes the sandbox step of the pod whose SandboxReady event e is: from its
