@@ -36,8 +36,8 @@ type cutCreates struct {
 }
 
 // cutCreates notes the pod's instances without a task and holds the shim processes started for
-// any of the pod's instances. If no instance has a task (the stop deleted them all), it ends
-// those shims before the removal deletes the instances' containers.
+// any of the pod's instances. If no instance has a task, nor the pause (the stop deleted them
+// all), it ends those shims before the removal deletes the instances' containers.
 func (p *podWorker) cutCreates(all []*Container) cutCreates {
 	var cc cutCreates
 	tasks := false
@@ -60,6 +60,9 @@ func (p *podWorker) cutCreates(all []*Container) cutCreates {
 			}
 		}
 	}
+	if p.pause != nil {
+		p.do(func() { tasks = tasks || p.pause.task != nil })
+	}
 	cc.shims = ctrd.FindShims(p.rt.cfg.Namespace, started)
 	if !tasks {
 		ctx, cancel := context.WithTimeout(p.lifeCtx, cutCreateSettle)
@@ -70,7 +73,8 @@ func (p *podWorker) cutCreates(all []*Container) cutCreates {
 }
 
 // settle ends the shims, then sweeps the cgroups in every hierarchy. The removal has deleted
-// every task containerd knows.
+// every task containerd knows (if it could not delete one, the shim serving it is killed too:
+// containerd then cleans the task up as a dead shim's).
 func (cc cutCreates) settle(ctx context.Context, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(ctx, cutCreateSettle)
 	defer cancel()
