@@ -55,21 +55,6 @@ var crashPoints = []string{
 	"remove.removeall",         // in the middle of deleting the directory
 }
 
-// crashQuick are the points a plain `go test` (make test) kills at, half of them: each kind of
-// point (the pod's record, namespaces, CNI, creates, starts and hooks, status writes, restarts,
-// stops, removes), a create cut by the kill (status.write@3, where a cgroup was once left), both
-// exec-in-flight points, a point that runs on, and both halves (adopted, removed whole).
-// `make crash-test` runs them all. Left out until the shim can be made to exit: the points where
-// a cut create can leave the pod's shim running (with a's logger) or its socket, about one full
-// run in four (run.cni-added, run.task-created@1, start.task-started@1, start.started@1).
-var crashQuick = map[string]bool{
-	"run.record": true, "run.cni-intent": true, "run.container-created@2": true,
-	"status.write@3": true, "start.poststart+200ms": true, "start.poststart-done@1": true,
-	"status.written@3": true, "restart.backoff-over": true, "stop.prestop+200ms": true,
-	"stop.signalled@1": true, "task.deleted@2": true, "stop.cni-deleted": true,
-	"remove.lease-deleted": true, "remove.removeall": true,
-}
-
 var crashmgr struct {
 	once sync.Once
 	bin  string
@@ -95,23 +80,19 @@ func crashManager(t *testing.T) string {
 // The managing process is SIGKILLed at each crash point; a new Runtime on the state dir then
 // removes what is left of the pod (its startup garbage collection cleans what has no record);
 // at every other point, and at each point where the pod was running (crashRunsOn), it first
-// adopts the pod and checks what adoption resumed (adoptAfterCrash). The harness's leak check (netns, veths, IPAM, iptables, mounts, containerd objects,
-// shims, loggers, cgroups) passes after every point. The name is free again.
+// adopts the pod and checks what adoption resumed (adoptAfterCrash). The harness's leak check
+// (netns, veths, IPAM, iptables, mounts, containerd objects, shims, loggers, cgroups and the
+// processes in them) passes after every point. The name is free again. Every point runs in a
+// plain go test (make test); `make crash-test` runs this test alone.
 func TestCrashPoints(t *testing.T) {
 	if env.skip != "" {
 		t.Skip(env.skip)
 	}
-	// `make test` (a plain go test) runs a subset, crashQuick; `make crash-test`
-	// (PODLIFE_CRASH_TESTS=all) runs every point.
-	all := os.Getenv("PODLIFE_CRASH_TESTS") == "all"
 	if len(crashPoints) < 20 {
 		t.Fatalf("%d crash points, want at least 20", len(crashPoints))
 	}
 	bin := crashManager(t)
 	for i, point := range crashPoints {
-		if !all && !crashQuick[point] {
-			continue
-		}
 		t.Run(point, func(t *testing.T) {
 			h := newHarness(t)
 			const name = "crash"

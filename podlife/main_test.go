@@ -51,6 +51,35 @@ type testEnv struct {
 	version string
 	logger  string // the container logger binary every harness uses
 	next    atomic.Int32
+	subnets subnetPool
+}
+
+// subnetPool hands out the third byte of the harnesses' subnets (10.<subnetA>.<n>.0/24): each
+// harness takes the lowest one free and gives it back once its cleanup has destroyed its
+// network, so a long run (-count=10 of the crash test: hundreds of harnesses) never runs out.
+type subnetPool struct {
+	mu   sync.Mutex
+	used [256]bool
+}
+
+// take returns a free third byte (1 to 254), or false if all are in use.
+func (p *subnetPool) take() (int, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for n := 1; n < 255; n++ {
+		if !p.used[n] {
+			p.used[n] = true
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// give makes n free again.
+func (p *subnetPool) give(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.used[n] = false
 }
 
 func TestMain(m *testing.M) {
@@ -141,6 +170,7 @@ type harness struct {
 	keepImages []string
 	// sockets were in containerd's global shim socket dir before the test.
 	sockets map[string]bool
+	subnet  int // the third byte of the bridge's subnet, from env.subnets
 }
 
 // shimSocketDir is where every containerd puts its shims' sockets, whatever its own state dir.
@@ -192,10 +222,15 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 	h := &harness{t: t, ns: fmt.Sprintf("plt-%s-%d", env.runID, n), logs: &lockedWriter{}, keepImages: []string{testImage}}
 	h.stateDir = filepath.Join(env.dir, fmt.Sprintf("s%d", n))
 	h.sockets = listSockets()
+	subnet, ok := env.subnets.take()
+	if !ok {
+		t.Fatalf("no free test subnet: 254 harnesses at once")
+	}
+	h.subnet = subnet
 	h.bridge = cni.BridgeConfig{
 		Name:     fmt.Sprintf("plt-%s-%d", env.runID, n),
 		Bridge:   fmt.Sprintf("plt%s%d", env.runID, n),
-		Subnet:   netip.MustParsePrefix(fmt.Sprintf("10.%d.%d.0/24", env.subnetA, n)),
+		Subnet:   netip.MustParsePrefix(fmt.Sprintf("10.%d.%d.0/24", env.subnetA, subnet)),
 		StateDir: filepath.Join(h.stateDir, "cni"),
 		// The plugins pinned in go.mod, which `make` builds; else the system's.
 		PluginDirs: cnipath.Dirs(filepath.Join("..", ".cache", "cni", "bin")),
@@ -204,6 +239,7 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 	// that its cleanup can destroy it.
 	nw, err := cni.NewBridge(h.bridge)
 	if err != nil {
+		env.subnets.give(subnet)
 		t.Fatalf("bridge: %v", err)
 	}
 	h.network = nw
@@ -286,6 +322,9 @@ func (h *harness) cleanup() {
 	sctx, scancel := context.WithTimeout(ctx, 5*time.Second)
 	shims := podlifetest.ShimLeaks(sctx, h.ns)
 	shims = append(shims, podlifetest.LoggerLeaks(sctx, h.stateDir)...)
+	// What no shim answers for any more: a runc init or a container's process left in the
+	// namespace's cgroups (its shim gone, or serving a task containerd does not know).
+	shims = append(shims, podlifetest.CgroupProcessLeaks(sctx, h.ns)...)
 	scancel()
 	for name := range listSockets() {
 		// A new socket nothing answers on is a leak; a live one belongs to a shim still running
@@ -305,6 +344,8 @@ func (h *harness) cleanup() {
 	}
 	if err := h.network.Destroy(ctx); err != nil {
 		t.Errorf("destroy bridge: %v", err)
+	} else {
+		env.subnets.give(h.subnet) // the bridge and its routes are gone: the next harness may take it
 	}
 	if _, err := os.Stat(filepath.Join(cni.BridgeClaimDir, h.bridge.Bridge+".json")); err == nil {
 		t.Errorf("leak: bridge claim of %s", h.bridge.Bridge)

@@ -24,13 +24,18 @@ func TestUnmanagedRemoveUsesThePodsNetwork(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	m := env.next.Add(1) // a harness number of its own: a name, bridge and subnet no one else has
+	m := env.next.Add(1) // a harness number of its own: a name and bridge no one else has
+	subnet, ok := env.subnets.take()
+	if !ok {
+		t.Fatalf("no free test subnet")
+	}
 	x := h.bridge
 	x.Name = fmt.Sprintf("plt-%s-%dx", env.runID, m)
 	x.Bridge = fmt.Sprintf("plt%s%dx", env.runID, m)
-	x.Subnet = netip.MustParsePrefix(fmt.Sprintf("10.%d.%d.0/24", env.subnetA, m))
+	x.Subnet = netip.MustParsePrefix(fmt.Sprintf("10.%d.%d.0/24", env.subnetA, subnet))
 	nwX, err := cni.NewBridge(x)
 	if err != nil {
+		env.subnets.give(subnet)
 		t.Fatalf("bridge X: %v", err)
 	}
 	ipamX := filepath.Join(x.StateDir, "ipam", x.Name)
@@ -39,6 +44,8 @@ func TestUnmanagedRemoveUsesThePodsNetwork(t *testing.T) {
 		defer cancel()
 		if err := nwX.Destroy(ctx); err != nil {
 			t.Errorf("destroy bridge X: %v", err)
+		} else {
+			env.subnets.give(subnet)
 		}
 		_ = os.Remove(filepath.Join(cni.BridgeClaimDir, x.Bridge+".lock"))
 	})

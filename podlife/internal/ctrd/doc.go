@@ -1,9 +1,10 @@
 // Package ctrd is the core's only user of the containerd client: the connection (dial, health,
 // the reconnection's serving check), images (local lookup, pull, import, list, config, read-only
 // views), leases, containers (create, find by label, load, delete) and their tasks and exec'd
-// processes, the direct wait on a shim while containerd is away, a shim's process held by a pidfd
-// (to wait for its exit), and the usage counters of running tasks (read from their cgroup's
-// files, else containerd's task metrics).
+// processes, the direct wait on a shim while containerd is away, the shims started for a pod's
+// tasks, found by their command line and held by a pidfd (to wait for their exit, or kill them),
+// the direct deletion of tasks a shim serves that containerd does not know, and the usage
+// counters of running tasks (read from their cgroup's files, else containerd's task metrics).
 //
 // It hides containerd's client behind a few concrete types ([Client], [Container], [Task],
 // [Process], [Image]) whose methods say what podlife needs, not what containerd offers; the

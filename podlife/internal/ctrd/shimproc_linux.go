@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,40 +17,74 @@ import (
 // mistaken for it). A runc create the shim runs is its child and dies with it (runc's parent
 // death signal): once the shim is gone, no create of its tasks is still in flight.
 type ShimProcess struct {
-	fd int
+	fd  int
+	pid int
+	id  string
 }
 
-// OpenShim finds the process serving on the shim socket (its peer credentials) and holds it.
-// It returns nil, nil when nothing serves there.
-func OpenShim(socket string) (*ShimProcess, error) {
-	conn, err := net.Dial("unix", socket)
-	if err != nil {
-		return nil, nil // no shim: nothing left to wait for
+// FindShims finds and holds the shim processes of containerd namespace ns started for one of
+// ids: a shim's command line names its namespace and, as -id, the task whose NewTask started
+// it (with shims grouped, the group's first task). It finds what asking a socket cannot: a
+// shim that does not answer, such as one whose start was cut by its client's death (containerd
+// gave up on it and removed its bundle before opening the log FIFO the shim opens for writing
+// before it serves, so it waits for a reader forever, its socket listening).
+func FindShims(ns string, ids []string) []*ShimProcess {
+	var out []*ShimProcess
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if err != nil {
+			continue
+		}
+		id, ok := shimOf(pid, ns, ids)
+		if !ok {
+			continue
+		}
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue // gone
+		}
+		if again, ok := shimOf(pid, ns, ids); !ok || again != id {
+			_ = unix.Close(fd) // the PID is another process's now
+			continue
+		}
+		out = append(out, &ShimProcess{fd: fd, pid: pid, id: id})
 	}
-	defer conn.Close()
-	raw, err := conn.(*net.UnixConn).SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return nil, err
-	}
-	if credErr != nil {
-		return nil, fmt.Errorf("shim %s: SO_PEERCRED: %w", socket, credErr)
-	}
-	fd, err := unix.PidfdOpen(int(cred.Pid), 0)
-	if errors.Is(err, unix.ESRCH) {
-		return nil, nil // gone already
-	}
-	if err != nil {
-		return nil, fmt.Errorf("shim %s: pidfd of pid %d: %w", socket, cred.Pid, err)
-	}
-	return &ShimProcess{fd: fd}, nil
+	return out
 }
+
+// shimOf reports whether pid is a shim daemon of namespace ns started for one of ids, and
+// which: its command line is "<…containerd-shim…> … -namespace <ns> … -id <id> …" without an
+// action (start, delete) at the end.
+func shimOf(pid int, ns string, ids []string) (string, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || len(b) == 0 {
+		return "", false
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	if !strings.Contains(filepath.Base(args[0]), "containerd-shim") || flag(args, "-namespace") != ns {
+		return "", false
+	}
+	if last := args[len(args)-1]; last == "start" || last == "delete" {
+		return "", false
+	}
+	id := flag(args, "-id")
+	return id, id != "" && slices.Contains(ids, id)
+}
+
+// flag is the value after name in args ("" if none).
+func flag(args []string, name string) string {
+	if i := slices.Index(args, name); i >= 0 && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
+}
+
+// PID is the shim's process ID.
+func (s *ShimProcess) PID() int { return s.pid }
+
+// ID is the task the shim was started for (its -id).
+func (s *ShimProcess) ID() string { return s.id }
 
 // Wait returns once the shim process has exited, or with ctx's error.
 func (s *ShimProcess) Wait(ctx context.Context) error {
@@ -63,6 +101,48 @@ func (s *ShimProcess) Wait(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// Exited reports whether the shim process has exited, without waiting.
+func (s *ShimProcess) Exited() bool {
+	fds := []unix.PollFd{{Fd: int32(s.fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n > 0
+}
+
+// Kill ends a shim that would not exit and what it would leave behind: its children first (the
+// processes of the tasks it serves, `runc init` of a container created and never started,
+// their loggers: none of them dies with the shim), then the shim. It is the last resort of a
+// caller that has deleted every task it knows the shim serves; Wait then sees the exit.
+func (s *ShimProcess) Kill() error {
+	var errs []error
+	for _, pid := range children(s.pid) {
+		if err := unix.Kill(pid, unix.SIGKILL); err != nil && !errors.Is(err, unix.ESRCH) {
+			errs = append(errs, fmt.Errorf("kill the shim's child %d: %w", pid, err))
+		}
+	}
+	if err := unix.PidfdSendSignal(s.fd, unix.SIGKILL, nil, 0); err != nil && !errors.Is(err, unix.ESRCH) {
+		errs = append(errs, fmt.Errorf("kill the shim %d: %w", s.pid, err))
+	}
+	return errors.Join(errs...)
+}
+
+// children lists the child processes of pid (of each of its threads).
+func children(pid int) []int {
+	var out []int
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, field := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(field); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // Close releases the pidfd.
