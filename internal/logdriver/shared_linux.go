@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -109,6 +110,7 @@ func startDaemon(dir string, deadline time.Time) error {
 		return err
 	}
 	defer r.Close()
+	closeOnExec()
 	cmd := exec.Command(exe, argDaemon, filepath.Clean(dir))
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{w}
@@ -133,6 +135,18 @@ func startDaemon(dir string, deadline time.Time) error {
 		return fmt.Errorf("wait for the shared logger: %w", err)
 	}
 	return nil
+}
+
+// closeOnExec marks every descriptor of this process above stderr close-on-exec: those the shim
+// passed (the container's pipes, the readiness pipe) and any it inherited itself must not stay
+// open in the shared logger.
+func closeOnExec() {
+	entries, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
 }
 
 // daemonMain runs the shared logger of dir; it returns the process's exit status once it has
