@@ -20,6 +20,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/shimgroup"
 )
 
 // Runtime runs pods on one containerd. It is safe for concurrent use. Close it when done: pods
@@ -43,6 +44,9 @@ type Runtime struct {
 
 	specVersions specVersions // crun's spec version, for the built-in crun runtime class
 	speckey      specKeyCache // the state dir's key of spec fingerprints (see speckey.go)
+
+	// shimGroups are the pods' shared shims (Config.Shims ShimShared).
+	shimGroups *shimgroup.Groups
 
 	// stateReal is cfg.StateDir resolved at New (symlinks followed, made absolute): the path
 	// /proc/self/mountinfo shows for what is mounted under it (see realDir).
@@ -101,7 +105,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 // newRuntime returns a Runtime on cfg (with its defaults applied) that is not connected to
 // anything yet: New connects it, and sets its tasks and network.
 func newRuntime(cfg Config, clk clock.Clock) *Runtime {
-	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, reserved: map[string]bool{}, events: eventbus.NewFanOut(), clock: clk, closing: make(chan struct{})}
+	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, reserved: map[string]bool{}, events: eventbus.NewFanOut(), clock: clk, closing: make(chan struct{}), shimGroups: shimgroup.New(cfg.PodsPerShim)}
 	r.control = newControl(r)
 	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
 	return r
