@@ -96,8 +96,9 @@ type Config struct {
 	// 10 MiB, 5 files).
 	Logs LogLimits `json:"logs,omitzero"`
 	// ContainerLogger is the absolute path of the program that writes containers' output to
-	// their log files: containerd's shim runs one beside each container (containerd's binary
-	// log driver), so that the output keeps flowing, and the container keeps running, when the
+	// their log files: containerd's shim runs it beside each container (containerd's binary
+	// log driver), and it hands the output to the state dir's shared logger (the program, run
+	// once), so that the output keeps flowing, and the container keeps running, when the
 	// process that manages the pod is gone. Use the podlife-logger command
 	// (internal/cmd/podlife-logger), or a program of yours that calls containerlogger.Serve
 	// when containerlogger.Invoked (package podlife/containerlogger). Empty: this process copies the output through FIFOs, and a

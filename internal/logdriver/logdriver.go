@@ -1,8 +1,10 @@
 // Package logdriver is the container logger that containerd's shim runs beside each container
 // (containerd's "binary" log driver): the shim starts it with the container's stdout and
-// stderr as fds 3 and 4 and a readiness pipe as fd 5, and it writes them to the container
-// attempt's CRI log file (package crilog), rotated by size. It lives as long as the container's
-// task, whatever becomes of the process that manages the pod.
+// stderr as fds 3 and 4 and a readiness pipe as fd 5. With SharedArgs (podlife's), it hands the
+// pipes to the shared logger of the state dir and exits (see shared.go); the shared logger, or
+// the process itself with Args, writes them to the container attempt's CRI log file (package
+// crilog), rotated by size, as long as the container's task lives, whatever becomes of the
+// process that manages the pod.
 //
 // Of this repository it imports only internal/crilog. It must not import package podlife: it runs
 // in the logger process, which podlife/containerlogger and internal/cmd/podlife-logger start
