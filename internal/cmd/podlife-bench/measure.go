@@ -130,7 +130,7 @@ func (e *env) measureMemory(ctx context.Context, k int, modes []podlife.ShimMode
 		m.ManagerMiBPerPod = max(0, settledRSSMiB()-manager0) / float64(k)
 		m.ContainerdMiBPerPod = max(0, pidRSSMiB(ctrdPID)-ctrd0) / float64(k)
 		m.TotalPerPodMiB = (total+pss)/float64(k) + m.ManagerMiBPerPod + m.ContainerdMiBPerPod
-		if mode == podlife.ShimPerPod {
+		if rep.ProcessRSSWithPodsMiB == 0 { // the first mode's (ShimPerPod by default)
 			rep.ProcessRSSWithPodsMiB = rssMiB()
 		}
 		rep.ShimModes = append(rep.ShimModes, m)
