@@ -15,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/clock"
+	"github.com/podlife/podlife/internal/logdriver"
 	"github.com/podlife/podlife/internal/restart"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
@@ -47,6 +48,9 @@ type Runtime struct {
 
 	// shimGroups are the pods' shared shims (Config.Shims ShimShared).
 	shimGroups *shimgroup.Groups
+	// sharedLogger reports, once asked, whether Config.ContainerLogger knows the shared logger
+	// (an older podlife-logger does not: each container then has its own).
+	sharedLogger func() bool
 
 	// stateReal is cfg.StateDir resolved at New (symlinks followed, made absolute): the path
 	// /proc/self/mountinfo shows for what is mounted under it (see realDir).
@@ -105,7 +109,8 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 // newRuntime returns a Runtime on cfg (with its defaults applied) that is not connected to
 // anything yet: New connects it, and sets its tasks and network.
 func newRuntime(cfg Config, clk clock.Clock) *Runtime {
-	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, reserved: map[string]bool{}, events: eventbus.NewFanOut(), clock: clk, closing: make(chan struct{}), shimGroups: shimgroup.New(cfg.PodsPerShim)}
+	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, reserved: map[string]bool{}, events: eventbus.NewFanOut(), clock: clk, closing: make(chan struct{}), shimGroups: shimgroup.New(cfg.PodsPerShim),
+		sharedLogger: sync.OnceValue(func() bool { return logdriver.SupportsShared(context.Background(), cfg.ContainerLogger) })}
 	r.control = newControl(r)
 	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
 	return r

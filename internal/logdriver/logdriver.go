@@ -50,7 +50,7 @@ func Args(path string, limits crilog.Limits) map[string]string {
 // gives a logger started from Args.
 func IsLogger(args []string) bool {
 	for _, a := range args {
-		if a == argFile || a == argDaemon {
+		if a == argFile || a == argDaemon || a == argProbe {
 			return true
 		}
 	}
@@ -109,6 +109,10 @@ func (c config) check() error {
 func Main() {
 	if args := os.Args[1:]; len(args) == 2 && args[0] == argDaemon {
 		os.Exit(daemonMain(args[1]))
+	}
+	if args := os.Args[1:]; len(args) == 1 && args[0] == argProbe {
+		fmt.Print(probeAnswer)
+		os.Exit(0)
 	}
 	cfg, err := parseArgs(os.Args[1:])
 	if err != nil {

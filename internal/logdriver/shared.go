@@ -1,8 +1,10 @@
 package logdriver
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -22,6 +24,10 @@ const (
 	argShared = "--podlife-log-shared"
 	// argDaemon makes the process the shared logger of the directory that follows it.
 	argDaemon = "--podlife-log-daemon"
+	// argProbe makes the logger say that it knows argShared (an older one fails on it).
+	argProbe = "--podlife-log-probe"
+	// probeAnswer is the answer to argProbe.
+	probeAnswer = "podlife-log-shared\n"
 	// daemonIdle is how long the shared logger waits, writing no container's output, before
 	// it exits.
 	daemonIdle = 2 * time.Second
@@ -39,6 +45,16 @@ func SharedArgs(path string, limits crilog.Limits, stateDir string) map[string]s
 	a := Args(path, limits)
 	a[argShared] = stateDir
 	return a
+}
+
+// SupportsShared reports whether the logger program at path knows SharedArgs: it runs it with
+// the probe argument, which a logger older than the shared logger refuses (and the shim would
+// then start it, fail, and leave the container's output without a reader: an empty log).
+func SupportsShared(ctx context.Context, path string) bool {
+	ctx, cancel := context.WithTimeout(ctx, handOffTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, argProbe).Output()
+	return err == nil && string(out) == probeAnswer
 }
 
 // socketName is the abstract unix socket of the shared logger of dir: abstract, so that no

@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) == 3 && os.Args[1] == argDaemon {
 		os.Exit(daemonMain(os.Args[2]))
 	}
+	if len(os.Args) == 2 && os.Args[1] == argProbe {
+		Main()
+	}
 	os.Exit(m.Run())
 }
 
@@ -271,5 +274,20 @@ func TestSharedLoggerConcurrentStart(t *testing.T) {
 		if got := numbers(t, filepath.Join(dir, fmt.Sprintf("%d.log", i))); !slices.Equal(got, []int{i}) {
 			t.Errorf("log %d: %v", i, got)
 		}
+	}
+}
+
+// The probe tells a logger that knows the shared logger from an older one (or a program that is
+// not a logger), which would fail on its argument.
+func TestSupportsShared(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !SupportsShared(t.Context(), exe) {
+		t.Errorf("this test binary (a logger, see TestMain) not taken for one that knows the shared logger")
+	}
+	if SupportsShared(t.Context(), "/bin/true") {
+		t.Error("/bin/true taken for a logger that knows the shared logger")
 	}
 }
