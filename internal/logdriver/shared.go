@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/podlife/podlife/internal/crilog"
@@ -55,6 +57,17 @@ func SupportsShared(ctx context.Context, path string) bool {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, argProbe).Output()
 	return err == nil && string(out) == probeAnswer
+}
+
+// ShimsSignalByPidfd reports whether the shims of containerd version v (as its Version API
+// says: "2.4.2", "v1.6.20") signal a logger through a pidfd: those of containerd 2.x (built
+// with Go 1.23 or later). A 1.x shim sends the logger its SIGTERM by PID when the task is
+// deleted; a logger that handed its pipes over and exited long before could by then have its
+// PID reused by another process, so with those shims each container keeps its own logger.
+func ShimsSignalByPidfd(v string) bool {
+	major, _, ok := strings.Cut(strings.TrimPrefix(v, "v"), ".")
+	n, err := strconv.Atoi(major)
+	return ok && err == nil && n >= 2
 }
 
 // socketName is the abstract unix socket of the shared logger of dir: abstract, so that no

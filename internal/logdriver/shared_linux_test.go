@@ -291,3 +291,11 @@ func TestSupportsShared(t *testing.T) {
 		t.Error("/bin/true taken for a logger that knows the shared logger")
 	}
 }
+
+func TestShimsSignalByPidfd(t *testing.T) {
+	for v, want := range map[string]bool{"2.4.2+unknown": true, "v2.0.0": true, "v1.6.20": false, "1.7.27": false, "": false, "dev": false} {
+		if got := ShimsSignalByPidfd(v); got != want {
+			t.Errorf("ShimsSignalByPidfd(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
