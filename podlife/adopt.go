@@ -120,7 +120,11 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 		p.log.Info("reading away the output of the previous manager's execs in flight", "fifos", n)
 	}
 	if rec.ShimGroup != "" && p.pause == nil {
-		p.shimOwner.plannedID = rec.ShimGroup
+		if p.sharedGroup != "" {
+			p.sharedGroup = r.shimGroups.Adopt(rec.ShimGroup, p.uid)
+		} else {
+			p.shimOwner.plannedID = rec.ShimGroup
+		}
 	}
 	if err := p.sup.load(); err != nil {
 		p.log.Warn("supervision state unreadable: restart back-off and hook state start afresh", "err", err)

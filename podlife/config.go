@@ -33,6 +33,12 @@ const (
 	ShimPerPod ShimMode = "pod"
 	// ShimPerContainer runs one shim per container.
 	ShimPerContainer ShimMode = "container"
+	// ShimShared (dense mode) runs up to Config.PodsPerShim pods under one runc shim: the least
+	// memory per pod, for small devices. A pod gives up its own shim: a shim that dies (killed,
+	// OOM) takes down the containers of every pod it serves (they restart per their restart
+	// policy, in a new shim), and a pod's containers' exits and execs share that shim's
+	// goroutines with the other pods'. Pods with ShareProcessNamespace keep a shim of their own.
+	ShimShared ShimMode = "shared"
 )
 
 // Config configures a Runtime. The zero value is usable: it connects to the system containerd,
@@ -61,8 +67,10 @@ type Config struct {
 	// (RuntimeClassCrun) is built in when crun is in PATH: the runc shim running crun. A class
 	// named "crun" here replaces the built-in one.
 	RuntimeClasses map[string]RuntimeClass `json:"runtimeClasses,omitempty"`
-	// Shims is ShimPerPod (default) or ShimPerContainer.
+	// Shims is ShimPerPod (default), ShimPerContainer or ShimShared.
 	Shims ShimMode `json:"shims,omitempty"`
+	// PodsPerShim is how many pods share a shim with ShimShared (default 10).
+	PodsPerShim int `json:"podsPerShim,omitempty"`
 	// Network attaches pods; nil means a CNI bridge (cni.BridgeConfig defaults) with its state
 	// under StateDir/cni. A cni.Recorder (the bridge, cni.FromConfList) is kept in each pod's
 	// record, and the pod's network is always released with it, whatever the releasing Runtime's.
@@ -88,8 +96,9 @@ type Config struct {
 	// 10 MiB, 5 files).
 	Logs LogLimits `json:"logs,omitzero"`
 	// ContainerLogger is the absolute path of the program that writes containers' output to
-	// their log files: containerd's shim runs one beside each container (containerd's binary
-	// log driver), so that the output keeps flowing, and the container keeps running, when the
+	// their log files: containerd's shim runs it beside each container (containerd's binary
+	// log driver), and it hands the output to the state dir's shared logger (the program, run
+	// once), so that the output keeps flowing, and the container keeps running, when the
 	// process that manages the pod is gone. Use the podlife-logger command
 	// (internal/cmd/podlife-logger), or a program of yours that calls containerlogger.Serve
 	// when containerlogger.Invoked (package podlife/containerlogger). Empty: this process copies the output through FIFOs, and a
@@ -190,6 +199,9 @@ func (c Config) withDefaults() Config {
 	if c.Shims == "" {
 		c.Shims = ShimPerPod
 	}
+	if c.PodsPerShim == 0 {
+		c.PodsPerShim = 10
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -218,9 +230,12 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("config.stateDir: %q must be an absolute path", c.StateDir))
 	}
 	switch c.Shims {
-	case "", ShimPerPod, ShimPerContainer:
+	case "", ShimPerPod, ShimPerContainer, ShimShared:
 	default:
-		errs = append(errs, fmt.Errorf("config.shims: unsupported value %q: supported values: %q, %q", c.Shims, ShimPerPod, ShimPerContainer))
+		errs = append(errs, fmt.Errorf("config.shims: unsupported value %q: supported values: %q, %q, %q", c.Shims, ShimPerPod, ShimPerContainer, ShimShared))
+	}
+	if c.PodsPerShim < 0 {
+		errs = append(errs, fmt.Errorf("config.podsPerShim: %d must not be negative", c.PodsPerShim))
 	}
 	if c.PauseBinary != "" && !filepath.IsAbs(c.PauseBinary) {
 		errs = append(errs, fmt.Errorf("config.pauseBinary: %q must be an absolute path", c.PauseBinary))

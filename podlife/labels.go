@@ -63,7 +63,9 @@ func (p *podWorker) labels(c *Container) map[string]string {
 // sandbox's ID for the same reason).
 func (p *podWorker) shimGroup() string {
 	switch {
-	case p.rt.cfg.Shims != ShimPerPod:
+	case p.sharedGroup != "" && p.pause == nil:
+		return p.sharedGroup // ShimShared
+	case p.rt.cfg.Shims == ShimPerContainer:
 		return ""
 	case p.pause != nil:
 		return p.pause.id // created first, deleted last
@@ -85,6 +87,9 @@ func (p *podWorker) shimGroup() string {
 // created with its settings (ErrCreateContainerConfig) does not fail the pod: the first waiter
 // starts the shim instead (handOverShim).
 func (p *podWorker) withShim(ctx context.Context, c *Container, fn func() error) error {
+	if g := p.sharedGroup; g != "" && p.pause == nil {
+		return p.rt.shimGroups.Start(ctx, g, func() bool { return p.rt.tasks.shimAnswers(g) }, fn)
+	}
 	if p.shimGroup() == "" || p.pause != nil {
 		return fn() // one shim each, or the pause's task has started the pod's shim
 	}
@@ -182,6 +187,9 @@ func shimSocketPath(address, namespace, group string) string {
 // shim died (containerd, starting again, shuts down a shim whose process exited while it was
 // away) and the next one was started by another task.
 func (p *podWorker) removeStaleShimSocket() {
+	if g := p.sharedGroup; g != "" && p.pause == nil && !p.rt.shimGroups.Release(g, p.uid) {
+		return // other pods' tasks use the shim
+	}
 	if g := p.shimGroup(); g != "" {
 		p.rt.tasks.removeStaleShim(g, p.log)
 	}

@@ -41,7 +41,8 @@ func TestOpenLog(t *testing.T) {
 		}
 	}
 	limits := LogLimits{MaxSize: 1 << 20, MaxFiles: 3}
-	inst := &instance{rt: &Runtime{cfg: Config{ContainerLogger: "/usr/local/bin/podlife-logger", Logs: limits}}, attempt: 2}
+	inst := &instance{rt: &Runtime{cfg: Config{ContainerLogger: "/usr/local/bin/podlife-logger", Logs: limits, StateDir: "/state"},
+		sharedLogger: func() bool { return true }}, attempt: 2}
 	out, err := inst.openLog(dir, "/fifo")
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +51,9 @@ func TestOpenLog(t *testing.T) {
 	if out.logger != "/usr/local/bin/podlife-logger" || out.stdout != nil || out.stderr != nil || inst.log != nil || len(inst.streams) != 0 {
 		t.Errorf("output %+v, writer %v: want the logger alone", out, inst.log)
 	}
-	if out.loggerArgs["--podlife-log-file"] != want || out.loggerArgs["--podlife-log-max-size"] != "1048576" || out.loggerArgs["--podlife-log-max-files"] != "3" {
-		t.Errorf("logger args %v, want the file %s and the limits", out.loggerArgs, want)
+	if out.loggerArgs["--podlife-log-file"] != want || out.loggerArgs["--podlife-log-max-size"] != "1048576" || out.loggerArgs["--podlife-log-max-files"] != "3" ||
+		out.loggerArgs["--podlife-log-shared"] != "/state" {
+		t.Errorf("logger args %v, want the file %s, the limits and the state dir's shared logger", out.loggerArgs, want)
 	}
 	if inst.logPath != want {
 		t.Errorf("logPath %s, want %s", inst.logPath, want)

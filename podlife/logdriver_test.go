@@ -26,12 +26,13 @@ var chattyCommand = `trap 'exit 0' TERM; p=` + strings.Repeat("x", 200) +
 // (64 KiB), so a container whose output still went through its manager would have blocked.
 const bytesAfterGone = 1 << 20
 
-// A container's output is written by the logger the shim runs beside it, not by the managing
-// process: with its manager gone (its Runtime closed, as if its process died), a container
+// A container's output is written by the shared logger its shim's logger handed it to, not by
+// the managing process: with its manager gone (its Runtime closed, as if its process died), a container
 // printing steadily goes on (its heartbeat advances by more than 1 MiB of output), its log file
 // keeps growing, in the CRI format, rotated under the cap with no line lost, and another
-// process reads it meanwhile. The pipes of its stdout and stderr are held by the logger, a
-// child of the shim, and by no descriptor of the manager's process.
+// process reads it meanwhile. The pipes of its stdout and stderr are held by the shared logger,
+// a child of a shim, and by no descriptor of the manager's process; it exits after the pod's
+// removal.
 func TestLogsOutliveManager(t *testing.T) {
 	limits := podlife.LogLimits{MaxSize: 256 << 10, MaxFiles: 3}
 	h := newHarness(t, func(c *podlife.Config) { c.Logs = limits })
@@ -70,17 +71,19 @@ func TestLogsOutliveManager(t *testing.T) {
 		t.Fatalf("WaitReady: %v", err)
 	}
 
-	// The pipes: held by a logger process whose parent is a shim, not by this process.
-	logger := loggerOf(t, logPath)
+	// The pipes: held by the state dir's shared logger, whose parent is a shim (the subreaper
+	// it was left to when the process the shim started for the container handed the pipes
+	// over and exited), not by this process.
+	logger := sharedLoggerOf(t, h.stateDir)
 	if ppid := parentOf(t, logger); !strings.Contains(cmdline(ppid), "containerd-shim") {
-		t.Errorf("the logger's parent %d is %q, want the container's shim", ppid, cmdline(ppid))
+		t.Errorf("the logger's parent %d is %q, want a shim", ppid, cmdline(ppid))
 	}
 	ours := pipeInodes(os.Getpid())
-	for _, fd := range []string{"3", "4"} {
-		pipe, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", logger, fd))
-		if err != nil || !strings.HasPrefix(pipe, "pipe:") {
-			t.Fatalf("logger fd %s is %q (%v), want the container's output pipe", fd, pipe, err)
-		}
+	theirs := pipeInodes(logger)
+	if len(theirs) != 2 {
+		t.Fatalf("the shared logger holds pipes %v (fds %s), want the container's stdout and stderr alone", theirs, fdList(logger))
+	}
+	for pipe := range theirs {
 		if ours[pipe] {
 			t.Errorf("this process (the manager) holds the container's output pipe %s", pipe)
 		}
@@ -188,22 +191,14 @@ func logNumbers(t *testing.T, path string, growing bool) []int {
 	}
 }
 
-// loggerOf finds the container logger process writing path.
-func loggerOf(t *testing.T, path string) int {
+// sharedLoggerOf finds the shared container logger of stateDir (see podlife/containerlogger).
+func sharedLoggerOf(t *testing.T, stateDir string) int {
 	t.Helper()
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		args := strings.Split(cmdline(pid), " ")
-		if i := slices.Index(args, "--podlife-log-file"); i >= 0 && i+1 < len(args) && args[i+1] == path {
-			return pid
-		}
+	pids := podlifetest.Processes("--podlife-log-daemon\x00" + filepath.Clean(stateDir) + "\x00")
+	if len(pids) != 1 {
+		t.Fatalf("shared loggers of %s: %v, want one", stateDir, pids)
 	}
-	t.Fatalf("no container logger process writes %s", path)
-	return 0
+	return pids[0]
 }
 
 func cmdline(pid int) string {
@@ -252,4 +247,16 @@ func waitExited(t *testing.T, pid int) {
 			t.Fatalf("process %d (%s) still runs", pid, cmdline(pid))
 		}
 	}
+}
+
+// fdList describes the descriptors of process pid.
+func fdList(pid int) string {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		l, _ := os.Readlink(filepath.Join(dir, e.Name()))
+		out = append(out, e.Name()+"="+l)
+	}
+	return strings.Join(out, " ")
 }

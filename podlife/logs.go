@@ -43,7 +43,11 @@ func (i *instance) openLog(dir, fifoDir string) (taskOutput, error) {
 	if err := logdriver.MakeFlush(logdriver.FlushPrefix(path)); err != nil {
 		return taskOutput{}, err
 	}
-	return taskOutput{logger: cfg.ContainerLogger, loggerArgs: logdriver.Args(path, cfg.Logs.crilog())}, nil
+	args := logdriver.Args(path, cfg.Logs.crilog())
+	if i.rt.sharedLogger() {
+		args = logdriver.SharedArgs(path, cfg.Logs.crilog(), cfg.StateDir)
+	}
+	return taskOutput{logger: cfg.ContainerLogger, loggerArgs: args}, nil
 }
 
 // openCRILog opens the log file of a container's attempt in dir (limits with their defaults

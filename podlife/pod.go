@@ -62,6 +62,7 @@ type podWorker struct {
 	stopped       chan struct{} // closed when every process is gone and the network released
 	stopErr       error
 	shimOwner     *Container    // the container whose NewTask starts the pod's shim (see withShim)
+	sharedGroup   string        // the shim group shared with other pods (Config.Shims ShimShared)
 	pause         *pause        // the pause of a pod with ShareProcessNamespace, else nil
 	handler       ctrRuntime    // the containerd runtime of its containers and pause (spec.RuntimeClassName)
 	shimReady     chan struct{} // closed once the pod's shim answers
@@ -189,6 +190,9 @@ func assemblePod(r *Runtime, spec, recorded PodSpec, handler ctrRuntime, dir, ui
 	p.shimReady = make(chan struct{})
 	if spec.ShareProcessNamespace {
 		p.pause = &pause{id: newID()}
+	}
+	if r.cfg.Shims == ShimShared && p.pause == nil {
+		p.sharedGroup = r.shimGroups.Acquire(uid, p.shimOwner.plannedID)
 	}
 	p.publish() // the first snapshot, before the loop starts
 	return p

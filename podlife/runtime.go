@@ -15,11 +15,13 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/clock"
+	"github.com/podlife/podlife/internal/logdriver"
 	"github.com/podlife/podlife/internal/restart"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/shimgroup"
 )
 
 // Runtime runs pods on one containerd. It is safe for concurrent use. Close it when done: pods
@@ -43,6 +45,13 @@ type Runtime struct {
 
 	specVersions specVersions // crun's spec version, for the built-in crun runtime class
 	speckey      specKeyCache // the state dir's key of spec fingerprints (see speckey.go)
+
+	// shimGroups are the pods' shared shims (Config.Shims ShimShared).
+	shimGroups *shimgroup.Groups
+	// sharedLogger reports, once asked, whether containers hand their output to the shared
+	// logger: containerd's shims are 2.x and Config.ContainerLogger knows it (an older
+	// podlife-logger does not). Otherwise each container has its own logger.
+	sharedLogger func() bool
 
 	// stateReal is cfg.StateDir resolved at New (symlinks followed, made absolute): the path
 	// /proc/self/mountinfo shows for what is mounted under it (see realDir).
@@ -101,7 +110,14 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 // newRuntime returns a Runtime on cfg (with its defaults applied) that is not connected to
 // anything yet: New connects it, and sets its tasks and network.
 func newRuntime(cfg Config, clk clock.Clock) *Runtime {
-	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, reserved: map[string]bool{}, events: eventbus.NewFanOut(), clock: clk, closing: make(chan struct{})}
+	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, reserved: map[string]bool{}, events: eventbus.NewFanOut(), clock: clk, closing: make(chan struct{}), shimGroups: shimgroup.New(cfg.PodsPerShim)}
+	r.sharedLogger = sync.OnceValue(func() bool {
+		if r.ctrd == nil {
+			return false
+		}
+		v, err := r.ctrd.Version(context.Background())
+		return err == nil && logdriver.ShimsSignalByPidfd(v) && logdriver.SupportsShared(context.Background(), cfg.ContainerLogger)
+	})
 	r.control = newControl(r)
 	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
 	return r

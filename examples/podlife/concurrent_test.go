@@ -292,7 +292,7 @@ func TestConcurrentCommandsSharePrivateContainerd(t *testing.T) {
 
 	// Nothing left: no process using the state dir (supervisors, containerd, shims), no pod
 	// directory, no mounts (rootfs, pinned namespaces), veths, iptables rules or IPAM leases.
-	if procs := processesUsing(state); len(procs) > 0 {
+	if procs := processesLeft(state); len(procs) > 0 {
 		t.Errorf("processes left using %s: %v", state, procs)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(state, "pods")); len(entries) > 0 {

@@ -118,7 +118,7 @@ func TestDebugDetachedPod(t *testing.T) {
 	if r := c.exec("daemon", "stop"); r.code != 0 {
 		t.Errorf("daemon stop: %v", r)
 	}
-	if procs := processesUsing(state); len(procs) > 0 {
+	if procs := processesLeft(state); len(procs) > 0 {
 		t.Errorf("processes left using %s: %v", state, procs)
 	}
 	leaks, err := podlifetest.HostLeaks(state, bridge, network, filepath.Join(state, "cni", "ipam"))

@@ -267,7 +267,7 @@ func TestDetachedPodAcrossProcesses(t *testing.T) {
 	}
 	// Nothing left: no process using the state dir (supervisor, containerd, shims), no mounts,
 	// veths, iptables rules or IPAM leases.
-	if procs := processesUsing(state); len(procs) > 0 {
+	if procs := processesLeft(state); len(procs) > 0 {
 		t.Errorf("processes left using %s: %v", state, procs)
 	}
 	leaks, err := podlifetest.HostLeaks(state, bridge, network, filepath.Join(state, "cni", "ipam"))
@@ -311,6 +311,18 @@ func pipesOf(pid int) []string {
 		}
 	}
 	return out
+}
+
+// processesLeft lists the processes whose command line mentions dir once everything is removed:
+// the state dir's shared container logger exits about 2 s after it last wrote a container's
+// output, so it waits (bounded) for them to go before reporting them.
+func processesLeft(dir string) []string {
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out := processesUsing(dir)
+		if len(out) == 0 || time.Now().After(deadline) {
+			return out
+		}
+	}
 }
 
 // processesUsing lists the processes whose command line mentions dir.

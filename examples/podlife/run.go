@@ -47,6 +47,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	evictPeriod := fs.Duration("eviction-period", 0, "how often pods with an emptyDir sizeLimit or an ephemeral-storage limit are measured, and evicted above it (default the kubelet's 10s; negative: never)")
 	nodefs := fs.String("eviction-nodefs-available", "", `refuse new pods while the state dir's filesystem has less available: "10%" (default, the kubelet's), a quantity ("500Mi"), or "0%" (never)`)
 	replace := fs.Bool("replace", false, "a pod of the manifest that exists with another spec is stopped and removed, then run anew (without it, the run fails naming what differs)")
+	shims := fs.String("shims", "", `runc shims: "pod" (one per pod, the default), "container" (one per container) or "shared" (dense mode: up to -pods-per-shim pods per shim; a shim that dies takes down the containers of all its pods, which restart per their restart policy)`)
+	podsPerShim := fs.Int("pods-per-shim", 0, `with -shims shared, pods per shim (0: 10)`)
 	containerLogger := fs.String("container-logger", "", `the program containerd's shims run beside each container to write its output: "" (podlife-logger beside this program or in PATH, else this program), a path (such as podlife-logger's), or "none" (this process writes the logs: a chatty container blocks once this process is gone)`)
 	c := addCommon(fs)
 	sec := addSecurityFlags(fs)
@@ -104,6 +106,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			cfg.ImagePullBackOff = &podlife.Backoff{Initial: *pullBackoff}
 		}
 		cfg.Eviction = podlife.Eviction{Period: *evictPeriod, NodefsAvailable: *nodefs}
+		cfg.Shims, cfg.PodsPerShim = podlife.ShimMode(*shims), *podsPerShim
 		switch *containerLogger {
 		case "": // this program (see main and common.runtime)
 		case "none":

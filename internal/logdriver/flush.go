@@ -136,3 +136,9 @@ func drained(inputs []io.Reader, timeout time.Duration) {
 
 // copyGrace is how long a copy may take from reading bytes to writing them to its stream.
 const copyGrace = 20 * time.Millisecond
+
+// close closes the pair, ending serve.
+func (f *flusher) close() {
+	_ = f.req.Close()
+	_ = f.ack.Close()
+}

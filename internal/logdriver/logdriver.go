@@ -1,8 +1,10 @@
 // Package logdriver is the container logger that containerd's shim runs beside each container
 // (containerd's "binary" log driver): the shim starts it with the container's stdout and
-// stderr as fds 3 and 4 and a readiness pipe as fd 5, and it writes them to the container
-// attempt's CRI log file (package crilog), rotated by size. It lives as long as the container's
-// task, whatever becomes of the process that manages the pod.
+// stderr as fds 3 and 4 and a readiness pipe as fd 5. With SharedArgs (podlife's), it hands the
+// pipes to the shared logger of the state dir and exits (see shared.go); the shared logger, or
+// the process itself with Args, writes them to the container attempt's CRI log file (package
+// crilog), rotated by size, as long as the container's task lives, whatever becomes of the
+// process that manages the pod.
 //
 // Of this repository it imports only internal/crilog. It must not import package podlife: it runs
 // in the logger process, which podlife/containerlogger and internal/cmd/podlife-logger start
@@ -11,12 +13,10 @@ package logdriver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/containerd/containerd/v2/core/runtime/v2/logging"
@@ -50,7 +50,7 @@ func Args(path string, limits crilog.Limits) map[string]string {
 // gives a logger started from Args.
 func IsLogger(args []string) bool {
 	for _, a := range args {
-		if a == argFile {
+		if a == argFile || a == argDaemon || a == argProbe {
 			return true
 		}
 	}
@@ -61,6 +61,7 @@ func IsLogger(args []string) bool {
 type config struct {
 	path   string
 	limits crilog.Limits
+	shared string // the state directory whose shared logger writes the output; "": this process
 }
 
 func parseArgs(args []string) (config, error) {
@@ -78,6 +79,8 @@ func parseArgs(args []string) (config, error) {
 			c.limits.MaxSize, err = strconv.ParseInt(v, 10, 64)
 		case argMaxFiles:
 			c.limits.MaxFiles, err = strconv.Atoi(v)
+		case argShared:
+			c.shared = v
 		default:
 			return c, fmt.Errorf("unknown argument %q", k)
 		}
@@ -85,24 +88,49 @@ func parseArgs(args []string) (config, error) {
 			return c, fmt.Errorf("%s: %w", k, err)
 		}
 	}
+	return c, c.check()
+}
+
+// check fails a config without a path or with limits crilog cannot keep.
+func (c config) check() error {
 	if c.path == "" {
-		return c, fmt.Errorf("no %s", argFile)
+		return fmt.Errorf("no %s", argFile)
 	}
 	if c.limits.MaxSize < crilog.MinMaxSize || c.limits.MaxFiles < 2 {
-		return c, fmt.Errorf("limits %+v: want a max size of at least %d and at least 2 files", c.limits, crilog.MinMaxSize)
+		return fmt.Errorf("limits %+v: want a max size of at least %d and at least 2 files", c.limits, crilog.MinMaxSize)
 	}
-	return c, nil
+	return nil
 }
 
 // Main runs the logger with the program's arguments and exits: 0 once the container's output
-// has ended (the task was deleted), 1 on an error (printed to stderr).
+// has ended (the task was deleted) or has been handed to the shared logger, 1 on an error
+// (printed to stderr). With the shared logger's arguments (see SharedArgs, and the shared
+// logger's own, which a hand-off gives it), it runs the shared logger.
 func Main() {
+	if args := os.Args[1:]; len(args) == 2 && args[0] == argDaemon {
+		os.Exit(daemonMain(args[1]))
+	}
+	if args := os.Args[1:]; len(args) == 1 && args[0] == argProbe {
+		fmt.Print(probeAnswer)
+		os.Exit(0)
+	}
 	cfg, err := parseArgs(os.Args[1:])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "podlife container logger:", err)
 		os.Exit(2)
 	}
 	logging.Run(func(ctx context.Context, lc *logging.Config, ready func() error) error {
+		if cfg.shared != "" {
+			stdout, okOut := lc.Stdout.(*os.File)
+			stderr, okErr := lc.Stderr.(*os.File)
+			if okOut && okErr {
+				err := handOff(cfg, stdout, stderr)
+				if err == nil {
+					return ready()
+				}
+				fmt.Fprintln(os.Stderr, "podlife container logger: writing the output itself:", err)
+			}
+		}
 		return serve(ctx, cfg, lc.Stdout, lc.Stderr, ready)
 	})
 }
@@ -112,60 +140,21 @@ func Main() {
 // output to nowhere (and report the error when it ends): a container must not die of SIGPIPE,
 // nor block, because its log cannot be written.
 func serve(ctx context.Context, cfg config, stdout, stderr io.Reader, ready func() error) error {
-	var sink func(name string) io.WriteCloser
-	w, openErr := crilog.Open(cfg.path, cfg.limits)
-	if openErr != nil {
-		fmt.Fprintln(os.Stderr, "podlife container logger: the output is dropped:", openErr)
-		sink = func(string) io.WriteCloser { return nopCloser{io.Discard} }
-	} else {
-		sink = w.Stream
-	}
-	fl := openFlush(FlushPrefix(cfg.path))
+	s := openStream(cfg, stdout, stderr)
 	if err := ready(); err != nil {
-		if w != nil {
-			_ = w.Close()
-		}
+		s.abort()
 		return fmt.Errorf("signal readiness: %w", err)
 	}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	streams := map[string]io.WriteCloser{"stdout": sink("stdout"), "stderr": sink("stderr")}
-	if fl != nil {
-		go fl.serve([]io.Reader{stdout, stderr}, []io.Closer{streams["stdout"], streams["stderr"]})
-	}
-	for name, r := range map[string]io.Reader{"stdout": stdout, "stderr": stderr} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := streams[name]
-			_, err := io.Copy(s, r)
-			_ = s.Close() // a trailing line without its newline, marked partial
-			if err != nil && !errors.Is(err, os.ErrClosed) {
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("%s: %w", name, err))
-				mu.Unlock()
-			}
-		}()
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	s.start()
 	select {
-	case <-done:
+	case <-s.done:
 	case <-ctx.Done():
 		select {
-		case <-done:
+		case <-s.done:
 		case <-time.After(drainTimeout):
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if w != nil {
-		errs = append(errs, w.Close())
-	}
-	return errors.Join(append(errs, openErr)...)
+	return s.finish()
 }
 
 type nopCloser struct{ io.Writer }

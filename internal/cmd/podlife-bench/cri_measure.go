@@ -29,6 +29,8 @@ type criReport struct {
 	// CRISteps is where the CRI row's start goes: each kind of call's time (medians), the
 	// other calls and the bench's own file writes in "other".
 	CRISteps map[string]stat `json:"cri_steps"`
+	// Memory is the CRI row's memory with pods running, if measured.
+	Memory *criMemory `json:"memory,omitempty"`
 	// Many is the many-pods-at-once measurement, if run.
 	Many      *manyReport `json:"many,omitempty"`
 	ManyError string      `json:"many_error,omitempty"`
@@ -36,8 +38,9 @@ type criReport struct {
 
 // measureCRI starts the CRI containerd (the same binary as the bench's) and alternates CRI
 // and podlife iterations of the bench pod (one warm-up each, not counted); then, if many > 0,
-// it starts many pods at once on each and removes them all at once.
-func (e *env) measureCRI(ctx context.Context, bin string, n, many int) (rep *criReport, err error) {
+// it starts many pods at once on each and removes them all at once; if memPods > 0, it keeps
+// that many CRI pods running and reads their memory.
+func (e *env) measureCRI(ctx context.Context, bin string, n, many, memPods int) (rep *criReport, err error) {
 	dir := filepath.Join(e.dir, "cri")
 	if err := os.MkdirAll(dir, 0o711); err != nil {
 		return nil, err
@@ -99,6 +102,11 @@ func (e *env) measureCRI(ctx context.Context, bin string, n, many int) (rep *cri
 	}
 	rep.StartRatio = rep.PodlifeStart.Median / rep.CRIStart.Median
 	rep.StopRatio = rep.PodlifeStop.Median / rep.CRIStop.Median
+	if memPods > 0 {
+		if rep.Memory, err = d.measureMemory(ctx, e.runID, memPods); err != nil {
+			return nil, fmt.Errorf("memory: %w", err)
+		}
+	}
 	if many > 0 {
 		if rep.Many, err = e.measureMany(ctx, d, rt, many); err != nil {
 			rep.ManyError, err = err.Error(), nil

@@ -23,6 +23,10 @@ func (r *criReport) print(w io.Writer) {
 	fmt.Fprintf(w, " (CreateContainer and StartContainer: both containers)\n")
 	fmt.Fprintf(w, "the CRI row takes %.2fx podlife's time to start and %.2fx to tear down (medians)\n",
 		1/r.StartRatio, 1/r.StopRatio)
+	if m := r.Memory; m != nil {
+		fmt.Fprintf(w, "CRI memory, %d pods: %d shims %.2f MiB PSS (%.2f RSS) per pod, %d pauses %.2f MiB PSS per pod, containerd +%.2f MiB RSS per pod; total %.2f MiB per pod\n",
+			m.Pods, m.Shims, m.ShimPSSPerPodMiB, m.ShimRSSPerPodMiB, m.Pauses, m.PausePSSPerPodMiB, m.ContainerdMiBPerPod, m.TotalPerPodMiB)
+	}
 	if r.Many != nil {
 		r.Many.print(w)
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/cnipath"
+	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/containerlogger"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
@@ -39,7 +40,8 @@ const image = "podlife.bench/busybox:1"
 func main() {
 	bin := flag.String("containerd", "containerd", "containerd binary to benchmark against")
 	n := flag.Int("n", 10, "iterations per measurement")
-	pods := flag.Int("pods", 5, "pods kept running at once for the memory figures")
+	pods := flag.Int("pods", 5, "pods kept running at once for the memory figures (with cri, on the CRI plugin too)")
+	memModes := flag.String("memory-modes", "pod,container", "shim modes of the memory figures (Config.Shims: pod, container)")
 	asJSON := flag.Bool("json", false, "print JSON instead of a table")
 	probePods := flag.Int("probe-pods", 50, "pods with probes for the probe cost (0: skip it)")
 	execPods := flag.Int("probe-exec-pods", 10, "of the probe pods, how many really run their exec probe (each costs ~0.1 s of CPU a second)")
@@ -67,6 +69,9 @@ func main() {
 	}
 	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, many: *many, only: map[string]bool{},
 		usagePods: *usagePods, usageRounds: *usageRounds, scale: scale, bridge: *bridge, subnet: *subnet}
+	for _, m := range strings.Split(*memModes, ",") {
+		o.memModes = append(o.memModes, podlife.ShimMode(strings.TrimSpace(m)))
+	}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
 		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "cri" && m != "probescale" && m != "manypods" && m != "usage" {
@@ -108,7 +113,8 @@ func (e *env) ns(what string) string { return "plb-" + e.runID + "-" + what }
 type options struct {
 	containerLogger                                string // the -container-logger flag
 	n, pods, probePods, execPods, gated, classPods int
-	many                                           int // pods at once, with cri
+	many                                           int                // pods at once, with cri
+	memModes                                       []podlife.ShimMode // shim modes of the memory figures
 	probeWindow                                    time.Duration
 	usagePods, usageRounds                         int
 	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage
@@ -162,7 +168,7 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		}
 	}
 	if o.only["memory"] {
-		if err := e.measureMemory(ctx, o.pods, rep); err != nil {
+		if err := e.measureMemory(ctx, o.pods, o.memModes, rep); err != nil {
 			return nil, fmt.Errorf("memory: %w", err)
 		}
 	}
@@ -191,7 +197,11 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 	if o.only["cri"] {
 		// A containerd without the CRI plugin (or 1.x, whose config this bench does not
 		// write) leaves the other figures standing.
-		if rep.CRI, err = e.measureCRI(ctx, bin, o.n, o.many); err != nil {
+		memPods := 0
+		if o.only["memory"] {
+			memPods = o.pods
+		}
+		if rep.CRI, err = e.measureCRI(ctx, bin, o.n, o.many, memPods); err != nil {
 			rep.CRIError = err.Error()
 		}
 	}

@@ -95,15 +95,22 @@ func (e *env) measureTimes(ctx context.Context, n int, rep *report) error {
 
 // measureMemory keeps k pods running under each shim mode and reads the shims' PSS and the
 // managing process's RSS.
-func (e *env) measureMemory(ctx context.Context, k int, rep *report) error {
+func (e *env) measureMemory(ctx context.Context, k int, modes []podlife.ShimMode, rep *report) error {
 	rep.Pods = k
 	rep.ProcessRSSMiB = rssMiB()
-	for _, mode := range []podlife.ShimMode{podlife.ShimPerPod, podlife.ShimPerContainer} {
+	ctrdPID := e.ctrd.Daemon.PID()
+	for _, mode := range modes {
 		ns := e.ns("mem-" + string(mode))
 		rt, err := e.runtime(ctx, ns, mode)
 		if err != nil {
 			return err
 		}
+		// A warm-up pod, so that the growth counts pods, not first uses.
+		if err := runRemove(ctx, rt, "mem-warm"); err != nil {
+			rt.Close()
+			return err
+		}
+		manager0, ctrd0 := settledRSSMiB(), pidRSSMiB(ctrdPID)
 		var pods []*podlife.Pod
 		for i := range k {
 			p, err := rt.Run(ctx, benchPod(fmt.Sprintf("mem-%d", i)))
@@ -115,11 +122,15 @@ func (e *env) measureMemory(ctx context.Context, k int, rep *report) error {
 		}
 		shims, pss, rss := shimMemory(ns)
 		m := shimReport{Mode: string(mode), Shims: shims, PSSPerPodMiB: pss / float64(k), RSSPerPodMiB: rss / float64(k)}
+		total := pss
 		m.Loggers, pss, rss = loggerMemory(filepath.Join(e.dir, ns))
 		if m.Loggers > 0 {
 			m.LoggerPSSMiB, m.LoggerRSSMiB = pss/float64(m.Loggers), rss/float64(m.Loggers)
 		}
-		if mode == podlife.ShimPerPod {
+		m.ManagerMiBPerPod = max(0, settledRSSMiB()-manager0) / float64(k)
+		m.ContainerdMiBPerPod = max(0, pidRSSMiB(ctrdPID)-ctrd0) / float64(k)
+		m.TotalPerPodMiB = (total+pss)/float64(k) + m.ManagerMiBPerPod + m.ContainerdMiBPerPod
+		if rep.ProcessRSSWithPodsMiB == 0 { // the first mode's (ShimPerPod by default)
 			rep.ProcessRSSWithPodsMiB = rssMiB()
 		}
 		rep.ShimModes = append(rep.ShimModes, m)
@@ -136,6 +147,15 @@ func (e *env) measureMemory(ctx context.Context, k int, rep *report) error {
 	}
 	rep.ManagerKiBPerPod = (rep.ProcessRSSWithPodsMiB - rep.ProcessRSSMiB) * 1024 / float64(k)
 	return nil
+}
+
+// runRemove runs the bench pod named name on rt and removes it.
+func runRemove(ctx context.Context, rt *podlife.Runtime, name string) error {
+	p, err := rt.Run(ctx, benchPod(name))
+	if err != nil {
+		return err
+	}
+	return p.Remove(ctx)
 }
 
 // checkShims fails if shims of namespace ns outlive their pods; then it removes the host

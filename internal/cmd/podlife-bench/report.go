@@ -46,6 +46,12 @@ type shimReport struct {
 	Loggers      int     `json:"loggers"`
 	LoggerPSSMiB float64 `json:"logger_pss_mib"`
 	LoggerRSSMiB float64 `json:"logger_rss_mib"`
+	// The growth per pod of the managing process's RSS and of its containerd's, settled
+	// (after a collection in this process), and the sum per pod of everything podlife adds:
+	// shims, loggers and both growths (the figure beside the CRI row's).
+	ManagerMiBPerPod    float64 `json:"manager_mib_per_pod"`
+	ContainerdMiBPerPod float64 `json:"containerd_mib_per_pod"`
+	TotalPerPodMiB      float64 `json:"total_per_pod_mib"`
 }
 
 type report struct {
@@ -136,6 +142,8 @@ func (r *report) printMemory(w io.Writer) {
 		if m.Loggers > 0 {
 			fmt.Fprintf(w, "  container loggers (%q): %d, %.2f MiB PSS and %.2f MiB RSS each\n", r.ContainerLogger, m.Loggers, m.LoggerPSSMiB, m.LoggerRSSMiB)
 		}
+		fmt.Fprintf(w, "  per pod: manager +%.2f MiB RSS, its containerd +%.2f MiB RSS; total with shims and loggers %.2f MiB\n",
+			m.ManagerMiBPerPod, m.ContainerdMiBPerPod, m.TotalPerPodMiB)
 	}
 }
 
@@ -177,7 +185,12 @@ func loggerMemory(stateDir string) (n int, pss, rss float64) {
 			continue
 		}
 		args := strings.Split(string(b), "\x00")
-		if i := slices.Index(args, "--podlife-log-file"); i < 0 || i+1 >= len(args) || !strings.HasPrefix(args[i+1], stateDir+"/") {
+		// A logger of one container ("--podlife-log-file <path>"), or the shared logger of
+		// the state dir ("--podlife-log-daemon <dir>").
+		perContainer := slices.Index(args, "--podlife-log-file")
+		shared := slices.Index(args, "--podlife-log-daemon")
+		if (perContainer < 0 || perContainer+1 >= len(args) || !strings.HasPrefix(args[perContainer+1], stateDir+"/")) &&
+			(shared < 0 || shared+1 >= len(args) || filepath.Clean(args[shared+1]) != filepath.Clean(stateDir)) {
 			continue
 		}
 		dir := filepath.Dir(p)
@@ -206,6 +219,21 @@ func shimMemory(ns string) (n int, pss, rss float64) {
 		rss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Rss:") / 1024
 	}
 	return n, pss, rss
+}
+
+// procMemory sums PSS and RSS (MiB) of the processes pids.
+func procMemory(pids []int) (pss, rss float64) {
+	for _, pid := range pids {
+		f := fmt.Sprintf("/proc/%d/smaps_rollup", pid)
+		pss += statusKiB(f, "Pss:") / 1024
+		rss += statusKiB(f, "Rss:") / 1024
+	}
+	return pss, rss
+}
+
+// pidRSSMiB is process pid's resident set.
+func pidRSSMiB(pid int) float64 {
+	return statusKiB(fmt.Sprintf("/proc/%d/status", pid), "VmRSS:") / 1024
 }
 
 // statTable prints the header of a table of timings (median, min, max, ratio) and returns the
