@@ -63,7 +63,11 @@ func (p *podWorker) cutCreates(all []*Container) cutCreates {
 	if p.pause != nil {
 		p.do(func() { tasks = tasks || p.pause.task != nil })
 	}
-	cc.shims = ctrd.FindShims(p.rt.cfg.Namespace, started)
+	if p.sharedGroup == "" || p.pause != nil {
+		// A shim shared with other pods (Config.Shims ShimShared) is never ended here: it
+		// serves their tasks, and its own rule ends it once it serves none.
+		cc.shims = ctrd.FindShims(p.rt.cfg.Namespace, started)
+	}
 	if !tasks {
 		ctx, cancel := context.WithTimeout(p.lifeCtx, cutCreateSettle)
 		defer cancel()
