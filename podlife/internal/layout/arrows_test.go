@@ -45,6 +45,8 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/ocibuild", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/specfp", []string{"podlife/internal/ctrd", "podlife/daemon", "cni"}},
 		{"podlife/internal/eventbus", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
+		{"podlife/internal/usage", []string{"podlife/daemon", "cni"}},
+		{"podlife/internal/logs", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/daemon", []string{"podlife"}},
 		{"podlife/containerlogger", []string{"podlife"}},
 		{"internal/clock", []string{"podlife"}},
