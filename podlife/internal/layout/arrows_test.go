@@ -46,6 +46,7 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/specfp", []string{"podlife/internal/ctrd", "podlife/daemon", "cni"}},
 		{"podlife/internal/eventbus", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/usage", []string{"podlife/daemon", "cni"}},
+		{"podlife/internal/gc", []string{"podlife/daemon"}},
 		{"podlife/internal/logs", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/daemon", []string{"podlife"}},
 		{"podlife/containerlogger", []string{"podlife"}},

@@ -14,6 +14,17 @@ const (
 	DefaultStateDir = "/var/lib/podlife"
 	// LabelPod is the containerd label with a pod's name (podlife.LabelPod).
 	LabelPod = "podlife.io/pod"
+	// LabelPodUID is the containerd label with a pod's UID.
+	LabelPodUID = "podlife.io/pod-uid"
+	// LabelStateDir is the containerd label with the state dir of the Runtime that created
+	// the object: the startup garbage collection deletes only its own state dir's objects.
+	LabelStateDir = "podlife.io/state-dir"
+	// RecordFile is the name of a pod's record in its directory (who manages the pod, what
+	// removing it takes).
+	RecordFile = "pod.json"
+	// SandboxFile is the name of a pod's sandbox record in its directory (its network
+	// attachment).
+	SandboxFile = "sandbox.json"
 )
 
 // PodsDir is the directory of the state dir that holds one directory per pod.
