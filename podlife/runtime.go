@@ -37,7 +37,7 @@ type Runtime struct {
 	probes  probeFanOut // probe results for SubscribeProbes
 	clock   clock.Clock
 	backoff *restart.Tracker
-	control *control
+	control *controlSocket
 	closing chan struct{} // closed by Close
 	conn    connWatch     // the connection to containerd (see reconnect.go)
 

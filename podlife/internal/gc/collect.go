@@ -14,10 +14,10 @@ import (
 	"log/slog"
 
 	"github.com/containerd/errdefs"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/hostmount"
 	"github.com/podlife/podlife/podlife/internal/layout"
@@ -146,7 +146,7 @@ func (r *Collector) collectDirs(ctx context.Context) (known map[string]bool, unr
 	}
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
-		if !e.IsDir() || !poddir.IsRemoving(e.Name()) && !validName(e.Name()) {
+		if !e.IsDir() || !poddir.IsRemoving(e.Name()) && api.CheckName("pod", e.Name()) != nil {
 			continue // not ours
 		}
 		var rec podRecord
@@ -303,10 +303,4 @@ func ipamOwner(path string) string {
 		return ""
 	}
 	return strings.TrimSpace(s.Text())
-}
-
-// validName reports whether name is a valid pod name (a DNS-1123 label, as podlife's
-// PodSpec.Validate requires): a directory of another name in the pods directory is not a pod's.
-func validName(name string) bool {
-	return name != "" && len(validation.IsDNS1123Label(name)) == 0
 }

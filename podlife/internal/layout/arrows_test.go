@@ -47,6 +47,7 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/eventbus", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/usage", []string{"podlife/daemon", "cni"}},
 		{"podlife/internal/gc", []string{"podlife/daemon"}},
+		{"podlife/internal/control", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/logs", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/daemon", []string{"podlife"}},
 		{"podlife/containerlogger", []string{"podlife"}},
