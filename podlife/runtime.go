@@ -94,7 +94,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		}
 		r.network = b
 	}
-	r.collect(ctx) // startup garbage collection (gc.go)
+	r.collect(ctx) // startup garbage collection (package gc)
 	return r, nil
 }
 

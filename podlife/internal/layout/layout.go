@@ -1,7 +1,8 @@
 // Package layout names the few facts about podlife's state dir and containerd objects that
 // packages other than podlife need (podlife/daemon, to stop a state dir's private containerd
-// only when no pod is left). Package podlife spells the same values in its public constants
-// (DefaultStateDir, LabelPod); a test there keeps them equal. It imports nothing of podlife.
+// only when no pod is left; podlife/internal/gc, to tell a pod's objects and records). Package
+// podlife spells the same values in its constants (DefaultStateDir, LabelPod, and its own
+// unexported ones); a test there keeps them equal. It imports nothing of podlife.
 //
 // Its tests also hold the repository's package arrows (arrows_test.go: which package must not
 // import which, checked with go list on the transitive imports).
