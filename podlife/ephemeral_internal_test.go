@@ -191,24 +191,6 @@ func TestFakeEphemeralValidation(t *testing.T) {
 	}
 }
 
-// Through the control socket, only plain fields travel: a spec with others is refused here.
-func TestEphemeralRequestFields(t *testing.T) {
-	spec := EphemeralContainerSpec{TargetContainerName: "t", ContainerSpec: ContainerSpec{Name: "d", Image: "busybox",
-		Command: []string{"sh"}, Args: []string{"-c", "ps"}, Env: []EnvVar{{Name: "A", Value: "b"}}, WorkingDir: "/w", ImagePullPolicy: PullNever}}
-	req, err := newEphemeralRequest("pod", spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := req.spec(); got.Name != "d" || got.TargetContainerName != "t" || got.WorkingDir != "/w" || got.ImagePullPolicy != PullNever ||
-		len(got.Args) != 2 || got.Env[0].Value != "b" {
-		t.Errorf("round trip: %+v", got)
-	}
-	spec.VolumeMounts = []VolumeMount{{Name: "v", MountPath: "/v"}}
-	if _, err := newEphemeralRequest("pod", spec); !errors.Is(err, ErrInvalidSpec) {
-		t.Errorf("a spec with volume mounts: %v, want ErrInvalidSpec", err)
-	}
-}
-
 // checkPinned accepts a process in the cgroup named and in the pinned namespace, and nothing
 // else: another cgroup, another namespace, a process that is gone.
 func TestCheckPinned(t *testing.T) {

@@ -13,6 +13,10 @@ func TestLayoutMatches(t *testing.T) {
 		t.Errorf("layout says state dir %q, label %q; podlife says %q, %q",
 			layout.DefaultStateDir, layout.LabelPod, DefaultStateDir, LabelPod)
 	}
+	if labelPodUID != layout.LabelPodUID || labelStateDir != layout.LabelStateDir || recordFile != layout.RecordFile {
+		t.Errorf("layout says labels %q, %q, record %q; podlife says %q, %q, %q", layout.LabelPodUID,
+			layout.LabelStateDir, layout.RecordFile, labelPodUID, labelStateDir, recordFile)
+	}
 	if got, want := privateDir("/s"), "/s/containerd"; got != want {
 		t.Errorf("privateDir = %q, want %q", got, want)
 	}

@@ -1,12 +1,11 @@
 package podlife
 
 import (
-	"bytes"
 	"io"
-	"time"
 
 	"github.com/podlife/podlife/internal/crilog"
 	"github.com/podlife/podlife/internal/logdriver"
+	"github.com/podlife/podlife/podlife/internal/logs"
 )
 
 // openLog prepares the log file of the instance's attempt in dir (the container's log
@@ -63,27 +62,8 @@ func openCRILog(dir string, attempt int, limits LogLimits) (*crilog.Writer, stri
 	return w, path, nil
 }
 
-// logLine is one parsed line of a CRI log file.
-type logLine struct {
-	Time    time.Time
-	Stream  string
-	Partial bool
-	Text    string
-}
+// logLine is one parsed line of a CRI log file (see logs.Line).
+type logLine = logs.Line
 
-// parseLogLine parses one CRI-format log line (without its newline).
-func parseLogLine(line []byte) (logLine, bool) {
-	parts := bytes.SplitN(line, []byte{' '}, 4)
-	if len(parts) < 3 {
-		return logLine{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, string(parts[0]))
-	if err != nil {
-		return logLine{}, false
-	}
-	ll := logLine{Time: t, Stream: string(parts[1]), Partial: string(parts[2]) == "P"}
-	if len(parts) == 4 {
-		ll.Text = string(parts[3])
-	}
-	return ll, true
-}
+// parseLogLine parses one CRI-format log line (without its newline): logs.ParseLine.
+func parseLogLine(line []byte) (logLine, bool) { return logs.ParseLine(line) }

@@ -1,17 +1,7 @@
 package podlife
 
-import (
-	"k8s.io/apimachinery/pkg/util/validation"
-)
+import "github.com/podlife/podlife/podlife/internal/api"
 
 // checkName returns a *NameError if name is not a DNS-1123 label, the rule PodSpec.Validate
-// applies to pod and container names.
-func checkName(kind, name string) error {
-	if name == "" {
-		return &NameError{Kind: kind, Name: name, Reasons: []string{"must not be empty"}}
-	}
-	if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
-		return &NameError{Kind: kind, Name: name, Reasons: msgs}
-	}
-	return nil
-}
+// applies to pod and container names (see api.CheckName).
+func checkName(kind, name string) error { return api.CheckName(kind, name) }

@@ -58,7 +58,7 @@ func (c *Config) admitPodSecurity(s *PodSpec, ephemerals []ContainerSpec) error 
 	default:
 		return fmt.Errorf("%w: unknown Pod Security level %q", ErrInvalidSpec, c.PodSecurity)
 	}
-	pod := securityPod(s, ephemerals)
+	pod := podsecurity.FromSpec(s, ephemerals)
 	exemptCapabilities(pod, c.AllowedCapabilities)
 	v := podsecurity.Evaluate(level, pod)
 	if v == nil {
@@ -74,19 +74,7 @@ func exemptCapabilities(s *podsecurity.Pod, allowed []string) {
 		return
 	}
 	names, all := ocibuild.CapNames(allowed)
-	exempt := func(sc *podsecurity.SecurityContext) {
-		if sc == nil || sc.Capabilities == nil {
-			return
-		}
-		sc.Capabilities.Add = slices.DeleteFunc(sc.Capabilities.Add, func(c string) bool {
-			return all || slices.Contains(names, api.CapName(c))
-		})
-	}
-	for _, cs := range [][]podsecurity.Container{s.InitContainers, s.Containers, s.EphemeralContainers} {
-		for i := range cs {
-			exempt(cs[i].SecurityContext)
-		}
-	}
+	s.ExemptCapabilities(names, all)
 }
 
 // validatePodSecurity checks the Config's PodSecurity and AllowedCapabilities.

@@ -39,7 +39,7 @@ type Runtime struct {
 	probes  probeFanOut // probe results for SubscribeProbes
 	clock   clock.Clock
 	backoff *restart.Tracker
-	control *control
+	control *controlSocket
 	closing chan struct{} // closed by Close
 	conn    connWatch     // the connection to containerd (see reconnect.go)
 
@@ -103,7 +103,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		}
 		r.network = b
 	}
-	r.collect(ctx) // startup garbage collection (gc.go)
+	r.collect(ctx) // startup garbage collection (package gc)
 	return r, nil
 }
 

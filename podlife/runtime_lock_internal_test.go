@@ -16,7 +16,7 @@ import (
 // the end.
 const stallBound = 30 * time.Second
 
-// A startup garbage collection in another process holds the pods' lock exclusively (gc.go).
+// A startup garbage collection in another process holds the pods' lock exclusively (package gc).
 // A pod start of this Runtime waits for it to create its directory; meanwhile Status, ListPods,
 // Pods, Pod and Close must not wait: Runtime.mu is never held across that lock. The start then
 // finds the runtime closed, fails with ErrClosed, and leaves no directory behind.

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/podlife/podlife/podlife/internal/usage"
 )
 
 // Usage samples the usage of every pod of the state directory, sorted by name, whichever
@@ -25,12 +27,7 @@ func (r *Runtime) Usage(ctx context.Context) ([]PodUsage, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("podlife: usage: %w", err)
 	}
-	type pod struct {
-		name string
-		rec  podRecord
-	}
-	var pods []pod
-	byUID := map[string]int{} // pod UID -> index in pods
+	var pods []usage.Pod
 	for _, e := range entries {
 		if checkName("pod", e.Name()) != nil {
 			continue // not a pod's directory
@@ -42,34 +39,11 @@ func (r *Runtime) Usage(ctx context.Context) ([]PodUsage, error) {
 		if err != nil {
 			return nil, fmt.Errorf("podlife: usage: %w", err)
 		}
-		byUID[rec.UID] = len(pods)
-		pods = append(pods, pod{e.Name(), rec})
+		pods = append(pods, usage.Pod{Name: e.Name(), UID: rec.UID, HostNetwork: rec.HostNetwork})
 	}
-	if len(pods) == 0 {
-		return nil, nil
-	}
-	ctx = r.ctx(ctx)
-	all, err := r.tasks.containers(ctx, nil, labelPodUID, LabelContainer)
+	out, err := usage.SampleAll(r.ctx(ctx), usageSource{r.tasks}, r.log, pods)
 	if err != nil {
 		return nil, fmt.Errorf("podlife: usage: %w", err)
-	}
-	found := make([][]foundContainer, len(pods))
-	for _, f := range all {
-		if i, ok := byUID[f.labels[labelPodUID]]; ok { // not another state directory's
-			found[i] = append(found[i], f)
-		}
-	}
-	var ids []string
-	for _, fs := range found {
-		ids = append(ids, sampledIDs(fs)...)
-	}
-	samples, err := r.tasks.sample(ctx, ids)
-	if err != nil {
-		return nil, fmt.Errorf("podlife: usage: %w", err)
-	}
-	out := make([]PodUsage, len(pods))
-	for i, p := range pods {
-		out[i] = r.usageOf(p.name, p.rec, found[i], samples)
 	}
 	return out, nil
 }

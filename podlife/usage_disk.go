@@ -2,24 +2,15 @@ package podlife
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
+
+	"github.com/podlife/podlife/podlife/internal/usage"
 )
 
 // DiskUsage is what a pod keeps on disk: the kubelet's ephemeral storage (its logs and on-disk
-// volumes in the state directory, its containers' writable layers in the snapshotter's).
-type DiskUsage struct {
-	// Logs is the size of its containers' log files, every attempt's, in bytes.
-	Logs uint64
-	// Volumes is the size of its emptyDir and files volumes on disk, in bytes: a Memory-medium
-	// volume is not counted (its pages are in its writers' memory usage), nor what is mounted
-	// into the volumes' directory from another filesystem.
-	Volumes uint64
-	// WritableLayers is the size of its containers' writable layers (what they wrote outside
-	// their volumes: the snapshotter's upper directories), in bytes, as the snapshotter counts
-	// it; 0 when containerd cannot be asked.
-	WritableLayers uint64
-}
+// volumes in the state directory, its containers' writable layers in the snapshotter's). Its
+// fields are documented at [usage.DiskUsage].
+type DiskUsage = usage.DiskUsage
 
 // DiskUsage measures what the pod keeps on disk: the space its log files and on-disk volumes
 // take (allocated blocks, as du counts them), and its containers' writable layers. It walks those directories, so it costs in
@@ -32,34 +23,14 @@ func (p *Pod) DiskUsage(ctx context.Context) (DiskUsage, error) {
 	if err != nil {
 		return DiskUsage{}, err
 	}
+	var snaps usage.Snapshots // none without containerd: writable layers count as 0
+	if p.rt.ctrd != nil {
+		snaps = p.rt.ctrd
+	}
 	dir := filepath.Join(p.rt.cfg.StateDir, "pods", p.name)
-	var out DiskUsage
-	if out.Logs, err = diskUsage(ctx, filepath.Join(dir, "logs")); err != nil {
-		return DiskUsage{}, fmt.Errorf("pod %q: disk usage: %w", p.name, err)
-	}
-	if out.Volumes, err = diskUsage(ctx, filepath.Join(dir, "volumes")); err != nil {
-		return DiskUsage{}, fmt.Errorf("pod %q: disk usage: %w", p.name, err)
-	}
-	out.WritableLayers = p.rt.writableLayers(ctx, rec.UID)
-	return out, nil
+	return usage.PodDisk(p.rt.ctx(ctx), usageSource{p.rt.tasks}, snaps, p.name, rec.UID, dir)
 }
 
-// writableLayers sums the writable snapshots of the pod uid's containers (their snapshot key is
-// the container's ID); what cannot be measured counts as 0.
-func (r *Runtime) writableLayers(ctx context.Context, uid string) uint64 {
-	if r.ctrd == nil {
-		return 0
-	}
-	ctx = r.ctx(ctx)
-	found, err := r.tasks.containers(ctx, map[string]string{labelPodUID: uid}, LabelContainer)
-	if err != nil {
-		return 0
-	}
-	var n uint64
-	for _, id := range sampledIDs(found) {
-		if size, err := r.ctrd.SnapshotUsage(ctx, id); err == nil && size > 0 {
-			n += uint64(size)
-		}
-	}
-	return n
-}
+// diskUsage is the space the files under root take (see usage.Disk): the pod worker's
+// measure of its volumes and logs for eviction.
+func diskUsage(ctx context.Context, root string) (uint64, error) { return usage.Disk(ctx, root) }

@@ -1,7 +1,8 @@
 // Package layout names the few facts about podlife's state dir and containerd objects that
 // packages other than podlife need (podlife/daemon, to stop a state dir's private containerd
-// only when no pod is left). Package podlife spells the same values in its public constants
-// (DefaultStateDir, LabelPod); a test there keeps them equal. It imports nothing of podlife.
+// only when no pod is left; podlife/internal/gc, to tell a pod's objects and records). Package
+// podlife spells the same values in its constants (DefaultStateDir, LabelPod, and its own
+// unexported ones); a test there keeps them equal. It imports nothing of podlife.
 //
 // Its tests also hold the repository's package arrows (arrows_test.go: which package must not
 // import which, checked with go list on the transitive imports).
@@ -14,6 +15,17 @@ const (
 	DefaultStateDir = "/var/lib/podlife"
 	// LabelPod is the containerd label with a pod's name (podlife.LabelPod).
 	LabelPod = "podlife.io/pod"
+	// LabelPodUID is the containerd label with a pod's UID.
+	LabelPodUID = "podlife.io/pod-uid"
+	// LabelStateDir is the containerd label with the state dir of the Runtime that created
+	// the object: the startup garbage collection deletes only its own state dir's objects.
+	LabelStateDir = "podlife.io/state-dir"
+	// RecordFile is the name of a pod's record in its directory (who manages the pod, what
+	// removing it takes).
+	RecordFile = "pod.json"
+	// SandboxFile is the name of a pod's sandbox record in its directory (its network
+	// attachment).
+	SandboxFile = "sandbox.json"
 )
 
 // PodsDir is the directory of the state dir that holds one directory per pod.

@@ -15,7 +15,7 @@ import (
 )
 
 // A pod's directory is created under the shared lock of StateDir/pods.lock, held until its
-// pod.json is written; startup garbage collection (podlife's gc.go) takes the lock exclusively. So a
+// pod.json is written; startup garbage collection (podlife/internal/gc) takes the lock exclusively. So a
 // directory without pod.json that the collector sees while it holds the lock was left by a
 // process that died between the two steps, never one that a live process is filling in.
 

@@ -1,8 +1,8 @@
 // Package podsecurity evaluates a pod against the Kubernetes Pod Security Standards with the API
 // server's own checks (k8s.io/pod-security-admission, at version "latest"). It takes the pod as
-// plain data, the fields the checks read (Pod), and builds their core/v1 form itself, so that
-// package podlife, which fills Pod from its PodSpec, does not import k8s.io/api. It must not
-// import podlife.
+// plain data, the fields the checks read (Pod, which FromSpec fills from a podlife spec of
+// package podlife/internal/api), and builds their core/v1 form itself, so that package podlife
+// does not import k8s.io/api. It must not import podlife.
 package podsecurity
 
 import (

@@ -1,9 +1,11 @@
-package podlife
+package control
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -15,10 +17,47 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
+// newTestServer serves a control socket in a new state dir whose requests name no pod it has:
+// each is answered as package podlife answers a pod it does not manage.
+func newTestServer(t *testing.T) *Server {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "plf-ctl-") // short: a socket's path is at most 107 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := New(Config{
+		Socket: filepath.Join(dir, "control", SocketName(os.Getpid(), "test")),
+		Log:    slog.New(slog.DiscardHandler),
+		Do: func(req Request) error {
+			return fmt.Errorf("pod %q: %w", req.Pod, api.ErrNotFound)
+		},
+		Checks:    testChecks,
+		SecureDir: func(string, *slog.Logger) error { return nil },
+		Alive:     alive,
+	})
+	c.Listen()
+	t.Cleanup(func() {
+		c.Close()
+		os.RemoveAll(dir)
+	})
+	return c
+}
+
+// alive reports whether process pid lives (signal 0 reaches it).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
 // dialControl sends raw to the control socket and returns the reply.
-func dialControl(t *testing.T, sock string, raw []byte) controlReply {
+func dialControl(t *testing.T, sock string, raw []byte) Reply {
 	t.Helper()
 	conn, err := net.Dial("unix", sock)
 	if err != nil {
@@ -26,35 +65,34 @@ func dialControl(t *testing.T, sock string, raw []byte) controlReply {
 	}
 	defer conn.Close()
 	go func() { _, _ = conn.Write(raw) }() // the server may stop reading at its cap
-	var reply controlReply
+	var reply Reply
 	if err := json.NewDecoder(conn).Decode(&reply); err != nil {
 		t.Fatalf("no reply: %v", err)
 	}
 	return reply
 }
 
-// A request is one line of at most maxControlRequest bytes: a larger one is refused with a
+// A request is one line of at most maxRequest bytes: a larger one is refused with a
 // clear error, not read without end; a bad one is refused with what is wrong.
 func TestControlRequestCapped(t *testing.T) {
-	r, _, _ := newFakeRuntime(t)
-	r.control.listen()
-	sock := r.control.path()
+	c := newTestServer(t)
+	sock := c.Path()
 	if sock == "" {
 		t.Fatal("no control socket")
 	}
-	huge := append(bytes.Repeat([]byte(" "), maxControlRequest), []byte(`{"op":"stop","pod":"x"}`+"\n")...)
+	huge := append(bytes.Repeat([]byte(" "), maxRequest), []byte(`{"op":"stop","pod":"x"}`+"\n")...)
 	if got := dialControl(t, sock, huge); !strings.Contains(got.Error, "request larger than 65536 bytes") {
 		t.Errorf("oversized request: reply %+v, want the size error", got)
 	}
 	for raw, want := range map[string]string{
-		`{"op":"stop","pod":"../x"}` + "\n":              `invalid pod name "../x"`,
-		`{"op":"exec","pod":"x"}` + "\n":                 `unknown op "exec"`,
-		`{"op":"stop","pod":"x","grace":-1}` + "\n":      "negative grace period",
-		`{"op":"stop","pod":"x","extra":1}` + "\n":       "unknown field",
-		`{"op":"stop","pod":"x"}{"op":"stop"}` + "\n":    "more than one value",
-		`{"op":"stop","pod":"nothing-here"}` + "\n":      "not found",
-		`{"op":"remove","pod":"x","grace":5}` + "\n":     "not found",
-		strings.Repeat(" ", maxControlRequest-2) + "{\n": "bad request",
+		`{"op":"stop","pod":"../x"}` + "\n":           `invalid pod name "../x"`,
+		`{"op":"exec","pod":"x"}` + "\n":              `unknown op "exec"`,
+		`{"op":"stop","pod":"x","grace":-1}` + "\n":   "negative grace period",
+		`{"op":"stop","pod":"x","extra":1}` + "\n":    "unknown field",
+		`{"op":"stop","pod":"x"}{"op":"stop"}` + "\n": "more than one value",
+		`{"op":"stop","pod":"nothing-here"}` + "\n":   "not found",
+		`{"op":"remove","pod":"x","grace":5}` + "\n":  "not found",
+		strings.Repeat(" ", maxRequest-2) + "{\n":     "bad request",
 	} {
 		got := dialControl(t, sock, []byte(raw))
 		if !strings.Contains(got.Error, want) {
@@ -87,14 +125,13 @@ func TestControlPeerRefused(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (a child process of another uid)")
 	}
-	r, _, _ := newFakeRuntime(t)
-	r.control.listen()
-	sock := r.control.path()
+	c := newTestServer(t)
+	sock := c.Path()
 	if sock == "" {
 		t.Fatal("no control socket")
 	}
 	// Open the way to the socket for everyone: only the peer check is left.
-	for _, p := range []string{r.cfg.StateDir, filepath.Dir(sock)} {
+	for _, p := range []string{filepath.Dir(filepath.Dir(sock)), filepath.Dir(sock)} {
 		if err := os.Chmod(p, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +149,7 @@ func TestControlPeerRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(binDir)
-	bin := filepath.Join(binDir, "podlife.test")
+	bin := filepath.Join(binDir, "control.test")
 	if b, err := os.ReadFile(self); err != nil || os.WriteFile(bin, b, 0o755) != nil || os.Chmod(binDir, 0o755) != nil {
 		t.Fatalf("copy the test binary: %v", err)
 	}
@@ -141,54 +178,6 @@ func TestControlPeerRefused(t *testing.T) {
 	}
 }
 
-// A state dir of ours with a looser mode is set to 0700, with a warning; one of another user is
-// refused.
-func TestSecureDir(t *testing.T) {
-	dir, err := os.MkdirTemp("", "plf-sd-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(&logs, nil))
-	if err := secureDir(dir, log); err != nil {
-		t.Fatalf("secureDir on a 0755 dir of ours: %v", err)
-	}
-	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
-		t.Errorf("mode after secureDir: %v %v, want 0700", fi.Mode(), err)
-	}
-	if !strings.Contains(logs.String(), "its mode was set to 0700") || !strings.Contains(logs.String(), "was=0755") {
-		t.Errorf("log %q, want the warning with the old mode", logs.String())
-	}
-	logs.Reset()
-	if err := secureDir(dir, log); err != nil || logs.Len() > 0 {
-		t.Errorf("secureDir on a 0700 dir: %v, log %q; want nothing to do", err, logs.String())
-	}
-	// The control socket's directory, made 0755 before the first pod, ends 0700.
-	r, _, _ := newFakeRuntime(t)
-	ctl := filepath.Join(r.cfg.StateDir, "control")
-	if err := os.Mkdir(ctl, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r.control.listen()
-	if fi, err := os.Stat(ctl); err != nil || fi.Mode().Perm() != 0o700 || r.control.path() == "" {
-		t.Errorf("control dir after listen: %v %v, socket %q; want 0700 and serving", fi.Mode(), err, r.control.path())
-	}
-
-	if os.Geteuid() != 0 {
-		return
-	}
-	if err := os.Chown(dir, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
-	if err := secureDir(dir, log); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
-		t.Errorf("secureDir on another user's dir = %v, want it refused", err)
-	}
-}
-
 // The stale-socket sweep removes the socket of a process that is gone, and leaves alone one
 // that does not answer yet but whose process lives (bound, not yet listening), and any socket
 // whose name says no PID.
@@ -214,7 +203,7 @@ func TestRemoveStaleSockets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	removeStaleSockets(dir)
+	removeStaleSockets(dir, alive)
 	for name, kept := range files {
 		_, err := os.Stat(filepath.Join(dir, name))
 		if got := err == nil; got != kept {

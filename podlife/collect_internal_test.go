@@ -1,12 +1,15 @@
 package podlife
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 )
 
-// The startup GC's containerd part on the fake runtime: the containers and lease of a pod of
-// this state dir without a record are deleted (task killed, container and snapshot deleted);
-// those of a pod with a record, and those of another state dir, are left alone.
+// The startup GC on the fake runtime, through the Runtime's adapter of its containerd seam
+// (gcTasks): the containers and lease of a pod of this state dir without a record are deleted
+// (task killed, container and snapshot deleted); those of a pod with a record, and those of
+// another state dir, are left alone.
 func TestFakeStartupGCContainerd(t *testing.T) {
 	ctx := testCtx(t)
 	r, f, clk := newFakeRuntime(t)
@@ -30,11 +33,13 @@ func TestFakeStartupGCContainerd(t *testing.T) {
 		t.Fatal(err)
 	}
 	keptLease, orphanLease := kept.w.leaseID(), orphan.w.leaseID()
-	known := map[string]bool{kept.w.uid: true} // orphan's record is gone
 	closeManager(t, r)
+	if err := os.Remove(filepath.Join(r.cfg.StateDir, "pods", "orphan", recordFile)); err != nil {
+		t.Fatal(err)
+	}
 
 	g := newFakeAdopter(t, r, f, clk)
-	g.collectContainerd(ctx, known)
+	g.collect(ctx)
 	calls := f.history()
 	if f.index("purge orphan-c") < 0 {
 		t.Errorf("the orphan's container was not deleted; calls: %q", calls)

@@ -1,4 +1,4 @@
-package podlife
+package logs
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func TestFollowAcrossRotation(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		followLogFiles(ctx, func() string { return path }, func(s string) { printed <- s })
+		Follow(ctx, func() string { return path }, func(s string) { printed <- s })
 	}()
 	await := func(want string) {
 		t.Helper()

@@ -1,4 +1,4 @@
-package podlife
+package control
 
 import (
 	"bytes"
@@ -7,11 +7,32 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/podlife/podlife/podlife/internal/api"
 )
+
+// testChecks stand for package podlife's checks: a condition of a known status whose type is
+// not Ready and has at most one slash, a positive deadline.
+var testChecks = Checks{
+	Condition: func(_ string, t api.ConditionType, s api.ConditionStatus) error {
+		if t == "" || t == "Ready" || strings.Count(string(t), "/") > 1 ||
+			(s != api.ConditionTrue && s != api.ConditionFalse && s != api.ConditionUnknown) {
+			return errors.New("invalid condition")
+		}
+		return nil
+	},
+	Deadline: func(_ string, d time.Duration) error {
+		if d <= 0 {
+			return errors.New("invalid deadline")
+		}
+		return nil
+	},
+}
 
 // FuzzControlRequest: the control request parser never panics, accepts only a known op, a valid
 // pod name and a grace period that is not negative, and what it accepts reads back the same once
-// encoded as a client encodes it. readControlRequest agrees with it on a line within the cap.
+// encoded as a client encodes it. readRequest agrees with it on a line within the cap.
 func FuzzControlRequest(f *testing.F) {
 	for _, seed := range []string{
 		`{"op":"stop","pod":"web"}`,
@@ -41,18 +62,18 @@ func FuzzControlRequest(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		req, err := parseControlRequest(b)
+		req, err := parseRequest(b, testChecks)
 		if err == nil {
 			if req.Op != "stop" && req.Op != "remove" && req.Op != "condition" && req.Op != "ephemeral" {
 				t.Fatalf("accepted op %q", req.Op)
 			}
-			if c := req.Condition; req.Op == "condition" && (c == nil || validateCondition(req.Pod, c.Type, c.Status) != nil) {
+			if c := req.Condition; req.Op == "condition" && (c == nil || testChecks.Condition(req.Pod, c.Type, c.Status) != nil) {
 				t.Fatalf("accepted condition %+v", c)
 			}
 			if req.Op == "ephemeral" && req.Ephemeral.check() != nil {
 				t.Fatalf("accepted ephemeral container %+v", req.Ephemeral)
 			}
-			if err := checkName("pod", req.Pod); err != nil {
+			if err := api.CheckName("pod", req.Pod); err != nil {
 				t.Fatalf("accepted pod name: %v", err)
 			}
 			if req.Grace != nil && *req.Grace < 0 {
@@ -62,32 +83,32 @@ func FuzzControlRequest(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := parseControlRequest(enc)
+			again, err := parseRequest(enc, testChecks)
 			if err != nil || !reflect.DeepEqual(again, req) {
 				t.Fatalf("round trip: %+v, %v; want %+v", again, err, req)
 			}
 		}
-		if len(b)+1 > maxControlRequest || bytes.IndexByte(b, '\n') >= 0 {
+		if len(b)+1 > maxRequest || bytes.IndexByte(b, '\n') >= 0 {
 			return
 		}
-		got, rerr := readControlRequest(bytes.NewReader(append(b[:len(b):len(b)], '\n')))
+		got, rerr := readRequest(bytes.NewReader(append(b[:len(b):len(b)], '\n')), testChecks)
 		if (rerr == nil) != (err == nil) || !reflect.DeepEqual(got, req) {
-			t.Fatalf("readControlRequest = %+v, %v; parseControlRequest = %+v, %v", got, rerr, req, err)
+			t.Fatalf("readRequest = %+v, %v; parseRequest = %+v, %v", got, rerr, req, err)
 		}
 	})
 }
 
-// readControlRequest refuses a line longer than the cap, and one that ends before its newline.
-func TestReadControlRequestCap(t *testing.T) {
+// readRequest refuses a line longer than the cap, and one that ends before its newline.
+func TestReadRequestCap(t *testing.T) {
 	line := `{"op":"stop","pod":"web"}`
-	pad := strings.Repeat(" ", maxControlRequest-len(line)-1)
-	if req, err := readControlRequest(strings.NewReader(pad + line + "\n")); err != nil || req.Pod != "web" {
+	pad := strings.Repeat(" ", maxRequest-len(line)-1)
+	if req, err := readRequest(strings.NewReader(pad+line+"\n"), testChecks); err != nil || req.Pod != "web" {
 		t.Errorf("a request of exactly the cap: %+v, %v", req, err)
 	}
-	if _, err := readControlRequest(strings.NewReader(pad + " " + line + "\n")); !errors.Is(err, errRequestTooLarge) {
+	if _, err := readRequest(strings.NewReader(pad+" "+line+"\n"), testChecks); !errors.Is(err, errRequestTooLarge) {
 		t.Errorf("a request one byte over the cap: %v, want errRequestTooLarge", err)
 	}
-	if _, err := readControlRequest(strings.NewReader(line)); err == nil {
+	if _, err := readRequest(strings.NewReader(line), testChecks); err == nil {
 		t.Errorf("a request without its newline was accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package podlife
+package usage
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"syscall"
 )
 
-// diskUsage is the space the files under root take (st_blocks, hard links counted once),
+// Disk is the space the files under root take (st_blocks, hard links counted once),
 // staying on root's filesystem; 0 if root does not exist. A file removed during the walk is
 // skipped. ctx ending stops the walk.
-func diskUsage(ctx context.Context, root string) (uint64, error) {
+func Disk(ctx context.Context, root string) (uint64, error) {
 	st, err := os.Lstat(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil

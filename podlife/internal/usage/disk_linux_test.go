@@ -1,4 +1,4 @@
-package podlife
+package usage
 
 import (
 	"context"
@@ -32,14 +32,14 @@ func TestDiskUsageCountsBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	sparse.Close()
-	n, err := diskUsage(context.Background(), dir)
+	n, err := Disk(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n < 1<<20 || n > 1<<20+64<<10 {
 		t.Errorf("disk usage %d, want 1 MiB and its directories' blocks", n)
 	}
-	if n, err := diskUsage(context.Background(), filepath.Join(dir, "missing")); n != 0 || err != nil {
+	if n, err := Disk(context.Background(), filepath.Join(dir, "missing")); n != 0 || err != nil {
 		t.Errorf("a missing directory: %d, %v", n, err)
 	}
 }

@@ -1,4 +1,4 @@
-package podlife
+package usage
 
 import (
 	"testing"
