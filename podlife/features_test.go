@@ -170,14 +170,17 @@ func TestHookKinds(t *testing.T) {
 	}
 }
 
-// hostNetwork: no pod IP of its own, the host's hostname.
+// hostNetwork: no pod IP of its own, the host's hostname; /etc/hosts is the host's with the
+// pod's hostAliases after it, as the kubelet writes it (conformance: "should write entries to
+// /etc/hosts when hostNetwork is enabled").
 func TestHostNetwork(t *testing.T) {
 	h := newHarness(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "hostnet", HostNetwork: true, TerminationGracePeriod: ptr(5 * time.Second),
-		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
+		HostAliases: []podlife.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar"}}},
+		Containers:  []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -189,6 +192,11 @@ func TestHostNetwork(t *testing.T) {
 	host, _ := os.Hostname()
 	if err != nil || strings.TrimSpace(string(res.Output)) != host {
 		t.Errorf("hostname in a hostNetwork pod: %q (%v), want the host's %q", res.Output, err, host)
+	}
+	res, err = execOutput(ctx, pod, "app", []string{"cat", "/etc/hosts"})
+	hostHosts, _ := os.ReadFile("/etc/hosts")
+	if want := string(hostHosts) + "\n# Entries added by HostAliases.\n123.45.67.89\tfoo\tbar\n"; err != nil || string(res.Output) != want {
+		t.Errorf("/etc/hosts of a hostNetwork pod: %q (%v), want %q", res.Output, err, want)
 	}
 }
 

@@ -113,7 +113,15 @@ func (s *podSandbox) writeEtc() error {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(s.etc("hosts"), hosts, 0o644)
+		// As the kubelet's (nodeHostsFileContent): the host's file, then the pod's hostAliases.
+		b := bytes.NewBuffer(hosts)
+		if len(spec.HostAliases) > 0 {
+			b.WriteString("\n# Entries added by HostAliases.\n")
+		}
+		for _, a := range spec.HostAliases {
+			fmt.Fprintf(b, "%s\t%s\n", a.IP, strings.Join(a.Hostnames, "\t"))
+		}
+		return os.WriteFile(s.etc("hosts"), b.Bytes(), 0o644)
 	}
 	return os.WriteFile(s.etc("hosts"), s.hosts(), 0o644)
 }

@@ -195,7 +195,7 @@ const (
 // e2eImages are the images the focus uses that can be built here. agnhost is agnhost on
 // busybox as upstream's Dockerfile has it (/agnhost, the /agnhost-2 symlink, entrypoint
 // /agnhost with Cmd pause, the user-defined-in-image user 1000 and group 50000), with a curl
-// of busybox wget (curlShim); pause is agnhost's pause subcommand (the same process: it waits
+// of busybox wget (curlShim) and a bash of busybox ash (bashShim); pause is agnhost's pause subcommand (the same process: it waits
 // for a signal and exits 0). Not built: nginx and the other images of the manifest; their
 // specs fail to pull.
 var e2eImages = []e2eImage{
@@ -223,7 +223,7 @@ func (img e2eImage) options(agnhost, nnp []byte) []podlifetest.BusyboxOption {
 	case agnhostImage:
 		return []podlifetest.BusyboxOption{
 			podlifetest.WithExecutable("agnhost", agnhost), podlifetest.WithSymlink("agnhost-2", "agnhost"),
-			podlifetest.WithExecutable("usr/bin/curl", []byte(curlShim)),
+			podlifetest.WithExecutable("usr/bin/curl", []byte(curlShim)), podlifetest.WithExecutable("bin/bash", []byte(bashShim)),
 			podlifetest.WithFile("etc/passwd", []byte(agnhostPasswd)), podlifetest.WithFile("etc/group", []byte(agnhostGroup)),
 			podlifetest.WithEntrypoint("/agnhost"), podlifetest.WithCmd("pause"),
 		}
@@ -254,6 +254,14 @@ while [ $# -gt 0 ]; do
   shift
 done
 exec wget -q ${timeout:+-T "$timeout"} -O "$out" "$url"
+`
+
+// bashShim is the agnhost image's bash: upstream's image is Alpine with bash, which some specs
+// run as "/bin/bash -c SCRIPT" (the probe specs' SIGTERM traps); their scripts are POSIX sh,
+// which busybox ash runs.
+const bashShim = `#!/bin/sh
+# bash stand-in (podlife's agnhost test image): busybox ash.
+exec /bin/sh "$@"
 `
 
 // pushTestImages builds e2eImages and pushes them to reg, through a containerd namespace of

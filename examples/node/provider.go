@@ -121,7 +121,8 @@ func handledByCluster(path string) bool {
 // non-optional ConfigMap or Secret does not exist (yet) waits Pending for it, as on a kubelet
 // (waiting.go). A pod that cannot run is refused with an error that virtual-kubelet reports as
 // the pod's ProviderFailed status; each offending field is also recorded as a ProviderFailed
-// event.
+// event. A refusal the kubelet's admission makes too (a forbidden sysctl) is reported as the
+// kubelet reports it: Failed, with its reason (rejected.go).
 //
 // CreatePod returns once podlife has admitted the pod: its start sequence goes on in a
 // goroutine of the provider (starting.go), so that pods whose start never finishes do not hold
@@ -181,6 +182,9 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 			pr.removeVolumes(spec.Name)
 			pr.forget(spec.Name)
 			pr.unregister(k, e)
+			if reason, message, ok := kubeletRejects(err); ok { // rejected.go
+				return pr.reject(k, pod, reason, message)
+			}
 			pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
 			return fmt.Errorf("start pod %s as %s: %w", k, spec.Name, err)
 		}
