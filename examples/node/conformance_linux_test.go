@@ -239,7 +239,8 @@ func (img e2eImage) options(agnhost, nnp []byte) []podlifetest.BusyboxOption {
 }
 
 // curlShim is the agnhost image's curl: upstream's image is Alpine with curl, which the suite's
-// hooks and probes call as "curl [flags] URL" for a GET; busybox's wget does the same.
+// hooks and probes call as "curl [flags] URL" for a GET; busybox's wget does the same. Its
+// timeout is busybox's timeout applet: the wget of Debian's busybox 1.35 segfaults with -T.
 const curlShim = `#!/bin/sh
 # curl stand-in (podlife's agnhost test image): a GET with busybox wget.
 url=; out=-; timeout=
@@ -253,7 +254,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-exec wget -q ${timeout:+-T "$timeout"} -O "$out" "$url"
+exec ${timeout:+timeout "$timeout"} wget -q -O "$out" "$url"
 `
 
 // bashShim is the agnhost image's bash: upstream's image is Alpine with bash, which some specs
