@@ -121,8 +121,8 @@ func handledByCluster(path string) bool {
 // non-optional ConfigMap or Secret does not exist (yet) waits Pending for it, as on a kubelet
 // (waiting.go). A pod that cannot run is refused with an error that virtual-kubelet reports as
 // the pod's ProviderFailed status; each offending field is also recorded as a ProviderFailed
-// event. A refusal the kubelet's admission makes too (a forbidden sysctl) is reported as the
-// kubelet reports it: Failed, with its reason (rejected.go).
+// event. A refusal the kubelet's admission makes too (another OS, a forbidden sysctl) is
+// reported as the kubelet reports it: Failed, with its reason (rejected.go).
 //
 // CreatePod returns once podlife has admitted the pod: its start sequence goes on in a
 // goroutine of the provider (starting.go), so that pods whose start never finishes do not hold
@@ -134,6 +134,9 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	pr.mu.Unlock()
 	if exists {
 		return nil
+	}
+	if reason, message := admitOS(pod); reason != "" { // rejected.go
+		return pr.reject(k, pod, reason, message)
 	}
 	if err := pr.services.wait(ctx, pr.log); err != nil {
 		return err

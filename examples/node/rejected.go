@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,9 +15,26 @@ import (
 // and records the same reason as an event. podlife-node does the same for the refusals of
 // podlife that have a kubelet counterpart; other refusals stay virtual-kubelet's ProviderFailed.
 
-// reasonSysctlForbidden is the kubelet's reason for a pod with a sysctl its node does not allow
-// (pkg/kubelet/sysctl: ForbiddenReason).
-const reasonSysctlForbidden = "SysctlForbidden"
+// The kubelet's rejection reasons (pkg/kubelet/sysctl ForbiddenReason, pkg/kubelet/lifecycle).
+const (
+	reasonSysctlForbidden               = "SysctlForbidden"
+	reasonPodOSNotSupported             = "PodOSNotSupported"
+	reasonPodOSSelectorNodeLabelNoMatch = "PodOSSelectorNodeLabelDoesNotMatch"
+)
+
+// admitOS is the kubelet's OS admission (lifecycle.rejectPodAdmissionBasedOnOSSelector and
+// ...OSField): a pod labelled kubernetes.io/os (its label, as the kubelet reads it) or whose
+// spec.os names another OS than this node's is rejected. It returns the reason and message,
+// "" when the pod is admitted.
+func admitOS(pod *corev1.Pod) (reason, message string) {
+	if os, ok := pod.Labels[corev1.LabelOSStable]; ok && os != runtime.GOOS {
+		return reasonPodOSSelectorNodeLabelNoMatch, "Failed to admit pod as the `kubernetes.io/os` label doesn't match node label"
+	}
+	if pod.Spec.OS != nil && string(pod.Spec.OS.Name) != runtime.GOOS {
+		return reasonPodOSNotSupported, "Failed to admit pod as the OS field doesn't match node OS"
+	}
+	return "", ""
+}
 
 // kubeletRejects returns the kubelet's reason and message for a pod podlife refused with err,
 // or ok false when the kubelet has no admit handler of its own for that refusal: a
@@ -43,7 +61,7 @@ func kubeletRejects(err error) (reason, message string, ok bool) {
 func (pr *provider) reject(k string, pod *corev1.Pod, reason, message string) error {
 	e := &entry{pod: pod.DeepCopy(), name: pr.podName(pod), done: make(chan struct{})}
 	close(e.done) // no start goroutine
-	e.pod.Status = corev1.PodStatus{Phase: corev1.PodFailed, Reason: reason, Message: "Pod was rejected: " + message}
+	e.pod.Status = corev1.PodStatus{QOSClass: pod.Status.QOSClass, Phase: corev1.PodFailed, Reason: reason, Message: "Pod was rejected: " + message}
 	if err := pr.register(k, e); err != nil {
 		pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
 		return err

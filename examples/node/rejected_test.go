@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/podlife"
@@ -31,6 +33,24 @@ func TestKubeletRejects(t *testing.T) {
 		}
 		if ok && (!strings.HasPrefix(message, "forbidden sysctl: ") || !strings.Contains(message, "kernel.msgmax")) {
 			t.Errorf("%s: message %q", c.name, message)
+		}
+	}
+}
+
+func TestAdmitOS(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		pod    corev1.Pod
+		reason string
+	}{
+		{"no os", corev1.Pod{}, ""},
+		{"linux", corev1.Pod{Spec: corev1.PodSpec{OS: &corev1.PodOS{Name: corev1.Linux}}}, ""},
+		{"windows", corev1.Pod{Spec: corev1.PodSpec{OS: &corev1.PodOS{Name: corev1.Windows}}}, reasonPodOSNotSupported},
+		{"windows label", corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{corev1.LabelOSStable: "windows"}}}, reasonPodOSSelectorNodeLabelNoMatch},
+		{"linux label", corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{corev1.LabelOSStable: "linux"}}}, ""},
+	} {
+		if reason, _ := admitOS(&c.pod); reason != c.reason {
+			t.Errorf("%s: reason %q, want %q", c.name, reason, c.reason)
 		}
 	}
 }
