@@ -21,8 +21,8 @@ import (
 	"github.com/podlife/podlife/podlife"
 )
 
-// Command, args, env, workingDir, hostPath and memory emptyDir volumes, the stop signal and the
-// CRI log file, observed from inside the container.
+// Command, args, env, workingDir, hostPath and memory emptyDir volumes (mode 1777, as the
+// kubelet's tmpfs), the stop signal and the CRI log file, observed from inside the container.
 func TestSmokeContainerFeatures(t *testing.T) {
 	h := newHarness(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -40,7 +40,7 @@ func TestSmokeContainerFeatures(t *testing.T) {
 			// PID 1 ignores a signal it has no handler for: the trap comes first, and the
 			// pod is stopped only once the container said it is ready (after the trap).
 			Args: []string{`trap 'echo got-usr1 > /host/signal; exit 0' USR1; ` +
-				`echo "greeting=$GREETING pwd=$(pwd)" > /host/env; grep ' /mem ' /proc/mounts > /host/mounts; ` +
+				`echo "greeting=$GREETING pwd=$(pwd)" > /host/env; grep ' /mem ' /proc/mounts > /host/mounts; stat -c %A /mem > /host/mem-mode; ` +
 				`echo to-stdout; echo to-stderr >&2; touch /tmp/ready; while :; do sleep 0.1; done`},
 			ReadinessProbe: execProbe("test -f /tmp/ready", 100*time.Millisecond, 1),
 			Env:            []podlife.EnvVar{{Name: "GREETING", Value: "hello world"}},
@@ -70,6 +70,10 @@ func TestSmokeContainerFeatures(t *testing.T) {
 	}
 	if got := read("mounts"); !strings.HasPrefix(got, "tmpfs /mem tmpfs") || !strings.Contains(got, "size=8192k") {
 		t.Errorf("memory emptyDir mount: %q, want an 8 MiB tmpfs", got)
+	}
+	// tmpfs's default root mode, which the kubelet keeps: sticky, as on /tmp.
+	if got := read("mem-mode"); got != "drwxrwxrwt" {
+		t.Errorf("memory emptyDir mode: %q, want drwxrwxrwt", got)
 	}
 	if got := read("signal"); got != "got-usr1" {
 		t.Errorf("stop signal: %q, want the USR1 trap to run", got)

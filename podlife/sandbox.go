@@ -177,7 +177,7 @@ func (s *podSandbox) createVolumes() error {
 				return err
 			}
 			if v.EmptyDir.Medium == MediumMemory {
-				data := "mode=0777"
+				data := "mode=1777" // tmpfs's default root mode, which the kubelet keeps (sticky)
 				if v.EmptyDir.SizeLimit > 0 {
 					data += fmt.Sprintf(",size=%d", v.EmptyDir.SizeLimit)
 				}
