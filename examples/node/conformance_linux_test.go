@@ -197,8 +197,8 @@ const (
 // busybox as upstream's Dockerfile has it (/agnhost, the /agnhost-2 symlink, entrypoint
 // /agnhost with Cmd pause, the user-defined-in-image user 1000 and group 50000), with a curl
 // of busybox wget (curlShim) and a bash of busybox ash (bashShim); pause is agnhost's pause subcommand (the same process: it waits
-// for a signal and exits 0); kitten is agnhost with upstream's data.json. Not built: nginx and
-// the other images of the manifest; their specs fail to pull.
+// for a signal and exits 0); kitten is agnhost with upstream's data.json; glibc-dns-testing is
+// busybox. Not built: nginx and the other images of the manifest; their specs fail to pull.
 var e2eImages = []e2eImage{
 	{name: "e2e-test-images/busybox:1.37.0-2", kind: busyboxImage},
 	{name: "e2e-test-images/agnhost:2.66.1", kind: agnhostImage},
@@ -207,6 +207,8 @@ var e2eImages = []e2eImage{
 	{name: "e2e-test-images/nonroot:1.5", kind: nonrootImage},
 	{name: "e2e-test-images/nonewprivs:1.4", kind: nonewprivsImage},
 	{name: "e2e-test-images/kitten:1.8", kind: kittenImage},
+	// Upstream's is a glibc image, for hostname -f; busybox's hostname -f reads /etc/hosts too.
+	{name: "e2e-test-images/glibc-dns-testing:2.1.1", kind: busyboxImage},
 }
 
 // agnhostPasswd and agnhostGroup are busybox's /etc/passwd and /etc/group with the user and
