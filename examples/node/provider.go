@@ -228,6 +228,7 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 		pr.tokens.kickPod(name)
 	}
 	pr.startEphemeral(e) // ephemeral.go
+	pr.sync(e)           // a new generation observed
 	for i, c := range pod.Spec.Containers {
 		if i < len(old.Spec.Containers) && old.Spec.Containers[i].Image != c.Image {
 			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUpdateIgnored,
@@ -361,6 +362,7 @@ func (pr *provider) current(e *entry) *corev1.Pod {
 	p := e.p
 	pr.mu.Unlock()
 	if p == nil { // not admitted yet, or its start failed (ProviderFailed)
+		observed(pod)
 		return pod
 	}
 	st := p.Status()
@@ -368,6 +370,7 @@ func (pr *provider) current(e *entry) *corev1.Pod {
 		st = p.Status()
 	}
 	pod.Status = podStatus(st, pod.Status, pr.hostIP)
+	observed(pod)
 	pr.mu.Lock()
 	withAPIConditions(&pod.Status, e.apiConds)
 	pr.mu.Unlock()
