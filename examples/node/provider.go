@@ -71,6 +71,9 @@ type entry struct {
 	apiConds []corev1.PodCondition
 	// ephemeral are the ephemeral containers the node started (ephemeral.go), by name.
 	ephemeral map[string]bool
+	// apiDeleted: DeletePod was called for the API server's deletion of the pod, which the node
+	// finishes once the pod is removed (deleted.go).
+	apiDeleted bool
 }
 
 func newProvider(rt *podlife.Runtime, objects objectSource, recorder record.EventRecorder, log *slog.Logger, hostIP string, opts kube.Options) *provider {
@@ -261,6 +264,7 @@ func (pr *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 		return nil
 	}
 	e.deleting = true
+	e.apiDeleted = pod.DeletionTimestamp != nil
 	pr.mu.Unlock()
 	grace := pod.DeletionGracePeriodSeconds
 	if grace == nil {
@@ -309,6 +313,7 @@ func (pr *provider) remove(e *entry, opts []podlife.StopOption) {
 	pod.Status = final
 	notify := pr.notify
 	next := e.replacement
+	apiDeleted := e.apiDeleted
 	pr.mu.Unlock()
 	pr.log.Info("pod removed", "pod", k)
 	if next != nil { // the API server has no object of this pod any more
@@ -317,6 +322,9 @@ func (pr *provider) remove(e *entry, opts []podlife.StopOption) {
 	}
 	if notify != nil {
 		notify(pod)
+	}
+	if apiDeleted {
+		pr.finishDeletion(ctx, pod) // deleted.go
 	}
 }
 
