@@ -397,7 +397,10 @@ func (pr *provider) NotifyPods(ctx context.Context, notify func(*corev1.Pod)) {
 func (pr *provider) sync(e *entry) {
 	pod := pr.current(e)
 	pr.mu.Lock()
-	if e.deleting || equality.Semantic.DeepEqual(pod.Status, e.pod.Status) {
+	// A pod being deleted still reports its status (a readiness probe failing while it
+	// terminates, as on a kubelet), until it is removed: remove reports the last one.
+	removed := pr.pods[key(e.pod.Namespace, e.pod.Name)] != e
+	if removed || equality.Semantic.DeepEqual(pod.Status, e.pod.Status) {
 		pr.mu.Unlock()
 		return
 	}
