@@ -199,7 +199,7 @@ func TestHostNetwork(t *testing.T) {
 	}
 	res, err = execOutput(ctx, pod, "app", []string{"cat", "/etc/hosts"})
 	hostHosts, _ := os.ReadFile("/etc/hosts")
-	if want := string(hostHosts) + "\n# Entries added by HostAliases.\n123.45.67.89\tfoo\tbar\n"; err != nil || string(res.Output) != want {
+	if want := "# Kubernetes-managed hosts file (host network).\n" + string(hostHosts) + "\n# Entries added by HostAliases.\n123.45.67.89\tfoo\tbar\n"; err != nil || string(res.Output) != want {
 		t.Errorf("/etc/hosts of a hostNetwork pod: %q (%v), want %q", res.Output, err, want)
 	}
 }
