@@ -243,7 +243,8 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 
 // DeletePod stops the pod as the kubelet does (preStop hooks, SIGTERM, SIGKILL after the
 // deletion's grace period), removes it, and then reports it terminated, upon which
-// virtual-kubelet deletes it from the API server. It returns once the stop has begun.
+// virtual-kubelet writes that status and the node deletes the pod from the API server with no
+// grace (deleted.go). It returns once the stop has begun.
 func (pr *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	k := key(pod.Namespace, pod.Name)
 	pr.mu.Lock()
