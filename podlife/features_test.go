@@ -21,8 +21,8 @@ import (
 	"github.com/podlife/podlife/podlife"
 )
 
-// Command, args, env, workingDir, hostPath and memory emptyDir volumes, the stop signal and the
-// CRI log file, observed from inside the container.
+// Command, args, env, workingDir, hostPath and memory emptyDir volumes (mode 1777, as the
+// kubelet's tmpfs), the stop signal and the CRI log file, observed from inside the container.
 func TestSmokeContainerFeatures(t *testing.T) {
 	h := newHarness(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -40,7 +40,7 @@ func TestSmokeContainerFeatures(t *testing.T) {
 			// PID 1 ignores a signal it has no handler for: the trap comes first, and the
 			// pod is stopped only once the container said it is ready (after the trap).
 			Args: []string{`trap 'echo got-usr1 > /host/signal; exit 0' USR1; ` +
-				`echo "greeting=$GREETING pwd=$(pwd)" > /host/env; grep ' /mem ' /proc/mounts > /host/mounts; ` +
+				`echo "greeting=$GREETING pwd=$(pwd)" > /host/env; grep ' /mem ' /proc/mounts > /host/mounts; stat -c %A /mem > /host/mem-mode; ` +
 				`echo to-stdout; echo to-stderr >&2; touch /tmp/ready; while :; do sleep 0.1; done`},
 			ReadinessProbe: execProbe("test -f /tmp/ready", 100*time.Millisecond, 1),
 			Env:            []podlife.EnvVar{{Name: "GREETING", Value: "hello world"}},
@@ -70,6 +70,10 @@ func TestSmokeContainerFeatures(t *testing.T) {
 	}
 	if got := read("mounts"); !strings.HasPrefix(got, "tmpfs /mem tmpfs") || !strings.Contains(got, "size=8192k") {
 		t.Errorf("memory emptyDir mount: %q, want an 8 MiB tmpfs", got)
+	}
+	// tmpfs's default root mode, which the kubelet keeps: sticky, as on /tmp.
+	if got := read("mem-mode"); got != "drwxrwxrwt" {
+		t.Errorf("memory emptyDir mode: %q, want drwxrwxrwt", got)
 	}
 	if got := read("signal"); got != "got-usr1" {
 		t.Errorf("stop signal: %q, want the USR1 trap to run", got)
@@ -170,14 +174,17 @@ func TestHookKinds(t *testing.T) {
 	}
 }
 
-// hostNetwork: no pod IP of its own, the host's hostname.
+// hostNetwork: no pod IP of its own, the host's hostname; /etc/hosts is the host's with the
+// pod's hostAliases after it, as the kubelet writes it (conformance: "should write entries to
+// /etc/hosts when hostNetwork is enabled").
 func TestHostNetwork(t *testing.T) {
 	h := newHarness(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "hostnet", HostNetwork: true, TerminationGracePeriod: ptr(5 * time.Second),
-		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
+		HostAliases: []podlife.HostAlias{{IP: "123.45.67.89", Hostnames: []string{"foo", "bar"}}},
+		Containers:  []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -189,6 +196,11 @@ func TestHostNetwork(t *testing.T) {
 	host, _ := os.Hostname()
 	if err != nil || strings.TrimSpace(string(res.Output)) != host {
 		t.Errorf("hostname in a hostNetwork pod: %q (%v), want the host's %q", res.Output, err, host)
+	}
+	res, err = execOutput(ctx, pod, "app", []string{"cat", "/etc/hosts"})
+	hostHosts, _ := os.ReadFile("/etc/hosts")
+	if want := "# Kubernetes-managed hosts file (host network).\n" + string(hostHosts) + "\n# Entries added by HostAliases.\n123.45.67.89\tfoo\tbar\n"; err != nil || string(res.Output) != want {
+		t.Errorf("/etc/hosts of a hostNetwork pod: %q (%v), want %q", res.Output, err, want)
 	}
 }
 

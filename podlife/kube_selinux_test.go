@@ -64,8 +64,9 @@ func TestKubeSELinuxOptionsEmptyDirFSGroup(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	for cmd, want := range map[string]string{
-		"id -u; id -G":               "1001 0 123",
-		"stat -c '%g %a' /disk /mem": "123 2777 123 2777",
+		"id -u; id -G": "1001 0 123",
+		// The memory one keeps tmpfs's sticky bit, as the kubelet's.
+		"stat -c '%g %a' /disk /mem":                                          "123 2777 123 3777",
 		"for d in /disk /mem; do echo x > $d/f && stat -c '%u %g' $d/f; done": "1001 123 1001 123",
 		// No label was applied: the process has the kernel's (none without SELinux).
 		"cat /proc/self/attr/current 2>/dev/null || echo none": lsm,

@@ -113,23 +113,41 @@ func (s *podSandbox) writeEtc() error {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(s.etc("hosts"), hosts, 0o644)
+		// As the kubelet's (nodeHostsFileContent): the host's file, then the pod's hostAliases.
+		b := bytes.NewBufferString("# Kubernetes-managed hosts file (host network).\n")
+		b.Write(hosts)
+		b.WriteString(hostAliasLines(spec.HostAliases))
+		return os.WriteFile(s.etc("hosts"), b.Bytes(), 0o644)
 	}
 	return os.WriteFile(s.etc("hosts"), s.hosts(), 0o644)
 }
 
-// hosts renders the pod's /etc/hosts like the kubelet's managed file.
+// hosts renders the pod's /etc/hosts as the kubelet's managed file (managedHostsFileContent),
+// its header included: "# Kubernetes-managed hosts file.", which the node conformance suite
+// checks.
 func (s *podSandbox) hosts() []byte {
 	var b bytes.Buffer
-	b.WriteString("# Managed by podlife.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+	b.WriteString("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
 	b.WriteString("fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n")
 	if ip := s.IP(); ip.IsValid() {
 		fmt.Fprintf(&b, "%s\t%s\n", ip, s.hostname)
 	}
-	for _, a := range s.pod.spec.HostAliases {
+	b.WriteString(hostAliasLines(s.pod.spec.HostAliases))
+	return b.Bytes()
+}
+
+// hostAliasLines are the hostAliases' lines of /etc/hosts, as the kubelet writes them
+// (hostsEntriesFromHostAliases): a blank line and a comment, then one line an IP.
+func hostAliasLines(aliases []HostAlias) string {
+	if len(aliases) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n# Entries added by HostAliases.\n")
+	for _, a := range aliases {
 		fmt.Fprintf(&b, "%s\t%s\n", a.IP, strings.Join(a.Hostnames, "\t"))
 	}
-	return b.Bytes()
+	return b.String()
 }
 
 func (s *podSandbox) resolvConf() ([]byte, error) {
@@ -169,7 +187,7 @@ func (s *podSandbox) createVolumes() error {
 				return err
 			}
 			if v.EmptyDir.Medium == MediumMemory {
-				data := "mode=0777"
+				data := "mode=1777" // tmpfs's default root mode, which the kubelet keeps (sticky)
 				if v.EmptyDir.SizeLimit > 0 {
 					data += fmt.Sprintf(",size=%d", v.EmptyDir.SizeLimit)
 				}

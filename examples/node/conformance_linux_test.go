@@ -190,14 +190,15 @@ const (
 	pauseImage                       // pause: agnhost's pause subcommand
 	nonrootImage                     // test/images/nonroot: busybox with USER 1234
 	nonewprivsImage                  // test/images/nonewprivs: nnp, setuid root, as Cmd
+	kittenImage                      // test/images/kitten: agnhost with data.json, Cmd test-webserver
 )
 
 // e2eImages are the images the focus uses that can be built here. agnhost is agnhost on
 // busybox as upstream's Dockerfile has it (/agnhost, the /agnhost-2 symlink, entrypoint
 // /agnhost with Cmd pause, the user-defined-in-image user 1000 and group 50000), with a curl
-// of busybox wget (curlShim); pause is agnhost's pause subcommand (the same process: it waits
-// for a signal and exits 0). Not built: nginx and the other images of the manifest; their
-// specs fail to pull.
+// of busybox wget (curlShim) and a bash of busybox ash (bashShim); pause is agnhost's pause subcommand (the same process: it waits
+// for a signal and exits 0); kitten is agnhost with upstream's data.json; glibc-dns-testing is
+// busybox. Not built: nginx and the other images of the manifest; their specs fail to pull.
 var e2eImages = []e2eImage{
 	{name: "e2e-test-images/busybox:1.37.0-2", kind: busyboxImage},
 	{name: "e2e-test-images/agnhost:2.66.1", kind: agnhostImage},
@@ -205,6 +206,9 @@ var e2eImages = []e2eImage{
 	{name: "pause:3.10.2", kind: pauseImage},
 	{name: "e2e-test-images/nonroot:1.5", kind: nonrootImage},
 	{name: "e2e-test-images/nonewprivs:1.4", kind: nonewprivsImage},
+	{name: "e2e-test-images/kitten:1.8", kind: kittenImage},
+	// Upstream's is a glibc image, for hostname -f; busybox's hostname -f reads /etc/hosts too.
+	{name: "e2e-test-images/glibc-dns-testing:2.1.1", kind: busyboxImage},
 }
 
 // agnhostPasswd and agnhostGroup are busybox's /etc/passwd and /etc/group with the user and
@@ -217,16 +221,19 @@ const (
 		"group-defined-in-image:x:50000:user-defined-in-image\n"
 )
 
-// options returns how img is built, from the agnhost and nnp binaries.
-func (img e2eImage) options(agnhost, nnp []byte) []podlifetest.BusyboxOption {
+// options returns how img is built, from the agnhost and nnp binaries and the agnhost image's
+// /localhost.crt and /localhost.key (upstream's are test/images/agnhost/porter's, for
+// "agnhost netexec --tls-cert-file /localhost.crt": the HTTPS hook specs' server).
+func (img e2eImage) options(agnhost, nnp []byte, localhost *certificate) []podlifetest.BusyboxOption {
 	switch img.kind {
 	case agnhostImage:
-		return []podlifetest.BusyboxOption{
-			podlifetest.WithExecutable("agnhost", agnhost), podlifetest.WithSymlink("agnhost-2", "agnhost"),
-			podlifetest.WithExecutable("usr/bin/curl", []byte(curlShim)),
-			podlifetest.WithFile("etc/passwd", []byte(agnhostPasswd)), podlifetest.WithFile("etc/group", []byte(agnhostGroup)),
-			podlifetest.WithEntrypoint("/agnhost"), podlifetest.WithCmd("pause"),
-		}
+		return img.agnhost(agnhost, localhost)
+	case kittenImage:
+		// The ImageVolume spec mounts it and reads data.json and etc/os-release (upstream's
+		// is Alpine's, which it checks for "Alpine Linux": said here of the stand-in).
+		return append(img.agnhost(agnhost, localhost),
+			podlifetest.WithFile("data.json", []byte("{\n  \"image\": \"kitten.jpg\"\n}\n")),
+			podlifetest.WithFile("etc/os-release", []byte(kittenOSRelease)), podlifetest.WithCmd("test-webserver"))
 	case pauseImage:
 		return []podlifetest.BusyboxOption{podlifetest.WithExecutable("agnhost", agnhost), podlifetest.WithEntrypoint("/agnhost", "pause")}
 	case nonrootImage:
@@ -238,8 +245,25 @@ func (img e2eImage) options(agnhost, nnp []byte) []podlifetest.BusyboxOption {
 	return nil
 }
 
+// agnhost is the agnhost image's content (the kitten image's base).
+func (e2eImage) agnhost(agnhost []byte, localhost *certificate) []podlifetest.BusyboxOption {
+	return []podlifetest.BusyboxOption{
+		podlifetest.WithExecutable("agnhost", agnhost), podlifetest.WithSymlink("agnhost-2", "agnhost"),
+		podlifetest.WithExecutable("usr/bin/curl", []byte(curlShim)), podlifetest.WithExecutable("bin/bash", []byte(bashShim)),
+		podlifetest.WithFile("etc/passwd", []byte(agnhostPasswd)), podlifetest.WithFile("etc/group", []byte(agnhostGroup)),
+		podlifetest.WithFile("localhost.crt", localhost.CertPEM), podlifetest.WithFile("localhost.key", localhost.KeyPEM),
+		podlifetest.WithEntrypoint("/agnhost"), podlifetest.WithCmd("pause"),
+	}
+}
+
+// kittenOSRelease is the kitten image's /etc/os-release: upstream's image is Alpine's.
+const kittenOSRelease = `NAME="Alpine Linux (stand-in: busybox, podlife's conformance test image)"
+ID=alpine
+`
+
 // curlShim is the agnhost image's curl: upstream's image is Alpine with curl, which the suite's
-// hooks and probes call as "curl [flags] URL" for a GET; busybox's wget does the same.
+// hooks and probes call as "curl [flags] URL" for a GET; busybox's wget does the same. Its
+// timeout is busybox's timeout applet: the wget of Debian's busybox 1.35 segfaults with -T.
 const curlShim = `#!/bin/sh
 # curl stand-in (podlife's agnhost test image): a GET with busybox wget.
 url=; out=-; timeout=
@@ -253,7 +277,15 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-exec wget -q ${timeout:+-T "$timeout"} -O "$out" "$url"
+exec ${timeout:+timeout "$timeout"} wget -q -O "$out" "$url"
+`
+
+// bashShim is the agnhost image's bash: upstream's image is Alpine with bash, which some specs
+// run as "/bin/bash -c SCRIPT" (the probe specs' SIGTERM traps); their scripts are POSIX sh,
+// which busybox ash runs.
+const bashShim = `#!/bin/sh
+# bash stand-in (podlife's agnhost test image): busybox ash.
+exec /bin/sh "$@"
 `
 
 // pushTestImages builds e2eImages and pushes them to reg, through a containerd namespace of
@@ -264,6 +296,10 @@ func pushTestImages(ctx context.Context, reg *podlifetest.Registry, agnhost, nnp
 		return err
 	}
 	nnpBin, err := os.ReadFile(nnp)
+	if err != nil {
+		return err
+	}
+	localhost, err := newCertificate("localhost", false, []string{"localhost", "127.0.0.1"}, nil)
 	if err != nil {
 		return err
 	}
@@ -281,7 +317,7 @@ func pushTestImages(ctx context.Context, reg *podlifetest.Registry, agnhost, nnp
 	for _, img := range e2eImages {
 		local := "podlife.test/" + img.name
 		var archive bytes.Buffer
-		if err := podlifetest.BusyboxArchive(&archive, local, img.options(bin, nnpBin)...); err != nil {
+		if err := podlifetest.BusyboxArchive(&archive, local, img.options(bin, nnpBin, localhost)...); err != nil {
 			return err
 		}
 		if _, err := env.client.Import(nctx, &archive); err != nil {

@@ -67,6 +67,7 @@ type config struct {
 	bridge, subnet, cniPath              string
 	logLevel                             string
 	podSecurity                          string
+	allowPrivileged                      bool
 	tokenMaxAge                          time.Duration
 }
 
@@ -95,6 +96,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	// pod reached this node, as it does for a kubelet: the node accepts what it admitted unless
 	// the operator asks for a node-wide floor.
 	fs.StringVar(&c.podSecurity, "pod-security", string(podlife.PodSecurityPrivileged), `Pod Security Standards level every pod on this node must meet on top of the cluster's admission: "privileged", "baseline" or "restricted"`)
+	// A kubelet runs privileged containers and pods in the host's PID and IPC namespaces
+	// (its --allow-privileged and --host-*-sources flags are gone): the cluster's PodSecurity
+	// admission decides who may. false keeps podlife's own gates, which refuse them.
+	fs.BoolVar(&c.allowPrivileged, "allow-privileged", true, "run privileged containers and pods in the host's PID and IPC namespaces, as a kubelet does (the cluster's PodSecurity admission decides who may); false refuses them on this node")
 	fs.StringVar(&c.bridge, "bridge", "", "CNI bridge device of the pods (default podlife's, podlife0)")
 	fs.StringVar(&c.subnet, "subnet", "", "pod subnet (default podlife's, 10.88.0.0/16)")
 	fs.StringVar(&c.cniPath, "cni-path", os.Getenv("PODLIFE_CNI_PATH"), "colon-separated CNI plugin directories")
@@ -181,6 +186,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		// no_new_privs only when allowPrivilegeEscalation is false, as the kubelet: a node
 		// standing in for one must not harden what pods expect of any node.
 		AllowPrivilegeEscalationByDefault: true,
+		AllowPrivileged:                   c.allowPrivileged,
+		AllowHostNamespaces:               c.allowPrivileged,
 	}
 	if c.bridge != "" {
 		rtCfg.Bridge.Name = c.bridge

@@ -71,6 +71,9 @@ type entry struct {
 	apiConds []corev1.PodCondition
 	// ephemeral are the ephemeral containers the node started (ephemeral.go), by name.
 	ephemeral map[string]bool
+	// apiDeleted: DeletePod was called for the API server's deletion of the pod, which the node
+	// finishes once the pod is removed (deleted.go).
+	apiDeleted bool
 }
 
 func newProvider(rt *podlife.Runtime, objects objectSource, recorder record.EventRecorder, log *slog.Logger, hostIP string, opts kube.Options) *provider {
@@ -121,7 +124,8 @@ func handledByCluster(path string) bool {
 // non-optional ConfigMap or Secret does not exist (yet) waits Pending for it, as on a kubelet
 // (waiting.go). A pod that cannot run is refused with an error that virtual-kubelet reports as
 // the pod's ProviderFailed status; each offending field is also recorded as a ProviderFailed
-// event.
+// event. A refusal the kubelet's admission makes too (another OS, a forbidden sysctl) is
+// reported as the kubelet reports it: Failed, with its reason (rejected.go).
 //
 // CreatePod returns once podlife has admitted the pod: its start sequence goes on in a
 // goroutine of the provider (starting.go), so that pods whose start never finishes do not hold
@@ -133,6 +137,9 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	pr.mu.Unlock()
 	if exists {
 		return nil
+	}
+	if reason, message := admitOS(pod); reason != "" { // rejected.go
+		return pr.reject(k, pod, reason, message)
 	}
 	if err := pr.services.wait(ctx, pr.log); err != nil {
 		return err
@@ -181,6 +188,9 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 			pr.removeVolumes(spec.Name)
 			pr.forget(spec.Name)
 			pr.unregister(k, e)
+			if reason, message, ok := kubeletRejects(err); ok { // rejected.go
+				return pr.reject(k, pod, reason, message)
+			}
 			pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
 			return fmt.Errorf("start pod %s as %s: %w", k, spec.Name, err)
 		}
@@ -221,6 +231,7 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 		pr.tokens.kickPod(name)
 	}
 	pr.startEphemeral(e) // ephemeral.go
+	pr.sync(e)           // a new generation observed
 	for i, c := range pod.Spec.Containers {
 		if i < len(old.Spec.Containers) && old.Spec.Containers[i].Image != c.Image {
 			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUpdateIgnored,
@@ -232,7 +243,8 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 
 // DeletePod stops the pod as the kubelet does (preStop hooks, SIGTERM, SIGKILL after the
 // deletion's grace period), removes it, and then reports it terminated, upon which
-// virtual-kubelet deletes it from the API server. It returns once the stop has begun.
+// virtual-kubelet writes that status and the node deletes the pod from the API server with no
+// grace (deleted.go). It returns once the stop has begun.
 func (pr *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	k := key(pod.Namespace, pod.Name)
 	pr.mu.Lock()
@@ -253,6 +265,7 @@ func (pr *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 		return nil
 	}
 	e.deleting = true
+	e.apiDeleted = pod.DeletionTimestamp != nil
 	pr.mu.Unlock()
 	grace := pod.DeletionGracePeriodSeconds
 	if grace == nil {
@@ -301,6 +314,7 @@ func (pr *provider) remove(e *entry, opts []podlife.StopOption) {
 	pod.Status = final
 	notify := pr.notify
 	next := e.replacement
+	apiDeleted := e.apiDeleted
 	pr.mu.Unlock()
 	pr.log.Info("pod removed", "pod", k)
 	if next != nil { // the API server has no object of this pod any more
@@ -309,6 +323,9 @@ func (pr *provider) remove(e *entry, opts []podlife.StopOption) {
 	}
 	if notify != nil {
 		notify(pod)
+	}
+	if apiDeleted {
+		pr.finishDeletion(ctx, pod) // deleted.go
 	}
 }
 
@@ -354,6 +371,7 @@ func (pr *provider) current(e *entry) *corev1.Pod {
 	p := e.p
 	pr.mu.Unlock()
 	if p == nil { // not admitted yet, or its start failed (ProviderFailed)
+		observed(pod)
 		return pod
 	}
 	st := p.Status()
@@ -361,6 +379,7 @@ func (pr *provider) current(e *entry) *corev1.Pod {
 		st = p.Status()
 	}
 	pod.Status = podStatus(st, pod.Status, pr.hostIP)
+	observed(pod)
 	pr.mu.Lock()
 	withAPIConditions(&pod.Status, e.apiConds)
 	pr.mu.Unlock()
@@ -379,7 +398,10 @@ func (pr *provider) NotifyPods(ctx context.Context, notify func(*corev1.Pod)) {
 func (pr *provider) sync(e *entry) {
 	pod := pr.current(e)
 	pr.mu.Lock()
-	if e.deleting || equality.Semantic.DeepEqual(pod.Status, e.pod.Status) {
+	// A pod being deleted still reports its status (a readiness probe failing while it
+	// terminates, as on a kubelet), until it is removed: remove reports the last one.
+	removed := pr.pods[key(e.pod.Namespace, e.pod.Name)] != e
+	if removed || equality.Semantic.DeepEqual(pod.Status, e.pod.Status) {
 		pr.mu.Unlock()
 		return
 	}

@@ -144,3 +144,15 @@ func terminatedStatus(last corev1.PodStatus) corev1.PodStatus {
 	}
 	return out
 }
+
+// observed sets the generation of the spec the node acts on in pod's status, as the kubelet
+// does since 1.34: status.observedGeneration and that of the conditions the node sets (not the
+// scheduler's PodScheduled, nor those other clients set: withAPIConditions adds them after).
+func observed(pod *corev1.Pod) {
+	pod.Status.ObservedGeneration = pod.Generation
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type != corev1.PodScheduled {
+			pod.Status.Conditions[i].ObservedGeneration = pod.Generation
+		}
+	}
+}
