@@ -104,7 +104,7 @@ func startManager(t *testing.T, h *harness, scenario, marks string) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.short", "-test.run=^TestAdoptManagerProcess$", "-test.timeout=10m")
+	cmd := exec.Command(os.Args[0], "-test.short", "-test.run=^TestAdoptManagerProcess$", "-test.timeout="+budget(10*time.Minute).String())
 	cmd.Env = append(os.Environ(), "PODLIFE_ADOPT_MANAGER="+string(raw))
 	cmd.Stderr = h.logs
 	out, err := cmd.StdoutPipe()

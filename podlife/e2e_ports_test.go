@@ -253,7 +253,7 @@ func TestE2EProbesRestart(t *testing.T) {
 	startupFails.LivenessProbe = exec("true", time.Second)
 	// "should be restarted by liveness probe after startup probe enables it".
 	afterStartup := c("after-startup", "(sleep 1; touch /tmp/startup) & "+loopForever)
-	afterStartup.StartupProbe = &probe.Spec{Prober: probe.Exec("cat", "/tmp/startup"), Period: period, FailureThreshold: 60}
+	afterStartup.StartupProbe = &probe.Spec{Prober: probe.Exec("cat", "/tmp/startup"), Period: period, Timeout: budget(time.Second), FailureThreshold: 60}
 	afterStartup.LivenessProbe = exec("false", time.Second)
 	// "should be restarted with a local redirect http liveness probe": the redirect goes to a
 	// failing /healthz on the same host, which is followed.
@@ -389,8 +389,8 @@ func TestE2EProbesSteady(t *testing.T) {
 	// "should be ready immediately after startupProbe succeeds": readiness would pass from the
 	// start but its period is 30 s; it must run as soon as the startup probe passed.
 	afterStartup := c("ready-after-startup", "(sleep 1; touch /tmp/startup) & "+loopForever)
-	afterStartup.ReadinessProbe = &probe.Spec{Prober: probe.Exec("true"), Period: 30 * time.Second, FailureThreshold: 1}
-	afterStartup.StartupProbe = &probe.Spec{Prober: probe.Exec("cat", "/tmp/startup"), Period: period, FailureThreshold: 100}
+	afterStartup.ReadinessProbe = &probe.Spec{Prober: probe.Exec("true"), Period: 30 * time.Second, Timeout: budget(time.Second), FailureThreshold: 1}
+	afterStartup.StartupProbe = &probe.Spec{Prober: probe.Exec("cat", "/tmp/startup"), Period: period, Timeout: budget(time.Second), FailureThreshold: 100}
 	// "should mark readiness on pods to false [and disable liveness probes] while pod is in
 	// progress of terminating" and container_lifecycle_test.go's "should execute readiness probe
 	// while in preStop, but not liveness": the preStop removes the files both probes read and
