@@ -427,9 +427,15 @@ func TestE2EProbesSteady(t *testing.T) {
 	}
 	st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
 		watch(s)
+		if s.Reason == "StartError" {
+			return true // the pod is stopped: nothing more will become ready
+		}
 		ready := func(name string) bool { return statusOf(t, s, name).Ready }
 		return ready("ready-delay") && ready("ready-after-startup") && ready("terminating") && ready("http-ok") && ready("live-ok")
 	})
+	if err == nil && st.Reason == "StartError" {
+		t.Fatalf("the pod's start failed: %s", st.Message)
+	}
 	if err != nil {
 		t.Fatalf("not ready: %v; status %+v", err, st)
 	}
