@@ -104,7 +104,7 @@ func startManager(t *testing.T, h *harness, scenario, marks string) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.short", "-test.run=^TestAdoptManagerProcess$", "-test.timeout=10m")
+	cmd := exec.Command(os.Args[0], "-test.short", "-test.run=^TestAdoptManagerProcess$", "-test.timeout="+budget(10*time.Minute).String())
 	cmd.Env = append(os.Environ(), "PODLIFE_ADOPT_MANAGER="+string(raw))
 	cmd.Stderr = h.logs
 	out, err := cmd.StdoutPipe()
@@ -123,7 +123,7 @@ func startManager(t *testing.T, h *harness, scenario, marks string) *exec.Cmd {
 		}
 		close(lines)
 	}()
-	timer := time.NewTimer(2 * time.Minute)
+	timer := time.NewTimer(budget(2 * time.Minute))
 	defer timer.Stop()
 	for {
 		select {
@@ -153,10 +153,10 @@ func kill(t *testing.T, cmd *exec.Cmd) {
 	_ = cmd.Wait()
 }
 
-// waitPath waits (up to 30 s) for path to exist.
+// waitPath waits (up to budget(30 s)) for path to exist.
 func waitPath(t *testing.T, path string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(budget(30 * time.Second))
 	for {
 		if _, err := os.Stat(path); err == nil {
 			return
@@ -173,7 +173,7 @@ func waitPath(t *testing.T, path string) {
 func TestAdoptExitWhileUnmanaged(t *testing.T) {
 	marks := t.TempDir()
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(3*time.Minute))
 	defer cancel()
 	spec := crashSpec("exit", marks)
 	removeAtEnd(t, h, spec.Name)
@@ -221,7 +221,7 @@ func TestAdoptExitWhileUnmanaged(t *testing.T) {
 func TestAdoptInterruptedPostStart(t *testing.T) {
 	marks := t.TempDir()
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(3*time.Minute))
 	defer cancel()
 	spec := crashSpec("poststart", marks)
 	removeAtEnd(t, h, spec.Name)
@@ -257,7 +257,7 @@ func TestAdoptInterruptedPostStart(t *testing.T) {
 // test did not.
 func removeAtEnd(t *testing.T, h *harness, name string) {
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 		defer cancel()
 		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 			t.Errorf("Pod.Remove %s: %v", name, err)
@@ -270,7 +270,7 @@ func removeAtEnd(t *testing.T, h *harness, name string) {
 func TestAdoptInterruptedStart(t *testing.T) {
 	marks := t.TempDir()
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(3*time.Minute))
 	defer cancel()
 	spec := crashSpec("startcut", marks)
 	removeAtEnd(t, h, spec.Name)
@@ -299,10 +299,10 @@ func TestAdoptInterruptedStart(t *testing.T) {
 	}
 }
 
-// waitFileLines waits (up to 30 s) until path has n lines.
+// waitFileLines waits (up to budget(30 s)) until path has n lines.
 func waitFileLines(t *testing.T, path string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(budget(30 * time.Second))
 	for {
 		if got := countLines(t, path); got == n {
 			return

@@ -27,9 +27,11 @@ func adoptSpec(name, marks string) podlife.PodSpec {
 			VolumeMounts: []podlife.VolumeMount{{Name: "marks", MountPath: "/marks"}},
 			Command: []string{"/bin/sh", "-c",
 				"rm -f /marks/die; echo start >> /marks/starts; trap 'exit 0' TERM; while true; do sleep 1; done"},
-			PreStop:        hook.Exec("/bin/sh", "-c", "echo prestop-ran > /marks/prestop"),
-			ReadinessProbe: &probe.Spec{Prober: probe.Exec("test", "-f", "/marks/ready"), Period: time.Second, FailureThreshold: 1},
-			LivenessProbe:  &probe.Spec{Prober: probe.Exec("test", "!", "-f", "/marks/die"), Period: time.Second, FailureThreshold: 1},
+			PreStop: hook.Exec("/bin/sh", "-c", "echo prestop-ran > /marks/prestop"),
+			// Their timeout is the default (1 s) on a developer's machine, more on a slow host
+			// (an exec takes seconds under emulation).
+			ReadinessProbe: &probe.Spec{Prober: probe.Exec("test", "-f", "/marks/ready"), Period: time.Second, Timeout: budget(time.Second), FailureThreshold: 1},
+			LivenessProbe:  &probe.Spec{Prober: probe.Exec("test", "!", "-f", "/marks/die"), Period: time.Second, Timeout: budget(time.Second), FailureThreshold: 1},
 		}},
 	}
 }
@@ -51,7 +53,7 @@ func TestAdoptResumesSupervision(t *testing.T) {
 	marks := t.TempDir()
 	h := newHarness(t)
 	first := h.another(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(3*time.Minute))
 	defer cancel()
 	const name = "adoptee"
 	spec := adoptSpec(name, marks)

@@ -16,7 +16,7 @@ import (
 // and once the pod has completed, Initialized's reason is PodCompleted.
 func TestCompletedInitContainerIsReady(t *testing.T) {
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	pod, err := h.rt.Start(ctx, podlife.PodSpec{
 		Name: "init-ready", RestartPolicy: podlife.RestartNever,
@@ -52,18 +52,21 @@ func TestCompletedInitContainerIsReady(t *testing.T) {
 // back-off), the next init container and the app still run, and the pod succeeds.
 func TestSidecarExitUnderNever(t *testing.T) {
 	h := newHarness(t, fastBackoff)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "sidecar-exits", RestartPolicy: podlife.RestartNever, Volumes: sharedVolume(),
 		TerminationGracePeriod: ptr(5 * time.Second),
 		InitContainers: []podlife.ContainerSpec{
-			// Exits 1 on its first run, then stays up.
+			// Exits 1 on its first run, then says it runs again and stays up.
 			{Name: "sidecar", Image: testImage, RestartPolicy: podlife.RestartAlways, VolumeMounts: sharedMount,
-				Command: []string{"/bin/sh", "-c", "if [ ! -e /shared/ran ]; then touch /shared/ran; exit 1; fi; " + loopForever}},
+				Command: []string{"/bin/sh", "-c", "if [ ! -e /shared/ran ]; then touch /shared/ran; exit 1; fi; touch /shared/again; " + loopForever}},
 			{Name: "init", Image: testImage, Command: []string{"/bin/true"}},
 		},
-		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", "sleep 0.5"}}},
+		// The app outlives the sidecar's first run by construction: it ends once the sidecar's
+		// second run has begun (a sleep would race with the sidecar's exit on a slow host).
+		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, VolumeMounts: sharedMount,
+			Command: []string{"/bin/sh", "-c", "until [ -e /shared/again ]; do sleep 0.1; done"}}},
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -89,7 +92,7 @@ func TestSidecarExitUnderNever(t *testing.T) {
 // PostStartHookError.
 func TestPostStartFailureUnderNever(t *testing.T) {
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "poststart-never", RestartPolicy: podlife.RestartNever, TerminationGracePeriod: ptr(10 * time.Second),

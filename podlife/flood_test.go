@@ -22,7 +22,7 @@ func TestLogFloodIsBounded(t *testing.T) {
 		c.Logs = limits
 		c.Backoff = podlife.Backoff{Initial: 50 * time.Millisecond, Max: 100 * time.Millisecond}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	// Each attempt writes ~4 MiB (16x MaxSize), then its marker, then exits 1 to be restarted.
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{

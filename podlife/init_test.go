@@ -12,7 +12,7 @@ import (
 // Init containers run one at a time, in order, before the app; the conditions follow.
 func TestInitContainersInOrder(t *testing.T) {
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	const f = "/shared/message"
 	step := func(who string) podlife.ContainerSpec {
@@ -52,7 +52,7 @@ func TestInitContainersInOrder(t *testing.T) {
 // and is restarted under back-off until it succeeds under Always.
 func TestInitContainerFailure(t *testing.T) {
 	h := newHarness(t, fastBackoff)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	app := podlife.ContainerSpec{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}
 	t.Run("Never", func(t *testing.T) {
@@ -98,7 +98,7 @@ func TestInitContainerFailure(t *testing.T) {
 // pod (Never) the app's exit completes the pod, and the sidecar is stopped after the app.
 func TestSidecarGatingAndJobCompletion(t *testing.T) {
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	const f = "/shared/message"
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
@@ -140,7 +140,7 @@ func TestSidecarGatingAndJobCompletion(t *testing.T) {
 // DependencyOrder: b starts when a is ready; c (no dependency) starts at once.
 func TestDependencyOrder(t *testing.T) {
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	const f = "/shared/message"
 	mk := func(name string) podlife.ContainerSpec {
@@ -148,7 +148,9 @@ func TestDependencyOrder(t *testing.T) {
 			Command: []string{"/bin/sh", "-c", stampCmd(f, name, "begin") + "; " + loopForever}}
 	}
 	a, b, c := mk("a"), mk("b"), mk("c")
-	a.Command = []string{"/bin/sh", "-c", stampCmd(f, "a", "begin") + "; (sleep 1; touch /tmp/ready; " + stampCmd(f, "a", "ready") + ") & " + loopForever}
+	// a is ready only once c has begun (by construction: were c to wait for a, the pod would
+	// never start), and 1 s after that (b's wait is seen).
+	a.Command = []string{"/bin/sh", "-c", stampCmd(f, "a", "begin") + "; (until grep -q ' c begin' " + f + "; do sleep 0.1; done; sleep 1; touch /tmp/ready; " + stampCmd(f, "a", "ready") + ") & " + loopForever}
 	a.ReadinessProbe = execProbe("test -f /tmp/ready", 100*time.Millisecond, 1)
 	b.DependsOn = []podlife.Dependency{{Container: "a", Condition: podlife.ContainerReady}}
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
@@ -166,8 +168,8 @@ func TestDependencyOrder(t *testing.T) {
 	if bBegin.at < ready.at {
 		t.Errorf("b began at %.2f before a was ready at %.2f", bBegin.at, ready.at)
 	}
-	if cBegin.at-aBegin.at > 0.9 {
-		t.Errorf("c began %.2fs after a: it has no dependency and should not wait", cBegin.at-aBegin.at)
+	if cBegin.at > ready.at {
+		t.Errorf("c began at %.2f, after a was ready at %.2f (a began at %.2f): it has no dependency and should not wait", cBegin.at, ready.at, aBegin.at)
 	}
 	if e := events(pod, "b", podlife.ReasonStarted); len(e) == 1 {
 		readyAt := eventTime(t, pod, "a", podlife.ReasonStarted)
@@ -178,7 +180,7 @@ func TestDependencyOrder(t *testing.T) {
 // activeDeadlineSeconds: the pod is stopped and ends Failed with reason DeadlineExceeded.
 func TestActiveDeadline(t *testing.T) {
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "deadline", ActiveDeadline: ptr(time.Second), TerminationGracePeriod: ptr(3 * time.Second),
@@ -208,7 +210,7 @@ func TestActiveDeadline(t *testing.T) {
 // Phase and conditions at each step of a pod's life, as the kubelet computes them.
 func TestPhaseAndConditionTransitions(t *testing.T) {
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	pod, err := h.rt.Start(ctx, podlife.PodSpec{
 		Name: "transitions", TerminationGracePeriod: ptr(3 * time.Second),

@@ -119,7 +119,7 @@ func (e *testEnv) setup() error {
 		return err
 	}
 	e.dir = dir
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	e.daemon, err = daemon.Start(ctx, daemon.Config{Binary: bin, Dir: filepath.Join(dir, "ctrd"), LogFile: filepath.Join(dir, "containerd.log")})
 	if err != nil {
@@ -147,7 +147,7 @@ func (e *testEnv) teardown() {
 		e.client.Close()
 	}
 	if e.daemon != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), budget(30*time.Second))
 		_ = e.daemon.Stop(ctx)
 		cancel()
 	}
@@ -257,7 +257,7 @@ func newHarness(t *testing.T, opts ...harnessOption) *harness {
 		o(&cfg)
 	}
 	h.cfg = cfg
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	rt, err := podlife.New(ctx, cfg)
 	if err != nil {
@@ -287,7 +287,7 @@ func (h *harness) another(t *testing.T) *podlife.Runtime {
 // anotherWith is another, with the harness's configuration changed by edit first.
 func (h *harness) anotherWith(t *testing.T, edit func(*podlife.Config)) *podlife.Runtime {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	cfg := h.cfg
 	edit(&cfg)
@@ -303,7 +303,7 @@ func (h *harness) anotherWith(t *testing.T, edit func(*podlife.Config)) *podlife
 // cleanup removes every pod, then fails the test on anything left behind.
 func (h *harness) cleanup() {
 	t := h.t
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	for _, p := range h.rt.Pods() {
 		if err := p.Remove(ctx); err != nil {
@@ -425,10 +425,10 @@ func readStamped(t *testing.T, path string) []stamped {
 }
 
 // waitStamped reads the shared log until it has a line of each of whos (the containers write
-// their first line a moment after their process started), for at most 20 s.
+// their first line a moment after their process started), for at most budget(20 s).
 func waitStamped(t *testing.T, path string, whos ...string) []stamped {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(budget(20 * time.Second))
 	for {
 		lines := readStamped(t, path)
 		missing := ""
@@ -485,3 +485,12 @@ func waitEventMatch(t *testing.T, ctx context.Context, p *podlife.Pod, what stri
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// budget scales an upper bound (a test's context, a wait, a timeout the test chose, the most an
+// operation may cost) by the host's slowness, PODLIFE_TEST_SLOW (podlifetest.Budget): 1 on a
+// developer's machine, more in an emulated VM (hack/vm). Lower bounds stay as they are.
+func budget(d time.Duration) time.Duration { return podlifetest.Budget(d) }
+
+// timeScale is PODLIFE_TEST_SLOW's factor (podlifetest.TimeScale), for a test that scales a
+// window of its own (not a bound) to the host's speed.
+func timeScale() int { return podlifetest.TimeScale() }

@@ -28,7 +28,7 @@ import (
 // against the test's containerd).
 func TestContainerdLostDuringRun(t *testing.T) {
 	own, h := newOwnContainerd(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	restarted := make(chan struct{})
 	kill := hook.HandlerFunc(func(ctx context.Context, _ hook.Target) error {
@@ -93,7 +93,7 @@ func TestPrivateContainerdSlowRevive(t *testing.T) {
 		}
 	}
 	h, ctrdDir := privateHarness(t, wrapper)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	if !h.rt.PrivateDaemon() {
 		t.Fatal("the Runtime does not use the private containerd")
@@ -166,7 +166,7 @@ func reconnectGoroutines() []string {
 // removes it.
 func TestCloseDuringOutage(t *testing.T) {
 	own, h := newOwnContainerd(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	rt := h.another(t)
 	pod, err := rt.Run(ctx, podlife.PodSpec{
@@ -182,7 +182,7 @@ func TestCloseDuringOutage(t *testing.T) {
 	removed := false
 	defer func() {
 		if !removed {
-			rctx, rcancel := context.WithTimeout(context.Background(), time.Minute)
+			rctx, rcancel := context.WithTimeout(context.Background(), budget(time.Minute))
 			defer rcancel()
 			if err := removePod(rctx, h.rt, "closed"); err != nil {
 				t.Errorf("cleanup: Pod.Remove: %v", err)
@@ -251,7 +251,7 @@ func privateHarness(t *testing.T, binary string) (*harness, string) {
 	})
 	ctrdDir := filepath.Join(h.stateDir, "containerd")
 	t.Cleanup(func() { // runs before the harness's cleanup (LIFO)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 		defer cancel()
 		for _, p := range h.rt.Pods() {
 			if err := p.Remove(ctx); err != nil {
@@ -285,7 +285,7 @@ func privateHarness(t *testing.T, binary string) (*harness, string) {
 // exactly one new containerd is started, both recover, no exit is reported.
 func TestPrivateContainerdRevivedByTwo(t *testing.T) {
 	h, ctrdDir := privateHarness(t, testContainerdBinary(t))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	rt2 := h.another(t)
 	spec := func(name string) podlife.PodSpec {
@@ -336,7 +336,7 @@ func TestPrivateContainerdRevivedByTwo(t *testing.T) {
 // leak check).
 func TestRemoveDuringOutage(t *testing.T) {
 	own, h := newOwnContainerd(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	pod, pid, start := loopingPod(ctx, t, own, h, "rmaway", 5*time.Second)
 	evs := collect(ctx, pod)
@@ -375,7 +375,7 @@ func TestRemoveDuringOutage(t *testing.T) {
 // again afterwards (the Runtime revives it), so that a Run then succeeds.
 func TestRunAfterPrivateContainerdStopped(t *testing.T) {
 	h, ctrdDir := privateHarness(t, testContainerdBinary(t))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	if err := daemon.StopPrivate(ctx, h.stateDir); err != nil {
 		t.Fatalf("StopPrivate: %v", err)
@@ -418,19 +418,22 @@ func TestRunAfterPrivateContainerdStopped(t *testing.T) {
 // (Run used to wait for the failed pod's stop, whose kills wait for containerd: 22 s.)
 func TestContainerdLostDuringRunStaysAway(t *testing.T) {
 	own, h := newOwnContainerd(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	kill := hook.HandlerFunc(func(ctx context.Context, _ hook.Target) error {
 		own.kill()
 		return nil
 	})
+	// containerd stays away for 20 s (scaled on a slow host, as the bound on Run below, which
+	// must stay under it).
+	away, most := budget(20*time.Second), budget(15*time.Second)
 	runDone := make(chan struct{})
 	restarted := make(chan struct{})
 	go func() {
 		defer close(restarted)
 		select {
 		case <-runDone:
-		case <-time.After(20 * time.Second):
+		case <-time.After(away):
 		}
 		own.start()
 	}()
@@ -446,7 +449,7 @@ func TestContainerdLostDuringRunStaysAway(t *testing.T) {
 	close(runDone)
 	<-restarted
 	t.Logf("Run with containerd lost in flight and away: %v after %v", err, took)
-	if took > 15*time.Second {
+	if took > most {
 		t.Errorf("Run returned after %v with containerd away: it waited for containerd", took)
 	}
 	if err == nil || !errors.Is(err, podlife.ErrUnavailable) {
@@ -456,16 +459,16 @@ func TestContainerdLostDuringRunStaysAway(t *testing.T) {
 	waitForgotten(t, h, "away")
 }
 
-// waitForgotten waits (a minute at most) until the runtime no longer knows the pod: the removal
+// waitForgotten waits (budget(a minute) at most) until the runtime no longer knows the pod: the removal
 // of a pod whose start failed has completed.
 func waitForgotten(t *testing.T, h *harness, name string) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(budget(time.Minute)); ; time.Sleep(100 * time.Millisecond) {
 		if _, err := h.rt.Pod(name); errors.Is(err, podlife.ErrNotFound) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the failed pod %s is still registered a minute after containerd came back", name)
+			t.Fatalf("the failed pod %s is still registered %v after containerd came back", name, budget(time.Minute))
 		}
 	}
 }

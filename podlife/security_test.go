@@ -95,7 +95,7 @@ func TestSecurityContext(t *testing.T) {
 		// The pod adds NET_ADMIN, SYS_TIME and SYS_ADMIN and asks for seccomp Unconfined.
 		c.PodSecurity = podlife.PodSecurityPrivileged
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	ctr := func(name string, sc *podlife.SecurityContext) podlife.ContainerSpec {
 		return podlife.ContainerSpec{Name: name, Image: testImage, SecurityContext: sc,
@@ -197,7 +197,7 @@ func TestSecurityContext(t *testing.T) {
 // Config does not allow them.
 func TestSecurityContextRefusals(t *testing.T) {
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	for _, img := range []struct{ ref, user string }{{"podlife.test/busybox-uid:1", "1000"}, {"podlife.test/busybox-named:1", "nobody"}} {
 		var buf bytes.Buffer
@@ -270,7 +270,7 @@ func TestSecurityContextRefusals(t *testing.T) {
 // seccomp filter, no no_new_privs, writable /sys and the host's devices.
 func TestSecurityContextPrivileged(t *testing.T) {
 	h := newHarness(t, func(c *podlife.Config) { c.AllowPrivileged = true })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "privileged", RestartPolicy: podlife.RestartNever,

@@ -53,7 +53,7 @@ func TestSubPathSymlinkSwapOnRestart(t *testing.T) {
 		{"climb", "../../../../../../../../../.."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 			defer cancel()
 			// Each run logs whether it sees the marker through the subPath, then swaps the
 			// subPath (created as a directory by the first create) for the link, and fails.
@@ -124,15 +124,16 @@ func TestSubPathSwapRacingCreate(t *testing.T) {
 	h := newHarness(t, func(c *podlife.Config) {
 		c.Backoff = podlife.Backoff{Initial: 20 * time.Millisecond, Max: 50 * time.Millisecond, ResetAfter: time.Hour}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute) // a loaded host: ~2 s a create
+	ctx, cancel := context.WithTimeout(context.Background(), budget(4*time.Minute)) // a loaded host: ~2 s a create
 	defer cancel()
 	marker := hostMarker(t)
 	out := t.TempDir()
 	victim := fmt.Sprintf(`if [ -e /s%s ]; then echo escaped >> /out/log; fi; echo run >> /out/log; exit 1`, marker)
 	// Random pauses (up to 1 s as a directory, a create's time or more, and 100 ms as the link)
-	// vary where in a create the swap lands.
-	swapper := `while :; do rm -rf /data/sub; mkdir /data/sub; usleep $((RANDOM % 100 * 10000)); ` +
-		`rm -rf /data/sub; ln -s / /data/sub; usleep $((RANDOM % 100 * 1000)); done`
+	// vary where in a create the swap lands; scaled with the host's slowness, as a create's time.
+	n := timeScale()
+	swapper := fmt.Sprintf(`while :; do rm -rf /data/sub; mkdir /data/sub; usleep $((RANDOM %% 100 * %d)); `+
+		`rm -rf /data/sub; ln -s / /data/sub; usleep $((RANDOM %% 100 * %d)); done`, 10000*n, 1000*n)
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
 		Name: "swap-race", TerminationGracePeriod: ptr(3 * time.Second),
 		Volumes: []podlife.Volume{
@@ -201,7 +202,7 @@ func TestSubPathSwapRacingCreate(t *testing.T) {
 // private mount point is left while the pod runs.
 func TestSubPathLegitimate(t *testing.T) {
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()
 	hostDir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(hostDir, "real"), 0o755); err != nil {
@@ -279,7 +280,7 @@ func TestSubPathLeftoverMountSwept(t *testing.T) {
 	for _, managed := range []bool{true, false} {
 		name := map[bool]string{true: "managed", false: "unmanaged"}[managed]
 		t.Run(name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 			defer cancel()
 			rt := h.rt
 			if !managed {

@@ -18,7 +18,7 @@ func fastBackoff(c *podlife.Config) {
 }
 
 func execProbe(cmd string, period time.Duration, failures int) *probe.Spec {
-	return &probe.Spec{Prober: probe.Exec("/bin/sh", "-c", cmd), Period: period, Timeout: 2 * time.Second, FailureThreshold: failures}
+	return &probe.Spec{Prober: probe.Exec("/bin/sh", "-c", cmd), Period: period, Timeout: budget(2 * time.Second), FailureThreshold: failures}
 }
 
 func events(p *podlife.Pod, container string, reason podlife.Reason) []podlife.Event {

@@ -25,11 +25,11 @@ import (
 // tests of package ctrd.
 func TestPodUsageMeasuresWhatContainersDo(t *testing.T) {
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(3*time.Minute))
 	defer cancel()
 	const name = "usage"
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 		defer cancel()
 		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 			t.Errorf("cleanup: %v", err)
@@ -109,8 +109,11 @@ func TestPodUsageMeasuresWhatContainersDo(t *testing.T) {
 	if elapsed := time.Since(start); b2.CPU > elapsed+elapsed/10 {
 		t.Errorf("burn: %v of CPU in %v of life", b2.CPU, elapsed)
 	}
-	if m2, _ := u2.Container("mem"); m2.CPU > b2.CPU/2 {
-		t.Errorf("mem used %v of CPU, burn %v", m2.CPU, b2.CPU)
+	// Over the window, once mem's setup (its writes, seconds of CPU on a slow host) is done: the
+	// busy loop's CPU is burn's, not mem's.
+	m1, _ := u1.Container("mem")
+	if m2, _ := u2.Container("mem"); m2.CPU-m1.CPU > (b2.CPU-b1.CPU)/2 {
+		t.Errorf("over %v, mem used %v of CPU, burn %v", window, m2.CPU-m1.CPU, b2.CPU-b1.CPU)
 	}
 
 	// Network: connections to a closed port of the pod IP (SYN in, RST out).
@@ -184,11 +187,11 @@ func CPURateOK(t *testing.T, a, b podlife.ContainerUsage) (float64, bool) {
 // (10 ms of CPU per sample) so that a regression of an order of magnitude fails.
 func TestPodUsageSamplingCost(t *testing.T) {
 	h := newHarness(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	const name = "usage-cost"
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 		defer cancel()
 		if err := removePod(ctx, h.rt, name); err != nil && !errors.Is(err, podlife.ErrNotFound) {
 			t.Errorf("cleanup: %v", err)
@@ -220,7 +223,7 @@ func TestPodUsageSamplingCost(t *testing.T) {
 	per := (self + ctrd + shims) / n
 	t.Logf("%d samples of a 2-container pod: %v wall; CPU %v here (the whole test process), %v containerd, %v shim: %v per sample",
 		n, wall, self, ctrd, shims, per)
-	if per > 10*time.Millisecond {
+	if per > budget(10*time.Millisecond) {
 		t.Errorf("a sample costs %v of CPU", per)
 	}
 
@@ -242,7 +245,7 @@ func TestPodUsageSamplingCost(t *testing.T) {
 	self, ctrd, shims, wall = selfCPU(t)-self0, statCPU(env.daemon.PID())-ctrd0, shimCPU(h.ns)-shims0, time.Since(wall0)
 	per = (self + ctrd + shims) / n
 	t.Logf("%d Runtime.Usage samples: %v wall; CPU %v here, %v containerd, %v shim: %v per sample", n, wall, self, ctrd, shims, per)
-	if per > 10*time.Millisecond {
+	if per > budget(10*time.Millisecond) {
 		t.Errorf("a Runtime.Usage sample costs %v of CPU", per)
 	}
 }

@@ -37,7 +37,9 @@ tar -C /mnt/repo --exclude=./.cache --exclude=./.git -cf - . | tar -C "$SRC" -xf
 cp /mnt/out/bin/* "$SRC/.cache/bin/" && cp /mnt/out/cni/* "$SRC/.cache/cni/bin/"
 cd "$SRC" || exit 1
 export PODLIFE_TEST_CONTAINERD=$SRC/.cache/bin/containerd PODLIFE_TEST_LOGGER=$SRC/.cache/bin/podlife-logger PODLIFE_CNI_PATH=$SRC/.cache/cni/bin
-sum "== private containerd for the tests: $("$PODLIFE_TEST_CONTAINERD" --version | awk '{print $3}')"
+# The tests' time scale for upper bounds (podlifetest.Budget): run.sh sets it from the accelerator.
+export PODLIFE_TEST_SLOW=${SLOW:-1}
+sum "== private containerd for the tests: $("$PODLIFE_TEST_CONTAINERD" --version | awk '{print $3}'); PODLIFE_TEST_SLOW=$PODLIFE_TEST_SLOW"
 t0=$(date +%s)
 # The host built the test binary (go test [-race] -c ./podlife/); it runs in the package's
 # directory, as go test runs it.

@@ -11,7 +11,8 @@
 # the race detector multiplies emulation's cost: `make test` runs -race on the host),
 # VM_TEST_TIMEOUT (60m), BENCH_FLAGS (also run podlife-bench with them), VM_MEM (6G, at most 8G),
 # VM_CPUS (2), VM_TIMEOUT (seconds, 5400), CONTAINERD, LOGGER, CNI_BIN (default: the repo's
-# .cache). On a shared machine run it as `nice -n 10 make test-vm ...` (qemu inherits it).
+# .cache), PODLIFE_TEST_SLOW (the tests' time scale for upper bounds, podlifetest.Budget: default
+# 1 under KVM, 40 under TCG). On a shared machine run it as `nice -n 10 make test-vm ...` (qemu inherits it).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 CONTAINERD=${CONTAINERD:-$REPO/.cache/bin/containerd}
@@ -57,6 +58,10 @@ if [ -z "${TEST_RUN+set}" ] && [ "$accel" = tcg ]; then
 	TEST_RUN=$VM_TESTS
 fi
 VM_RACE=${VM_RACE:-$([ "$accel" = kvm ] && echo 1 || echo 0)}
+# The tests' upper bounds and budgets (contexts, waits, probe timeouts they chose, CPU costs) are
+# multiplied by PODLIFE_TEST_SLOW (podlifetest.Budget); lower bounds are not. Under TCG an exec
+# or a create takes 20-30 times as long as on the host, a containerd call's CPU up to ~40 times.
+SLOW=${PODLIFE_TEST_SLOW:-$([ "$accel" = kvm ] && echo 1 || echo 40)}
 race=()
 if [ "$VM_RACE" = 1 ]; then
 	race=(-race)
@@ -70,10 +75,10 @@ if [ -n "${BENCH_FLAGS:-}" ]; then
 fi
 echo "test binary built on the host in $(($(date +%s) - c0)) s"
 {
-	printf 'TEST_RUN=%q\nTEST_TIMEOUT=%q\nBENCH_FLAGS=%q\nRACE=%q\n' "${TEST_RUN:-}" "${VM_TEST_TIMEOUT:-60m}" "${BENCH_FLAGS:-}" "${race[*]}"
+	printf 'TEST_RUN=%q\nTEST_TIMEOUT=%q\nBENCH_FLAGS=%q\nRACE=%q\nSLOW=%q\n' "${TEST_RUN:-}" "${VM_TEST_TIMEOUT:-60m}" "${BENCH_FLAGS:-}" "${race[*]}" "$SLOW"
 } >"$OUT/args.env"
 
-echo "booting the VM ($accel, $VM_CPUS vCPUs, $VM_MEM, test binary ${race[*]:-without -race}); results in $OUT"
+echo "booting the VM ($accel, $VM_CPUS vCPUs, $VM_MEM, test binary ${race[*]:-without -race}, PODLIFE_TEST_SLOW=$SLOW); results in $OUT"
 t0=$(date +%s)
 qemu-system-x86_64 "${cpu[@]}" -smp "$VM_CPUS" -m "$VM_MEM" -no-reboot \
 	-kernel "$kernel" -initrd "$DIR/initrd.img" \

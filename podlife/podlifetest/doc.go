@@ -10,6 +10,8 @@
 //     127.0.0.1, optionally with basic auth, and pushes images to it.
 //   - [ContainerdLeaks] and [HostLeaks] list what a test left behind;
 //     [RemoveNamespaceDirs] removes what runc leaves per namespace.
+//   - [Budget] scales a test's upper bounds (contexts, waits, timeouts) by
+//     [TimeScale], PODLIFE_TEST_SLOW, for a slow host such as an emulated VM.
 //
 // Some state stays global even with a private containerd: runc's state in
 // /run/containerd/runc/<namespace>, shim sockets in /run/containerd/s,
