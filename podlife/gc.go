@@ -131,7 +131,7 @@ func (r *Runtime) ownsObject(labels map[string]string) bool {
 // state dir whose pod has no record. Objects of pods without the state-dir label (made by an
 // older podlife) are reported, not deleted: they may be another state dir's.
 func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) {
-	ctrs, err := r.tasks.containers(ctx, nil, labelPodUID)
+	ctrs, err := r.tasks.Containers(ctx, nil, labelPodUID)
 	if err != nil {
 		r.log.Warn("startup garbage collection: list containers", "err", err)
 		return
@@ -139,7 +139,7 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 	unlabeled := 0
 	orphans := map[string]bool{}
 	for _, ctr := range ctrs {
-		labels := ctr.labels
+		labels := ctr.Labels
 		uid := labels[labelPodUID]
 		if known[uid] {
 			continue
@@ -151,15 +151,15 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 			continue
 		}
 		orphans[uid] = true
-		if err := ctr.handle("").purge(ctx); err != nil {
-			r.log.Warn("startup garbage collection: could not delete a container of a pod that has no record", "container", ctr.id, "pod", labels[LabelPod], "err", err)
+		if err := ctr.Handle("").Purge(ctx); err != nil {
+			r.log.Warn("startup garbage collection: could not delete a container of a pod that has no record", "container", ctr.ID, "pod", labels[LabelPod], "err", err)
 			continue
 		}
 		// The pod's shim socket, if this container's task started the shim (see Pod.shimGroup).
-		r.tasks.removeStaleShim(ctr.id, r.log)
-		_ = cgroupfs.Remove(filepath.Join("/", r.cfg.Namespace, ctr.id))
-		_ = cgroupfs.Remove(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.id))
-		r.log.Warn("startup garbage collection: deleted a container of a pod that has no record", "container", ctr.id, "pod", labels[LabelPod], "uid", uid)
+		r.tasks.RemoveStaleShim(ctr.ID, r.log)
+		_ = cgroupfs.Remove(filepath.Join("/", r.cfg.Namespace, ctr.ID))
+		_ = cgroupfs.Remove(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.ID))
+		r.log.Warn("startup garbage collection: deleted a container of a pod that has no record", "container", ctr.ID, "pod", labels[LabelPod], "uid", uid)
 	}
 	for uid := range orphans {
 		_ = cgroupfs.Sweep(podCgroupPath(r.cfg.Namespace, uid))
@@ -167,7 +167,7 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 	if unlabeled > 0 {
 		r.log.Warn("startup garbage collection: containers of pods without a record and without a state-dir label left alone (they may be another state dir's; Pod.Remove cannot find them)", "count", unlabeled)
 	}
-	all, err := r.tasks.leases(ctx, labelPodUID)
+	all, err := r.tasks.Leases(ctx, labelPodUID)
 	if err != nil {
 		r.log.Warn("startup garbage collection: list leases", "err", err)
 		return
@@ -175,14 +175,14 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 	for _, l := range all {
 		// Deleted synchronously: the snapshots it held (image volume views, the snapshot of a
 		// create cut short) go with it.
-		if known[l.labels[labelPodUID]] || !r.ownsObject(l.labels) {
+		if known[l.Labels[labelPodUID]] || !r.ownsObject(l.Labels) {
 			continue
 		}
-		if err := r.tasks.deleteLease(ctx, l.id); err != nil && !errdefs.IsNotFound(err) {
-			r.log.Warn("startup garbage collection: could not delete a lease of a pod that has no record", "lease", l.id, "err", err)
+		if err := r.tasks.DeleteLease(ctx, l.ID); err != nil && !errdefs.IsNotFound(err) {
+			r.log.Warn("startup garbage collection: could not delete a lease of a pod that has no record", "lease", l.ID, "err", err)
 			continue
 		}
-		r.log.Warn("startup garbage collection: deleted the lease of a pod that has no record", "lease", l.id, "pod", l.labels[LabelPod])
+		r.log.Warn("startup garbage collection: deleted the lease of a pod that has no record", "lease", l.ID, "pod", l.Labels[LabelPod])
 	}
 }
 

@@ -2,6 +2,8 @@ package podlife
 
 import (
 	"testing"
+
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // The startup GC's containerd part on the fake runtime: the containers and lease of a pod of
@@ -23,10 +25,10 @@ func TestFakeStartupGCContainerd(t *testing.T) {
 	}
 	// A container and a lease of another state dir's pod.
 	foreign := map[string]string{LabelPod: "foreign", labelPodUID: "foreign-uid", LabelContainer: "foreign-c", labelAttempt: "0", labelStateDir: "/elsewhere"}
-	if _, err := f.newContainer(ctx, "foreign-id", ctrRuntime{}, podImage{name: fakeImage}, foreign, "", nil); err != nil {
+	if _, err := f.NewContainer(ctx, "foreign-id", tasks.Class{}, tasks.Image{Name: fakeImage}, foreign, "", nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.createLease(ctx, "podlife-foreign-uid", foreign); err != nil {
+	if err := f.CreateLease(ctx, "podlife-foreign-uid", foreign); err != nil {
 		t.Fatal(err)
 	}
 	keptLease, orphanLease := kept.w.leaseID(), orphan.w.leaseID()

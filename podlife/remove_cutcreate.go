@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // cutCreates are a removed pod's container instances without a task, noted before the removal
@@ -16,7 +17,7 @@ import (
 // with it, leaves the cgroups it had made). Their cgroups are swept once the shim that ran the
 // create is gone: then no create of theirs is in flight (see settle).
 type cutCreates struct {
-	cgroups []ctrHandle
+	cgroups []tasks.Container
 	shims   []*ctrd.ShimProcess
 }
 
@@ -29,7 +30,7 @@ func (p *podWorker) cutCreates(all []*Container) cutCreates {
 		var live []*instance
 		p.do(func() { live = append([]*instance(nil), c.live...) })
 		for _, i := range live {
-			var task taskHandle
+			var task tasks.Task
 			i.own(func() { task = i.task })
 			if task != nil || i.cg == nil {
 				continue
@@ -64,7 +65,7 @@ func (cc cutCreates) settle(ctx context.Context, log *slog.Logger) error {
 	}
 	var errs []error
 	for _, cg := range cc.cgroups {
-		if err := cg.sweepCgroup(); err != nil {
+		if err := cg.SweepCgroup(); err != nil {
 			errs = append(errs, fmt.Errorf("cgroup left behind: %w", err))
 		}
 	}

@@ -84,7 +84,7 @@ func (s *podSandbox) create() error {
 	paths := map[sandboxns.Kind]string{}
 	if len(kinds) > 0 {
 		var err error
-		if paths, err = s.pod.rt.tasks.pinNamespaces(filepath.Join(s.dir, "ns"), kinds, s.hostname); err != nil {
+		if paths, err = s.pod.rt.tasks.PinNamespaces(filepath.Join(s.dir, "ns"), kinds, s.hostname); err != nil {
 			return fmt.Errorf("pin namespaces: %w", err)
 		}
 	}
@@ -331,5 +331,5 @@ func (s *podSandbox) detach(ctx context.Context, nw cni.Network) error {
 
 // release unpins the namespaces.
 func (s *podSandbox) release() error {
-	return s.pod.rt.tasks.unpinNamespaces(filepath.Join(s.dir, "ns"))
+	return s.pod.rt.tasks.UnpinNamespaces(filepath.Join(s.dir, "ns"))
 }

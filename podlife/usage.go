@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // PodUsage is what a pod's running containers use, sampled at one moment (see Pod.Usage).
@@ -140,11 +141,11 @@ func (r *Runtime) podUsage(ctx context.Context, name string) (PodUsage, error) {
 		return PodUsage{}, err
 	}
 	ctx = r.ctx(ctx)
-	found, err := r.tasks.containers(ctx, map[string]string{labelPodUID: rec.UID}, LabelContainer)
+	found, err := r.tasks.Containers(ctx, map[string]string{labelPodUID: rec.UID}, LabelContainer)
 	if err != nil {
 		return PodUsage{}, fmt.Errorf("pod %q: usage: %w", name, err)
 	}
-	samples, err := r.tasks.sample(ctx, sampledIDs(found))
+	samples, err := r.tasks.Sample(ctx, sampledIDs(found))
 	if err != nil {
 		return PodUsage{}, fmt.Errorf("pod %q: usage: %w", name, err)
 	}
@@ -154,11 +155,11 @@ func (r *Runtime) podUsage(ctx context.Context, name string) (PodUsage, error) {
 // sampledIDs are the IDs of the containers to sample: not the pauses, which have nothing to
 // measure (every container is in its pod's network namespace, whose counters are read from the
 // first running one).
-func sampledIDs(found []foundContainer) []string {
+func sampledIDs(found []tasks.Found) []string {
 	ids := make([]string, 0, len(found))
 	for _, f := range found {
-		if f.labels[LabelContainer] != pauseNameInPod {
-			ids = append(ids, f.id)
+		if f.Labels[LabelContainer] != pauseNameInPod {
+			ids = append(ids, f.ID)
 		}
 	}
 	return ids
@@ -166,20 +167,20 @@ func sampledIDs(found []foundContainer) []string {
 
 // usageOf is the usage of the pod name (its record rec) from its containers found and their
 // samples.
-func (r *Runtime) usageOf(name string, rec podRecord, found []foundContainer, samples map[string]ctrd.Sample) PodUsage {
+func (r *Runtime) usageOf(name string, rec podRecord, found []tasks.Found, samples map[string]ctrd.Sample) PodUsage {
 	out := PodUsage{Name: name, UID: rec.UID, Timestamp: time.Now()}
 	var netPid uint32
 	current := map[string]int{} // container name -> index in out.Containers
 	for _, f := range found {
-		s, ok := samples[f.id]
+		s, ok := samples[f.ID]
 		if !ok || !s.Running {
 			continue
 		}
-		cname := f.labels[LabelContainer]
+		cname := f.Labels[LabelContainer]
 		if netPid == 0 {
 			netPid = s.Pid
 		}
-		attempt, _ := strconv.Atoi(f.labels[labelAttempt])
+		attempt, _ := strconv.Atoi(f.Labels[labelAttempt])
 		cu := containerUsage(cname, attempt, s.Metrics)
 		// Two running instances of one name (a restart caught half-way): the later attempt.
 		if i, dup := current[cname]; dup {

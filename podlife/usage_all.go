@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // Usage samples the usage of every pod of the state directory, sorted by name, whichever
@@ -49,13 +51,13 @@ func (r *Runtime) Usage(ctx context.Context) ([]PodUsage, error) {
 		return nil, nil
 	}
 	ctx = r.ctx(ctx)
-	all, err := r.tasks.containers(ctx, nil, labelPodUID, LabelContainer)
+	all, err := r.tasks.Containers(ctx, nil, labelPodUID, LabelContainer)
 	if err != nil {
 		return nil, fmt.Errorf("podlife: usage: %w", err)
 	}
-	found := make([][]foundContainer, len(pods))
+	found := make([][]tasks.Found, len(pods))
 	for _, f := range all {
-		if i, ok := byUID[f.labels[labelPodUID]]; ok { // not another state directory's
+		if i, ok := byUID[f.Labels[labelPodUID]]; ok { // not another state directory's
 			found[i] = append(found[i], f)
 		}
 	}
@@ -63,7 +65,7 @@ func (r *Runtime) Usage(ctx context.Context) ([]PodUsage, error) {
 	for _, fs := range found {
 		ids = append(ids, sampledIDs(fs)...)
 	}
-	samples, err := r.tasks.sample(ctx, ids)
+	samples, err := r.tasks.Sample(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("podlife: usage: %w", err)
 	}

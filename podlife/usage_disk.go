@@ -51,7 +51,7 @@ func (r *Runtime) writableLayers(ctx context.Context, uid string) uint64 {
 		return 0
 	}
 	ctx = r.ctx(ctx)
-	found, err := r.tasks.containers(ctx, map[string]string{labelPodUID: uid}, LabelContainer)
+	found, err := r.tasks.Containers(ctx, map[string]string{labelPodUID: uid}, LabelContainer)
 	if err != nil {
 		return 0
 	}
