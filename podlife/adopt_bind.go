@@ -19,6 +19,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/sandbox"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
@@ -53,7 +54,7 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 	if err := poddir.ReadJSON(filepath.Join(s.dir, statusFile), &last); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.log.Warn("status.json unreadable", "err", err)
 	}
-	var sb sandboxRecord
+	var sb sandbox.Record
 	if err := poddir.ReadJSON(filepath.Join(s.dir, "sandbox.json"), &sb); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("sandbox.json: %w", err)
 	}

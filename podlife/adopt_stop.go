@@ -11,6 +11,7 @@ import (
 	"github.com/containerd/errdefs"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/sandbox"
 )
 
 // One stop and one remove: a pod whose manager is gone is stopped and removed by the core's
@@ -157,11 +158,11 @@ func (r *Runtime) sweepPodContainers(ctx context.Context, uid string) {
 		}
 		r.tasks.RemoveStaleShim(ctr.ID, r.log)
 		_ = cgroupfs.Remove(filepath.Join("/", r.cfg.Namespace, ctr.ID))
-		_ = cgroupfs.Remove(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.ID))
+		_ = cgroupfs.Remove(filepath.Join(sandbox.CgroupPath(r.cfg.Namespace, uid), ctr.ID))
 		r.log.Warn("remove: deleted a container of the pod that its adoption did not find", "container", ctr.ID)
 	}
 	if len(ctrs) > 0 {
-		_ = cgroupfs.Sweep(podCgroupPath(r.cfg.Namespace, uid))
+		_ = cgroupfs.Sweep(sandbox.CgroupPath(r.cfg.Namespace, uid))
 	}
 }
 

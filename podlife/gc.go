@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/hostmount"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/sandbox"
 )
 
 // labelStateDir is the state directory of the Runtime that created a containerd object: startup
@@ -107,7 +108,7 @@ func (r *Runtime) collectDirs(ctx context.Context) (known map[string]bool, unrea
 // removeLeftDir undoes what a pod directory without a live pod holds: its network attachment
 // (from sandbox.json), pinned namespaces and mounts, then deletes it.
 func (r *Runtime) removeLeftDir(ctx context.Context, dir string) error {
-	var sb sandboxRecord
+	var sb sandbox.Record
 	if err := poddir.ReadJSON(filepath.Join(dir, "sandbox.json"), &sb); err == nil && sb.Network != "" && sb.UID != "" {
 		if err := r.network.Remove(ctx, "podlife-"+sb.UID, sb.NetNS); err != nil {
 			return fmt.Errorf("network detach: %w", err)
@@ -158,11 +159,11 @@ func (r *Runtime) collectContainerd(ctx context.Context, known map[string]bool) 
 		// The pod's shim socket, if this container's task started the shim (see Pod.shimGroup).
 		r.tasks.RemoveStaleShim(ctr.ID, r.log)
 		_ = cgroupfs.Remove(filepath.Join("/", r.cfg.Namespace, ctr.ID))
-		_ = cgroupfs.Remove(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.ID))
+		_ = cgroupfs.Remove(filepath.Join(sandbox.CgroupPath(r.cfg.Namespace, uid), ctr.ID))
 		r.log.Warn("startup garbage collection: deleted a container of a pod that has no record", "container", ctr.ID, "pod", labels[LabelPod], "uid", uid)
 	}
 	for uid := range orphans {
-		_ = cgroupfs.Sweep(podCgroupPath(r.cfg.Namespace, uid))
+		_ = cgroupfs.Sweep(sandbox.CgroupPath(r.cfg.Namespace, uid))
 	}
 	if unlabeled > 0 {
 		r.log.Warn("startup garbage collection: containers of pods without a record and without a state-dir label left alone (they may be another state dir's; Pod.Remove cannot find them)", "count", unlabeled)

@@ -45,6 +45,7 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/ocibuild", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/specfp", []string{"podlife/internal/ctrd", "podlife/daemon", "cni"}},
 		{"podlife/internal/eventbus", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
+		{"podlife/internal/sandbox", []string{"podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/tasks", []string{"podlife/internal/poddir", "podlife/internal/eventbus", "podlife/internal/specfp", "podlife/daemon", "cni"}},
 		{"podlife/daemon", []string{"podlife"}},
 		{"podlife/containerlogger", []string{"podlife"}},
