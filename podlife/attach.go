@@ -22,7 +22,7 @@ import (
 // directory, attach/<container ID>-{stdin,stdout,stderr}, that a client ([Pod.Attach], in any
 // process on the host) opens directly: the shim reads stdin from its FIFO, and its output,
 // which the manager also writes to the container's log, is copied to the others (see
-// teeAttach). The output waits in the FIFO (64 KiB) until a client reads it.
+// tasks.TeeAttach). The output waits in the FIFO (64 KiB) until a client reads it.
 
 // attachFIFOs returns the FIFO paths of the instance id of a pod whose directory is podDir.
 func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
@@ -38,7 +38,7 @@ func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
 }
 
 // attachOutput makes the FIFOs of an interactive instance id (the clients' and the shim's, see
-// teeAttach) and returns them as its output.
+// tasks.TeeAttach) and returns them as its output.
 func attachOutput(podDir, id string, stdin, tty bool) (tasks.Output, error) {
 	cfg := attachFIFOs(podDir, id, stdin, tty)
 	if err := os.MkdirAll(filepath.Join(podDir, "attach"), 0o700); err != nil {

@@ -11,14 +11,14 @@ import (
 // An interactive container's output goes to its log as well as to attached clients, as under
 // the kubelet (CRI writes a TTY or stdin container's output to its log file): the shim writes
 // it to FIFOs of their own, attach/<container ID>-{out,err}, which this process copies
-// (teeAttach) to the container's log and to the clients' FIFOs, -stdout and -stderr. The
+// (tasks.TeeAttach) to the container's log and to the clients' FIFOs, -stdout and -stderr. The
 // clients' FIFOs are held open for writing by the copy (read-write, so that a client opening
 // one never finds it without a writer), written without blocking: output that no client
 // reads waits there (64 KiB), the rest is in the log only. The copy's end (the process's
 // output closed) closes them: a client's read then ends.
 
 // resumeAttachCopy takes over the copy of an adopted, running interactive instance's output to
-// its log and to attached clients (teeAttach), which its previous manager did: until then the
+// its log and to attached clients (tasks.TeeAttach), which its previous manager did: until then the
 // output waited in the shim's FIFO. An instance that is not interactive, or whose previous
 // manager had the clients' FIFOs written by the shim (no -out FIFO), is left alone.
 func (i *instance) resumeAttachCopy(p *podWorker) {

@@ -99,7 +99,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	t2 := time.Now()
 	var out tasks.Output
 	if c.stdin || c.tty {
-		// Its output goes to its log too, written by this process (see teeAttach).
+		// Its output goes to its log too, written by this process (see tasks.TeeAttach).
 		out, err = attachOutput(p.sandbox.dir, id, c.stdin, c.tty)
 		out.StopCopy = r.closing
 		if err == nil {

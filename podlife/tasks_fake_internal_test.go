@@ -53,7 +53,7 @@ type fakeTasks struct {
 	changed chan struct{}                // closed and replaced on every new call
 
 	// Behaviour, set before the pod starts (by container name).
-	createErr      map[string]error         // newContainer fails
+	createErr      map[string]error         // NewContainer fails
 	startErr       map[string]error         // start fails
 	ignoreTerm     map[string]bool          // SIGTERM does not end the process (SIGKILL does)
 	absent         map[string]bool          // image refs not present locally

@@ -161,7 +161,7 @@ func logTail(path string, lines, maxBytes int) string {
 	return string(out)
 }
 
-// outputWaiter is a task whose output this process copies: waitOutput reports whether the
+// outputWaiter is a task whose output this process copies: WaitOutput reports whether the
 // copy ended (the process's output is all written) within timeout.
 type outputWaiter interface {
 	WaitOutput(timeout time.Duration) bool

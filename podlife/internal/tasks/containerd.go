@@ -244,7 +244,7 @@ func (t ctrdTask) Start(ctx context.Context) error {
 
 func (t ctrdTask) PID() uint32 { return t.task.Pid() }
 
-// waitOutput waits until this process has copied all of the task's output (see outputWaiter);
+// WaitOutput waits until this process has copied all of the task's output (see podlife's outputWaiter);
 // a wait that times out is left to end with the task's deletion.
 func (t ctrdTask) waitOutput(timeout time.Duration) bool { return t.task.WaitOutput(timeout) }
 

@@ -50,7 +50,7 @@ type Runtime interface {
 	// PinProcessNamespace pins the namespace of kind k of process pid under dir (see
 	// sandboxns.PinProcess).
 	PinProcessNamespace(dir string, k sandboxns.Kind, pid int) (string, error)
-	// PinContainerNamespace pins it as pinProcessNamespace does, then checks that what it
+	// PinContainerNamespace pins it as PinProcessNamespace does, then checks that what it
 	// pinned is the namespace of a process in the cgroup at cgroup (a PID may be reused the
 	// moment its process is reaped): else it unpins it and fails.
 	PinContainerNamespace(dir string, k sandboxns.Kind, pid int, cgroup string) (string, error)
