@@ -161,19 +161,13 @@ func logTail(path string, lines, maxBytes int) string {
 	return string(out)
 }
 
-// outputWaiter is a task whose output this process copies: WaitOutput reports whether the
-// copy ended (the process's output is all written) within timeout.
-type outputWaiter interface {
-	WaitOutput(timeout time.Duration) bool
-}
-
 // settleOutput waits (outputSettle at most) until the exited instance's last output is in its
 // log, a last line without a newline included: copied by this process (its streams then
 // flushed), or written by the logger program beside the shim (asked to flush through its FIFO
 // pair, see logdriver.Flush; a logger without one: until its file stops growing).
 func (i *instance) settleOutput(task tasks.Task) {
 	if len(i.streams) > 0 {
-		if w, ok := task.(outputWaiter); ok && w.WaitOutput(outputSettle) {
+		if w, ok := task.(tasks.OutputWaiter); ok && w.WaitOutput(outputSettle) {
 			for _, s := range i.streams {
 				_ = s.Close() // flushes a partial line; closed again with the task, harmlessly
 			}

@@ -32,7 +32,10 @@ type Containerd struct {
 	Credentials func(ctx context.Context, host string) (user, secret string, err error)
 }
 
-var _ Runtime = Containerd{}
+var (
+	_ Runtime      = Containerd{}
+	_ OutputWaiter = ctrdTask{}
+)
 
 // CreateLease implements Runtime.CreateLease.
 func (t Containerd) CreateLease(ctx context.Context, id string, labels map[string]string) error {
@@ -244,9 +247,9 @@ func (t ctrdTask) Start(ctx context.Context) error {
 
 func (t ctrdTask) PID() uint32 { return t.task.Pid() }
 
-// WaitOutput waits until this process has copied all of the task's output (see podlife's outputWaiter);
+// WaitOutput waits until this process has copied all of the task's output (see OutputWaiter);
 // a wait that times out is left to end with the task's deletion.
-func (t ctrdTask) waitOutput(timeout time.Duration) bool { return t.task.WaitOutput(timeout) }
+func (t ctrdTask) WaitOutput(timeout time.Duration) bool { return t.task.WaitOutput(timeout) }
 
 func (t ctrdTask) Kill(ctx context.Context, sig syscall.Signal, all bool) error {
 	return t.task.Kill(ctx, sig, all)

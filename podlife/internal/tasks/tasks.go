@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"syscall"
+	"time"
 
 	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/containerd/containerd/v2/pkg/oci"
@@ -174,4 +175,11 @@ type Task interface {
 	Exec(ctx, bg context.Context, ps specs.Process, argv []string, streams api.ExecIO, fifoDir string) (int, error)
 	// Resize sets the size of the main process's terminal (an attached container's).
 	Resize(ctx context.Context, w, h uint32) error
+}
+
+// OutputWaiter is a Task whose output this process copies (through FIFOs, with no logger
+// program): WaitOutput reports whether the copy ended (the process's output is all written)
+// within timeout. Containerd's tasks are; a fake's need not be.
+type OutputWaiter interface {
+	WaitOutput(timeout time.Duration) bool
 }
