@@ -10,6 +10,7 @@ import (
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // Adopt takes over the supervision of a pod that another process started and that no live
@@ -116,7 +117,7 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 	p.network, p.netRecord = r.recordedNetwork(rec.Network, spec.Name), rec.Network
 	// The dead manager's execs in flight (a hook, a probe) wait for a reader of their output:
 	// until one comes, the shim holds back their container's exit for 30 s (see ctrd).
-	if n, _ := ctrd.DrainOrphanFIFOs(p.sandbox.fifoDir(), execIDPrefix, r.closing); n > 0 {
+	if n, _ := ctrd.DrainOrphanFIFOs(p.sandbox.fifoDir(), tasks.ExecIDPrefix, r.closing); n > 0 {
 		p.log.Info("reading away the output of the previous manager's execs in flight", "fifos", n)
 	}
 	if rec.ShimGroup != "" && p.pause == nil {

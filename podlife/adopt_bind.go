@@ -19,6 +19,8 @@ import (
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/sandbox"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // taskState is what an adopter finds of an instance's task.
@@ -52,7 +54,7 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 	if err := poddir.ReadJSON(filepath.Join(s.dir, statusFile), &last); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.log.Warn("status.json unreadable", "err", err)
 	}
-	var sb sandboxRecord
+	var sb sandbox.Record
 	if err := poddir.ReadJSON(filepath.Join(s.dir, "sandbox.json"), &sb); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("sandbox.json: %w", err)
 	}
@@ -74,7 +76,7 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 		plan.interrupted = "the pod's network was not attached"
 	}
 
-	ctrs, err := r.tasks.containers(cctx, map[string]string{labelPodUID: p.uid})
+	ctrs, err := r.tasks.Containers(cctx, map[string]string{labelPodUID: p.uid})
 	if err != nil {
 		return nil, fmt.Errorf("list containers: %w", err)
 	}
@@ -82,28 +84,28 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 	ephemeralImages := map[string]string{}
 	anyTask := false
 	for _, ctr := range ctrs {
-		labels := ctr.labels
-		cgroup := p.containerCgroup(ctr.id)
+		labels := ctr.Labels
+		cgroup := p.containerCgroup(ctr.ID)
 		if labels[labelKind] == labelKindPause || labels[labelKind] == "ephemeral" {
-			cgroup = cgroupfs.Path(r.cfg.Namespace, ctr.id)
+			cgroup = cgroupfs.Path(r.cfg.Namespace, ctr.ID)
 		}
-		cg := ctr.handle(cgroup)
+		cg := ctr.Handle(cgroup)
 		task, state, err := loadTaskState(cctx, cg)
 		if err != nil {
-			return nil, fmt.Errorf("container %s: %w", ctr.id, err)
+			return nil, fmt.Errorf("container %s: %w", ctr.ID, err)
 		}
 		anyTask = anyTask || state != taskNone
 		if labels[labelKind] == labelKindPause {
 			if p.pause == nil {
-				p.log.Warn("a pause container in a pod without ShareProcessNamespace", "id", ctr.id)
+				p.log.Warn("a pause container in a pod without ShareProcessNamespace", "id", ctr.ID)
 				p.pause = &pause{}
 			}
-			p.pause.id = ctr.id
+			p.pause.id = ctr.ID
 			p.pause.ctr = cg
 			if task != nil {
 				p.pause.task = task
 				if state == taskRunning {
-					if plan.pauseExited, err = task.wait(p.watchCtx); err != nil {
+					if plan.pauseExited, err = task.Wait(p.watchCtx); err != nil {
 						return nil, fmt.Errorf("wait pause: %w", err)
 					}
 				}
@@ -111,14 +113,14 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 			continue
 		}
 		if labels[labelKind] == "ephemeral" {
-			ephemeralImages[labels[LabelContainer]] = ctr.image
+			ephemeralImages[labels[LabelContainer]] = ctr.Image
 		}
 		attempt, _ := strconv.Atoi(labels[labelAttempt])
 		name := labels[LabelContainer]
-		inst := &instance{rt: r, attempt: attempt, id: ctr.id, task: task, exited: make(chan struct{})}
+		inst := &instance{rt: r, attempt: attempt, id: ctr.ID, task: task, exited: make(chan struct{})}
 		inst.ctr, inst.cg = cg, cg
 		inst.logPath = filepath.Join(s.dir, "logs", name, strconv.Itoa(attempt)+".log")
-		inst.termPath = filepath.Join(s.dir, terminationDir, ctr.id)
+		inst.termPath = filepath.Join(s.dir, terminationDir, ctr.ID)
 		found[name] = append(found[name], adoptedInstance{inst: inst, state: state, labels: labels})
 	}
 	if p.pause != nil {
@@ -152,10 +154,10 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 			// For the container's restarts: the image the pod ran with is local (no pull, whatever
 			// the policy: the previous manager resolved it once too).
 			ref, err := normalizeRef(c.spec.Image)
-			var img podImage
+			var img tasks.Image
 			found := false
 			if err == nil {
-				img, found, err = r.tasks.localImage(cctx, ref)
+				img, found, err = r.tasks.LocalImage(cctx, ref)
 			}
 			switch {
 			case err != nil || !found:
@@ -165,7 +167,7 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 				if err := c.loadImage(cctx, img); err != nil {
 					p.log.Warn("the container's image config is unusable", "container", c.spec.Name, "err", err)
 				}
-				c.imageID = img.id
+				c.imageID = img.ID
 			}
 		}
 		insts := found[c.spec.Name]
@@ -245,7 +247,7 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 			c.state = ContainerState{Running: &StateRunning{StartedAt: started}}
 		}
 		if cur.state != taskNone {
-			if cur.inst.exitCh, err = cur.inst.task.wait(p.watchCtx); err != nil {
+			if cur.inst.exitCh, err = cur.inst.task.Wait(p.watchCtx); err != nil {
 				return nil, fmt.Errorf("container %q: wait task: %w", c.spec.Name, err)
 			}
 		}
@@ -255,15 +257,15 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 }
 
 // loadTaskState loads ctr's task, if any, and tells its state.
-func loadTaskState(ctx context.Context, ctr ctrHandle) (taskHandle, taskState, error) {
-	task, err := ctr.loadTask(ctx)
+func loadTaskState(ctx context.Context, ctr tasks.Container) (tasks.Task, taskState, error) {
+	task, err := ctr.LoadTask(ctx)
 	if errdefs.IsNotFound(err) {
 		return nil, taskNone, nil
 	}
 	if err != nil {
 		return nil, taskNone, err
 	}
-	st, err := task.status(ctx)
+	st, err := task.Status(ctx)
 	if err != nil {
 		return nil, taskNone, err
 	}

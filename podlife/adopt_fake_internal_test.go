@@ -17,7 +17,7 @@ import (
 	"github.com/podlife/podlife/probe"
 )
 
-// Whole adoptions on the fake taskRuntime: no containerd, no root (they run with -short). A
+// Whole adoptions on the fake tasks.Runtime: no containerd, no root (they run with -short). A
 // first Runtime starts a pod and is closed, which leaves the pod running unmanaged (what a
 // manager's death leaves, minus the process); a second Runtime on the same state dir, fake
 // runtime and clock adopts it, through the same seam a real adoption uses (containers, tasks,

@@ -11,6 +11,7 @@ import (
 	"github.com/containerd/errdefs"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/sandbox"
 )
 
 // One stop and one remove: a pod whose manager is gone is stopped and removed by the core's
@@ -117,13 +118,13 @@ func (r *Runtime) stopUnmanaged(ctx context.Context, dir, op string, rec podReco
 func (r *Runtime) settleCreates(ctx context.Context, uid string) {
 	deadline := time.Now().Add(createSettle)
 	for {
-		ctrs, err := r.tasks.containers(ctx, map[string]string{labelPodUID: uid})
+		ctrs, err := r.tasks.Containers(ctx, map[string]string{labelPodUID: uid})
 		if err != nil {
 			return
 		}
 		pending := false
 		for _, ctr := range ctrs {
-			if _, err := ctr.handle("").loadTask(ctx); errdefs.IsNotFound(err) {
+			if _, err := ctr.Handle("").LoadTask(ctx); errdefs.IsNotFound(err) {
 				pending = true
 				break
 			}
@@ -145,23 +146,23 @@ const createSettle = 2 * time.Second
 // sweepPodContainers deletes the containers (tasks, snapshots, shim sockets, cgroups) still
 // labelled with the pod uid, after its removal.
 func (r *Runtime) sweepPodContainers(ctx context.Context, uid string) {
-	ctrs, err := r.tasks.containers(ctx, map[string]string{labelPodUID: uid})
+	ctrs, err := r.tasks.Containers(ctx, map[string]string{labelPodUID: uid})
 	if err != nil {
 		r.log.Warn("remove: list the pod's containers left", "uid", uid, "err", err)
 		return
 	}
 	for _, ctr := range ctrs {
-		if err := ctr.handle("").purge(ctx); err != nil {
-			r.log.Warn("remove: a container of the pod was left", "container", ctr.id, "err", err)
+		if err := ctr.Handle("").Purge(ctx); err != nil {
+			r.log.Warn("remove: a container of the pod was left", "container", ctr.ID, "err", err)
 			continue
 		}
-		r.tasks.removeStaleShim(ctr.id, r.log)
-		_ = cgroupfs.Remove(filepath.Join("/", r.cfg.Namespace, ctr.id))
-		_ = cgroupfs.Remove(filepath.Join(podCgroupPath(r.cfg.Namespace, uid), ctr.id))
-		r.log.Warn("remove: deleted a container of the pod that its adoption did not find", "container", ctr.id)
+		r.tasks.RemoveStaleShim(ctr.ID, r.log)
+		_ = cgroupfs.Remove(filepath.Join("/", r.cfg.Namespace, ctr.ID))
+		_ = cgroupfs.Remove(filepath.Join(sandbox.CgroupPath(r.cfg.Namespace, uid), ctr.ID))
+		r.log.Warn("remove: deleted a container of the pod that its adoption did not find", "container", ctr.ID)
 	}
 	if len(ctrs) > 0 {
-		_ = cgroupfs.Sweep(podCgroupPath(r.cfg.Namespace, uid))
+		_ = cgroupfs.Sweep(sandbox.CgroupPath(r.cfg.Namespace, uid))
 	}
 }
 

@@ -15,13 +15,14 @@ import (
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // Attaching: an interactive ephemeral container (Stdin or TTY) gets FIFOs under its pod's
 // directory, attach/<container ID>-{stdin,stdout,stderr}, that a client ([Pod.Attach], in any
 // process on the host) opens directly: the shim reads stdin from its FIFO, and its output,
 // which the manager also writes to the container's log, is copied to the others (see
-// teeAttach). The output waits in the FIFO (64 KiB) until a client reads it.
+// tasks.TeeAttach). The output waits in the FIFO (64 KiB) until a client reads it.
 
 // attachFIFOs returns the FIFO paths of the instance id of a pod whose directory is podDir.
 func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
@@ -37,45 +38,22 @@ func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
 }
 
 // attachOutput makes the FIFOs of an interactive instance id (the clients' and the shim's, see
-// teeAttach) and returns them as its output.
-func attachOutput(podDir, id string, stdin, tty bool) (taskOutput, error) {
+// tasks.TeeAttach) and returns them as its output.
+func attachOutput(podDir, id string, stdin, tty bool) (tasks.Output, error) {
 	cfg := attachFIFOs(podDir, id, stdin, tty)
 	if err := os.MkdirAll(filepath.Join(podDir, "attach"), 0o700); err != nil {
-		return taskOutput{}, fmt.Errorf("attach: %w", err)
+		return tasks.Output{}, fmt.Errorf("attach: %w", err)
 	}
-	shim := shimFIFOs(cfg)
+	shim := tasks.ShimFIFOs(cfg)
 	for _, path := range []string{cfg.Stdin, cfg.Stdout, cfg.Stderr, shim.Stdout, shim.Stderr} {
 		if path == "" {
 			continue
 		}
 		if err := syscall.Mkfifo(path, 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
-			return taskOutput{}, fmt.Errorf("attach: %w", err)
+			return tasks.Output{}, fmt.Errorf("attach: %w", err)
 		}
 	}
-	return taskOutput{attach: &cfg}, nil
-}
-
-// openFIFOReaders opens a read end of each FIFO path ("" skipped) without waiting for a writer.
-func openFIFOReaders(paths ...string) ([]*os.File, error) {
-	var out []*os.File
-	for _, p := range paths {
-		if p == "" {
-			continue
-		}
-		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			closeAll(out)
-			return nil, fmt.Errorf("attach: %w", err)
-		}
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-func closeAll(fs []*os.File) {
-	for _, f := range fs {
-		_ = f.Close()
-	}
+	return tasks.Output{Attach: &cfg}, nil
 }
 
 // ErrNotAttachable is wrapped by Pod.Attach's error for a container created without Stdin or
@@ -108,13 +86,13 @@ func (r *Runtime) attach(ctx context.Context, pod, container string, streams Exe
 	if _, err := os.Stat(attachFIFOs(dir, id, false, false).Stderr); err == nil {
 		cfg = attachFIFOs(dir, id, cfg.Stdin != "", false)
 	}
-	statusC, err := task.wait(bg)
+	statusC, err := task.Wait(bg)
 	if err != nil {
 		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, err)
 	}
 	var copies sync.WaitGroup
 	var open []*os.File
-	defer func() { closeAll(open) }()
+	defer func() { tasks.CloseAll(open) }()
 	copyOut := func(path string, w io.Writer) error {
 		if path == "" {
 			return nil
@@ -159,7 +137,7 @@ func (r *Runtime) attach(ctx context.Context, pod, container string, streams Exe
 	if cfg.Terminal && streams.Resize != nil {
 		done := make(chan struct{})
 		defer close(done)
-		go forwardResizes(bg, task.resize, streams.Resize, done)
+		go tasks.ForwardResizes(bg, task.Resize, streams.Resize, done)
 	}
 	outDone := make(chan struct{})
 	go func() {
@@ -184,7 +162,7 @@ func (r *Runtime) attach(ctx context.Context, pod, container string, streams Exe
 
 // runningTask finds the running instance of a container of a pod in the state directory,
 // whichever process manages the pod: its containerd container (ID and handle) and task.
-func (r *Runtime) runningTask(ctx context.Context, pod, container string) (string, ctrHandle, taskHandle, error) {
+func (r *Runtime) runningTask(ctx context.Context, pod, container string) (string, tasks.Container, tasks.Task, error) {
 	var rec podRecord
 	if err := poddir.ReadJSON(filepath.Join(r.cfg.StateDir, "pods", pod, recordFile), &rec); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -193,20 +171,20 @@ func (r *Runtime) runningTask(ctx context.Context, pod, container string) (strin
 		return "", nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}
 	bg := context.WithoutCancel(r.ctx(ctx))
-	ctrs, err := r.tasks.containers(bg, map[string]string{labelPodUID: rec.UID, LabelContainer: container})
+	ctrs, err := r.tasks.Containers(bg, map[string]string{labelPodUID: rec.UID, LabelContainer: container})
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}
 	for _, found := range ctrs {
-		ctr := found.handle("")
-		task, err := ctr.loadTask(bg)
+		ctr := found.Handle("")
+		task, err := ctr.LoadTask(bg)
 		if err != nil {
 			continue
 		}
-		if st, err := task.status(bg); err != nil || st.Status != ctrd.Running {
+		if st, err := task.Status(bg); err != nil || st.Status != ctrd.Running {
 			continue
 		}
-		return found.id, ctr, task, nil
+		return found.ID, ctr, task, nil
 	}
 	return "", nil, nil, fmt.Errorf("pod %q: no running container %q: %w", pod, container, ErrNotFound)
 }

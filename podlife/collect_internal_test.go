@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // The startup GC on the fake runtime, through the Runtime's adapter of its containerd seam
@@ -26,10 +28,10 @@ func TestFakeStartupGCContainerd(t *testing.T) {
 	}
 	// A container and a lease of another state dir's pod.
 	foreign := map[string]string{LabelPod: "foreign", labelPodUID: "foreign-uid", LabelContainer: "foreign-c", labelAttempt: "0", labelStateDir: "/elsewhere"}
-	if _, err := f.newContainer(ctx, "foreign-id", ctrRuntime{}, podImage{name: fakeImage}, foreign, "", nil); err != nil {
+	if _, err := f.NewContainer(ctx, "foreign-id", tasks.Class{}, tasks.Image{Name: fakeImage}, foreign, "", nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.createLease(ctx, "podlife-foreign-uid", foreign); err != nil {
+	if err := f.CreateLease(ctx, "podlife-foreign-uid", foreign); err != nil {
 		t.Fatal(err)
 	}
 	keptLease, orphanLease := kept.w.leaseID(), orphan.w.leaseID()

@@ -16,6 +16,7 @@ import (
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/ocibuild"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // Container is a handle on one container of a pod, across its restarts. Its methods are safe for
@@ -40,7 +41,7 @@ type Container struct {
 	// Set once by prepare, before prepared is closed.
 	prepared    chan struct{}
 	prepErr     error
-	image       podImage
+	image       tasks.Image
 	imageConfig ocispec.Image
 	stopSignal  syscall.Signal
 
@@ -169,18 +170,18 @@ func (c *Container) prepare(ctx context.Context) {
 }
 
 // setImage records the image and what the container takes from its config.
-func (c *Container) setImage(ctx context.Context, img podImage) error {
+func (c *Container) setImage(ctx context.Context, img tasks.Image) error {
 	if err := c.loadImage(ctx, img); err != nil {
 		return err
 	}
-	c.pod.update(func() { c.imageID = img.id })
+	c.pod.update(func() { c.imageID = img.ID })
 	return nil
 }
 
 // loadImage reads the image's config and sets what the container takes from it (not its
 // status's imageID, which is the loop's: see setImage).
-func (c *Container) loadImage(ctx context.Context, img podImage) error {
-	cfg, err := c.pod.rt.tasks.imageConfig(ctx, img)
+func (c *Container) loadImage(ctx context.Context, img tasks.Image) error {
+	cfg, err := c.pod.rt.tasks.ImageConfig(ctx, img)
 	if err != nil {
 		return fmt.Errorf("read image config: %w", err)
 	}
@@ -233,7 +234,7 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	// No process starts once the pod is stopping (a start policy may ignore its context; see
 	// Pod.stopWith), and the stop waits for a start in flight to be recorded as running.
 	p.startGate.RLock()
-	var task taskHandle
+	var task tasks.Task
 	stopping := true // if the loop has ended (the Runtime closed), nothing starts
 	p.do(func() { task, stopping = inst.task, p.stopping })
 	if stopping {
@@ -244,7 +245,7 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 		p.startGate.RUnlock()
 		return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepStart, Err: fmt.Errorf("task deleted: %w", ErrNotFound)}
 	}
-	if err := task.start(context.WithoutCancel(ctx)); err != nil {
+	if err := task.Start(context.WithoutCancel(ctx)); err != nil {
 		p.startGate.RUnlock()
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
 		c.setWaiting(ReasonRunContainerError, err.Error())

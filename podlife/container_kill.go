@@ -10,6 +10,7 @@ import (
 	"github.com/containerd/errdefs"
 
 	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // watchExit records an instance's exit and decides what follows.
@@ -25,11 +26,11 @@ func (c *Container) watchExit(inst *instance) {
 		p.log.Warn("a container's task was gone when containerd answered again", "container", c.spec.Name, "id", inst.id)
 	}
 	// The OOM check reads the cgroup: I/O, done before the loop decides.
-	oom := code != 0 && !lost && inst.cg.oomKilled()
+	oom := code != 0 && !lost && inst.cg.OOMKilled()
 	// So does the termination message (its file, or the log's tail).
 	var msg string
 	if !lost {
-		var task taskHandle
+		var task tasks.Task
 		p.do(func() { task = inst.task })
 		msg = c.terminationMessage(inst, task, int(code))
 	}
@@ -87,7 +88,7 @@ func (c *Container) kill(grace time.Duration, reason string, withHooks bool) {
 // containers it outlives have exited (within the grace period).
 func (c *Container) killInstance(inst *instance, grace time.Duration, reason string, withHooks bool) {
 	p := c.pod
-	var task taskHandle
+	var task tasks.Task
 	var running, exited bool
 	p.do(func() { task, running, exited = inst.task, inst.running, inst.exitRecorded })
 	if task == nil {
@@ -135,7 +136,7 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 		p.waitOutlived(c, deadline)
 	}
 	remaining := max(time.Until(deadline), minGracePeriod)
-	if err := p.rt.retry(ctx, func() error { return task.kill(ctx, c.stopSignal, false) }); err != nil && !errdefs.IsNotFound(err) {
+	if err := p.rt.retry(ctx, func() error { return task.Kill(ctx, c.stopSignal, false) }); err != nil && !errdefs.IsNotFound(err) {
 		p.log.Debug("stop signal", "container", c.spec.Name, "err", err)
 	}
 	failpoint.Hit("stop.signalled")
@@ -150,7 +151,7 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 	case <-p.rt.closing:
 		return // detached: the pod is left as it is
 	}
-	if err := p.rt.retry(ctx, func() error { return task.kill(ctx, syscall.SIGKILL, true) }); err != nil && !errdefs.IsNotFound(err) {
+	if err := p.rt.retry(ctx, func() error { return task.Kill(ctx, syscall.SIGKILL, true) }); err != nil && !errdefs.IsNotFound(err) {
 		p.log.Debug("SIGKILL", "container", c.spec.Name, "err", err)
 	}
 	// Bounded: if containerd cannot tell the exit (it is away, or the runtime was closed and

@@ -14,6 +14,7 @@ import (
 
 	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // AddEphemeralContainer adds an ephemeral container to the running pod and starts it
@@ -144,7 +145,7 @@ func (c *Container) targetPIDNamespace() (string, error) {
 		return "", fmt.Errorf("target container %q: %w", c.targetName, ErrNotFound)
 	}
 	var inst *instance
-	var task taskHandle
+	var task tasks.Task
 	p.do(func() {
 		if t.cur != nil && t.cur.running {
 			inst, task = t.cur, t.cur.task
@@ -159,12 +160,12 @@ func (c *Container) targetPIDNamespace() (string, error) {
 	default:
 	}
 	// The pin checks that the PID still is the target's (it may have exited meanwhile).
-	pid := task.pid()
+	pid := task.PID()
 	if pid == 0 {
 		return "", fmt.Errorf("target container %q: no process", c.targetName)
 	}
 	dir := filepath.Join(p.sandbox.dir, "ns", "target-"+c.plannedID)
-	path, err := p.rt.tasks.pinContainerNamespace(dir, sandboxns.PID, int(pid), p.containerCgroup(inst.id))
+	path, err := p.rt.tasks.PinContainerNamespace(dir, sandboxns.PID, int(pid), p.containerCgroup(inst.id))
 	if err != nil {
 		return "", fmt.Errorf("target container %q: join its PID namespace: %w", c.targetName, err)
 	}
@@ -177,7 +178,7 @@ func (c *Container) unpinTarget() {
 	if c.targetPin == "" {
 		return
 	}
-	err := c.pod.rt.tasks.unpinNamespaces(c.targetPin)
+	err := c.pod.rt.tasks.UnpinNamespaces(c.targetPin)
 	if err == nil {
 		err = os.Remove(c.targetPin)
 	}

@@ -148,9 +148,9 @@ func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, 
 			term := &StateTerminated{ExitCode: -1, Reason: "Unknown", StartedAt: started}
 			if s, ok := exits[id]; ok {
 				term = terminatedAt(int(s.ExitCode()), started, s.ExitTime())
-			} else if ctr, err := r.tasks.loadContainer(ctx, id, ""); err == nil {
-				if task, err := ctr.loadTask(ctx); err == nil {
-					if s, err := task.status(ctx); err == nil {
+			} else if ctr, err := r.tasks.LoadContainer(ctx, id, ""); err == nil {
+				if task, err := ctr.LoadTask(ctx); err == nil {
+					if s, err := task.Status(ctx); err == nil {
 						if s.Status == ctrd.Running || s.Status == ctrd.Paused {
 							continue
 						}

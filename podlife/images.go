@@ -11,7 +11,7 @@ import (
 
 	"github.com/distribution/reference"
 
-	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // normalizeRef turns a user's image reference into containerd's full name
@@ -70,74 +70,47 @@ func (r *Runtime) PullImage(ctx context.Context, image string, creds ...Registry
 	if err != nil {
 		return err
 	}
-	_, err = r.pull(r.ctx(ctx), ref, creds)
+	_, err = r.tasks.PullImage(r.ctx(ctx), ref, creds)
 	return err
-}
-
-// pull pulls and unpacks ref with creds (or the Config's Credentials callback).
-func (r *Runtime) pull(ctx context.Context, ref string, creds []RegistryCredential) (ctrd.Image, error) {
-	return r.ctrd.Pull(ctx, ref, func(host string) (string, string, error) {
-		for _, c := range creds {
-			if registryHost(c.Registry) == host {
-				return c.Username, c.Password, nil
-			}
-		}
-		if r.cfg.Credentials != nil {
-			return r.cfg.Credentials(ctx, host)
-		}
-		return "", "", nil
-	})
 }
 
 // ensureImage applies the container's pull policy and returns the image, emitting the kubelet's
 // Pulling/Pulled/Failed/ErrImageNeverPull events.
-func (p *podWorker) ensureImage(ctx context.Context, c *ContainerSpec) (podImage, error) {
+func (p *podWorker) ensureImage(ctx context.Context, c *ContainerSpec) (tasks.Image, error) {
 	return p.ensure(ctx, c.Name, c.Image, c.ImagePullPolicy)
 }
 
 // ensure applies pull policy to image and returns it, emitting the kubelet's events about
 // container (empty for the pod itself, as for an image volume).
-func (p *podWorker) ensure(ctx context.Context, container, image string, pullPolicy PullPolicy) (podImage, error) {
-	tasks := p.rt.tasks
+func (p *podWorker) ensure(ctx context.Context, container, image string, pullPolicy PullPolicy) (tasks.Image, error) {
+	tr := p.rt.tasks
 	ref, err := normalizeRef(image)
 	if err != nil {
-		return podImage{}, err
+		return tasks.Image{}, err
 	}
 	policy := pullPolicy // defaulted at admission (defaultPullPolicy)
 	if policy != PullAlways {
-		img, found, err := tasks.localImage(ctx, ref)
+		img, found, err := tr.LocalImage(ctx, ref)
 		switch {
 		case err != nil:
-			return podImage{}, err
+			return tasks.Image{}, err
 		case found:
 			p.emit(container, EventNormal, ReasonPulled, fmt.Sprintf("Container image %q already present on machine", image))
 			return img, nil
 		case policy == PullNever:
 			p.emit(container, EventWarning, ReasonErrImageNeverPull,
 				fmt.Sprintf("Container image %q is not present with pull policy of Never", image))
-			return podImage{}, fmt.Errorf("image %q: %w", image, ErrImageNeverPull)
+			return tasks.Image{}, fmt.Errorf("image %q: %w", image, ErrImageNeverPull)
 		}
 	}
 	p.emit(container, EventNormal, ReasonPulling, fmt.Sprintf("Pulling image %q", image))
 	start := time.Now()
-	img, err := tasks.pullImage(ctx, ref, p.spec.PullCredentials)
+	img, err := tr.PullImage(ctx, ref, p.spec.PullCredentials)
 	if err != nil {
 		p.emit(container, EventWarning, ReasonFailed, fmt.Sprintf("Failed to pull image %q: %v", image, err))
-		return podImage{}, err
+		return tasks.Image{}, err
 	}
 	p.emit(container, EventNormal, ReasonPulled, fmt.Sprintf("Successfully pulled image %q in %s. Image size: %d bytes.",
-		image, time.Since(start).Round(time.Millisecond), img.size))
+		image, time.Since(start).Round(time.Millisecond), img.Size))
 	return img, nil
-}
-
-// registryHost is the host containerd asks credentials for: "docker.io" (and its aliases, as
-// docker config files write them) is served by registry-1.docker.io.
-func registryHost(registry string) string {
-	r := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(registry, "https://"), "http://"), "/")
-	r, _, _ = strings.Cut(r, "/")
-	switch r {
-	case "docker.io", "index.docker.io":
-		return "registry-1.docker.io"
-	}
-	return r
 }

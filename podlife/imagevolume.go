@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // Image volumes: an image's unpacked filesystem, mounted read-only in the pod's directory from
@@ -39,7 +41,7 @@ func (p *podWorker) mountImageVolumes(ctx context.Context) error {
 		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("volume %q: %w", v.Name, err)
 		}
-		if err := p.rt.tasks.mountImage(ctx, img, imageViewKey(p.uid, v.Name), dir); err != nil {
+		if err := p.rt.tasks.MountImage(ctx, img, imageViewKey(p.uid, v.Name), dir); err != nil {
 			return fmt.Errorf("volume %q: image %q: %w", v.Name, v.Image.Reference, err)
 		}
 	}
@@ -48,7 +50,7 @@ func (p *podWorker) mountImageVolumes(ctx context.Context) error {
 
 // imageVolumeWithBackoff ensures the image of the image volume v, under the pull back-off if
 // the Runtime has one (see mountImageVolumes).
-func (p *podWorker) imageVolumeWithBackoff(ctx context.Context, v Volume) (podImage, error) {
+func (p *podWorker) imageVolumeWithBackoff(ctx context.Context, v Volume) (tasks.Image, error) {
 	bo := p.rt.cfg.ImagePullBackOff
 	var delay time.Duration
 	for {
@@ -76,7 +78,7 @@ func (p *podWorker) imageVolumeWithBackoff(ctx context.Context, v Volume) (podIm
 		case <-timer.C():
 		case <-ctx.Done():
 			timer.Stop()
-			return podImage{}, err
+			return tasks.Image{}, err
 		}
 	}
 }
@@ -110,7 +112,7 @@ func (p *podWorker) removeImageViews(ctx context.Context) error {
 		if v.Image == nil {
 			continue
 		}
-		if err := p.rt.tasks.removeView(ctx, imageViewKey(p.uid, v.Name)); err != nil {
+		if err := p.rt.tasks.RemoveView(ctx, imageViewKey(p.uid, v.Name)); err != nil {
 			errs = append(errs, fmt.Errorf("volume %q: remove view: %w", v.Name, err))
 		}
 	}

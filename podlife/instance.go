@@ -16,6 +16,7 @@ import (
 
 	"github.com/podlife/podlife/internal/crilog"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // instance is one attempt of a container: its containerd container and task, its log file and
@@ -28,9 +29,9 @@ type instance struct {
 	// shared is set, before the instance is handed to the pod's loop, by the goroutine that
 	// created it; until then that goroutine alone uses the instance.
 	shared  bool
-	ctr     ctrHandle  // nil once deleted
-	cg      ctrHandle  // ctr, kept after its deletion for its cgroup and its spec (immutable)
-	task    taskHandle // nil until created, and once deleted
+	ctr     tasks.Container // nil once deleted
+	cg      tasks.Container // ctr, kept after its deletion for its cgroup and its spec (immutable)
+	task    tasks.Task      // nil until created, and once deleted
 	exitCh  <-chan ctrd.ExitStatus
 	log     *crilog.Writer
 	logPath string
@@ -86,7 +87,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	labels[labelAttempt] = strconv.Itoa(attempt)
 	labels[labelStopSignal] = strconv.Itoa(int(c.stopSignal))
 	t1 := time.Now()
-	ctr, err := r.tasks.newContainer(ctx, id, p.handler, c.image, labels, p.containerCgroup(id), opts)
+	ctr, err := r.tasks.NewContainer(ctx, id, p.handler.class(), c.image, labels, p.containerCgroup(id), opts)
 	if err != nil {
 		if r.lostConn(ctx, err) {
 			r.deleteOrphanContainer(ctx, id)
@@ -96,17 +97,17 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	}
 	inst := &instance{rt: r, pod: p, attempt: attempt, id: id, ctr: ctr, cg: ctr, termPath: termPath, exited: make(chan struct{})}
 	t2 := time.Now()
-	var out taskOutput
+	var out tasks.Output
 	if c.stdin || c.tty {
-		// Its output goes to its log too, written by this process (see teeAttach).
+		// Its output goes to its log too, written by this process (see tasks.TeeAttach).
 		out, err = attachOutput(p.sandbox.dir, id, c.stdin, c.tty)
-		out.stopCopy = r.closing
+		out.StopCopy = r.closing
 		if err == nil {
 			var w *crilog.Writer
 			var path string
 			if w, path, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt, r.cfg.Logs); err == nil {
-				out.stdout, out.stderr = w.Stream("stdout"), w.Stream("stderr")
-				inst.log, inst.logPath, inst.streams = w, path, []io.Closer{out.stdout.(io.Closer), out.stderr.(io.Closer)}
+				out.Stdout, out.Stderr = w.Stream("stdout"), w.Stream("stderr")
+				inst.log, inst.logPath, inst.streams = w, path, []io.Closer{out.Stdout.(io.Closer), out.Stderr.(io.Closer)}
 			}
 		}
 	} else {
@@ -117,7 +118,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		return nil, err
 	}
 	err = p.withShim(waitCtx, c, func() error {
-		task, err := ctr.newTask(ctx, out)
+		task, err := ctr.NewTask(ctx, out)
 		if err == nil {
 			inst.task = task
 		}
@@ -129,7 +130,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 			// containerd may have made the task and lost the connection before it answered:
 			// find it once containerd answers again, so that delete removes it (and its shim).
 			_ = r.retry(ctx, func() error {
-				t, terr := ctr.loadTask(ctx)
+				t, terr := ctr.LoadTask(ctx)
 				if terr == nil {
 					inst.task = t
 				}
@@ -139,7 +140,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		inst.delete(context.WithoutCancel(ctx))
 		// A failed runc create can leave the container's (empty) cgroup behind, in some
 		// hierarchies and not others.
-		if cerr := ctr.sweepCgroup(); cerr != nil {
+		if cerr := ctr.SweepCgroup(); cerr != nil {
 			p.log.Warn("failed create left its cgroup", "container", c.spec.Name, "err", cerr)
 		}
 		if cut {
@@ -148,7 +149,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		return nil, fmt.Errorf("create task: %w", private.explain(err))
 	}
 	t3 := time.Now()
-	if inst.exitCh, err = inst.task.wait(p.watchCtx); err != nil {
+	if inst.exitCh, err = inst.task.Wait(p.watchCtx); err != nil {
 		inst.delete(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("wait task: %w", err)
 	}
@@ -166,15 +167,15 @@ var errCreateCut = errors.New("containerd went away during the create")
 // though NewContainer failed because the connection was lost before containerd answered. It
 // waits for containerd to answer again (or the runtime to be closed).
 func (r *Runtime) deleteOrphanContainer(ctx context.Context, id string) {
-	var ctr ctrHandle
+	var ctr tasks.Container
 	err := r.retry(ctx, func() (err error) {
-		ctr, err = r.tasks.loadContainer(ctx, id, "")
+		ctr, err = r.tasks.LoadContainer(ctx, id, "")
 		return err
 	})
 	if err != nil {
 		return // not made (NotFound), or the runtime was closed
 	}
-	if err := r.retry(ctx, func() error { return ctr.purge(ctx) }); err != nil && !errdefs.IsNotFound(err) {
+	if err := r.retry(ctx, func() error { return ctr.Purge(ctx) }); err != nil && !errdefs.IsNotFound(err) {
 		r.log.Warn("container made by a create whose answer was lost is left", "id", id, "err", err)
 	}
 }
@@ -182,18 +183,18 @@ func (r *Runtime) deleteOrphanContainer(ctx context.Context, id string) {
 // deleteTask removes the task (and the shim, if it was the last task in it), killing the process
 // if it still runs.
 func (i *instance) deleteTask(ctx context.Context) error {
-	var task taskHandle
+	var task tasks.Task
 	i.own(func() { task = i.task })
 	if task == nil {
 		return nil
 	}
 	err := i.rt.retry(ctx, func() error {
-		return task.delete(ctx)
+		return task.Delete(ctx)
 	})
 	if err != nil && !errdefs.IsNotFound(err) {
 		// Deleting tasks of one shim in parallel, the shim may shut down (its last task gone)
 		// before it answers another delete it has done ("ttrpc: closed"). containerd tells.
-		if i.cg.taskGone(ctx) {
+		if i.cg.TaskGone(ctx) {
 			err = nil
 		}
 	}
@@ -207,7 +208,7 @@ func (i *instance) deleteTask(ctx context.Context) error {
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete task %s: %w", i.id, err)
 	}
-	if err := i.cg.removeCgroup(); err != nil {
+	if err := i.cg.RemoveCgroup(); err != nil {
 		return fmt.Errorf("container %s: cgroup left behind: %w", i.id, err)
 	}
 	return nil
@@ -215,12 +216,12 @@ func (i *instance) deleteTask(ctx context.Context) error {
 
 // deleteContainer removes the containerd container and its snapshot.
 func (i *instance) deleteContainer(ctx context.Context) error {
-	var ctr ctrHandle
+	var ctr tasks.Container
 	i.own(func() { ctr = i.ctr })
 	if ctr == nil {
 		return nil
 	}
-	err := i.rt.retry(ctx, func() error { return ctr.delete(ctx) })
+	err := i.rt.retry(ctx, func() error { return ctr.Delete(ctx) })
 	i.own(func() { i.ctr = nil })
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete container %s: %w", i.id, err)
@@ -243,7 +244,7 @@ func (i *instance) delete(ctx context.Context) error {
 		// No task to delete: its creation may have been cut short by containerd going away
 		// (NewTask failed, runc had created the cgroup). containerd, starting again, cleans up
 		// the half-made shim but leaves that cgroup; deleteContainer has waited for it.
-		if cerr := i.cg.sweepCgroup(); cerr != nil {
+		if cerr := i.cg.SweepCgroup(); cerr != nil {
 			err = fmt.Errorf("container %s: cgroup left behind: %w", i.id, cerr)
 		}
 	}

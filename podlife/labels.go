@@ -2,16 +2,12 @@ package podlife
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net"
-	"os"
-	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // Labels podlife puts on every containerd container it creates (with the pod's own labels). A
@@ -88,7 +84,7 @@ func (p *podWorker) shimGroup() string {
 // starts the shim instead (handOverShim).
 func (p *podWorker) withShim(ctx context.Context, c *Container, fn func() error) error {
 	if g := p.sharedGroup; g != "" && p.pause == nil {
-		return p.rt.shimGroups.Start(ctx, g, func() bool { return p.rt.tasks.shimAnswers(g) }, fn)
+		return p.rt.shimGroups.Start(ctx, g, func() bool { return p.rt.tasks.ShimAnswers(g) }, fn)
 	}
 	if p.shimGroup() == "" || p.pause != nil {
 		return fn() // one shim each, or the pause's task has started the pod's shim
@@ -126,7 +122,7 @@ func (p *podWorker) withShim(ctx context.Context, c *Container, fn func() error)
 			}
 			return err
 		case <-tick.C:
-			if p.rt.tasks.shimAnswers(group) {
+			if p.rt.tasks.ShimAnswers(group) {
 				p.shimReadyOnce.Do(func() { close(p.shimReady) })
 				return <-done
 			}
@@ -171,13 +167,7 @@ func (p *podWorker) shimSocket() string { return p.shimSocketOf(p.shimGroup()) }
 // task's own shim): /run/containerd/s/<sha256 of "<containerd address>/<namespace>/<group>">
 // (containerd 1.6 to 2.x).
 func (p *podWorker) shimSocketOf(group string) string {
-	return shimSocketPath(p.rt.address, p.rt.cfg.Namespace, group)
-}
-
-// shimSocketPath is the socket of a shim group of the containerd at address (see shimSocketOf).
-func shimSocketPath(address, namespace, group string) string {
-	d := sha256.Sum256([]byte(filepath.Join(address, namespace, group)))
-	return fmt.Sprintf("/run/containerd/s/%x", d)
+	return tasks.ShimSocketPath(p.rt.address, p.rt.cfg.Namespace, group)
 }
 
 // removeStaleShimSocket removes the pod's shim socket once every task is deleted, if no shim
@@ -191,42 +181,6 @@ func (p *podWorker) removeStaleShimSocket() {
 		return // other pods' tasks use the shim
 	}
 	if g := p.shimGroup(); g != "" {
-		p.rt.tasks.removeStaleShim(g, p.log)
+		p.rt.tasks.RemoveStaleShim(g, p.log)
 	}
-}
-
-// removeStaleShimSocket removes sock, once the shim that served it is gone (see
-// Pod.removeStaleShimSocket).
-func removeStaleShimSocket(sock string, log *slog.Logger) {
-	// A shim whose last task was just deleted may take a moment to exit.
-	for deadline := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Lstat(sock); err != nil {
-			return // the usual case: the shim removed it
-		}
-		if !canConnect(sock) {
-			break
-		}
-		if time.Now().After(deadline) {
-			log.Debug("shim socket still served after the pod's tasks were deleted", "socket", sock)
-			return
-		}
-	}
-	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
-		log.Warn("stale shim socket", "socket", sock, "err", err)
-		return
-	}
-	log.Debug("removed a stale shim socket", "socket", sock)
-}
-
-// canConnect reports whether something listens on the unix socket sock. A unix connect is
-// answered at once (refused, or no such socket, when nothing listens), so the generous timeout
-// costs nothing then; it only keeps a loaded host's slow scheduling from passing for a dead
-// daemon. A listener whose backlog is full (EAGAIN) listens all the same.
-func canConnect(sock string) bool {
-	c, err := net.DialTimeout("unix", sock, time.Second)
-	if err != nil {
-		return errors.Is(err, syscall.EAGAIN)
-	}
-	_ = c.Close()
-	return true
 }

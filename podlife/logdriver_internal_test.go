@@ -48,12 +48,12 @@ func TestOpenLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := filepath.Join(dir, "2.log")
-	if out.logger != "/usr/local/bin/podlife-logger" || out.stdout != nil || out.stderr != nil || inst.log != nil || len(inst.streams) != 0 {
+	if out.Logger != "/usr/local/bin/podlife-logger" || out.Stdout != nil || out.Stderr != nil || inst.log != nil || len(inst.streams) != 0 {
 		t.Errorf("output %+v, writer %v: want the logger alone", out, inst.log)
 	}
-	if out.loggerArgs["--podlife-log-file"] != want || out.loggerArgs["--podlife-log-max-size"] != "1048576" || out.loggerArgs["--podlife-log-max-files"] != "3" ||
-		out.loggerArgs["--podlife-log-shared"] != "/state" {
-		t.Errorf("logger args %v, want the file %s, the limits and the state dir's shared logger", out.loggerArgs, want)
+	if out.LoggerArgs["--podlife-log-file"] != want || out.LoggerArgs["--podlife-log-max-size"] != "1048576" || out.LoggerArgs["--podlife-log-max-files"] != "3" ||
+		out.LoggerArgs["--podlife-log-shared"] != "/state" {
+		t.Errorf("logger args %v, want the file %s, the limits and the state dir's shared logger", out.LoggerArgs, want)
 	}
 	if inst.logPath != want {
 		t.Errorf("logPath %s, want %s", inst.logPath, want)
@@ -75,7 +75,7 @@ func TestOpenLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer inst.log.Close()
-	if out.logger != "" || out.stdout == nil || out.stderr == nil || out.fifoDir != "/fifo" || inst.log == nil || len(inst.streams) != 2 {
+	if out.Logger != "" || out.Stdout == nil || out.Stderr == nil || out.FIFODir != "/fifo" || inst.log == nil || len(inst.streams) != 2 {
 		t.Errorf("fallback output %+v: want this process's streams through FIFOs", out)
 	}
 }

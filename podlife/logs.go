@@ -6,6 +6,7 @@ import (
 	"github.com/podlife/podlife/internal/crilog"
 	"github.com/podlife/podlife/internal/logdriver"
 	"github.com/podlife/podlife/podlife/internal/logs"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // openLog prepares the log file of the instance's attempt in dir (the container's log
@@ -14,16 +15,16 @@ import (
 // the container writes the file; otherwise this process does, copying the output from FIFOs in
 // fifoDir (the fallback: the output stops flowing, and the container blocks on a full pipe,
 // once this process is gone).
-func (i *instance) openLog(dir, fifoDir string) (taskOutput, error) {
+func (i *instance) openLog(dir, fifoDir string) (tasks.Output, error) {
 	cfg := i.rt.cfg
 	if cfg.ContainerLogger == "" {
 		w, path, err := openCRILog(dir, i.attempt, cfg.Logs)
 		if err != nil {
-			return taskOutput{}, err
+			return tasks.Output{}, err
 		}
 		stdout, stderr := w.Stream("stdout"), w.Stream("stderr")
 		i.log, i.logPath, i.streams = w, path, []io.Closer{stdout, stderr}
-		return taskOutput{stdout: stdout, stderr: stderr, fifoDir: fifoDir}, nil
+		return tasks.Output{Stdout: stdout, Stderr: stderr, FIFODir: fifoDir}, nil
 	}
 	crilog.PruneAttempts(dir, i.attempt)
 	path := crilog.Path(dir, i.attempt)
@@ -31,22 +32,22 @@ func (i *instance) openLog(dir, fifoDir string) (taskOutput, error) {
 	// with its reason (the logger's own errors go nowhere).
 	w, err := crilog.Open(path, cfg.Logs.crilog())
 	if err != nil {
-		return taskOutput{}, err
+		return tasks.Output{}, err
 	}
 	if err := w.Close(); err != nil {
-		return taskOutput{}, err
+		return tasks.Output{}, err
 	}
 	i.logPath = path
 	// So that a failed container's last line without a newline is in its log when its
 	// termination message falls back to it (see settleOutput).
 	if err := logdriver.MakeFlush(logdriver.FlushPrefix(path)); err != nil {
-		return taskOutput{}, err
+		return tasks.Output{}, err
 	}
 	args := logdriver.Args(path, cfg.Logs.crilog())
 	if i.rt.sharedLogger() {
 		args = logdriver.SharedArgs(path, cfg.Logs.crilog(), cfg.StateDir)
 	}
-	return taskOutput{logger: cfg.ContainerLogger, loggerArgs: args}, nil
+	return tasks.Output{Logger: cfg.ContainerLogger, LoggerArgs: args}, nil
 }
 
 // openCRILog opens the log file of a container's attempt in dir (limits with their defaults

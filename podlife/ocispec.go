@@ -17,7 +17,7 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 	p := c.pod
 	s := p.sandbox
 	cfg := c.imageConfig
-	var opts []oci.SpecOpts // on top of the image's config (see taskRuntime.newContainer)
+	var opts []oci.SpecOpts // on top of the image's config (see tasks.Runtime.NewContainer)
 	switch {
 	case len(c.spec.Command) > 0:
 		opts = append(opts, oci.WithProcessArgs(append(append([]string{}, c.spec.Command...), c.spec.Args...)...))

@@ -13,7 +13,7 @@ import (
 // The test binary checks that no closure running on a pod's loop calls do or update.
 func init() { checkLoopReentry = true }
 
-// Unit tests of the pod's owner loop (owner.go) on the fake taskRuntime: decisions taken once,
+// Unit tests of the pod's owner loop (owner.go) on the fake tasks.Runtime: decisions taken once,
 // snapshots consistent, closures after the loop's end.
 
 // An exit racing a stop is decided once, on the loop: whichever comes first, the container's

@@ -17,9 +17,9 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/sandboxns"
-	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/ocibuild"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // A pod with ShareProcessNamespace has a pause process: PID 1 of the pod's PID namespace, which
@@ -69,8 +69,8 @@ func (c *Config) pauseBinary() (string, error) {
 // pause is a pod's pause container and task. Its fields are owned by the pod's loop.
 type pause struct {
 	id   string
-	ctr  ctrHandle  // nil until created, and once deleted
-	task taskHandle // nil until created, and once deleted
+	ctr  tasks.Container // nil until created, and once deleted
+	task tasks.Task      // nil until created, and once deleted
 }
 
 // pauseRoot is the pause's root directory: empty but for the mount points runc makes.
@@ -107,33 +107,33 @@ func (p *podWorker) startPause(ctx context.Context) error {
 	// Recorded for the pod's stop signals, as the containers' are; the stop kills the pause at once:
 	// it is stopped last, when nothing is left to stop gracefully.
 	labels[labelStopSignal] = strconv.Itoa(int(syscall.SIGKILL))
-	ctr, err := r.tasks.newPause(ctx, p.pause.id, p.handler, labels, p.pauseSpecOpts(bin))
+	ctr, err := r.tasks.NewPause(ctx, p.pause.id, p.handler.class(), labels, p.pauseSpecOpts(bin))
 	if err != nil {
 		return fmt.Errorf("create pause container: %w", err)
 	}
 	p.do(func() { p.pause.ctr = ctr })
-	task, err := ctr.newTask(ctx, taskOutput{stdout: io.Discard, stderr: io.Discard, fifoDir: s.fifoDir()})
+	task, err := ctr.NewTask(ctx, tasks.Output{Stdout: io.Discard, Stderr: io.Discard, FIFODir: s.fifoDir()})
 	if err != nil {
-		if cerr := ctr.sweepCgroup(); cerr != nil {
+		if cerr := ctr.SweepCgroup(); cerr != nil {
 			p.log.Warn("failed pause create left its cgroup", "err", cerr)
 		}
 		return fmt.Errorf("create pause task: %w", err)
 	}
 	p.do(func() { p.pause.task = task })
-	if err := task.start(ctx); err != nil {
+	if err := task.Start(ctx); err != nil {
 		return fmt.Errorf("start pause: %w", err)
 	}
-	path, err := r.tasks.pinProcessNamespace(filepath.Join(s.dir, "ns"), sandboxns.PID, int(task.pid()))
+	path, err := r.tasks.PinProcessNamespace(filepath.Join(s.dir, "ns"), sandboxns.PID, int(task.PID()))
 	if err != nil {
 		return fmt.Errorf("pin the pause's PID namespace: %w", err)
 	}
 	s.pidNS = path // before the containers' preparations start (see startSequence)
-	exited, err := task.wait(p.watchCtx)
+	exited, err := task.Wait(p.watchCtx)
 	if err != nil {
 		return fmt.Errorf("wait pause: %w", err)
 	}
 	go p.watchPause(exited)
-	p.log.Debug("pause running", "id", p.pause.id, "pid", task.pid())
+	p.log.Debug("pause running", "id", p.pause.id, "pid", task.PID())
 	return nil
 }
 
@@ -153,17 +153,17 @@ func (p *podWorker) watchPause(exited <-chan ctrd.ExitStatus) {
 		if ctx.Err() != nil || p.rt.waitConnected(ctx) != nil {
 			return // the Runtime detached: the pause may well still run
 		}
-		var ctr ctrHandle
+		var ctr tasks.Container
 		p.do(func() { ctr = p.pause.ctr })
 		if ctr == nil {
 			return // deleted by a stop
 		}
-		var task taskHandle
+		var task tasks.Task
 		err := p.rt.retry(ctx, func() (err error) {
-			if task, err = ctr.loadTask(ctx); err != nil {
+			if task, err = ctr.LoadTask(ctx); err != nil {
 				return err
 			}
-			exited, err = task.wait(ctx)
+			exited, err = task.Wait(ctx)
 			return err
 		})
 		if errdefs.IsNotFound(err) {
@@ -229,24 +229,24 @@ func (p *podWorker) stopPause(ctx context.Context) error {
 	if p.pause == nil {
 		return nil
 	}
-	var ctr ctrHandle
-	var task taskHandle
+	var ctr tasks.Container
+	var task tasks.Task
 	p.do(func() { ctr, task = p.pause.ctr, p.pause.task })
 	var errs []error
 	if task != nil {
 		// The delete kills the process (SIGKILL) and waits for it.
-		err := p.rt.retry(ctx, func() error { return task.delete(ctx) })
-		if err != nil && !errdefs.IsNotFound(err) && !ctr.taskGone(ctx) {
+		err := p.rt.retry(ctx, func() error { return task.Delete(ctx) })
+		if err != nil && !errdefs.IsNotFound(err) && !ctr.TaskGone(ctx) {
 			errs = append(errs, fmt.Errorf("delete pause task: %w", err))
 		} else {
 			p.do(func() { p.pause.task = nil })
-			if err := ctr.removeCgroup(); err != nil {
+			if err := ctr.RemoveCgroup(); err != nil {
 				errs = append(errs, fmt.Errorf("pause: cgroup left behind: %w", err))
 			}
 		}
 	}
 	if ctr != nil && len(errs) == 0 {
-		err := p.rt.retry(ctx, func() error { return ctr.delete(ctx) })
+		err := p.rt.retry(ctx, func() error { return ctr.Delete(ctx) })
 		if err != nil && !errdefs.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("delete pause container: %w", err))
 		} else {
@@ -256,17 +256,7 @@ func (p *podWorker) stopPause(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// newPause creates a container with no image: its root is a host directory (the spec's
-// root.path), its process and mounts those of opts.
-func (t ctrdTasks) newPause(ctx context.Context, id string, rt ctrRuntime, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error) {
-	cfg := t.r.cfg
-	ctr, err := t.r.ctrd.NewContainer(ctx, id, rt.runtime(), nil, labels, append(opts, rt.specOpts()...))
-	if err != nil {
-		return nil, err
-	}
-	return ctrdContainer{ctr: ctr, cgroup: cgroupfs.Path(cfg.Namespace, id)}, nil
-}
-
-func (ctrdTasks) pinProcessNamespace(dir string, k sandboxns.Kind, pid int) (string, error) {
-	return sandboxns.PinProcess(dir, k, pid)
+// class is the runtime class as the tasks run it.
+func (rt ctrRuntime) class() tasks.Class {
+	return tasks.Class{Runtime: rt.runtime(), SpecOpts: rt.specOpts()}
 }

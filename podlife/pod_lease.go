@@ -19,11 +19,11 @@ func leasedCtx(ctx context.Context, p *podWorker) context.Context {
 }
 
 func (p *podWorker) createLease(ctx context.Context) error {
-	return p.rt.tasks.createLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, labelPodUID: p.uid, labelStateDir: p.rt.cfg.StateDir})
+	return p.rt.tasks.CreateLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, labelPodUID: p.uid, labelStateDir: p.rt.cfg.StateDir})
 }
 
 func (p *podWorker) deleteLease(ctx context.Context) error {
-	err := p.rt.retry(ctx, func() error { return p.rt.tasks.deleteLease(ctx, p.leaseID()) })
+	err := p.rt.retry(ctx, func() error { return p.rt.tasks.DeleteLease(ctx, p.leaseID()) })
 	if err != nil && !errdefs.IsNotFound(err) {
 		return fmt.Errorf("delete lease: %w", err)
 	}

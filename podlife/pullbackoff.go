@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // The kubelet's image pull back-off (pkg/kubelet/images: 10 s, doubling, up to 300 s).
@@ -17,7 +19,7 @@ const (
 // Config.ImagePullBackOff is set: then the container waits as on a kubelet, in ErrImagePull (or
 // ErrImageNeverPull) and then ImagePullBackOff, and the image is tried again after the back-off
 // until it is there or ctx ends.
-func (c *Container) imageWithBackoff(ctx context.Context) (podImage, error) {
+func (c *Container) imageWithBackoff(ctx context.Context) (tasks.Image, error) {
 	p := c.pod
 	bo := p.rt.cfg.ImagePullBackOff
 	delay := time.Duration(0)
@@ -42,7 +44,7 @@ func (c *Container) imageWithBackoff(ctx context.Context) (podImage, error) {
 		case <-timer.C():
 		case <-ctx.Done():
 			timer.Stop()
-			return podImage{}, err
+			return tasks.Image{}, err
 		}
 	}
 }

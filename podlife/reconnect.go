@@ -13,6 +13,7 @@ import (
 
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // When containerd goes away (it crashed, was killed or restarts), the containers keep running
@@ -287,7 +288,7 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 	p := c.pod
 	r := p.rt
 	ctx := p.watchCtx // Close ends the wait
-	var task taskHandle
+	var task tasks.Task
 	var ch <-chan ctrd.ExitStatus
 	if !p.do(func() { task, ch = inst.task, inst.exitCh }) {
 		return 0, time.Time{}, ErrClosed // the loop has ended: the runtime was closed
@@ -348,7 +349,7 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 		}
 		var s ctrd.Status
 		err = r.retry(ctx, func() (err error) {
-			s, err = task.status(ctx)
+			s, err = task.Status(ctx)
 			return err
 		})
 		switch {
@@ -377,7 +378,7 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 		}
 		cancel()
 		p.log.Info("following a container again", "container", c.spec.Name, "id", inst.id, "status", s.Status)
-		if ch, err = task.wait(ctx); err != nil {
+		if ch, err = task.Wait(ctx); err != nil {
 			ch = failed(err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // cutCreates are a removed pod's container instances without a task, noted before the removal
@@ -31,7 +32,7 @@ import (
 type cutCreates struct {
 	ids     []string
 	sockets []string
-	cgroups []ctrHandle
+	cgroups []tasks.Container
 	shims   []*ctrd.ShimProcess
 }
 
@@ -40,16 +41,16 @@ type cutCreates struct {
 // all), it ends those shims before the removal deletes the instances' containers.
 func (p *podWorker) cutCreates(all []*Container) cutCreates {
 	var cc cutCreates
-	tasks := false
+	anyTask := false
 	started := []string{p.shimGroup()} // the IDs a shim of the pod may have been started for
 	for _, c := range all {
 		var live []*instance
 		p.do(func() { live = append([]*instance(nil), c.live...) })
 		for _, i := range live {
 			started = append(started, i.id)
-			var task taskHandle
+			var task tasks.Task
 			i.own(func() { task = i.task })
-			tasks = tasks || task != nil
+			anyTask = anyTask || task != nil
 			if task != nil || i.cg == nil {
 				continue
 			}
@@ -61,14 +62,14 @@ func (p *podWorker) cutCreates(all []*Container) cutCreates {
 		}
 	}
 	if p.pause != nil {
-		p.do(func() { tasks = tasks || p.pause.task != nil })
+		p.do(func() { anyTask = anyTask || p.pause.task != nil })
 	}
 	if p.sharedGroup == "" || p.pause != nil {
 		// A shim shared with other pods (Config.Shims ShimShared) is never ended here: it
 		// serves their tasks, and its own rule ends it once it serves none.
 		cc.shims = ctrd.FindShims(p.rt.cfg.Namespace, started)
 	}
-	if !tasks {
+	if !anyTask {
 		ctx, cancel := context.WithTimeout(p.lifeCtx, cutCreateSettle)
 		defer cancel()
 		cc.end(ctx, p.log)
@@ -88,7 +89,7 @@ func (cc cutCreates) settle(ctx context.Context, log *slog.Logger) error {
 	}
 	var errs []error
 	for _, cg := range cc.cgroups {
-		if err := cg.sweepCgroup(); err != nil {
+		if err := cg.SweepCgroup(); err != nil {
 			errs = append(errs, fmt.Errorf("cgroup left behind: %w", err))
 		}
 	}
@@ -151,7 +152,7 @@ func (cc cutCreates) end(ctx context.Context, log *slog.Logger) {
 			wcancel()
 		}
 		for _, sock := range cc.sockets {
-			removeStaleShimSocket(sock, log) // a killed shim leaves its socket
+			tasks.RemoveStaleShimSocket(sock, log) // a killed shim leaves its socket
 		}
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/sandbox"
 )
 
 // A CNI DEL that fails in the stop and again in Remove fails Remove, and the pod's directory
@@ -33,7 +34,7 @@ func TestFakeRemoveKeepsRecordWhenDetachFails(t *testing.T) {
 	if n := strings.Count(strings.Join(f.history(), "\n"), "network remove fails"); n != 2 {
 		t.Errorf("%d failed network removes, want 2 (the stop's and Remove's retry); calls %q", n, f.history())
 	}
-	var sb sandboxRecord
+	var sb sandbox.Record
 	if err := poddir.ReadJSON(filepath.Join(p.w.sandbox.dir, "sandbox.json"), &sb); err != nil || sb.Network != "attached" || sb.UID != p.w.uid {
 		t.Errorf("sandbox.json after the failed remove: %+v, %v; want the attachment kept", sb, err)
 	}

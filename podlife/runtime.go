@@ -22,6 +22,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/shimgroup"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // Runtime runs pods on one containerd. It is safe for concurrent use. Close it when done: pods
@@ -30,9 +31,9 @@ import (
 type Runtime struct {
 	cfg     Config
 	ctrd    *ctrd.Client
-	tasks   taskRuntime // containerd (and the host) under the pods' supervision (see tasks.go)
-	address string      // the containerd socket in use
-	private bool        // address is the private containerd of the state dir
+	tasks   tasks.Runtime // containerd (and the host) under the pods' supervision (package tasks)
+	address string        // the containerd socket in use
+	private bool          // address is the private containerd of the state dir
 	network cni.Network
 	log     *slog.Logger
 	events  *eventbus.Bus
@@ -93,7 +94,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := r.connect(ctx); err != nil {
 		return nil, err
 	}
-	r.tasks = ctrdTasks{r: r}
+	r.tasks = tasks.Containerd{Client: r.ctrd, Address: r.address, Namespace: r.cfg.Namespace, Credentials: r.cfg.Credentials}
 	r.network = cfg.Network
 	if r.network == nil {
 		b, err := cni.NewBridge(cfg.Bridge)
@@ -242,7 +243,7 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := r.admitDisk(spec.Name); err != nil {
 		return nil, err
 	}
-	if r.disconnected() || !r.tasks.socketAnswers() {
+	if r.disconnected() || !r.tasks.SocketAnswers() {
 		// A Runtime that was idle learns of an outage here (the private containerd stopped by
 		// daemon.StopPrivate, or one that died meanwhile): fail at once and start the
 		// reconnection, rather than create half a pod on a dead connection (whose calls wait

@@ -1,7 +1,6 @@
 package podlife
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,13 +8,13 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/hostmount"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/sandbox"
 )
 
 // podSandbox is what a pod's containers share: the pinned network, IPC and UTS namespaces (and
@@ -49,14 +48,6 @@ func (s *podSandbox) IP() netip.Addr {
 	return netip.Addr{}
 }
 
-// sandboxRecord is persisted in the pod dir so that a crashed process's leftovers can be undone.
-type sandboxRecord struct {
-	UID     string `json:"uid"`
-	Network string `json:"network"` // "", "attaching", "attached"
-	NetNS   string `json:"netns,omitempty"`
-	IP      string `json:"ip,omitempty"`
-}
-
 func (s *podSandbox) etc(name string) string { return filepath.Join(s.dir, "etc", name) }
 
 // fifoDir keeps the pod's stdio FIFOs in the pod dir rather than containerd's global
@@ -84,7 +75,7 @@ func (s *podSandbox) create() error {
 	paths := map[sandboxns.Kind]string{}
 	if len(kinds) > 0 {
 		var err error
-		if paths, err = s.pod.rt.tasks.pinNamespaces(filepath.Join(s.dir, "ns"), kinds, s.hostname); err != nil {
+		if paths, err = s.pod.rt.tasks.PinNamespaces(filepath.Join(s.dir, "ns"), kinds, s.hostname); err != nil {
 			return fmt.Errorf("pin namespaces: %w", err)
 		}
 	}
@@ -96,80 +87,9 @@ func (s *podSandbox) create() error {
 	return s.createVolumes()
 }
 
+// writeEtc writes the pod's /etc files (see sandbox.WriteEtc).
 func (s *podSandbox) writeEtc() error {
-	spec := &s.pod.spec
-	if err := os.WriteFile(s.etc("hostname"), []byte(s.hostname+"\n"), 0o644); err != nil {
-		return err
-	}
-	resolv, err := s.resolvConf()
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(s.etc("resolv.conf"), resolv, 0o644); err != nil {
-		return err
-	}
-	if spec.HostNetwork {
-		hosts, err := os.ReadFile("/etc/hosts")
-		if err != nil {
-			return err
-		}
-		// As the kubelet's (nodeHostsFileContent): the host's file, then the pod's hostAliases.
-		b := bytes.NewBufferString("# Kubernetes-managed hosts file (host network).\n")
-		b.Write(hosts)
-		b.WriteString(hostAliasLines(spec.HostAliases))
-		return os.WriteFile(s.etc("hosts"), b.Bytes(), 0o644)
-	}
-	return os.WriteFile(s.etc("hosts"), s.hosts(), 0o644)
-}
-
-// hosts renders the pod's /etc/hosts as the kubelet's managed file (managedHostsFileContent),
-// its header included: "# Kubernetes-managed hosts file.", which the node conformance suite
-// checks.
-func (s *podSandbox) hosts() []byte {
-	var b bytes.Buffer
-	b.WriteString("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
-	b.WriteString("fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n")
-	if ip := s.IP(); ip.IsValid() {
-		fmt.Fprintf(&b, "%s\t%s\n", ip, s.hostname)
-	}
-	b.WriteString(hostAliasLines(s.pod.spec.HostAliases))
-	return b.Bytes()
-}
-
-// hostAliasLines are the hostAliases' lines of /etc/hosts, as the kubelet writes them
-// (hostsEntriesFromHostAliases): a blank line and a comment, then one line an IP.
-func hostAliasLines(aliases []HostAlias) string {
-	if len(aliases) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("\n# Entries added by HostAliases.\n")
-	for _, a := range aliases {
-		fmt.Fprintf(&b, "%s\t%s\n", a.IP, strings.Join(a.Hostnames, "\t"))
-	}
-	return b.String()
-}
-
-func (s *podSandbox) resolvConf() ([]byte, error) {
-	d := s.pod.spec.DNS
-	if d == nil {
-		b, err := os.ReadFile("/etc/resolv.conf")
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return b, err
-	}
-	var b bytes.Buffer
-	for _, ns := range d.Nameservers {
-		fmt.Fprintf(&b, "nameserver %s\n", ns)
-	}
-	if len(d.Searches) > 0 {
-		fmt.Fprintf(&b, "search %s\n", strings.Join(d.Searches, " "))
-	}
-	if len(d.Options) > 0 {
-		fmt.Fprintf(&b, "options %s\n", strings.Join(d.Options, " "))
-	}
-	return b.Bytes(), nil
+	return sandbox.WriteEtc(filepath.Join(s.dir, "etc"), &s.pod.spec, s.hostname, s.IP())
 }
 
 func (s *podSandbox) volumeDir(name string) string { return filepath.Join(s.dir, "volumes", name) }
@@ -199,85 +119,16 @@ func (s *podSandbox) createVolumes() error {
 				return fmt.Errorf("volume %q: %w", v.Name, err)
 			}
 		case v.HostPath != nil:
-			if err := checkHostPath(v.HostPath); err != nil {
+			if err := sandbox.CheckHostPath(v.HostPath); err != nil {
 				return fmt.Errorf("volume %q: %w", v.Name, err)
 			}
 		case v.Files != nil:
-			if err := s.writeFiles(v.Name, v.Files); err != nil {
+			if err := sandbox.WriteFiles(s.volumeDir(v.Name), v.Files); err != nil {
 				return fmt.Errorf("volume %q: %w", v.Name, err)
 			}
 			if err := applyFSGroup(&s.pod.spec, s.volumeDir(v.Name), true); err != nil {
 				return fmt.Errorf("volume %q: %w", v.Name, err)
 			}
-		}
-	}
-	return nil
-}
-
-// writeFiles creates a files volume (on a tmpfs with medium Memory).
-func (s *podSandbox) writeFiles(name string, fv *FilesVolume) error {
-	dir := s.volumeDir(name)
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	if fv.Medium == MediumMemory {
-		if err := hostmount.MountTmpfs(dir, "mode=0755"); err != nil {
-			return fmt.Errorf("mount tmpfs: %w", err)
-		}
-	}
-	for _, f := range fv.Files {
-		path := filepath.Join(dir, filepath.Clean(f.Path))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		mode := f.Mode // defaulted at admission (File.withDefaults)
-		if err := os.WriteFile(path, f.Data, mode); err != nil {
-			return err
-		}
-		if err := os.Chmod(path, mode); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func checkHostPath(h *HostPathVolume) error {
-	fi, err := os.Stat(h.Path)
-	switch h.Type {
-	case HostPathUnset:
-		return nil
-	case HostPathDirectoryOrCreate:
-		if errors.Is(err, fs.ErrNotExist) {
-			return os.MkdirAll(h.Path, 0o755)
-		}
-	case HostPathFileOrCreate:
-		if errors.Is(err, fs.ErrNotExist) {
-			if err := os.MkdirAll(filepath.Dir(h.Path), 0o755); err != nil {
-				return err
-			}
-			f, err := os.OpenFile(h.Path, os.O_CREATE|os.O_WRONLY, 0o644)
-			if err != nil {
-				return err
-			}
-			return f.Close()
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("hostPath %s: %w", h.Path, err)
-	}
-	return hostPathTypeError(h, fi.Mode())
-}
-
-// hostPathTypeError checks the type of a hostPath's file (mode) against the volume's type.
-func hostPathTypeError(h *HostPathVolume, mode fs.FileMode) error {
-	switch h.Type {
-	case HostPathDirectory, HostPathDirectoryOrCreate:
-		if !mode.IsDir() {
-			return fmt.Errorf("hostPath type check failed: %s is not a directory", h.Path)
-		}
-	case HostPathFile, HostPathFileOrCreate:
-		if !mode.IsRegular() {
-			return fmt.Errorf("hostPath type check failed: %s is not a file", h.Path)
 		}
 	}
 	return nil
@@ -300,7 +151,7 @@ func (s *podSandbox) removeVolumes() error {
 	return errors.Join(errs...)
 }
 
-func (s *podSandbox) record(rec sandboxRecord) error {
+func (s *podSandbox) record(rec sandbox.Record) error {
 	rec.UID = s.pod.uid
 	rec.NetNS = s.NetNSPath()
 	return poddir.WriteJSON(filepath.Join(s.dir, "sandbox.json"), rec)
@@ -315,7 +166,7 @@ func (s *podSandbox) attach(ctx context.Context, nw cni.Network) error {
 	if s.pod.spec.HostNetwork {
 		return nil
 	}
-	if err := s.record(sandboxRecord{Network: "attaching"}); err != nil {
+	if err := s.record(sandbox.Record{Network: "attaching"}); err != nil {
 		return err
 	}
 	failpoint.Hit("run.cni-intent")
@@ -326,10 +177,10 @@ func (s *podSandbox) attach(ctx context.Context, nw cni.Network) error {
 	}
 	failpoint.Hit("run.cni-added")
 	s.pod.update(func() { s.ip = res.IP })
-	if err := s.record(sandboxRecord{Network: "attached", IP: res.IP.String()}); err != nil {
+	if err := s.record(sandbox.Record{Network: "attached", IP: res.IP.String()}); err != nil {
 		return err
 	}
-	return os.WriteFile(s.etc("hosts"), s.hosts(), 0o644)
+	return sandbox.WriteHosts(filepath.Join(s.dir, "etc"), &s.pod.spec, s.hostname, s.IP())
 }
 
 // detach runs CNI DEL if an attachment may exist; it is idempotent and works without the netns.
@@ -344,10 +195,10 @@ func (s *podSandbox) detach(ctx context.Context, nw cni.Network) error {
 	}
 	failpoint.Hit("stop.cni-deleted")
 	s.pod.do(func() { s.attached = false })
-	return s.record(sandboxRecord{Network: ""})
+	return s.record(sandbox.Record{Network: ""})
 }
 
 // release unpins the namespaces.
 func (s *podSandbox) release() error {
-	return s.pod.rt.tasks.unpinNamespaces(filepath.Join(s.dir, "ns"))
+	return s.pod.rt.tasks.UnpinNamespaces(filepath.Join(s.dir, "ns"))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/podlife/podlife/podlife/internal/sandbox"
 	"github.com/podlife/podlife/podlife/internal/subpath"
 	"golang.org/x/sys/unix"
 )
@@ -44,7 +45,7 @@ func safeMount(src mountSource, target string) error {
 // object; a subPath is resolved inside the root only (see subpath.Open).
 func openMountSource(src mountSource) (*os.File, error) {
 	if src.hostPath != nil {
-		if err := checkHostPath(src.hostPath); err != nil { // creates it for the OrCreate types
+		if err := sandbox.CheckHostPath(src.hostPath); err != nil { // creates it for the OrCreate types
 			return nil, err
 		}
 	}
@@ -58,7 +59,7 @@ func openMountSource(src mountSource) (*os.File, error) {
 			root.Close()
 			return nil, fmt.Errorf("hostPath %s: %w", src.hostPath.Path, err)
 		}
-		if err := hostPathTypeError(src.hostPath, subpath.FileMode(st.Mode)); err != nil {
+		if err := sandbox.HostPathTypeError(src.hostPath, subpath.FileMode(st.Mode)); err != nil {
 			root.Close()
 			return nil, err
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
-// Unit tests of the supervision rules on the fake taskRuntime (tasks_fake_internal_test.go):
+// Unit tests of the supervision rules on the fake tasks.Runtime (tasks_fake_internal_test.go):
 // no containerd, no root; they run with -short. They assert on the order of the calls the fake
 // recorded and on the pod's events and status.
 

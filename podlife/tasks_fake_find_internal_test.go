@@ -5,12 +5,13 @@ import (
 	"fmt"
 
 	"github.com/containerd/errdefs"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // The fake's leases and its lookups of containers by label and ID: what adoption, the startup
 // GC and the unmanaged paths use (see fakeTasks).
 
-func (f *fakeTasks) createLease(_ context.Context, id string, labels map[string]string) error {
+func (f *fakeTasks) CreateLease(_ context.Context, id string, labels map[string]string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.leased == nil {
@@ -20,17 +21,17 @@ func (f *fakeTasks) createLease(_ context.Context, id string, labels map[string]
 	return nil
 }
 
-func (f *fakeTasks) deleteLease(_ context.Context, id string) error {
+func (f *fakeTasks) DeleteLease(_ context.Context, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.leased, id)
 	return nil
 }
 
-func (f *fakeTasks) containers(_ context.Context, match map[string]string, has ...string) ([]foundContainer, error) {
+func (f *fakeTasks) Containers(_ context.Context, match map[string]string, has ...string) ([]tasks.Found, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []foundContainer
+	var out []tasks.Found
 	for _, p := range f.procs {
 		ok := !p.deleted
 		for k, v := range match {
@@ -43,14 +44,14 @@ func (f *fakeTasks) containers(_ context.Context, match map[string]string, has .
 		}
 		if ok {
 			c := &fakeCtr{p: p}
-			out = append(out, foundContainer{id: p.id, labels: p.labels, image: p.image,
-				handle: func(string) ctrHandle { return c }})
+			out = append(out, tasks.Found{ID: p.id, Labels: p.labels, Image: p.image,
+				Handle: func(string) tasks.Container { return c }})
 		}
 	}
 	return out, nil
 }
 
-func (f *fakeTasks) loadContainer(_ context.Context, id, _ string) (ctrHandle, error) {
+func (f *fakeTasks) LoadContainer(_ context.Context, id, _ string) (tasks.Container, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, p := range f.procs {
@@ -61,13 +62,13 @@ func (f *fakeTasks) loadContainer(_ context.Context, id, _ string) (ctrHandle, e
 	return nil, fmt.Errorf("container %s: %w", id, errdefs.ErrNotFound)
 }
 
-func (f *fakeTasks) leases(_ context.Context, key string) ([]foundLease, error) {
+func (f *fakeTasks) Leases(_ context.Context, key string) ([]tasks.Lease, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []foundLease
+	var out []tasks.Lease
 	for id, labels := range f.leased {
 		if _, ok := labels[key]; ok {
-			out = append(out, foundLease{id: id, labels: labels})
+			out = append(out, tasks.Lease{ID: id, Labels: labels})
 		}
 	}
 	return out, nil

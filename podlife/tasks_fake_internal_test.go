@@ -25,9 +25,10 @@ import (
 	"github.com/podlife/podlife/internal/clock"
 	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
-// fakeTasks is a taskRuntime (and a cni.Network) without containerd, runc or root: a container's
+// fakeTasks is a tasks.Runtime (and a cni.Network) without containerd, runc or root: a container's
 // process is a channel whose exit the test triggers (exit) or a signal causes. It records, in
 // order, the calls that matter to the supervision rules, one string each:
 //
@@ -52,7 +53,7 @@ type fakeTasks struct {
 	changed chan struct{}                // closed and replaced on every new call
 
 	// Behaviour, set before the pod starts (by container name).
-	createErr      map[string]error         // newContainer fails
+	createErr      map[string]error         // NewContainer fails
 	startErr       map[string]error         // start fails
 	ignoreTerm     map[string]bool          // SIGTERM does not end the process (SIGKILL does)
 	absent         map[string]bool          // image refs not present locally
@@ -64,8 +65,8 @@ type fakeTasks struct {
 }
 
 var (
-	_ taskRuntime = (*fakeTasks)(nil)
-	_ cni.Network = (*fakeTasks)(nil)
+	_ tasks.Runtime = (*fakeTasks)(nil)
+	_ cni.Network   = (*fakeTasks)(nil)
 )
 
 func newFakeTasks(clk clock.Clock) *fakeTasks {
@@ -136,33 +137,33 @@ func (f *fakeTasks) exit(t *testing.T, name string, code int) {
 	p.finish(code)
 }
 
-func (f *fakeTasks) localImage(_ context.Context, ref string) (podImage, bool, error) {
+func (f *fakeTasks) LocalImage(_ context.Context, ref string) (tasks.Image, bool, error) {
 	if f.absent[ref] {
-		return podImage{}, false, nil
+		return tasks.Image{}, false, nil
 	}
-	return podImage{name: ref, id: "sha256:fake"}, true, nil
+	return tasks.Image{Name: ref, ID: "sha256:fake"}, true, nil
 }
 
-func (f *fakeTasks) pullImage(_ context.Context, ref string, _ []RegistryCredential) (podImage, error) {
+func (f *fakeTasks) PullImage(_ context.Context, ref string, _ []RegistryCredential) (tasks.Image, error) {
 	f.note("pull %s", ref)
-	return podImage{name: ref, id: "sha256:fake"}, nil
+	return tasks.Image{Name: ref, ID: "sha256:fake"}, nil
 }
 
-func (f *fakeTasks) mountImage(_ context.Context, img podImage, key, _ string) error {
-	f.note("mount image %s as %s", img.name, key)
+func (f *fakeTasks) MountImage(_ context.Context, img tasks.Image, key, _ string) error {
+	f.note("mount image %s as %s", img.Name, key)
 	return nil
 }
 
-func (f *fakeTasks) removeView(_ context.Context, key string) error {
+func (f *fakeTasks) RemoveView(_ context.Context, key string) error {
 	f.note("remove view %s", key)
 	return nil
 }
 
-func (f *fakeTasks) imageConfig(context.Context, podImage) (ocispec.Image, error) {
+func (f *fakeTasks) ImageConfig(context.Context, tasks.Image) (ocispec.Image, error) {
 	return ocispec.Image{}, nil
 }
 
-func (f *fakeTasks) newContainer(_ context.Context, id string, _ ctrRuntime, img podImage, labels map[string]string, _ string, _ []oci.SpecOpts) (ctrHandle, error) {
+func (f *fakeTasks) NewContainer(_ context.Context, id string, _ tasks.Class, img tasks.Image, labels map[string]string, _ string, _ []oci.SpecOpts) (tasks.Container, error) {
 	name := labels[LabelContainer]
 	label := name
 	if a := labels[labelAttempt]; a != "0" {
@@ -172,7 +173,7 @@ func (f *fakeTasks) newContainer(_ context.Context, id string, _ ctrRuntime, img
 		f.note("create %s failed", label)
 		return nil, err
 	}
-	p := &fakeProc{f: f, id: id, name: name, label: label, labels: labels, image: img.name, done: make(chan struct{})}
+	p := &fakeProc{f: f, id: id, name: name, label: label, labels: labels, image: img.Name, done: make(chan struct{})}
 	f.mu.Lock()
 	f.procs = append(f.procs, p)
 	f.mu.Unlock()
@@ -180,7 +181,7 @@ func (f *fakeTasks) newContainer(_ context.Context, id string, _ ctrRuntime, img
 	return &fakeCtr{p: p}, nil
 }
 
-func (f *fakeTasks) pinNamespaces(dir string, kinds []sandboxns.Kind, _ string) (map[sandboxns.Kind]string, error) {
+func (f *fakeTasks) PinNamespaces(dir string, kinds []sandboxns.Kind, _ string) (map[sandboxns.Kind]string, error) {
 	out := make(map[sandboxns.Kind]string, len(kinds))
 	for _, k := range kinds {
 		out[k] = filepath.Join(dir, fmt.Sprint(k))
@@ -188,31 +189,31 @@ func (f *fakeTasks) pinNamespaces(dir string, kinds []sandboxns.Kind, _ string) 
 	return out, nil
 }
 
-func (f *fakeTasks) unpinNamespaces(string) error { return nil }
+func (f *fakeTasks) UnpinNamespaces(string) error { return nil }
 
-func (f *fakeTasks) newPause(ctx context.Context, id string, rt ctrRuntime, labels map[string]string, opts []oci.SpecOpts) (ctrHandle, error) {
-	return f.newContainer(ctx, id, rt, podImage{}, labels, "", opts)
+func (f *fakeTasks) NewPause(ctx context.Context, id string, rt tasks.Class, labels map[string]string, opts []oci.SpecOpts) (tasks.Container, error) {
+	return f.NewContainer(ctx, id, rt, tasks.Image{}, labels, "", opts)
 }
 
-func (f *fakeTasks) pinProcessNamespace(dir string, k sandboxns.Kind, pid int) (string, error) {
+func (f *fakeTasks) PinProcessNamespace(dir string, k sandboxns.Kind, pid int) (string, error) {
 	f.note("pin %s %d", k, pid)
 	return filepath.Join(dir, fmt.Sprint(k)), nil
 }
 
-func (f *fakeTasks) pinContainerNamespace(dir string, k sandboxns.Kind, pid int, cgroup string) (string, error) {
+func (f *fakeTasks) PinContainerNamespace(dir string, k sandboxns.Kind, pid int, cgroup string) (string, error) {
 	f.note("pin %s %d of %s", k, pid, cgroup)
 	return filepath.Join(dir, fmt.Sprint(k)), nil
 }
 
-func (f *fakeTasks) socketAnswers() bool { return true }
+func (f *fakeTasks) SocketAnswers() bool { return true }
 
-func (f *fakeTasks) shimAnswers(group string) bool {
+func (f *fakeTasks) ShimAnswers(group string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.shimUp[group]
 }
 
-func (f *fakeTasks) removeStaleShim(string, *slog.Logger) {}
+func (f *fakeTasks) RemoveStaleShim(string, *slog.Logger) {}
 
 // Setup is cni.Network's: a fixed address.
 func (f *fakeTasks) Setup(context.Context, string, string, ...cni.AttachOption) (*cni.Result, error) {
@@ -281,7 +282,7 @@ func (p *fakeProc) finish(code int) {
 
 type fakeCtr struct{ p *fakeProc }
 
-func (c *fakeCtr) newTask(context.Context, taskOutput) (taskHandle, error) {
+func (c *fakeCtr) NewTask(context.Context, tasks.Output) (tasks.Task, error) {
 	f := c.p.f
 	f.note("task %s", c.p.label)
 	f.mu.Lock()
@@ -300,7 +301,7 @@ func (c *fakeCtr) newTask(context.Context, taskOutput) (taskHandle, error) {
 	return &fakeTask{p: c.p}, nil
 }
 
-func (c *fakeCtr) loadTask(context.Context) (taskHandle, error) {
+func (c *fakeCtr) LoadTask(context.Context) (tasks.Task, error) {
 	c.p.f.mu.Lock()
 	defer c.p.f.mu.Unlock()
 	if !c.p.hasTask {
@@ -309,17 +310,17 @@ func (c *fakeCtr) loadTask(context.Context) (taskHandle, error) {
 	return &fakeTask{p: c.p}, nil
 }
 
-func (c *fakeCtr) taskGone(context.Context) bool {
+func (c *fakeCtr) TaskGone(context.Context) bool {
 	c.p.f.mu.Lock()
 	defer c.p.f.mu.Unlock()
 	return !c.p.hasTask
 }
 
-func (c *fakeCtr) processSpec(context.Context) (*specs.Process, error) {
+func (c *fakeCtr) ProcessSpec(context.Context) (*specs.Process, error) {
 	return &specs.Process{Cwd: "/"}, nil
 }
 
-func (c *fakeCtr) delete(context.Context) error {
+func (c *fakeCtr) Delete(context.Context) error {
 	c.p.f.note("delete %s", c.p.label)
 	c.p.f.mu.Lock()
 	c.p.deleted = true
@@ -327,7 +328,7 @@ func (c *fakeCtr) delete(context.Context) error {
 	return nil
 }
 
-func (c *fakeCtr) purge(context.Context) error {
+func (c *fakeCtr) Purge(context.Context) error {
 	f := c.p.f
 	f.note("purge %s", c.p.label)
 	c.p.finish(137)
@@ -337,13 +338,13 @@ func (c *fakeCtr) purge(context.Context) error {
 	return nil
 }
 
-func (c *fakeCtr) oomKilled() bool     { return false }
-func (c *fakeCtr) removeCgroup() error { return nil }
-func (c *fakeCtr) sweepCgroup() error  { return nil }
+func (c *fakeCtr) OOMKilled() bool     { return false }
+func (c *fakeCtr) RemoveCgroup() error { return nil }
+func (c *fakeCtr) SweepCgroup() error  { return nil }
 
 type fakeTask struct{ p *fakeProc }
 
-func (t *fakeTask) wait(ctx context.Context) (<-chan ctrd.ExitStatus, error) {
+func (t *fakeTask) Wait(ctx context.Context) (<-chan ctrd.ExitStatus, error) {
 	ch := make(chan ctrd.ExitStatus, 1)
 	go func() {
 		select {
@@ -359,9 +360,9 @@ func (t *fakeTask) wait(ctx context.Context) (<-chan ctrd.ExitStatus, error) {
 	return ch, nil
 }
 
-func (t *fakeTask) pid() uint32 { return 4242 }
+func (t *fakeTask) PID() uint32 { return 4242 }
 
-func (t *fakeTask) start(context.Context) error {
+func (t *fakeTask) Start(context.Context) error {
 	f := t.p.f
 	if err := f.startErr[t.p.name]; err != nil {
 		f.note("start %s failed", t.p.label)
@@ -374,7 +375,7 @@ func (t *fakeTask) start(context.Context) error {
 	return nil
 }
 
-func (t *fakeTask) kill(_ context.Context, sig syscall.Signal, all bool) error {
+func (t *fakeTask) Kill(_ context.Context, sig syscall.Signal, all bool) error {
 	f := t.p.f
 	name := map[syscall.Signal]string{syscall.SIGTERM: "TERM", syscall.SIGKILL: "KILL"}[sig]
 	if name == "" {
@@ -394,7 +395,7 @@ func (t *fakeTask) kill(_ context.Context, sig syscall.Signal, all bool) error {
 	return nil
 }
 
-func (t *fakeTask) status(context.Context) (ctrd.Status, error) {
+func (t *fakeTask) Status(context.Context) (ctrd.Status, error) {
 	f := t.p.f
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -407,7 +408,7 @@ func (t *fakeTask) status(context.Context) (ctrd.Status, error) {
 	return ctrd.Status{Status: ctrd.Created}, nil
 }
 
-func (t *fakeTask) delete(context.Context) error {
+func (t *fakeTask) Delete(context.Context) error {
 	f := t.p.f
 	f.note("delete-task %s", t.p.label)
 	t.p.finish(137)
@@ -417,7 +418,7 @@ func (t *fakeTask) delete(context.Context) error {
 	return nil
 }
 
-func (t *fakeTask) exec(_, _ context.Context, _ specs.Process, argv []string, _ ExecIO, _ string) (int, error) {
+func (t *fakeTask) Exec(_, _ context.Context, _ specs.Process, argv []string, _ ExecIO, _ string) (int, error) {
 	f := t.p.f
 	f.note("exec %s %s", t.p.label, strings.Join(argv, " "))
 	if f.execFn != nil {
@@ -426,12 +427,12 @@ func (t *fakeTask) exec(_, _ context.Context, _ specs.Process, argv []string, _ 
 	return 0, nil
 }
 
-func (t *fakeTask) resize(context.Context, uint32, uint32) error { return nil }
+func (t *fakeTask) Resize(context.Context, uint32, uint32) error { return nil }
 
 // fakeEpoch is where the tests' fake clocks start.
 var fakeEpoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-// newFakeRuntime returns a Runtime on a fake taskRuntime and network and a fake clock (the
+// newFakeRuntime returns a Runtime on a fake tasks.Runtime and network and a fake clock (the
 // restart back-off's), with its own state dir. The test's cleanup removes its pods and closes it.
 func newFakeRuntime(t *testing.T) (*Runtime, *fakeTasks, *clock.Fake) {
 	t.Helper()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/internal/logdriver"
 	"github.com/podlife/podlife/podlife/internal/ocibuild"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // Termination messages, as the kubelet collects them (kuberuntime's makeMounts and
@@ -68,7 +69,7 @@ func (c *Container) terminationMount(id string) (string, specs.Mount, error) {
 // of its message file, else, under FallbackToLogsOnError and a non-zero code, the end of its
 // log (once its last output is written), cut to the pod's share. It does I/O: it runs before
 // the exit is handed to the pod's loop.
-func (c *Container) terminationMessage(inst *instance, task taskHandle, code int) string {
+func (c *Container) terminationMessage(inst *instance, task tasks.Task, code int) string {
 	fallback := c.spec.TerminationMessagePolicy == TerminationMessageFallbackToLogsOnError && code != 0
 	msg, err := readFileTail(inst.termPath, maxTerminationMessage)
 	switch {
@@ -160,19 +161,13 @@ func logTail(path string, lines, maxBytes int) string {
 	return string(out)
 }
 
-// outputWaiter is a task whose output this process copies: waitOutput reports whether the
-// copy ended (the process's output is all written) within timeout.
-type outputWaiter interface {
-	waitOutput(timeout time.Duration) bool
-}
-
 // settleOutput waits (outputSettle at most) until the exited instance's last output is in its
 // log, a last line without a newline included: copied by this process (its streams then
 // flushed), or written by the logger program beside the shim (asked to flush through its FIFO
 // pair, see logdriver.Flush; a logger without one: until its file stops growing).
-func (i *instance) settleOutput(task taskHandle) {
+func (i *instance) settleOutput(task tasks.Task) {
 	if len(i.streams) > 0 {
-		if w, ok := task.(outputWaiter); ok && w.waitOutput(outputSettle) {
+		if w, ok := task.(tasks.OutputWaiter); ok && w.WaitOutput(outputSettle) {
 			for _, s := range i.streams {
 				_ = s.Close() // flushes a partial line; closed again with the task, harmlessly
 			}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/usage"
 )
 
@@ -57,30 +58,30 @@ func (p *Pod) Usage(ctx context.Context) (PodUsage, error) {
 }
 
 // usageSource is the Runtime's containerd seam as package usage needs it.
-type usageSource struct{ tasks taskRuntime }
+type usageSource struct{ tasks tasks.Runtime }
 
 // Containers lists the containers of the pod podUID ("": of every pod) by their labels.
 func (s usageSource) Containers(ctx context.Context, podUID string) ([]usage.Container, error) {
-	var found []foundContainer
+	var found []tasks.Found
 	var err error
 	if podUID == "" {
-		found, err = s.tasks.containers(ctx, nil, labelPodUID, LabelContainer)
+		found, err = s.tasks.Containers(ctx, nil, labelPodUID, LabelContainer)
 	} else {
-		found, err = s.tasks.containers(ctx, map[string]string{labelPodUID: podUID}, LabelContainer)
+		found, err = s.tasks.Containers(ctx, map[string]string{labelPodUID: podUID}, LabelContainer)
 	}
 	if err != nil {
 		return nil, err
 	}
 	out := make([]usage.Container, len(found))
 	for i, f := range found {
-		attempt, _ := strconv.Atoi(f.labels[labelAttempt])
-		out[i] = usage.Container{ID: f.id, PodUID: f.labels[labelPodUID], Name: f.labels[LabelContainer],
-			Attempt: attempt, Pause: f.labels[LabelContainer] == pauseNameInPod}
+		attempt, _ := strconv.Atoi(f.Labels[labelAttempt])
+		out[i] = usage.Container{ID: f.ID, PodUID: f.Labels[labelPodUID], Name: f.Labels[LabelContainer],
+			Attempt: attempt, Pause: f.Labels[LabelContainer] == pauseNameInPod}
 	}
 	return out, nil
 }
 
-// Sample reads the tasks' state and metrics (taskRuntime.sample).
+// Sample reads the tasks' state and metrics (tasks.Runtime.Sample).
 func (s usageSource) Sample(ctx context.Context, ids []string) (map[string]ctrd.Sample, error) {
-	return s.tasks.sample(ctx, ids)
+	return s.tasks.Sample(ctx, ids)
 }

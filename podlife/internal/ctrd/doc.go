@@ -8,7 +8,7 @@
 //
 // It hides containerd's client behind a few concrete types ([Client], [Container], [Task],
 // [Process], [Image]) whose methods say what podlife needs, not what containerd offers; the
-// supervisor's seam (package podlife's taskRuntime, with a fake for tests without root) is
+// supervisor's seam (package tasks' Runtime, with a fake for tests without root) is
 // built on them. Errors are containerd's (errdefs classes, gRPC codes), wrapped with %w, so that
 // callers branch on errdefs.IsNotFound and on a lost connection as before. [ExitStatus] and
 // [Status] are containerd's value types, re-exported so that callers need not import the

@@ -49,6 +49,8 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/gc", []string{"podlife/daemon"}},
 		{"podlife/internal/control", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/logs", []string{"podlife/internal/ctrd", "podlife/internal/poddir", "podlife/daemon", "cni"}},
+		{"podlife/internal/sandbox", []string{"podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
+		{"podlife/internal/tasks", []string{"podlife/internal/poddir", "podlife/internal/eventbus", "podlife/internal/specfp", "podlife/daemon", "cni"}},
 		{"podlife/daemon", []string{"podlife"}},
 		{"podlife/containerlogger", []string{"podlife"}},
 		{"internal/clock", []string{"podlife"}},

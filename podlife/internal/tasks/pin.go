@@ -1,4 +1,4 @@
-package podlife
+package tasks
 
 import (
 	"bufio"
@@ -17,12 +17,12 @@ import (
 // container's.
 var errTargetChanged = errors.New("the target's process changed while its namespace was pinned")
 
-// pinContainerNamespace pins the namespace of kind k of process pid, then checks the pin: the
+// PinContainerNamespace pins the namespace of kind k of process pid, then checks the pin: the
 // process now at pid is in the cgroup at cgroup and in the pinned namespace. A PID read from a
 // task can name another process by the time it is used (the task's process exited and was
 // reaped, the PID reused); the check makes sure the pin holds the container's namespace, which
 // the pin then keeps alive whatever the process does next.
-func (ctrdTasks) pinContainerNamespace(dir string, k sandboxns.Kind, pid int, cgroup string) (string, error) {
+func (Containerd) PinContainerNamespace(dir string, k sandboxns.Kind, pid int, cgroup string) (string, error) {
 	path, err := sandboxns.PinProcess(dir, k, pid)
 	if err != nil {
 		return "", err
