@@ -92,6 +92,21 @@ func waitNoDaemon(t *testing.T, dir string, within time.Duration) {
 	}
 }
 
+// waitExited waits until process pid has exited (gone, or a zombie): its descriptors are closed
+// then. Its command line is no sign: a dying process's reads empty before its files are closed.
+func waitExited(t *testing.T, pid int, within time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(within); ; time.Sleep(20 * time.Millisecond) {
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || strings.Contains(string(st), ") Z ") || strings.Contains(string(st), ") X ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still runs after %v", pid, within)
+		}
+	}
+}
+
 // killDaemons kills dir's shared loggers at the test's end, whatever happened.
 func killDaemons(t *testing.T, dir string) {
 	t.Cleanup(func() {
@@ -215,7 +230,7 @@ func TestSharedLoggerKilled(t *testing.T) {
 	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitNoDaemon(t, dir, 30*time.Second)
+	waitExited(t, pids[0], 30*time.Second)
 	_, err := first.outW.Write([]byte("n 1\n"))
 	if !errors.Is(err, syscall.EPIPE) {
 		t.Fatalf("write after the shared logger died: %v, want EPIPE", err)
