@@ -153,7 +153,8 @@ func TestSecurityContext(t *testing.T) {
 	}
 	all := map[string]string{ // what every container sees
 		"portrange": "20000 30000", "shm_rmid_forced": "1", "somaxconn": "1234",
-		"datadir": "2000 drwxrwsrwx", "datafile": "2000", "memdir": "2000 drwxrwsrwx",
+		// memdir: a memory emptyDir's tmpfs keeps its sticky bit (mode 1777), as the kubelet's.
+		"datadir": "2000 drwxrwsrwx", "datafile": "2000", "memdir": "2000 drwxrwsrwt",
 		"secretfile": "2000 -r--r----- s3cret", // fsGroup gives the group read
 	}
 	want := map[string]map[string]string{
