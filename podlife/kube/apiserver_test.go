@@ -538,7 +538,6 @@ func TestAPIServerValidation(t *testing.T) {
 // deliberate names the rows of TestAPIServerValidation where podlife differs from the API
 // server on purpose, with the reason; internal/apiserverdiff skips them.
 var deliberate = map[string]string{
-	"restartPolicy on app container":          "container restart policies (ContainerRestartRules) are not implemented",
 	"init restartPolicy":                      "container restart policies (ContainerRestartRules) are not implemented",
 	"envFrom without source":                  "the API server drops the entry's index",
 	"subPath absolute":                        "the API server drops the mount's index",
