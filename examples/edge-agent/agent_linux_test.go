@@ -108,7 +108,7 @@ func newAgentEnv(t *testing.T) *agentEnv {
 		if err := daemon.Shutdown(ctx, filepath.Join(e.state, "containerd"), nil); err != nil && !errors.Is(err, daemon.ErrNotRunning) {
 			t.Errorf("stop the private containerd: %v", err)
 		}
-		for _, pid := range podlifetest.Processes(dir) {
+		for _, pid := range podlifetest.ProcessesWithin(dir, 15*time.Second) {
 			t.Errorf("leak: process %d still runs from %s", pid, dir)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
@@ -574,7 +574,7 @@ func (e *agentEnv) checkLeaks() {
 	if l := podlifetest.ShimLeaks(shimCtx, e.ns); len(l) > 0 {
 		e.t.Errorf("shims left: %v", l)
 	}
-	if pids := podlifetest.Processes(e.dir); len(pids) > 0 {
+	if pids := podlifetest.ProcessesWithin(e.dir, 15*time.Second); len(pids) > 0 {
 		e.t.Errorf("processes left running from %s: %v", e.dir, pids)
 	}
 	host, err := podlifetest.HostLeaks(e.state, e.bridge, e.network, filepath.Join(e.state, "cni", "ipam"))

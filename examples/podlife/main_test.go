@@ -76,7 +76,7 @@ func cliTestDir(t *testing.T) string {
 				t.Errorf("stop the private containerd of %s: %v", d, err)
 			}
 		}
-		for _, pid := range podlifetest.Processes(dir) {
+		for _, pid := range podlifetest.ProcessesWithin(dir, 15*time.Second) {
 			t.Errorf("leak: process %d still runs from %s: %s", pid, dir, procCmdline(pid))
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Processes returns, sorted, the live processes (zombies left out: PID 1 may not reap them) whose
@@ -49,4 +50,18 @@ func live(pid int) bool {
 		return false
 	}
 	return s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// ProcessesWithin is Processes once none is left or within has passed (scaled by TimeScale):
+// the shared container logger of a state dir exits on its own about 2 s after the last
+// container it logs ends, so a cleanup that has just removed the pods waits for it.
+func ProcessesWithin(substr string, within time.Duration) []int {
+	deadline := time.Now().Add(Budget(within))
+	for {
+		pids := Processes(substr)
+		if len(pids) == 0 || time.Now().After(deadline) {
+			return pids
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -45,7 +45,7 @@ func TestWriteEtc(t *testing.T) {
 	if err := sandbox.WriteHosts(dir, spec, "web", netip.MustParseAddr("10.88.0.5")); err != nil {
 		t.Fatal(err)
 	}
-	if hosts := read("hosts"); !strings.Contains(hosts, "10.88.0.5\tweb\n10.1.2.3\tdb\tdb.local\n") {
+	if hosts := read("hosts"); !strings.Contains(hosts, "10.88.0.5\tweb\n\n# Entries added by HostAliases.\n10.1.2.3\tdb\tdb.local\n") {
 		t.Errorf("hosts with the pod's IP:\n%s", hosts)
 	}
 }

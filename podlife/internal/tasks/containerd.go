@@ -152,15 +152,7 @@ func (t Containerd) Sample(ctx context.Context, ids []string) (map[string]ctrd.S
 
 // Leases implements Runtime.Leases.
 func (t Containerd) Leases(ctx context.Context, key string) ([]Lease, error) {
-	all, err := t.Client.Leases(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Lease, 0, len(all))
-	for _, l := range all {
-		out = append(out, Lease{ID: l.ID, Labels: l.Labels})
-	}
-	return out, nil
+	return t.Client.Leases(ctx, key)
 }
 
 // ctrdContainer is a containerd container and its cgroup path (containerd's default layout,

@@ -97,10 +97,7 @@ type Found struct {
 }
 
 // Lease is a lease found by Runtime.Leases.
-type Lease struct {
-	ID     string
-	Labels map[string]string
-}
+type Lease = ctrd.Lease
 
 // Image is an image a container runs.
 type Image struct {
