@@ -215,3 +215,24 @@ const (
 	RestartOnFailure = api.RestartOnFailure
 	RestartNever     = api.RestartNever
 )
+
+// ContainerRestartRule restarts a container on a matching exit code (ContainerRestartRules).
+type ContainerRestartRule = api.ContainerRestartRule
+
+// ContainerRestartRuleAction is what a matching restart rule does.
+type ContainerRestartRuleAction = api.ContainerRestartRuleAction
+
+// RestartRuleActionRestart restarts the container.
+const RestartRuleActionRestart = api.RestartRuleActionRestart
+
+// ContainerRestartRuleOnExitCodes matches an exit code against a set.
+type ContainerRestartRuleOnExitCodes = api.ContainerRestartRuleOnExitCodes
+
+// ContainerRestartRuleOnExitCodesOperator relates an exit code to a rule's values.
+type ContainerRestartRuleOnExitCodesOperator = api.ContainerRestartRuleOnExitCodesOperator
+
+// Exit-code operators of a restart rule.
+const (
+	RestartRuleOpIn    = api.RestartRuleOpIn
+	RestartRuleOpNotIn = api.RestartRuleOpNotIn
+)

@@ -111,6 +111,7 @@ func (p *podWorker) validateEphemeralOwned(spec *EphemeralContainerSpec) error {
 	forbid(c.StartupProbe != nil, path.Child("startupProbe"))
 	forbid(c.Resources != (Resources{}), path.Child("resources"))
 	forbid(c.RestartPolicy != "", path.Child("restartPolicy"))
+	forbid(len(c.RestartPolicyRules) > 0, path.Child("restartPolicyRules"))
 	forbid(len(c.DependsOn) > 0, path.Child("dependsOn"))
 	for i, m := range c.VolumeMounts {
 		forbid(m.SubPath != "", path.Child("volumeMounts").Index(i).Child("subPath"))

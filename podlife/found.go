@@ -164,7 +164,7 @@ func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, 
 	fix(st.InitContainerStatuses)
 	fix(st.ContainerStatuses)
 	fix(st.EphemeralContainerStatuses)
-	st.Phase = computePhase(RestartNever, false, st.InitContainerStatuses, st.ContainerStatuses, nil)
+	st.Phase = computePhase(byPolicy(RestartNever), false, st.InitContainerStatuses, st.ContainerStatuses, nil)
 	for i := range st.Conditions {
 		if st.Conditions[i].Type == PodReady || st.Conditions[i].Type == ContainersReady {
 			st.Conditions[i].Status = ConditionFalse

@@ -126,7 +126,7 @@ func (p *podWorker) publish() {
 	case p.failReason != "" && p.terminated:
 		p.phase = PhaseFailed
 	case p.phase != PhaseSucceeded && p.phase != PhaseFailed || p.stopping:
-		p.phase = p.completionPhaseOwned(computePhase(p.spec.RestartPolicy, p.terminated, inits, apps, p.sidecars), inits, apps)
+		p.phase = p.completionPhaseOwned(computePhase(p.restartsByName, p.terminated, inits, apps, p.sidecars), inits, apps)
 	}
 	p.conditions = p.conditionsOwned(inits, apps)
 	s := &snapshot{notify: make(chan struct{}), ephemerals: slices.Clip(slices.Clone(p.ephemerals)),

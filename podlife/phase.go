@@ -1,9 +1,20 @@
 package podlife
 
-// computePhase applies the kubelet's getPhase rules to the container statuses. sidecars names
-// the restartable init containers: a sidecar's exits never decide the phase (it is restarted
-// whatever the pod's policy); one not started yet keeps the pod Pending.
-func computePhase(policy RestartPolicy, stopping bool, initStatuses, statuses []ContainerStatus, sidecars map[string]bool) Phase {
+// restartsFunc reports whether the container named name, having exited with code, is restarted
+// (the kubelet's ContainerShouldRestart; see api.ContainerSpec.RestartsAfter).
+type restartsFunc func(name string, code int) bool
+
+// byPolicy decides restarts by the pod's policy alone, for statuses without their spec.
+func byPolicy(policy RestartPolicy) restartsFunc {
+	return func(_ string, code int) bool { return (&ContainerSpec{}).RestartsAfter(policy, code) }
+}
+
+// computePhase applies the kubelet's getPhase rules (ContainerRestartRules on) to the container
+// statuses. restarts decides whether an exited container is restarted: a pod with one that will
+// is not Succeeded or Failed. sidecars names the restartable init containers: a sidecar's exits
+// never decide the phase (it is restarted whatever the pod's policy); one not started yet keeps
+// the pod Pending.
+func computePhase(restarts restartsFunc, stopping bool, initStatuses, statuses []ContainerStatus, sidecars map[string]bool) Phase {
 	pendingInit, failedInit := 0, 0
 	for _, c := range initStatuses {
 		switch {
@@ -13,17 +24,22 @@ func computePhase(policy RestartPolicy, stopping bool, initStatuses, statuses []
 			}
 		case c.State.Terminated != nil && c.State.Terminated.ExitCode == 0:
 		case c.State.Terminated != nil:
-			failedInit++
+			if !restarts(c.Name, c.State.Terminated.ExitCode) {
+				failedInit++
+			}
 		case c.State.Waiting != nil && c.LastState.Terminated != nil && c.LastState.Terminated.ExitCode != 0:
-			failedInit++ // a failed init container waiting for its restart
+			// a failed init container waiting for its restart
+			if !restarts(c.Name, c.LastState.Terminated.ExitCode) {
+				failedInit++
+			}
 		default:
 			pendingInit++
 		}
 	}
-	if failedInit > 0 && policy == RestartNever {
-		return PhaseFailed
+	if failedInit > 0 {
+		return PhaseFailed // a failed init container that will not restart
 	}
-	running, stopped, succeeded, waiting := 0, 0, 0, 0
+	running, stopped, succeeded, waiting, final := 0, 0, 0, 0, 0
 	everRan := false
 	for _, c := range statuses {
 		switch {
@@ -36,9 +52,15 @@ func computePhase(policy RestartPolicy, stopping bool, initStatuses, statuses []
 			if c.State.Terminated.ExitCode == 0 {
 				succeeded++
 			}
+			if !restarts(c.Name, c.State.Terminated.ExitCode) {
+				final++
+			}
 		case c.LastState.Terminated != nil:
 			stopped++
 			everRan = true
+			if !restarts(c.Name, c.LastState.Terminated.ExitCode) {
+				final++
+			}
 		default:
 			waiting++
 		}
@@ -57,14 +79,12 @@ func computePhase(policy RestartPolicy, stopping bool, initStatuses, statuses []
 			return PhaseFailed
 		}
 		switch {
-		case policy == RestartAlways || policy == "":
-			return PhaseRunning
+		case stopped != final:
+			return PhaseRunning // at least one container is restarting
 		case succeeded == stopped:
 			return PhaseSucceeded
-		case policy == RestartNever:
-			return PhaseFailed
 		default:
-			return PhaseRunning
+			return PhaseFailed
 		}
 	}
 	if stopping {

@@ -9,25 +9,18 @@ import (
 )
 
 // shouldRestart applies the kubelet's rules to an exited container: a sidecar always restarts;
-// a regular init container restarts on failure unless the pod's policy is Never; an app
-// container per the pod's policy.
+// a regular init container restarts on failure, an app container on any exit, as its own
+// restart policy and rules or else the pod's policy say (api.ContainerSpec.RestartsAfter).
 func (c *Container) shouldRestart(code int) bool {
 	switch {
 	case c.ephemeral:
 		return false // never restarted (Kubernetes' ephemeral containers)
 	case c.sidecar:
 		return true
-	case c.init:
-		return code != 0 && c.pod.spec.RestartPolicy != RestartNever
-	}
-	switch c.pod.spec.RestartPolicy {
-	case RestartNever:
+	case c.init && code == 0:
 		return false
-	case RestartOnFailure:
-		return code != 0
-	default:
-		return true
 	}
+	return c.spec.RestartsAfter(c.pod.spec.RestartPolicy, code)
 }
 
 // onExit decides what follows an instance's exit: a restart under crash-loop back-off, or,
@@ -149,4 +142,10 @@ func (c *Container) dropInstance(inst *instance) {
 			}
 		}
 	})
+}
+
+// restartsByName is the pod's restartsFunc for computePhase: the named container's shouldRestart.
+func (p *podWorker) restartsByName(name string, code int) bool {
+	c, ok := p.byName[name]
+	return ok && c.shouldRestart(code)
 }

@@ -55,7 +55,47 @@ func TestComputePhase(t *testing.T) {
 		{"sidecar started", RestartNever, false, cs(named("sidecar", started(running()))), cs(running()), PhaseRunning},
 	} {
 		sidecars := map[string]bool{"sidecar": true}
-		if got := computePhase(tc.policy, tc.terminated, tc.inits, tc.apps, sidecars); got != tc.want {
+		if got := computePhase(byPolicy(tc.policy), tc.terminated, tc.inits, tc.apps, sidecars); got != tc.want {
+			t.Errorf("%s: phase %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// computePhase follows getPhase with ContainerRestartRules: a container that will restart keeps
+// the pod Running whatever the pod's policy; one that will not counts as done.
+func TestComputePhaseRestartRules(t *testing.T) {
+	cs := func(s ...ContainerStatus) []ContainerStatus { return s }
+	rule42 := []ContainerRestartRule{{Action: RestartRuleActionRestart,
+		ExitCodes: &ContainerRestartRuleOnExitCodes{Operator: RestartRuleOpIn, Values: []int32{42}}}}
+	specs := map[string]ContainerSpec{
+		"never":  {RestartPolicy: RestartNever},
+		"always": {RestartPolicy: RestartAlways},
+		"rule":   {RestartPolicy: RestartNever, RestartPolicyRules: rule42},
+		"onfail": {RestartPolicy: RestartOnFailure},
+	}
+	for _, tc := range []struct {
+		name   string
+		policy RestartPolicy
+		inits  []ContainerStatus
+		apps   []ContainerStatus
+		want   Phase
+	}{
+		{"Never container in Always pod, exited 1", RestartAlways, nil, cs(named("never", exited(1))), PhaseFailed},
+		{"Never container in Always pod, exited 0", RestartAlways, nil, cs(named("never", exited(0))), PhaseSucceeded},
+		{"Never container exited, other restarting", RestartAlways, nil, cs(named("never", exited(0)), named("x", restarting(1))), PhaseRunning},
+		{"Always container in Never pod", RestartNever, nil, cs(named("always", exited(0))), PhaseRunning},
+		{"rule matches in Never pod", RestartNever, nil, cs(named("rule", exited(42))), PhaseRunning},
+		{"rule matched, restart pending", RestartNever, nil, cs(named("rule", restarting(42))), PhaseRunning},
+		{"rule does not match", RestartNever, nil, cs(named("rule", exited(1))), PhaseFailed},
+		{"init Never in Always pod failed", RestartAlways, cs(named("never", exited(1))), cs(waiting()), PhaseFailed},
+		{"init OnFailure in Never pod failed", RestartNever, cs(named("onfail", restarting(1))), cs(waiting()), PhasePending},
+		{"init rule in Never pod", RestartNever, cs(named("rule", exited(42))), cs(waiting()), PhasePending},
+	} {
+		restarts := func(name string, code int) bool {
+			c := specs[name]
+			return c.RestartsAfter(tc.policy, code)
+		}
+		if got := computePhase(restarts, false, tc.inits, tc.apps, nil); got != tc.want {
 			t.Errorf("%s: phase %s, want %s", tc.name, got, tc.want)
 		}
 	}

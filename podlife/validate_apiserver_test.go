@@ -72,8 +72,14 @@ func TestValidateAPIServerWording(t *testing.T) {
 		{"hostPath backstep", mod(func(s *podlife.PodSpec) {
 			s.Volumes = []podlife.Volume{{Name: "v", HostPath: &podlife.HostPathVolume{Path: "/a/../b"}}}
 		}), []string{`spec.volumes[0].hostPath.path: Invalid value: "/a/../b": must not contain '..'`}},
-		{"restartPolicy on app container", mod(func(s *podlife.PodSpec) { s.Containers[0].RestartPolicy = podlife.RestartAlways }),
-			[]string{`spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers`}},
+		{"restartPolicy on app container", mod(func(s *podlife.PodSpec) { s.Containers[0].RestartPolicy = "Sometimes" }),
+			[]string{`spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"`}},
+		{"restartPolicyRules without restartPolicy", mod(func(s *podlife.PodSpec) {
+			s.Containers[0].RestartPolicyRules = []podlife.ContainerRestartRule{{Action: podlife.RestartRuleActionRestart,
+				ExitCodes: &podlife.ContainerRestartRuleOnExitCodes{Operator: podlife.RestartRuleOpIn, Values: []int32{42}}}}
+		}), []string{`spec.containers[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used`}},
+		{"hostname not a subdomain", mod(func(s *podlife.PodSpec) { s.Hostname = "web..example" }),
+			[]string{`spec.hostname: Invalid value: "web..example": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`}},
 		{"init lifecycle", mod(func(s *podlife.PodSpec) {
 			s.InitContainers = []podlife.ContainerSpec{{Name: "i", Image: "busybox", PostStart: hook.Exec("true")}}
 		}), []string{`spec.initContainers[0].lifecycle: Forbidden: may not be set for init containers without restartPolicy=Always`}},

@@ -141,13 +141,29 @@ func TestAPIServerValidation(t *testing.T) {
 			[]string{`spec.containers[0].image: Invalid value: " busybox": must not have leading or trailing whitespace`}},
 		{"imagePullPolicy", pod("", "    imagePullPolicy: Sometimes\n"),
 			[]string{`spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"`}},
-		// Deliberate difference: a container's own restart policy (ContainerRestartRules, on by
-		// default since 1.35) is not implemented; refused as the API server refuses it without
-		// the feature.
-		{"restartPolicy on app container", pod("", "    restartPolicy: Always\n"),
-			[]string{`spec.containers[0].restartPolicy: Forbidden: may not be set for non-init containers`}},
-		{"init restartPolicy", withInit(pod("", ""), "[{name: i, image: busybox, restartPolicy: Never}]"),
-			[]string{`spec.initContainers[0].restartPolicy: Unsupported value: "Never": supported values: "Always"`}},
+		// validateContainerRestartPolicy, validateInitContainerRestartPolicy (ContainerRestartRules on).
+		{"restartPolicy on app container", pod("", "    restartPolicy: Sometimes\n"),
+			[]string{`spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"`}},
+		{"restartPolicy and rules on app container", pod("", "    restartPolicy: Never\n    restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]\n"), nil},
+		{"init restartPolicy Never", withInit(pod("", ""), "[{name: i, image: busybox, restartPolicy: Never}]"), nil},
+		{"init restartPolicy", withInit(pod("", ""), "[{name: i, image: busybox, restartPolicy: Sometimes}]"),
+			[]string{`spec.initContainers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"`}},
+		{"rules without restartPolicy", pod("", "    restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]\n"),
+			[]string{`spec.containers[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used`}},
+		{"init rules without restartPolicy", withInit(pod("", ""), "[{name: i, image: busybox, restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]}]"),
+			[]string{`spec.initContainers[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used`}},
+		{"sidecar rules", withInit(pod("", ""), "[{name: i, image: busybox, restartPolicy: Always, restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]}]"),
+			[]string{`spec.initContainers[0].restartPolicyRules: Forbidden: restartPolicyRules are not allowed for init containers with restart policy Always`}},
+		{"rule action", pod("", "    restartPolicy: Never\n    restartPolicyRules: [{action: Ignore, exitCodes: {operator: In, values: [42]}}]\n"),
+			[]string{`spec.containers[0].restartPolicyRules[0].action: Unsupported value: "Ignore": supported values: "Restart"`}},
+		{"rule exitCodes missing", pod("", "    restartPolicy: Never\n    restartPolicyRules: [{action: Restart}]\n"),
+			[]string{`spec.containers[0].restartPolicyRules[0].exitCodes: Required value: must be specified`}},
+		{"rule operator", pod("", "    restartPolicy: Never\n    restartPolicyRules: [{action: Restart, exitCodes: {operator: Is, values: [42]}}]\n"),
+			[]string{`spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Is": supported values: "In", "NotIn"`}},
+		{"too many rules", pod("", "    restartPolicy: Never\n    restartPolicyRules: ["+strings.Repeat("{action: Restart, exitCodes: {operator: In, values: [1]}}, ", 20)+"{action: Restart, exitCodes: {operator: In, values: [1]}}]\n"),
+			[]string{`spec.containers[0].restartPolicyRules: Too many: 21: must have at most 20 items`}},
+		{"too many exit codes", pod("", "    restartPolicy: Never\n    restartPolicyRules: [{action: Restart, exitCodes: {operator: NotIn, values: ["+strings.Repeat("1, ", 255)+"1]}}]\n"),
+			[]string{`spec.containers[0].restartPolicyRules[0].exitCodes.values: Too many: 256: must have at most 255 items`}},
 		{"init lifecycle", withInit(pod("", ""), "[{name: i, image: busybox, lifecycle: {postStart: {exec: {command: [x]}}}}]"),
 			[]string{`spec.initContainers[0].lifecycle: Forbidden: may not be set for init containers without restartPolicy=Always`}},
 		{"init probe", withInit(pod("", ""), "[{name: i, image: busybox, livenessProbe: {exec: {command: [x]}}}]"),
@@ -313,6 +329,11 @@ func TestAPIServerValidation(t *testing.T) {
 		{"activeDeadlineSeconds too large", pod("  activeDeadlineSeconds: 2147483648\n", ""),
 			[]string{`spec.activeDeadlineSeconds: Invalid value: 2147483648: must be between 1 and 2147483647, inclusive`}},
 		{"hostname", pod("  hostname: Web_1\n", ""), []string{`spec.hostname: Invalid value: "Web_1": ` + label1123}},
+		{"hostname with a dot", pod("  hostname: web.example\n", ""), []string{`spec.hostname: Invalid value: "web.example": must not contain dots`}},
+		{"hostnameOverride subdomain", pod("  hostnameOverride: override.example.host\n", ""), nil},
+		{"hostnameOverride", pod("  hostnameOverride: Web_1\n", ""), []string{`spec.hostnameOverride: Invalid value: "Web_1": ` + subdomain1123}},
+		{"hostnameOverride too long", pod("  hostnameOverride: "+strings.Repeat("a", 65)+"\n", ""),
+			[]string{`spec.hostnameOverride: Too long: may not be more than 64 bytes`}},
 		{"os name missing", pod("  os: {name: ''}\n", ""), []string{`spec.os.name: Required value`}},
 		{"os name unknown", pod("  os: {name: plan9}\n", ""), []string{`spec.os: Unsupported value: "plan9": supported values: "linux", "windows"`}},
 		// validatePodDNSConfig (RelaxedDNSSearchValidation, GA: "_" allowed, "." alone allowed).
@@ -517,7 +538,6 @@ func TestAPIServerValidation(t *testing.T) {
 // deliberate names the rows of TestAPIServerValidation where podlife differs from the API
 // server on purpose, with the reason; internal/apiserverdiff skips them.
 var deliberate = map[string]string{
-	"restartPolicy on app container":          "container restart policies (ContainerRestartRules) are not implemented",
 	"init restartPolicy":                      "container restart policies (ContainerRestartRules) are not implemented",
 	"envFrom without source":                  "the API server drops the entry's index",
 	"subPath absolute":                        "the API server drops the mount's index",

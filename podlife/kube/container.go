@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -49,6 +50,15 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 	}
 	if ct.RestartPolicy != nil {
 		out.RestartPolicy = podlife.RestartPolicy(*ct.RestartPolicy)
+	}
+	for _, r := range ct.RestartPolicyRules {
+		rule := podlife.ContainerRestartRule{Action: podlife.ContainerRestartRuleAction(r.Action)}
+		if r.ExitCodes != nil {
+			rule.ExitCodes = &podlife.ContainerRestartRuleOnExitCodes{
+				Operator: podlife.ContainerRestartRuleOnExitCodesOperator(r.ExitCodes.Operator),
+				Values:   slices.Clone(r.ExitCodes.Values)}
+		}
+		out.RestartPolicyRules = append(out.RestartPolicyRules, rule)
 	}
 	out.SecurityContext = containerSecurity(ct.SecurityContext)
 	// The API's defaults stay empty: podlife applies them (see podlife.PodSpec.WithDefaults).

@@ -147,11 +147,13 @@ func (c *converter) convertSpec() {
 		c.out.RuntimeClassName = *s.RuntimeClassName
 	}
 	c.out.Hostname = s.Hostname
+	c.hostname(sp)
 	if s.HostnameOverride != nil {
 		if s.HostNetwork {
 			c.is.field(field.Forbidden(sp.Child("hostnameOverride"), "may not be set when hostNetwork is true"))
 		}
 		c.out.Hostname = podHostname(*s.HostnameOverride)
+		c.mapPath("spec.hostname", sp.Child("hostnameOverride"))
 	}
 	if c.out.Hostname == "" && c.out.Name != c.src.name {
 		// podlife's default, the podlife name, is not the Kubernetes one.

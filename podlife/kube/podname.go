@@ -40,3 +40,26 @@ func (c *converter) podName(opts Options) {
 	}
 	c.out.Name = opts.PodName(c.out.Namespace, name)
 }
+
+// maxHostnameOverride is the API server's limit on spec.hostnameOverride.
+const maxHostnameOverride = 64
+
+// hostname checks spec.hostname (a DNS-1123 label) and spec.hostnameOverride (a DNS-1123
+// subdomain of at most 64 characters) as the API server does: podlife's own Hostname takes a
+// subdomain, which only the override may give.
+func (c *converter) hostname(sp *field.Path) {
+	s := c.src.spec
+	if s.Hostname != "" {
+		for _, msg := range validation.IsDNS1123Label(s.Hostname) {
+			c.is.field(field.Invalid(sp.Child("hostname"), s.Hostname, msg))
+		}
+	}
+	if o := s.HostnameOverride; o != nil {
+		if len(*o) > maxHostnameOverride {
+			c.is.field(field.TooLong(sp.Child("hostnameOverride"), "", maxHostnameOverride))
+		}
+		for _, msg := range validation.IsDNS1123Subdomain(*o) {
+			c.is.field(field.Invalid(sp.Child("hostnameOverride"), *o, msg))
+		}
+	}
+}

@@ -133,7 +133,7 @@ func TestRejections(t *testing.T) {
 		{"hugepages", pod("", "    resources: {limits: {hugepages-2Mi: 64Mi}}\n"), []string{"spec.containers[0].resources.limits[hugepages-2Mi]"}},
 		{"gpu", pod("", "    resources: {limits: {nvidia.com/gpu: 1}, requests: {nvidia.com/gpu: 1}}\n"),
 			[]string{"spec.containers[0].resources.limits[nvidia.com/gpu]", "spec.containers[0].resources.requests[nvidia.com/gpu]"}},
-		{"restartPolicy on app container", pod("", "    restartPolicy: Always\n"), []string{"spec.containers[0].restartPolicy"}},
+		{"restartPolicyRules without restartPolicy", pod("", "    restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]\n"), []string{"spec.containers[0].restartPolicy"}},
 		{"dnsPolicy None without dnsConfig", pod("  dnsPolicy: None\n", ""), []string{"spec.dnsConfig"}},
 		{"bad nameserver", pod("  dnsPolicy: None\n  dnsConfig: {nameservers: [dns.example]}\n", ""), []string{"spec.dnsConfig.nameservers[0]"}},
 		{"bad host alias", pod("  hostAliases: [{ip: x, hostnames: [a]}]\n", ""), []string{"spec.hostAliases[0].ip"}},

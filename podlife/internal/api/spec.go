@@ -21,7 +21,9 @@ type PodSpec struct {
 	Namespace string
 	// Labels are copied onto every containerd object of the pod.
 	Labels map[string]string
-	// Hostname is the pod's hostname; default Name. Ignored with HostNetwork.
+	// Hostname is the pod's hostname (its UTS namespace's); default Name. Ignored with
+	// HostNetwork. A DNS-1123 subdomain of at most 63 characters, as the kubelet accepts
+	// Kubernetes' hostnameOverride (podlife/kube refuses a spec.hostname that is not a label).
 	Hostname string
 	// HostNetwork runs the pod in the host's network (and UTS) namespace: no CNI, no pod IP of its own.
 	HostNetwork bool
@@ -115,8 +117,14 @@ type ContainerSpec struct {
 	// RestartPolicy, on an init container, may be Always: the container is then a native
 	// sidecar: it starts in order with the init containers, the next one starts once it has
 	// started (its startupProbe succeeded, if it has one), it is restarted whenever it exits,
-	// and it stops after the app containers, in reverse order. Empty elsewhere.
+	// and it stops after the app containers, in reverse order. Otherwise (Always, OnFailure or
+	// Never on an app container, OnFailure or Never on an init container) it replaces the pod's
+	// policy for this container (Kubernetes' ContainerRestartRules). Empty: the pod's policy.
 	RestartPolicy RestartPolicy
+	// RestartPolicyRules, evaluated in order when the container exits, restart it on a
+	// matching exit code whatever RestartPolicy says (the first matching rule decides); they
+	// need a RestartPolicy and are not allowed on a sidecar. See ContainerSpec.RestartsAfter.
+	RestartPolicyRules []ContainerRestartRule `fingerprint:"omitzero"`
 	// DependsOn makes the container wait, under the DependencyOrder() start policy, until other
 	// containers of the pod reach a condition (podlife's extension, like Compose's depends_on).
 	DependsOn []Dependency

@@ -40,7 +40,7 @@ func (s *PodSpec) validate() error {
 	}
 	if s.Hostname != "" && s.Hostname != s.Name {
 		// The default hostname, the name, is checked as metadata.name.
-		errs = append(errs, validateName(root.Child("hostname"), s.Hostname)...)
+		errs = append(errs, validateHostname(root.Child("hostname"), s.Hostname)...)
 	}
 	// As the API server, label errors are reported at the map, not at the key.
 	errs = append(errs, metavalidation.ValidateLabels(s.Labels, field.NewPath("metadata", "labels"))...)
@@ -130,6 +130,23 @@ func validateName(p *field.Path, name string) field.ErrorList {
 	}
 	var errs field.ErrorList
 	for _, msg := range validation.IsDNS1123Label(name) {
+		errs = append(errs, field.Invalid(p, name, msg))
+	}
+	return errs
+}
+
+// maxHostname is the longest hostname podlife sets: the kubelet cuts a pod's hostname to 63.
+const maxHostname = 63
+
+// validateHostname checks a pod's hostname: a DNS-1123 subdomain of at most 63 characters, what
+// the kubelet sets as the UTS hostname from Kubernetes' hostnameOverride (spec.hostname proper
+// is a label: podlife/kube checks it).
+func validateHostname(p *field.Path, name string) field.ErrorList {
+	if len(name) > maxHostname {
+		return field.ErrorList{field.TooLong(p, "", maxHostname)}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Subdomain(name) {
 		errs = append(errs, field.Invalid(p, name, msg))
 	}
 	return errs
@@ -346,16 +363,7 @@ func ValidateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 func validateLifecycle(p *field.Path, c *ContainerSpec, init bool) field.ErrorList {
 	var errs field.ErrorList
 	sidecar := init && c.RestartPolicy == RestartAlways
-	switch {
-	case c.RestartPolicy == "":
-	case !init:
-		// The API server allows it since Kubernetes 1.35 (ContainerRestartRules); podlife
-		// does not implement it, and words the refusal as the API server without the feature.
-		errs = append(errs, field.Forbidden(p.Child("restartPolicy"), "may not be set for non-init containers"))
-	case c.RestartPolicy != RestartAlways:
-		// Likewise: an init container's own OnFailure or Never is not implemented.
-		errs = append(errs, field.NotSupported(p.Child("restartPolicy"), c.RestartPolicy, []RestartPolicy{RestartAlways}))
-	}
+	errs = append(errs, validateContainerRestart(p, c, init)...)
 	if init && !sidecar && (c.PostStart != nil || c.PreStop != nil || c.StopSignal != 0) {
 		errs = append(errs, field.Forbidden(p.Child("lifecycle"), "may not be set for init containers without restartPolicy=Always"))
 	}
