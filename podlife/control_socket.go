@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/control"
+	"github.com/podlife/podlife/podlife/internal/hostcheck"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
@@ -24,7 +25,7 @@ func newControl(r *Runtime) *controlSocket {
 		sock = "" // too long for a unix socket address: other processes cannot reach our pods
 	}
 	return &controlSocket{control.New(control.Config{
-		Socket: sock, Log: r.log, Do: r.doControl, SecureDir: secureDir, Alive: processAlive,
+		Socket: sock, Log: r.log, Do: r.doControl, SecureDir: hostcheck.SecureDir, Alive: hostcheck.ProcessAlive,
 		Checks: control.Checks{
 			Condition: validateCondition,
 			Deadline:  func(pod string, d time.Duration) error { return checkDeadlineUpdate(pod, nil, d) },

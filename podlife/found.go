@@ -251,12 +251,3 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 	r.log.Info("pod has no manager; adopting it to act on it", "pod", name, "op", op, "manager", rec.OwnerPID)
 	return r.stopUnmanaged(ctx, dir, op, rec, o)
 }
-
-// processAlive reports whether a process with that PID exists (and is not a zombie).
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	return err == nil && !strings.Contains(string(b), ") Z ")
-}
