@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/control"
 	"github.com/podlife/podlife/podlife/internal/hostcheck"
-	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
 // controlSocket is the Runtime's control socket (see package control): other processes ask
@@ -104,12 +102,9 @@ func (r *Runtime) addEphemeralRemote(ctx context.Context, pod string, spec Ephem
 	if err != nil {
 		return err
 	}
-	var rec podRecord
-	if err := poddir.ReadJSON(filepath.Join(r.cfg.StateDir, "pods", pod, recordFile), &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("pod %q: %w", pod, ErrNotFound)
-		}
-		return fmt.Errorf("pod %q: %w", pod, err)
+	rec, err := r.readRecord(pod)
+	if err != nil {
+		return err
 	}
 	err = ask(ctx, rec.Control, controlRequest{Op: "ephemeral", Pod: pod, Ephemeral: req})
 	if errors.Is(err, errNoManager) {
