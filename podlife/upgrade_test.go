@@ -32,14 +32,14 @@ func upgradeSpec(name, image string) podlife.PodSpec {
 		Volumes: []podlife.Volume{{Name: "m", EmptyDir: &podlife.EmptyDirVolume{}}},
 		Containers: []podlife.ContainerSpec{{
 			Name: "web", Image: image,
-			Command:        []string{"/bin/sh", "-c", `trap 'exit 0' TERM; while :; do sleep 0.1; done`},
+			Command:        []string{"/bin/sh", "-c", `echo web up; trap 'exit 0' TERM; while :; do sleep 0.1; done`},
 			VolumeMounts:   []podlife.VolumeMount{{Name: "m", MountPath: "/m"}},
 			PostStart:      hook.Exec("/bin/sh", "-c", "echo started > /m/poststart"),
 			StartupProbe:   &probe.Spec{Prober: probe.Exec("/bin/true"), Period: 200 * time.Millisecond},
 			ReadinessProbe: &probe.Spec{Prober: probe.Exec("/bin/cat", "/m/poststart"), Period: 200 * time.Millisecond},
 		}, {
 			Name: "side", Image: image,
-			Command:      []string{"/bin/sh", "-c", `[ -e /m/side-ran ] || { touch /m/side-ran; exit 3; }; trap 'exit 0' TERM; while :; do sleep 0.1; done`},
+			Command:      []string{"/bin/sh", "-c", `[ -e /m/side-ran ] || { touch /m/side-ran; echo side once; exit 3; }; trap 'exit 0' TERM; while :; do sleep 0.1; done`},
 			VolumeMounts: []podlife.VolumeMount{{Name: "m", MountPath: "/m"}},
 		}},
 	}
@@ -116,7 +116,7 @@ func upgradeBinaries(t *testing.T) (mgr, logger string) {
 // readiness probes, two containers, one restarted once), whose manager then exited, is adopted
 // by this tree's Runtime with the same spec: its containers run on untouched (the same
 // containerd containers, started at the same times), its restart counts and probe state are
-// as they were, exec reaches it, and it stops and is removed with nothing left behind (the
+// as they were, its logs read, exec reaches it, and it stops and is removed with nothing left behind (the
 // harness's leak check). It guards what an upgrade of a host keeps: the pod's record, status
 // and sandbox files, the spec fingerprint and its key, the labels on containerd's objects.
 func TestUpgradeAdopt(t *testing.T) {
@@ -189,6 +189,16 @@ func TestUpgradeAdopt(t *testing.T) {
 	}
 	wcancel()
 
+	// The logs the old code's logger wrote are read by this tree's (files, names, format).
+	for _, l := range []struct {
+		container, want string
+		previous        bool
+	}{{"web", "web up", false}, {"side", "side once", true}} {
+		var buf bytes.Buffer
+		if err := pod.Logs(ctx, l.container, podlife.LogOptions{Previous: l.previous}, &buf); err != nil || strings.TrimSpace(buf.String()) != l.want {
+			t.Errorf("logs of %s (previous %v): %q, %v; want %q", l.container, l.previous, buf.String(), err, l.want)
+		}
+	}
 	var out bytes.Buffer
 	code, err := pod.Exec(ctx, "web", []string{"/bin/cat", "/m/poststart"}, podlife.ExecIO{Stdout: &out})
 	if err != nil || code != 0 || strings.TrimSpace(out.String()) != "started" {

@@ -43,14 +43,14 @@ func spec(name, image string) podlife.PodSpec {
 		Volumes: []podlife.Volume{{Name: "m", EmptyDir: &podlife.EmptyDirVolume{}}},
 		Containers: []podlife.ContainerSpec{{
 			Name: "web", Image: image,
-			Command:        []string{"/bin/sh", "-c", `trap 'exit 0' TERM; while :; do sleep 0.1; done`},
+			Command:        []string{"/bin/sh", "-c", `echo web up; trap 'exit 0' TERM; while :; do sleep 0.1; done`},
 			VolumeMounts:   []podlife.VolumeMount{{Name: "m", MountPath: "/m"}},
 			PostStart:      hook.Exec("/bin/sh", "-c", "echo started > /m/poststart"),
 			StartupProbe:   &probe.Spec{Prober: probe.Exec("/bin/true"), Period: 200 * time.Millisecond},
 			ReadinessProbe: &probe.Spec{Prober: probe.Exec("/bin/cat", "/m/poststart"), Period: 200 * time.Millisecond},
 		}, {
 			Name: "side", Image: image,
-			Command:      []string{"/bin/sh", "-c", `[ -e /m/side-ran ] || { touch /m/side-ran; exit 3; }; trap 'exit 0' TERM; while :; do sleep 0.1; done`},
+			Command:      []string{"/bin/sh", "-c", `[ -e /m/side-ran ] || { touch /m/side-ran; echo side once; exit 3; }; trap 'exit 0' TERM; while :; do sleep 0.1; done`},
 			VolumeMounts: []podlife.VolumeMount{{Name: "m", MountPath: "/m"}},
 		}},
 	}
