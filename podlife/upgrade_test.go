@@ -171,8 +171,9 @@ func TestUpgradeAdopt(t *testing.T) {
 		b := was.ContainerStatuses[i]
 		if c.Name != b.Name || c.ContainerID != b.ContainerID || c.RestartCount != b.RestartCount ||
 			c.State.Running == nil || !c.State.Running.StartedAt.Equal(b.State.Running.StartedAt) {
-			t.Errorf("adopted %s: id %s restarts %d state %+v; was %s, %d, running since %v",
-				c.Name, c.ContainerID, c.RestartCount, c.State, b.ContainerID, b.RestartCount, b.State.Running.StartedAt)
+			state, _ := json.Marshal(c.State)
+			t.Errorf("adopted %s: id %s restarts %d state %s; was %s, %d, running since %v",
+				c.Name, c.ContainerID, c.RestartCount, state, b.ContainerID, b.RestartCount, b.State.Running.StartedAt)
 		}
 		if !c.Started {
 			t.Errorf("adopted %s: started %v, want true (its startup probe had passed)", c.Name, c.Started)
@@ -180,7 +181,8 @@ func TestUpgradeAdopt(t *testing.T) {
 	}
 	if side := st.ContainerStatuses[1]; side.RestartCount != 1 || side.LastState.Terminated == nil ||
 		side.LastState.Terminated.ExitCode != 3 {
-		t.Errorf("adopted side: restarts %d, last %+v; want 1 after exit 3", side.RestartCount, side.LastState)
+		last, _ := json.Marshal(side.LastState)
+		t.Errorf("adopted side: restarts %d, last state %s; want 1 after exit 3", side.RestartCount, last)
 	}
 	// Readiness is the probes' again: the adopter probes, and the pod is Ready within a bound.
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
