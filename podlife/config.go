@@ -13,6 +13,7 @@ import (
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eviction"
+	"github.com/podlife/podlife/podlife/internal/runtimeclass"
 )
 
 // Defaults of Config.
@@ -216,7 +217,7 @@ func (c Config) withDefaults() Config {
 	if len(c.RuntimeClasses) > 0 {
 		classes := make(map[string]RuntimeClass, len(c.RuntimeClasses))
 		for name, rc := range c.RuntimeClasses {
-			classes[name] = rc.withDefaults(c.RuntimeName)
+			classes[name] = runtimeclass.WithDefaults(rc, c.RuntimeName)
 		}
 		c.RuntimeClasses = classes
 	}
@@ -259,7 +260,7 @@ func (c Config) Validate() error {
 	if _, err := eviction.ParseThreshold(c.Eviction.NodefsAvailable); err != nil {
 		errs = append(errs, fmt.Errorf("config.eviction.nodefsAvailable: %w", err))
 	}
-	errs = append(errs, validateRuntimeClasses(c.RuntimeClasses)...)
+	errs = append(errs, runtimeclass.Validate(c.RuntimeClasses)...)
 	errs = append(errs, c.validatePodSecurity()...)
 	if c.Address != "" && !filepath.IsAbs(c.Address) {
 		errs = append(errs, fmt.Errorf("config.address: %q must be an absolute socket path", c.Address))

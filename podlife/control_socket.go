@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/control"
-	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/hostcheck"
 )
 
 // controlSocket is the Runtime's control socket (see package control): other processes ask
@@ -24,7 +23,7 @@ func newControl(r *Runtime) *controlSocket {
 		sock = "" // too long for a unix socket address: other processes cannot reach our pods
 	}
 	return &controlSocket{control.New(control.Config{
-		Socket: sock, Log: r.log, Do: r.doControl, SecureDir: secureDir, Alive: processAlive,
+		Socket: sock, Log: r.log, Do: r.doControl, SecureDir: hostcheck.SecureDir, Alive: hostcheck.ProcessAlive,
 		Checks: control.Checks{
 			Condition: validateCondition,
 			Deadline:  func(pod string, d time.Duration) error { return checkDeadlineUpdate(pod, nil, d) },
@@ -103,12 +102,9 @@ func (r *Runtime) addEphemeralRemote(ctx context.Context, pod string, spec Ephem
 	if err != nil {
 		return err
 	}
-	var rec podRecord
-	if err := poddir.ReadJSON(filepath.Join(r.cfg.StateDir, "pods", pod, recordFile), &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("pod %q: %w", pod, ErrNotFound)
-		}
-		return fmt.Errorf("pod %q: %w", pod, err)
+	rec, err := r.readRecord(pod)
+	if err != nil {
+		return err
 	}
 	err = ask(ctx, rec.Control, controlRequest{Op: "ephemeral", Pod: pod, Ephemeral: req})
 	if errors.Is(err, errNoManager) {

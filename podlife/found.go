@@ -7,12 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/found"
+	"github.com/podlife/podlife/podlife/internal/logs"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
@@ -37,51 +36,19 @@ type PodRecord struct {
 // Managed reports whether a live process manages the pod.
 func (r PodRecord) Managed() bool { return r.Manager != 0 }
 
-// logFiles returns the container's log files (CRI format, see parseLogLine), oldest attempt
-// first: the last one is the current attempt's, the one before it the previous attempt's
-// (kubectl logs --previous). An invalid container name (see NameError) has no files.
-func (r PodRecord) logFiles(container string) []string {
-	if checkName("container", container) != nil {
-		return nil // names no container: not a path to join
-	}
-	dir := filepath.Join(r.Dir, "logs", container)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	type file struct {
-		attempt int
-		path    string
-	}
-	var files []file
-	for _, e := range entries {
-		n, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".log"))
-		if err != nil || !strings.HasSuffix(e.Name(), ".log") {
-			continue
-		}
-		files = append(files, file{n, filepath.Join(dir, e.Name())})
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].attempt < files[j].attempt })
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = f.path
-	}
-	return out
-}
+// logFiles returns the container's log files, oldest attempt first (see logs.Files).
+func (r PodRecord) logFiles(container string) []string { return logs.Files(r.Dir, container) }
 
 // ListPods returns every pod in the state directory, sorted by name: this Runtime's pods and
 // those of other processes (see PodRecord). Pods of this Runtime show their live status.
 func (r *Runtime) ListPods(ctx context.Context) ([]PodRecord, error) {
-	entries, err := os.ReadDir(filepath.Join(r.cfg.StateDir, "pods"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	names, err := found.Names(r.cfg.StateDir)
+	if err != nil {
 		return nil, fmt.Errorf("podlife: list pods: %w", err)
 	}
 	var out []PodRecord
-	for _, e := range entries {
-		if checkName("pod", e.Name()) != nil {
-			continue // not a pod's directory
-		}
-		rec, err := r.LookupPod(ctx, e.Name())
+	for _, name := range names {
+		rec, err := r.LookupPod(ctx, name)
 		if errors.Is(err, ErrNotFound) {
 			continue // being created or removed
 		}
@@ -100,13 +67,10 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 	if err := checkName("pod", name); err != nil {
 		return PodRecord{}, err
 	}
-	dir := filepath.Join(r.cfg.StateDir, "pods", name)
-	var rec podRecord
-	if err := poddir.ReadJSON(filepath.Join(dir, recordFile), &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return PodRecord{}, fmt.Errorf("pod %q: %w", name, ErrNotFound)
-		}
-		return PodRecord{}, fmt.Errorf("pod %q: %w", name, err)
+	dir := found.Dir(r.cfg.StateDir, name)
+	rec, err := r.readRecord(name)
+	if err != nil {
+		return PodRecord{}, err
 	}
 	out := PodRecord{Name: rec.Name, Namespace: rec.Namespace, UID: rec.UID, Created: rec.Created, Dir: dir}
 	if p, err := r.worker(name); err == nil && p.uid == rec.UID {
@@ -128,60 +92,29 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 }
 
 // reconcile corrects the last status an unmanaged pod's manager wrote with what containerd
-// knows now: a container whose task ended is terminated; nothing is ready. exits has the exit
-// statuses of tasks just deleted (by container ID), which containerd no longer knows.
+// knows now (see found.Reconcile).
 func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, exits map[string]ctrd.ExitStatus) {
-	ctx = r.ctx(ctx)
-	if st.Reason == "" {
-		st.Reason = "Unmanaged"
-		st.Message = fmt.Sprintf("the process that managed the pod (pid %d) is gone: nothing supervises it", rec.OwnerPID)
-	}
-	fix := func(cs []ContainerStatus) {
-		for i := range cs {
-			c := &cs[i]
-			c.Ready = false
-			if c.State.Running == nil {
-				continue
-			}
-			started := c.State.Running.StartedAt
-			id := strings.TrimPrefix(c.ContainerID, "containerd://")
-			term := &StateTerminated{ExitCode: -1, Reason: "Unknown", StartedAt: started}
-			if s, ok := exits[id]; ok {
-				term = terminatedAt(int(s.ExitCode()), started, s.ExitTime())
-			} else if ctr, err := r.tasks.LoadContainer(ctx, id, ""); err == nil {
-				if task, err := ctr.LoadTask(ctx); err == nil {
-					if s, err := task.Status(ctx); err == nil {
-						if s.Status == ctrd.Running || s.Status == ctrd.Paused {
-							continue
-						}
-						term = terminatedAt(int(s.ExitStatus), started, s.ExitTime)
-					}
-				}
-			}
-			c.State = ContainerState{Terminated: term}
+	state := func(ctx context.Context, id string) (ctrd.Status, error) {
+		ctr, err := r.tasks.LoadContainer(ctx, id, "")
+		if err != nil {
+			return ctrd.Status{}, err
 		}
-	}
-	fix(st.InitContainerStatuses)
-	fix(st.ContainerStatuses)
-	fix(st.EphemeralContainerStatuses)
-	st.Phase = computePhase(byPolicy(RestartNever), false, st.InitContainerStatuses, st.ContainerStatuses, nil)
-	for i := range st.Conditions {
-		if st.Conditions[i].Type == PodReady || st.Conditions[i].Type == ContainersReady {
-			st.Conditions[i].Status = ConditionFalse
+		task, err := ctr.LoadTask(ctx)
+		if err != nil {
+			return ctrd.Status{}, err
 		}
+		return task.Status(ctx)
 	}
+	phase := func(initStatuses, statuses []ContainerStatus) Phase {
+		return computePhase(byPolicy(RestartNever), false, initStatuses, statuses, nil)
+	}
+	found.Reconcile(r.ctx(ctx), state, phase, rec.OwnerPID, st, exits)
 }
 
-// terminatedAt is the terminated state of a process that exited with code, as watchExit records it.
+// terminatedAt is the terminated state of a process that exited with code (see
+// found.TerminatedAt).
 func terminatedAt(code int, started, finished time.Time) *StateTerminated {
-	t := &StateTerminated{ExitCode: code, Reason: ReasonCompleted, StartedAt: started, FinishedAt: finished}
-	if code != 0 {
-		t.Reason = ReasonError
-	}
-	if code > 128 && code < 128+65 {
-		t.Signal = code - 128
-	}
-	return t
+	return found.TerminatedAt(code, started, finished)
 }
 
 // setConditionRemote sets a condition of the named pod that this Runtime does not manage (see
@@ -191,14 +124,11 @@ func (r *Runtime) setConditionRemote(ctx context.Context, name string, t Conditi
 	if err := validateCondition(name, t, status); err != nil {
 		return fmt.Errorf("set condition: %w", err)
 	}
-	var rec podRecord
-	if err := poddir.ReadJSON(filepath.Join(r.cfg.StateDir, "pods", name, recordFile), &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("pod %q: %w", name, ErrNotFound)
-		}
-		return fmt.Errorf("pod %q: %w", name, err)
+	rec, err := r.readRecord(name)
+	if err != nil {
+		return err
 	}
-	err := ask(ctx, rec.Control, controlRequest{Op: "condition", Pod: name,
+	err = ask(ctx, rec.Control, controlRequest{Op: "condition", Pod: name,
 		Condition: &conditionRequest{Type: t, Status: status, Reason: reason, Message: message}})
 	if errors.Is(err, errNoManager) {
 		return fmt.Errorf("pod %q: no process manages it (pid %d is gone): %w", name, rec.OwnerPID, ErrNotFound)
@@ -217,15 +147,12 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 	for _, opt := range opts {
 		opt(&o)
 	}
-	dir := filepath.Join(r.cfg.StateDir, "pods", name)
-	var rec podRecord
-	if err := poddir.ReadJSON(filepath.Join(dir, recordFile), &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("pod %q: %w", name, ErrNotFound)
-		}
-		return fmt.Errorf("pod %q: %w", name, err)
+	dir := found.Dir(r.cfg.StateDir, name)
+	rec, err := r.readRecord(name)
+	if err != nil {
+		return err
 	}
-	err := ask(ctx, rec.Control, controlRequest{Op: op, Pod: name, Grace: o.grace})
+	err = ask(ctx, rec.Control, controlRequest{Op: op, Pod: name, Grace: o.grace})
 	switch {
 	case errors.Is(err, errNoManager):
 	case errors.Is(err, errManagerLost) && !processAlive(rec.OwnerPID):
@@ -235,8 +162,7 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 		// The manager answers but no longer has the pod: its Remove failed half-way (a CNI
 		// DEL that failed, say) and left the directory for a retry. Nothing supervises it.
 		// (Or its Remove just succeeded: then the record is gone.)
-		var again podRecord
-		if err := poddir.ReadJSON(filepath.Join(dir, recordFile), &again); err != nil || again.UID != rec.UID {
+		if again, err := r.readRecord(name); err != nil || again.UID != rec.UID {
 			return fmt.Errorf("pod %q: %w", name, ErrNotFound)
 		}
 		r.log.Info("the pod's manager no longer has it; acting on what is left", "pod", name, "manager", rec.OwnerPID)
@@ -250,13 +176,4 @@ func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOptio
 	}
 	r.log.Info("pod has no manager; adopting it to act on it", "pod", name, "op", op, "manager", rec.OwnerPID)
 	return r.stopUnmanaged(ctx, dir, op, rec, o)
-}
-
-// processAlive reports whether a process with that PID exists (and is not a zombie).
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	return err == nil && !strings.Contains(string(b), ") Z ")
 }

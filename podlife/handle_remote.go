@@ -2,12 +2,9 @@ package podlife
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 
-	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/found"
 )
 
 // What a Pod handle reads of a pod this Runtime does not manage: its record in the state
@@ -17,11 +14,8 @@ import (
 // ErrNotFound if the state directory has no such pod.
 func (r *Runtime) readRecord(name string) (podRecord, error) {
 	var rec podRecord
-	if err := poddir.ReadJSON(filepath.Join(r.cfg.StateDir, "pods", name, recordFile), &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return podRecord{}, fmt.Errorf("pod %q: %w", name, ErrNotFound)
-		}
-		return podRecord{}, fmt.Errorf("pod %q: %w", name, err)
+	if err := found.ReadRecord(r.cfg.StateDir, name, &rec); err != nil {
+		return podRecord{}, err
 	}
 	return rec, nil
 }

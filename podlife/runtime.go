@@ -20,6 +20,7 @@ import (
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
+	"github.com/podlife/podlife/podlife/internal/hostcheck"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/shimgroup"
 	"github.com/podlife/podlife/podlife/internal/tasks"
@@ -75,17 +76,17 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	cfg = cfg.withDefaults()
 	if cfg.ContainerLogger != "" {
 		// The shim's failure to start it would only show as a container without output.
-		if err := checkExecutable(cfg.ContainerLogger); err != nil {
+		if err := hostcheck.Executable(cfg.ContainerLogger); err != nil {
 			return nil, fmt.Errorf("podlife: config.containerLogger: %w: %w", err, ErrInvalidSpec)
 		}
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}
-	if err := secureDir(cfg.StateDir, cfg.Logger); err != nil {
+	if err := hostcheck.SecureDir(cfg.StateDir, cfg.Logger); err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}
-	real, err := resolveDir(cfg.StateDir)
+	real, err := hostcheck.ResolveDir(cfg.StateDir)
 	if err != nil {
 		return nil, fmt.Errorf("podlife: state dir: %w", err)
 	}
@@ -127,7 +128,7 @@ func newRuntime(cfg Config, clk clock.Clock) *Runtime {
 // connect dials containerd: the configured address, or the system socket, or the private
 // containerd of the state dir, which it starts if none runs (see EmbeddedConfig; with
 // Embedded.IgnoreSystem, the system socket is not tried). A containerd older than 2.0 at a
-// configured or system address is warned about in the log (see warnOldContainerd).
+// configured or system address is warned about in the log (see daemon.WarnIfOld).
 func (r *Runtime) connect(ctx context.Context) error {
 	addr := r.cfg.Address
 	explicit := addr != ""
@@ -138,7 +139,7 @@ func (r *Runtime) connect(ctx context.Context) error {
 		c, err := dial(ctx, addr, r.cfg.Namespace, r.cfg.Snapshotter)
 		if err == nil {
 			r.ctrd, r.address = c, addr
-			warnOldContainerd(ctx, r.log, c.Version, addr)
+			daemon.WarnIfOld(ctx, r.log, c.Version, addr)
 			return nil
 		}
 		if explicit || r.cfg.Embedded.Disable {

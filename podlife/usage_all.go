@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 
+	"github.com/podlife/podlife/podlife/internal/found"
 	"github.com/podlife/podlife/podlife/internal/usage"
 )
 
@@ -23,23 +21,20 @@ func (r *Runtime) Usage(ctx context.Context) ([]PodUsage, error) {
 	if r.isClosed() {
 		return nil, fmt.Errorf("podlife: usage: %w", ErrClosed)
 	}
-	entries, err := os.ReadDir(filepath.Join(r.cfg.StateDir, "pods"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	names, err := found.Names(r.cfg.StateDir)
+	if err != nil {
 		return nil, fmt.Errorf("podlife: usage: %w", err)
 	}
 	var pods []usage.Pod
-	for _, e := range entries {
-		if checkName("pod", e.Name()) != nil {
-			continue // not a pod's directory
-		}
-		rec, err := r.readRecord(e.Name())
+	for _, name := range names {
+		rec, err := r.readRecord(name)
 		if errors.Is(err, ErrNotFound) {
 			continue // being created or removed
 		}
 		if err != nil {
 			return nil, fmt.Errorf("podlife: usage: %w", err)
 		}
-		pods = append(pods, usage.Pod{Name: e.Name(), UID: rec.UID, HostNetwork: rec.HostNetwork})
+		pods = append(pods, usage.Pod{Name: name, UID: rec.UID, HostNetwork: rec.HostNetwork})
 	}
 	out, err := usage.SampleAll(r.ctx(ctx), usageSource{r.tasks}, r.log, pods)
 	if err != nil {

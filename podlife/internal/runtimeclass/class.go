@@ -1,4 +1,4 @@
-package podlife
+package runtimeclass
 
 import (
 	"context"
@@ -17,20 +17,22 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
-// RuntimeClassCrun is the built-in runtime class that runs a pod's containers with crun (the
-// Debian package crun) under containerd's runc shim, unless Config.RuntimeClasses defines a
-// class of that name.
-const RuntimeClassCrun = "crun"
+// Crun is the built-in runtime class that runs a pod's containers with crun (the Debian
+// package crun) under containerd's runc shim, unless the Config's classes define a class of
+// that name (podlife.RuntimeClassCrun).
+const Crun = "crun"
 
-// RuntimeClass is a named way to run a pod's containers (Kubernetes' RuntimeClass, whose
+// Class is a named way to run a pod's containers (Kubernetes' RuntimeClass, whose
 // handler the kubelet maps to a containerd runtime): a containerd runtime and, for the runc
 // shim, the OCI runtime binary it drives. A pod picks one with PodSpec.RuntimeClassName; all
 // the pod's containers (and its pause, with ShareProcessNamespace) run with it, in the pod's
-// one shim.
-type RuntimeClass struct {
+// one shim. Package podlife re-exports it as RuntimeClass.
+type Class struct {
 	// Runtime is the containerd runtime (shim); empty means Config.RuntimeName.
 	Runtime string `json:"runtime,omitempty"`
 	// BinaryName is the OCI runtime binary the runc shim runs instead of runc (the runc
@@ -47,57 +49,58 @@ type RuntimeClass struct {
 	OCIVersion string `json:"ociVersion,omitempty"`
 }
 
-// withDefaults is the class with its defaults: Runtime the Config's runtime.
-func (rc RuntimeClass) withDefaults(runtimeName string) RuntimeClass {
+// WithDefaults is the class with its defaults: Runtime the Config's runtime. (A function, not
+// a method: Class is re-exported and its methods would be podlife's API.)
+func WithDefaults(rc Class, runtimeName string) Class {
 	if rc.Runtime == "" {
 		rc.Runtime = runtimeName
 	}
 	return rc
 }
 
-// ctrRuntime is a resolved runtime class: the containerd runtime name and its options (nil
+// Handler is a resolved runtime class: the containerd runtime name and its options (nil
 // for the runtime's defaults).
-type ctrRuntime struct {
-	name       string
-	options    *options.Options
-	ociVersion string // the spec's ociVersion; "" keeps containerd's
+type Handler struct {
+	Name       string
+	Options    *options.Options
+	OCIVersion string // the spec's ociVersion; "" keeps containerd's
 }
 
-// runtimeFor resolves a pod's runtimeClassName: "" is the default runtime
-// (Config.RuntimeName), a class of Config.RuntimeClasses, or the built-in crun class when crun
-// is in PATH. An unknown class is refused with a *ValidationError at spec.runtimeClassName.
-// c has its defaults filled in; versions caches crun's spec version (nil: none).
-func (c *Config) runtimeFor(s *PodSpec, versions *specVersions) (ctrRuntime, error) {
+// Resolve resolves a pod's runtimeClassName: "" is the default runtime (defaultRuntime, the
+// Config's RuntimeName), a class of classes, or the built-in crun class when crun is in PATH.
+// An unknown class is refused with a *api.ValidationError at spec.runtimeClassName. classes
+// have their defaults filled in (WithDefaults); versions caches crun's spec version (nil: none).
+func Resolve(classes map[string]Class, defaultRuntime string, s *api.PodSpec, versions *Versions) (Handler, error) {
 	name := s.RuntimeClassName
 	if name == "" {
-		return ctrRuntime{name: c.RuntimeName}, nil
+		return Handler{Name: defaultRuntime}, nil
 	}
-	rc, ok := c.RuntimeClasses[name]
-	if !ok && name == RuntimeClassCrun {
+	rc, ok := classes[name]
+	if !ok && name == Crun {
 		if bin, err := exec.LookPath("crun"); err == nil {
 			if abs, err := filepath.Abs(bin); err == nil {
-				rc, ok = RuntimeClass{Runtime: c.RuntimeName, BinaryName: abs, OCIVersion: versions.crun(abs)}, true
+				rc, ok = Class{Runtime: defaultRuntime, BinaryName: abs, OCIVersion: versions.crun(abs)}, true
 			}
 		}
 	}
 	if !ok {
 		detail := "no such runtime class: classes are those of Config.RuntimeClasses, and \"crun\" when crun is installed"
-		if names := slices.Sorted(maps.Keys(c.RuntimeClasses)); len(names) > 0 {
+		if names := slices.Sorted(maps.Keys(classes)); len(names) > 0 {
 			detail += " (configured: " + strings.Join(names, ", ") + ")"
 		}
 		errs := field.ErrorList{&field.Error{Type: field.ErrorTypeNotFound, Field: "spec.runtimeClassName", BadValue: name, Detail: detail}}
-		return ctrRuntime{}, &ValidationError{Pod: s.Name, Errs: errs}
+		return Handler{}, &api.ValidationError{Pod: s.Name, Errs: errs}
 	}
-	out := ctrRuntime{name: rc.Runtime, ociVersion: rc.OCIVersion} // Runtime defaulted by Config.withDefaults
+	out := Handler{Name: rc.Runtime, OCIVersion: rc.OCIVersion} // Runtime defaulted by WithDefaults
 	if rc.BinaryName != "" || rc.Root != "" {
-		out.options = &options.Options{BinaryName: rc.BinaryName, Root: rc.Root}
+		out.Options = &options.Options{BinaryName: rc.BinaryName, Root: rc.Root}
 	}
 	return out, nil
 }
 
-// validateRuntimeClasses checks Config.RuntimeClasses: names are DNS-1123 subdomains (as
-// Kubernetes' RuntimeClass names), Root an absolute path.
-func validateRuntimeClasses(classes map[string]RuntimeClass) []error {
+// Validate checks the Config's classes: names are DNS-1123 subdomains (as Kubernetes'
+// RuntimeClass names), Root an absolute path.
+func Validate(classes map[string]Class) []error {
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(classes)) {
 		rc := classes[name]
@@ -111,23 +114,28 @@ func validateRuntimeClasses(classes map[string]RuntimeClass) []error {
 	return errs
 }
 
-// runtime is the containerd runtime and its options (nil, not a nil pointer, without any).
-func (rt ctrRuntime) runtime() ctrd.Runtime {
-	if rt.options == nil {
-		return ctrd.Runtime{Name: rt.name}
+// Runtime is the containerd runtime and its options (nil, not a nil pointer, without any).
+func (h Handler) Runtime() ctrd.Runtime {
+	if h.Options == nil {
+		return ctrd.Runtime{Name: h.Name}
 	}
-	return ctrd.Runtime{Name: rt.name, Options: rt.options}
+	return ctrd.Runtime{Name: h.Name, Options: h.Options}
 }
 
-// specOpts are the spec options of the runtime class, applied after all others.
-func (rt ctrRuntime) specOpts() []oci.SpecOpts {
-	if rt.ociVersion == "" {
+// SpecOpts are the spec options of the runtime class, applied after all others.
+func (h Handler) SpecOpts() []oci.SpecOpts {
+	if h.OCIVersion == "" {
 		return nil
 	}
 	return []oci.SpecOpts{func(_ context.Context, _ oci.Client, _ *containers.Container, s *oci.Spec) error {
-		s.Version = rt.ociVersion
+		s.Version = h.OCIVersion
 		return nil
 	}}
+}
+
+// Class is the runtime class as the tasks run it.
+func (h Handler) Class() tasks.Class {
+	return tasks.Class{Runtime: h.Runtime(), SpecOpts: h.SpecOpts()}
 }
 
 // crunSpecVersion is the runtime-spec version crun says it implements ("spec: 1.0.0" in
@@ -145,15 +153,15 @@ func crunSpecVersion(bin string) string {
 	return ""
 }
 
-// specVersions caches the spec versions crun binaries report (a Runtime's), so that crun runs
+// Versions caches the spec versions crun binaries report (a Runtime's), so that crun runs
 // once per binary, not at every pod start. A binary replaced in place (another modification
-// time) is asked again.
-type specVersions struct {
+// time) is asked again. The zero value is ready to use.
+type Versions struct {
 	mu sync.Mutex
 	m  map[string]string // by path and modification time
 }
 
-func (v *specVersions) crun(bin string) string {
+func (v *Versions) crun(bin string) string {
 	if v == nil {
 		return crunSpecVersion(bin)
 	}

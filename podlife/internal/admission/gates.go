@@ -1,4 +1,4 @@
-package podlife
+package admission
 
 import (
 	"errors"
@@ -10,17 +10,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// admitSecurity refuses what the Runtime's configuration does not allow: privileged
+// Admit refuses what the Runtime's configuration does not allow: privileged
 // containers, the host's PID and IPC namespaces, unsafe sysctls and Localhost seccomp profiles
 // without a profile root (a *ValidationError), and what its Pod Security level does not (a
 // *PodSecurityError); both, joined, if both refuse the pod.
-func (c *Config) admitSecurity(s *PodSpec) error {
-	return errors.Join(c.admitGates(s), c.admitPodSecurity(s, nil))
+func (c Policy) Admit(s *api.PodSpec) error {
+	return errors.Join(c.Gates(s), c.PodSecurity(s, nil))
 }
 
-// admitGates checks the pod against AllowPrivileged, AllowHostNamespaces,
+// Gates checks the pod against AllowPrivileged, AllowHostNamespaces,
 // AllowedUnsafeSysctls and SeccompProfileRoot. The error is a *ValidationError.
-func (c *Config) admitGates(s *PodSpec) error {
+func (c Policy) Gates(s *api.PodSpec) error {
 	var errs field.ErrorList
 	root := field.NewPath("spec")
 	if s.HostPID && !c.AllowHostNamespaces {
@@ -37,13 +37,13 @@ func (c *Config) admitGates(s *PodSpec) error {
 					fmt.Sprintf("unsafe sysctl %q is not allowed: the safe set is %s; allow others with Config.AllowedUnsafeSysctls", sc.Name, strings.Join(sortedKeys(safeSysctls), ", "))))
 			}
 		}
-		if c.SeccompProfileRoot == "" && ps.SeccompProfile != nil && ps.SeccompProfile.Type == SeccompLocalhost {
+		if c.SeccompProfileRoot == "" && ps.SeccompProfile != nil && ps.SeccompProfile.Type == api.SeccompLocalhost {
 			errs = append(errs, field.Forbidden(root.Child("securityContext", "seccompProfile"), "Localhost profiles need Config.SeccompProfileRoot"))
 		}
 	}
-	check := func(list *field.Path, cs []ContainerSpec) {
+	check := func(list *field.Path, cs []api.ContainerSpec) {
 		for i := range cs {
-			errs = append(errs, c.admitContainerSecurity(list.Index(i).Child("securityContext"), cs[i].SecurityContext)...)
+			errs = append(errs, c.ContainerGates(list.Index(i).Child("securityContext"), cs[i].SecurityContext)...)
 		}
 	}
 	check(root.Child("initContainers"), s.InitContainers)
@@ -51,12 +51,12 @@ func (c *Config) admitGates(s *PodSpec) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return &ValidationError{Pod: s.Name, Errs: errs}
+	return &api.ValidationError{Pod: s.Name, Errs: errs}
 }
 
-// admitContainerSecurity checks a container's security context (at path p) against what the
-// Config allows.
-func (c *Config) admitContainerSecurity(p *field.Path, sc *SecurityContext) field.ErrorList {
+// ContainerGates checks a container's security context (at path p) against what the
+// Policy allows.
+func (c Policy) ContainerGates(p *field.Path, sc *api.SecurityContext) field.ErrorList {
 	var errs field.ErrorList
 	if sc == nil {
 		return nil
@@ -64,7 +64,7 @@ func (c *Config) admitContainerSecurity(p *field.Path, sc *SecurityContext) fiel
 	if sc.Privileged && !c.AllowPrivileged {
 		errs = append(errs, field.Forbidden(p.Child("privileged"), "privileged containers are not allowed: set Config.AllowPrivileged"))
 	}
-	if c.SeccompProfileRoot == "" && sc.SeccompProfile != nil && sc.SeccompProfile.Type == SeccompLocalhost {
+	if c.SeccompProfileRoot == "" && sc.SeccompProfile != nil && sc.SeccompProfile.Type == api.SeccompLocalhost {
 		errs = append(errs, field.Forbidden(p.Child("seccompProfile"), "Localhost profiles need Config.SeccompProfileRoot"))
 	}
 	return errs

@@ -1,4 +1,4 @@
-package podlife
+package admission
 
 import (
 	"fmt"
@@ -10,53 +10,56 @@ import (
 	"github.com/podlife/podlife/podlife/internal/podsecurity"
 )
 
-// PodSecurityLevel is a level of the Kubernetes Pod Security Standards, as the API server's
+// Level is a level of the Kubernetes Pod Security Standards, as the API server's
 // PodSecurity admission enforces them on a namespace (pod-security.kubernetes.io/enforce).
-type PodSecurityLevel string
+// Package podlife re-exports it as PodSecurityLevel.
+type Level string
 
 // Pod Security Standards levels.
 const (
-	// PodSecurityPrivileged checks nothing: podlife's other gates (Config.AllowPrivileged,
+	// Privileged checks nothing: podlife's other gates (Config.AllowPrivileged,
 	// AllowHostNamespaces, AllowedUnsafeSysctls) still apply.
-	PodSecurityPrivileged PodSecurityLevel = "privileged"
-	// PodSecurityBaseline refuses the known privilege escalations: privileged containers,
+	Privileged Level = "privileged"
+	// Baseline refuses the known privilege escalations: privileged containers,
 	// capabilities beyond the baseline set, the host's namespaces, hostPath volumes, host
 	// ports, seccomp Unconfined, unsafe sysctls, /proc unmasked, probe and hook hosts.
-	PodSecurityBaseline PodSecurityLevel = "baseline"
-	// PodSecurityRestricted is baseline plus the hardening best practices: runAsNonRoot,
+	Baseline Level = "baseline"
+	// Restricted is baseline plus the hardening best practices: runAsNonRoot,
 	// allowPrivilegeEscalation false, capabilities drop ALL, a RuntimeDefault or Localhost
 	// seccomp profile, and only emptyDir, configMap, secret, projected, downwardAPI and
 	// image volumes.
-	PodSecurityRestricted PodSecurityLevel = "restricted"
+	Restricted Level = "restricted"
 )
 
-// CheckPodSecurity evaluates spec against a Pod Security Standards level with the API
-// server's own checks (k8s.io/pod-security-admission, at version "latest"): it returns nil,
-// or a *PodSecurityError whose message is the API server's. An empty level is the default
-// of a Runtime whose Config allows nothing (see Config.PodSecurity).
-func CheckPodSecurity(level PodSecurityLevel, spec *PodSpec) error {
-	return (&Config{PodSecurity: level}).admitPodSecurity(spec, nil)
+// Policy is what a Runtime's Config allows (the fields of the same names).
+type Policy struct {
+	Level                Level
+	AllowPrivileged      bool
+	AllowHostNamespaces  bool
+	AllowedCapabilities  []string
+	AllowedUnsafeSysctls []string
+	SeccompProfileRoot   string
 }
 
-// admitPodSecurity checks the pod (with ephemerals, ephemeral containers, if any) against
-// the Config's Pod Security level; an empty level applies podlife's default checks unless
+// PodSecurity checks the pod (with ephemerals, ephemeral containers, if any) against
+// the Policy's Pod Security level; an empty level applies podlife's default checks unless
 // AllowPrivileged is set. Capabilities in AllowedCapabilities are exempt at every level.
-func (c *Config) admitPodSecurity(s *PodSpec, ephemerals []ContainerSpec) error {
+func (c Policy) PodSecurity(s *api.PodSpec, ephemerals []api.ContainerSpec) error {
 	var level podsecurity.Level
-	switch c.PodSecurity {
-	case PodSecurityPrivileged:
+	switch c.Level {
+	case Privileged:
 		return nil
 	case "":
 		if c.AllowPrivileged {
 			return nil
 		}
 		level = podsecurity.Defaults
-	case PodSecurityBaseline:
+	case Baseline:
 		level = podsecurity.Baseline
-	case PodSecurityRestricted:
+	case Restricted:
 		level = podsecurity.Restricted
 	default:
-		return fmt.Errorf("%w: unknown Pod Security level %q", ErrInvalidSpec, c.PodSecurity)
+		return fmt.Errorf("%w: unknown Pod Security level %q", api.ErrInvalidSpec, c.Level)
 	}
 	pod := podsecurity.FromSpec(s, ephemerals)
 	exemptCapabilities(pod, c.AllowedCapabilities)
@@ -64,7 +67,7 @@ func (c *Config) admitPodSecurity(s *PodSpec, ephemerals []ContainerSpec) error 
 	if v == nil {
 		return nil
 	}
-	return &PodSecurityError{Pod: s.Name, Policy: v.Policy, Detail: v.Detail, Fields: v.Fields, Default: c.PodSecurity == ""}
+	return &PodSecurityError{Pod: s.Name, Policy: v.Policy, Detail: v.Detail, Fields: v.Fields, Default: c.Level == ""}
 }
 
 // exemptCapabilities removes the allowed capabilities (compared as podlife does: any case,
@@ -77,14 +80,14 @@ func exemptCapabilities(s *podsecurity.Pod, allowed []string) {
 	s.ExemptCapabilities(names, all)
 }
 
-// validatePodSecurity checks the Config's PodSecurity and AllowedCapabilities.
-func (c *Config) validatePodSecurity() []error {
+// Validate checks the Config's PodSecurity and AllowedCapabilities.
+func (c Policy) Validate() []error {
 	var errs []error
-	switch c.PodSecurity {
-	case "", PodSecurityPrivileged, PodSecurityBaseline, PodSecurityRestricted:
+	switch c.Level {
+	case "", Privileged, Baseline, Restricted:
 	default:
-		errs = append(errs, fmt.Errorf("config.podSecurity: unsupported value %q: supported values: %q, %q, %q", c.PodSecurity,
-			PodSecurityPrivileged, PodSecurityBaseline, PodSecurityRestricted))
+		errs = append(errs, fmt.Errorf("config.podSecurity: unsupported value %q: supported values: %q, %q, %q", c.Level,
+			Privileged, Baseline, Restricted))
 	}
 	for i, n := range c.AllowedCapabilities {
 		if cn := api.CapName(n); cn != api.CapAll && !slices.Contains(api.KnownCapabilities, cn) {
@@ -95,7 +98,8 @@ func (c *Config) validatePodSecurity() []error {
 }
 
 // PodSecurityError is a pod refused by the Pod Security Standards (Config.PodSecurity, or
-// podlife's default checks). errors.Is(err, ErrInvalidSpec) is true for it.
+// podlife's default checks). errors.Is(err, ErrInvalidSpec) is true for it. Package podlife
+// re-exports it.
 type PodSecurityError struct {
 	// Pod is the pod's name.
 	Pod string
@@ -124,4 +128,4 @@ func (e *PodSecurityError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrInvalidSpec) true: the pod was refused before anything ran.
-func (e *PodSecurityError) Is(target error) bool { return target == ErrInvalidSpec }
+func (e *PodSecurityError) Is(target error) bool { return target == api.ErrInvalidSpec }

@@ -1,4 +1,4 @@
-package podlife
+package admission
 
 import (
 	"strings"

@@ -1,23 +1,21 @@
-package podlife
+package daemon
 
 import (
 	"context"
 	"log/slog"
 	"time"
-
-	"github.com/podlife/podlife/podlife/daemon"
 )
 
 // versionTimeout bounds asking containerd its version after a connect.
 const versionTimeout = 5 * time.Second
 
-// warnOldContainerd logs one warning on log, with what to install (daemon.InstallAdvice), if the
-// containerd at addr reports a version older than daemon.MinSupportedMajor (a distribution's
+// WarnIfOld logs one warning on log, with what to install ([InstallAdvice]), if the
+// containerd at addr reports a version older than [MinSupportedMajor] (a distribution's
 // 1.x service at the system socket, say), and returns whether it did. version asks containerd
-// (ctrd.Client.Version). A version that cannot be read is logged at debug level only: it is
+// (podlife's client). A version that cannot be read is logged at debug level only: it is
 // not a reason to refuse a containerd that serves. The private containerd is not checked here:
-// daemon.Ensure warns about a 1.x binary as it starts it.
-func warnOldContainerd(ctx context.Context, log *slog.Logger, version func(context.Context) (string, error), addr string) bool {
+// [Ensure] warns about a 1.x binary as it starts it.
+func WarnIfOld(ctx context.Context, log *slog.Logger, version func(context.Context) (string, error), addr string) bool {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
 	v, err := version(ctx)
@@ -25,10 +23,10 @@ func warnOldContainerd(ctx context.Context, log *slog.Logger, version func(conte
 		log.Debug("containerd version unknown", "at", addr, "err", err)
 		return false
 	}
-	if daemon.CheckVersion(v, addr) == nil {
+	if CheckVersion(v, addr) == nil {
 		return false
 	}
 	log.Warn("containerd is older than 2.0 and past its end of life; podlife supports 2.x",
-		"version", v, "at", addr, "install", daemon.InstallAdvice)
+		"version", v, "at", addr, "install", InstallAdvice)
 	return true
 }

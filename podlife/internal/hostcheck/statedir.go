@@ -1,4 +1,4 @@
-package podlife
+package hostcheck
 
 import (
 	"fmt"
@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
-// secureDir makes sure dir, which exists, is a directory only its owner can enter, and that the
+// SecureDir makes sure dir, which exists, is a directory only its owner can enter, and that the
 // owner is this process's user or root: the state dir and the control socket's directory hold
 // what lets a process act on pods as root (pod records, the control socket, logs).
 //
@@ -17,7 +19,7 @@ import (
 // package, 0755 say) is fixed with chmod 0700, with a warning in the log: refusing it would
 // only make its owner do the same chmod by hand. A directory another user owns is refused, whatever its mode:
 // that user could replace what is in it.
-func secureDir(dir string, log *slog.Logger) error {
+func SecureDir(dir string, log *slog.Logger) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return err
@@ -27,7 +29,7 @@ func secureDir(dir string, log *slog.Logger) error {
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return fmt.Errorf("%s: no owner to check: %w", dir, ErrNotSupported)
+		return fmt.Errorf("%s: no owner to check: %w", dir, api.ErrNotSupported)
 	}
 	uid := os.Geteuid()
 	if int(st.Uid) != uid && st.Uid != 0 {
@@ -47,9 +49,9 @@ func secureDir(dir string, log *slog.Logger) error {
 	return nil
 }
 
-// resolveDir returns dir absolute with its symlinks resolved: the path the kernel shows (in
+// ResolveDir returns dir absolute with its symlinks resolved: the path the kernel shows (in
 // /proc/self/mountinfo) for a mount made under dir.
-func resolveDir(dir string) (string, error) {
+func ResolveDir(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
@@ -57,16 +59,16 @@ func resolveDir(dir string) (string, error) {
 	return filepath.EvalSymlinks(abs)
 }
 
-// realDir returns path, a path under the state dir as the configuration spells it, under the
-// state dir as New resolved it (see resolveDir): compare that one with mount points. A path
-// outside the state dir, or a Runtime that New did not make, gives path unchanged.
-func (r *Runtime) realDir(path string) string {
-	if r.stateReal == "" {
+// RealPath returns path, a path under the state dir dir as the configuration spells it, under
+// real, the state dir as ResolveDir resolved it: compare that one with mount points. A path
+// outside dir, or an empty real, gives path unchanged.
+func RealPath(dir, real, path string) string {
+	if real == "" {
 		return path
 	}
-	rel, err := filepath.Rel(r.cfg.StateDir, path)
+	rel, err := filepath.Rel(dir, path)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return path
 	}
-	return filepath.Join(r.stateReal, rel)
+	return filepath.Join(real, rel)
 }
