@@ -123,8 +123,9 @@ func TestRuntimeClassCrun(t *testing.T) {
 			t.Fatal(err)
 		}
 		var opts options.Options
-		if info.Runtime.Name != podlife.DefaultRuntime || info.Runtime.Options == nil || typeurl.UnmarshalTo(info.Runtime.Options, &opts) != nil || opts.BinaryName != crun {
-			t.Errorf("%s: containerd's runtime %q, options %v, want %s with BinaryName %s", name, info.Runtime.Name, info.Runtime.Options, podlife.DefaultRuntime, crun)
+		const runcV2 = "io.containerd.runc.v2" // Config.RuntimeName's default
+		if info.Runtime.Name != runcV2 || info.Runtime.Options == nil || typeurl.UnmarshalTo(info.Runtime.Options, &opts) != nil || opts.BinaryName != crun {
+			t.Errorf("%s: containerd's runtime %q, options %v, want %s with BinaryName %s", name, info.Runtime.Name, info.Runtime.Options, runcV2, crun)
 		}
 		shims[ppid(t, pid)] = true
 	}
