@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 )
@@ -39,7 +40,7 @@ func (r PodRecord) Managed() bool { return r.Manager != 0 }
 
 // logFiles returns the container's log files (CRI format, see parseLogLine), oldest attempt
 // first: the last one is the current attempt's, the one before it the previous attempt's
-// (kubectl logs --previous). An invalid container name (see NameError) has no files.
+// (kubectl logs --previous). An invalid container name has no files.
 func (r PodRecord) logFiles(container string) []string {
 	if checkName("container", container) != nil {
 		return nil // names no container: not a path to join
@@ -94,8 +95,8 @@ func (r *Runtime) ListPods(ctx context.Context) ([]PodRecord, error) {
 }
 
 // LookupPod returns the record of the named pod, whichever process manages it, or an error
-// wrapping ErrNotFound. A name that is not a valid pod name (a DNS-1123 label) is refused with a
-// *NameError before it is used.
+// wrapping ErrNotFound. A name that is not a valid pod name (a DNS-1123 label) is refused with an
+// error wrapping ErrInvalidSpec before it is used.
 func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error) {
 	if err := checkName("pod", name); err != nil {
 		return PodRecord{}, err
@@ -174,9 +175,9 @@ func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, 
 
 // terminatedAt is the terminated state of a process that exited with code, as watchExit records it.
 func terminatedAt(code int, started, finished time.Time) *StateTerminated {
-	t := &StateTerminated{ExitCode: code, Reason: ReasonCompleted, StartedAt: started, FinishedAt: finished}
+	t := &StateTerminated{ExitCode: code, Reason: api.ReasonCompleted, StartedAt: started, FinishedAt: finished}
 	if code != 0 {
-		t.Reason = ReasonError
+		t.Reason = api.ReasonError
 	}
 	if code > 128 && code < 128+65 {
 		t.Signal = code - 128

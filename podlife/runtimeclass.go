@@ -20,10 +20,10 @@ import (
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
-// RuntimeClassCrun is the built-in runtime class that runs a pod's containers with crun (the
+// runtimeClassCrun is the built-in runtime class that runs a pod's containers with crun (the
 // Debian package crun) under containerd's runc shim, unless Config.RuntimeClasses defines a
 // class of that name.
-const RuntimeClassCrun = "crun"
+const runtimeClassCrun = "crun"
 
 // RuntimeClass is a named way to run a pod's containers (Kubernetes' RuntimeClass, whose
 // handler the kubelet maps to a containerd runtime): a containerd runtime and, for the runc
@@ -73,7 +73,7 @@ func (c *Config) runtimeFor(s *PodSpec, versions *specVersions) (ctrRuntime, err
 		return ctrRuntime{name: c.RuntimeName}, nil
 	}
 	rc, ok := c.RuntimeClasses[name]
-	if !ok && name == RuntimeClassCrun {
+	if !ok && name == runtimeClassCrun {
 		if bin, err := exec.LookPath("crun"); err == nil {
 			if abs, err := filepath.Abs(bin); err == nil {
 				rc, ok = RuntimeClass{Runtime: c.RuntimeName, BinaryName: abs, OCIVersion: versions.crun(abs)}, true

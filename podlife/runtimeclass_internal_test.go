@@ -22,11 +22,11 @@ func TestRuntimeFor(t *testing.T) {
 	var versions specVersions
 
 	rt, err := cfg.runtimeFor(spec(""), &versions)
-	if err != nil || rt.name != DefaultRuntime || rt.options != nil || rt.ociVersion != "" {
+	if err != nil || rt.name != defaultRuntime || rt.options != nil || rt.ociVersion != "" {
 		t.Errorf("no class: %+v, %v", rt, err)
 	}
 	rt, err = cfg.runtimeFor(spec("fast"), &versions)
-	if err != nil || rt.name != DefaultRuntime || rt.options == nil || rt.options.BinaryName != "/opt/bin/fastrt" || rt.options.Root != "/run/fastrt" {
+	if err != nil || rt.name != defaultRuntime || rt.options == nil || rt.options.BinaryName != "/opt/bin/fastrt" || rt.options.Root != "/run/fastrt" {
 		t.Errorf("fast: %+v, %v", rt, err)
 	}
 	rt, err = cfg.runtimeFor(spec("other"), &versions)
@@ -48,18 +48,18 @@ func TestRuntimeFor(t *testing.T) {
 	}
 
 	if bin, err := exec.LookPath("crun"); err == nil {
-		rt, err := cfg.runtimeFor(spec(RuntimeClassCrun), &versions)
-		if err != nil || rt.name != DefaultRuntime || rt.options == nil || rt.options.BinaryName != bin || rt.ociVersion == "" || len(rt.specOpts()) != 1 {
+		rt, err := cfg.runtimeFor(spec(runtimeClassCrun), &versions)
+		if err != nil || rt.name != defaultRuntime || rt.options == nil || rt.options.BinaryName != bin || rt.ociVersion == "" || len(rt.specOpts()) != 1 {
 			t.Errorf("built-in crun (%s): %+v, %v", bin, rt, err)
 		}
-		if again, _ := cfg.runtimeFor(spec(RuntimeClassCrun), &versions); again.ociVersion != rt.ociVersion || len(versions.m) != 1 {
+		if again, _ := cfg.runtimeFor(spec(runtimeClassCrun), &versions); again.ociVersion != rt.ociVersion || len(versions.m) != 1 {
 			t.Errorf("crun's spec version is not cached: %q, cache %v", again.ociVersion, versions.m)
 		}
-	} else if _, err := cfg.runtimeFor(spec(RuntimeClassCrun), &versions); err == nil {
+	} else if _, err := cfg.runtimeFor(spec(runtimeClassCrun), &versions); err == nil {
 		t.Error("built-in crun resolved without crun installed")
 	}
-	own := Config{RuntimeClasses: map[string]RuntimeClass{RuntimeClassCrun: {BinaryName: "/opt/crun", OCIVersion: "1.0.2"}}}.withDefaults()
-	rt, err = own.runtimeFor(spec(RuntimeClassCrun), &versions)
+	own := Config{RuntimeClasses: map[string]RuntimeClass{runtimeClassCrun: {BinaryName: "/opt/crun", OCIVersion: "1.0.2"}}}.withDefaults()
+	rt, err = own.runtimeFor(spec(runtimeClassCrun), &versions)
 	if err != nil || rt.options == nil || rt.options.BinaryName != "/opt/crun" || rt.ociVersion != "1.0.2" {
 		t.Errorf("configured crun: %+v, %v", rt, err)
 	}
