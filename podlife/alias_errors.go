@@ -30,7 +30,7 @@ var (
 	// ErrAlreadyExists: a pod of that name exists already.
 	ErrAlreadyExists = api.ErrAlreadyExists
 	// ErrInvalidSpec: the pod spec was rejected before anything was created (see *ValidationError), or
-	// a name given to a call is not a valid pod or container name (see *NameError).
+	// a name given to a call is not a valid pod or container name.
 	ErrInvalidSpec = api.ErrInvalidSpec
 	// ErrNotSupported: the host or the containerd in use cannot do what was asked.
 	ErrNotSupported = api.ErrNotSupported
@@ -62,7 +62,3 @@ const (
 // StartError says which pod, container and step failed while a pod started. Its fields are
 // documented at [api.StartError].
 type StartError = api.StartError
-
-// NameError says that a name given to a call (a pod's or a container's) is not a valid Kubernetes
-// name, so it cannot name anything podlife made. Its fields are documented at [api.NameError].
-type NameError = api.NameError

@@ -94,18 +94,23 @@ func ExamplePodSpec_Validate() {
 	// Output: invalid pod "demo": spec.containers[1].name: Duplicate value: "app"; spec.containers[1].image: Required value
 }
 
-// A start policy of your own: start containers in reverse spec order, one at a time.
-func ExampleStartPolicyFunc() {
-	reverse := podlife.StartPolicyFunc(func(ctx context.Context, s podlife.Starter) error {
-		names := s.Containers()
-		for i := len(names) - 1; i >= 0; i-- {
-			if err := s.Start(ctx, names[i]); err != nil {
-				return err
-			}
+// reverseOrder is a start policy of its own: it starts containers in reverse spec order, one at
+// a time.
+type reverseOrder struct{}
+
+func (reverseOrder) Start(ctx context.Context, s podlife.Starter) error {
+	names := s.Containers()
+	for i := len(names) - 1; i >= 0; i-- {
+		if err := s.Start(ctx, names[i]); err != nil {
+			return err
 		}
-		return nil
-	})
-	_ = podlife.PodSpec{Name: "p", StartPolicy: reverse}
+	}
+	return nil
+}
+
+// A start policy of your own is a type with a Start method.
+func ExampleStartPolicy() {
+	_ = podlife.PodSpec{Name: "p", StartPolicy: reverseOrder{}}
 	fmt.Println("ok")
 	// Output: ok
 }

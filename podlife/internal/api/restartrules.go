@@ -53,11 +53,6 @@ func (r *ContainerRestartRule) matches(code int) bool {
 	return false
 }
 
-// RestartsAfter is the function RestartsAfter.
-func (c *ContainerSpec) RestartsAfter(pod RestartPolicy, code int) bool {
-	return RestartsAfter(c, pod, code)
-}
-
 // RestartsAfter reports whether container c, which exited with code, is restarted, as the
 // kubelet's ContainerShouldRestart decides it: with a container-level RestartPolicy, the first
 // of its RestartPolicyRules that matches the code decides (Restart restarts), else that policy;
@@ -85,9 +80,6 @@ func RestartsAfter(c *ContainerSpec, pod RestartPolicy, code int) bool {
 		return true
 	}
 }
-
-// Restartable is the function Restartable.
-func (c *ContainerSpec) Restartable(pod RestartPolicy) bool { return Restartable(c, pod) }
 
 // Restartable reports whether container c may ever restart under pod policy pod (the
 // kubelet's IsContainerRestartable): a Restart rule, or a policy other than Never.

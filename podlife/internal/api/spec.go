@@ -123,7 +123,7 @@ type ContainerSpec struct {
 	RestartPolicy RestartPolicy
 	// RestartPolicyRules, evaluated in order when the container exits, restart it on a
 	// matching exit code whatever RestartPolicy says (the first matching rule decides); they
-	// need a RestartPolicy and are not allowed on a sidecar. See ContainerSpec.RestartsAfter.
+	// need a RestartPolicy and are not allowed on a sidecar. See RestartsAfter.
 	RestartPolicyRules []ContainerRestartRule `fingerprint:"omitzero"`
 	// DependsOn makes the container wait, under the DependencyOrder() start policy, until other
 	// containers of the pod reach a condition (podlife's extension, like Compose's depends_on).
