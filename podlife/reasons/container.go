@@ -3,7 +3,8 @@ package reasons
 import "github.com/podlife/podlife/podlife/internal/api"
 
 // A container's waiting and terminated reasons (ContainerStateWaiting.Reason,
-// ContainerStateTerminated.Reason), as the kubelet reports them.
+// ContainerStateTerminated.Reason), as the kubelet reports them. Each value is the constant's
+// name.
 const (
 	// ContainerCreating: waiting while the container is being created.
 	ContainerCreating = api.ReasonContainerCreating

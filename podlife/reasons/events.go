@@ -5,7 +5,8 @@ import (
 	"github.com/podlife/podlife/podlife/internal/eviction"
 )
 
-// Event reasons the kubelet reports, with its reason and message shape.
+// Event reasons the kubelet reports, with its reason and message shape. Each value is the
+// constant's name unless its comment gives another.
 const (
 	// Pulling: an image pull started.
 	Pulling = api.ReasonPulling
@@ -36,11 +37,11 @@ const (
 	FailedPostStartHook = api.ReasonFailedPostStartHook
 	// FailedPreStopHook: a preStop hook failed (Warning).
 	FailedPreStopHook = api.ReasonFailedPreStopHook
-	// LifecycleFallback: an HTTP lifecycle hook fell back from HTTPS to HTTP, as the kubelet's
-	// LifecycleHTTPFallback (hook.ReasonLifecycleHTTPFallback) (Warning).
+	// LifecycleFallback ("LifecycleHTTPFallback", hook.ReasonLifecycleHTTPFallback): an HTTP
+	// lifecycle hook fell back from HTTPS to HTTP, as the kubelet's (Warning).
 	LifecycleFallback = api.ReasonLifecycleFallback
-	// FailedCreateSandbox: the pod's sandbox (namespaces, network) could not be set up, as the
-	// kubelet's FailedCreatePodSandBox (Warning).
+	// FailedCreateSandbox ("FailedCreatePodSandBox"): the pod's sandbox (namespaces, network)
+	// could not be set up (Warning).
 	FailedCreateSandbox = api.ReasonFailedCreateSandbox
 	// SandboxChanged: the pod's sandbox died. In podlife only a pod's pause
 	// (ShareProcessNamespace) can: the pod is stopped and fails with this reason, where the
@@ -51,11 +52,12 @@ const (
 	Evicted api.Reason = eviction.Reason
 )
 
-// Event reasons of podlife's own, for moments the kubelet does not report.
+// Event reasons of podlife's own, for moments the kubelet does not report. Each value is the
+// constant's name unless its comment gives another.
 const (
 	// SandboxReady: the pod's namespaces are pinned and its network attached.
 	SandboxReady = api.ReasonSandboxReady
-	// PostStartCompleted: a postStart hook returned successfully.
+	// PostStartCompleted ("PostStartHookCompleted"): a postStart hook returned successfully.
 	PostStartCompleted = api.ReasonPostStartCompleted
 	// Exited: a container's process exited.
 	Exited = api.ReasonExited
