@@ -18,11 +18,6 @@ type ManagedError = api.ManagedError
 // documented at [api.SpecChangedError].
 type SpecChangedError = api.SpecChangedError
 
-var // ErrCreateContainerConfig: a container's settings contradict its image or each other, so it
-// cannot be created (runAsNonRoot with a runAsUser of 0, or with an image whose user is root or a
-// name): the kubelet's CreateContainerConfigError.
-ErrCreateContainerConfig = api.ErrCreateContainerConfig
-
 // Error classes callers may branch on with errors.Is.
 var (
 	// ErrNotFound: no such pod, container or image.
@@ -40,6 +35,10 @@ var (
 	ErrPodStopping = api.ErrPodStopping
 	// ErrImageNeverPull: the image is missing and the pull policy is Never.
 	ErrImageNeverPull = api.ErrImageNeverPull
+	// ErrCreateContainerConfig: a container's settings contradict its image or each other, so it
+	// cannot be created (runAsNonRoot with a runAsUser of 0, or with an image whose user is root
+	// or a name): the kubelet's CreateContainerConfigError.
+	ErrCreateContainerConfig = api.ErrCreateContainerConfig
 )
 
 // ValidationError lists every problem found in a PodSpec, each with its field path. Its fields are
