@@ -16,6 +16,7 @@ import (
 	"github.com/containerd/errdefs"
 
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
@@ -113,10 +114,10 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 			continue
 		}
 		if labels[labelKind] == "ephemeral" {
-			ephemeralImages[labels[LabelContainer]] = ctr.Image
+			ephemeralImages[labels[labelContainer]] = ctr.Image
 		}
 		attempt, _ := strconv.Atoi(labels[labelAttempt])
-		name := labels[LabelContainer]
+		name := labels[labelContainer]
 		inst := &instance{rt: r, attempt: attempt, id: ctr.ID, task: task, exited: make(chan struct{})}
 		inst.ctr, inst.cg = cg, cg
 		inst.logPath = filepath.Join(s.dir, "logs", name, strconv.Itoa(attempt)+".log")
@@ -210,7 +211,7 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 		for _, a := range insts {
 			c.live = append(c.live, a.inst)
 		}
-		c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
+		c.state = ContainerState{Waiting: &StateWaiting{Reason: api.ReasonContainerCreating}}
 		switch d.action {
 		case actInterrupted:
 			plan.interrupted = d.why
@@ -223,7 +224,7 @@ func (p *podWorker) bind(ctx context.Context) (*adoptPlan, error) {
 				term = st.LastState.Terminated
 			}
 			if term == nil {
-				term = &StateTerminated{ExitCode: -1, Reason: ReasonContainerStatusUnknown, FinishedAt: time.Now()}
+				term = &StateTerminated{ExitCode: -1, Reason: api.ReasonContainerStatusUnknown, FinishedAt: time.Now()}
 			}
 			plan.restartNoPrev[c] = term
 		}

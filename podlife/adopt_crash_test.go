@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // The tests here run a pod's manager as a child process (this test binary, re-executed to run
@@ -233,7 +234,7 @@ func TestAdoptInterruptedPostStart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Adopt: %v", err)
 	}
-	waitEvent(t, ctx, pod, "app", podlife.ReasonFailedPostStartHook)
+	waitEvent(t, ctx, pod, "app", reasons.FailedPostStartHook)
 	st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
 		c := s.ContainerStatuses[0]
 		return c.RestartCount == 1 && c.State.Running != nil
@@ -282,15 +283,15 @@ func TestAdoptInterruptedStart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Adopt: %v", err)
 	}
-	waitEvent(t, ctx, pod, "", podlife.ReasonStartInterrupted)
+	waitEvent(t, ctx, pod, "", reasons.StartInterrupted)
 	st, err := pod.Wait(ctx)
 	if err != nil {
 		t.Fatalf("Wait: %v", err)
 	}
-	if st.Phase != podlife.PhaseFailed || st.Reason != podlife.ReasonStartInterrupted || !strings.Contains(st.Message, `container "second" was not started`) {
+	if st.Phase != podlife.PhaseFailed || st.Reason != reasons.StartInterrupted || !strings.Contains(st.Message, `container "second" was not started`) {
 		t.Errorf("status %s %s %q, want Failed StartInterrupted naming the container not started", st.Phase, st.Reason, st.Message)
 	}
-	waitEvent(t, ctx, pod, "", podlife.ReasonStopped)
+	waitEvent(t, ctx, pod, "", reasons.Stopped)
 	if _, err := os.Stat(filepath.Join(marks, "second")); err == nil {
 		t.Errorf("the container not started by the dead manager was started")
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
 // errPostStartInterrupted is the postStart failure of a hook that its manager's death cut.
@@ -28,8 +29,8 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 		p.stopping = true // no restart, no probe, no hook: the stop follows
 	}
 	if plan.interrupted != "" && !plan.stopped && !forStop && !finishStop {
-		p.failReason = ReasonStartInterrupted
-		p.reason = ReasonStartInterrupted
+		p.failReason = api.ReasonStartInterrupted
+		p.reason = api.ReasonStartInterrupted
 		p.message = "The pod's start sequence was interrupted by its previous manager's death (" + plan.interrupted + "): it is not resumed; remove the pod"
 	}
 	p.publish()
@@ -45,7 +46,7 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 	case intent != nil:
 		why = ", to finish the stop it began"
 	}
-	p.emit("", EventNormal, ReasonAdopted, fmt.Sprintf("Pod adopted by pid %d%s (its previous manager, pid %d, is gone)", os.Getpid(), why, previous))
+	p.emit("", EventNormal, api.ReasonAdopted, fmt.Sprintf("Pod adopted by pid %d%s (its previous manager, pid %d, is gone)", os.Getpid(), why, previous))
 	if plan.stopped {
 		// No task is left: the pod was stopped, or its start never got to its tasks. The stop
 		// runs again (or for the first time) to finish the teardown: network, namespaces, pause.
@@ -70,7 +71,7 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 		return
 	}
 	if p.rt.cfg.ContainerLogger == "" {
-		p.emit("", EventWarning, ReasonLogsNotFollowed, "The containers' output went through the previous manager, which is gone: their current attempts' output is not logged (set Config.ContainerLogger)")
+		p.emit("", EventWarning, api.ReasonLogsNotFollowed, "The containers' output went through the previous manager, which is gone: their current attempts' output is not logged (set Config.ContainerLogger)")
 	}
 	go p.enforceDeadline() // the spec's deadline, or the one set on the running pod
 	go p.enforceStorage()
@@ -134,7 +135,7 @@ func (p *podWorker) resume(plan *adoptPlan, previous int, forStop bool) {
 		}
 		return
 	}
-	p.emit("", EventWarning, ReasonStartInterrupted, p.message)
+	p.emit("", EventWarning, api.ReasonStartInterrupted, p.message)
 	go p.stopWith(p.lifeCtx, gracePeriod(&p.spec), true, nil)
 }
 
@@ -144,7 +145,7 @@ func (c *Container) markPostStartFailed(hookErr error) {
 	p := c.pod
 	msg := fmt.Sprintf("%s lifecycle hook for Container %q in Pod %q failed - error: %v", hook.Describe(c.spec.PostStart), c.spec.Name, p.name, hookErr)
 	p.do(func() { c.hookFailed = msg })
-	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
+	p.emit(c.spec.Name, EventWarning, api.ReasonFailedPostStartHook, "PostStartHook failed")
 }
 
 // releaseAdoptLock drops the pod's adoption lock, if this process adopted it.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -115,7 +116,7 @@ func TestAdoptResumesSupervision(t *testing.T) {
 	default:
 		t.Fatalf("concurrent adoptions: %v and %v, want one success and one ErrManaged", errs[0], errs[1])
 	}
-	waitEvent(t, ctx, adopted, "", podlife.ReasonAdopted)
+	waitEvent(t, ctx, adopted, "", reasons.Adopted)
 
 	// The same instance, not restarted.
 	after := adopted.Status().ContainerStatuses[0]
@@ -162,7 +163,7 @@ func TestAdoptResumesSupervision(t *testing.T) {
 	if got := st.ContainerStatuses[0].ContainerID; got == before.ContainerID {
 		t.Errorf("restarted container kept its ID %s", got)
 	}
-	waitEvent(t, ctx, adopted, "app", podlife.ReasonUnhealthy)
+	waitEvent(t, ctx, adopted, "app", reasons.Unhealthy)
 
 	// Stop runs the preStop hook; Remove leaves nothing (the harness checks).
 	if err := adopted.Stop(ctx); err != nil {

@@ -18,11 +18,6 @@ type ManagedError = api.ManagedError
 // documented at [api.SpecChangedError].
 type SpecChangedError = api.SpecChangedError
 
-var // ErrCreateContainerConfig: a container's settings contradict its image or each other, so it
-// cannot be created (runAsNonRoot with a runAsUser of 0, or with an image whose user is root or a
-// name): the kubelet's CreateContainerConfigError.
-ErrCreateContainerConfig = api.ErrCreateContainerConfig
-
 // Error classes callers may branch on with errors.Is.
 var (
 	// ErrNotFound: no such pod, container or image.
@@ -30,7 +25,7 @@ var (
 	// ErrAlreadyExists: a pod of that name exists already.
 	ErrAlreadyExists = api.ErrAlreadyExists
 	// ErrInvalidSpec: the pod spec was rejected before anything was created (see *ValidationError), or
-	// a name given to a call is not a valid pod or container name (see *NameError).
+	// a name given to a call is not a valid pod or container name.
 	ErrInvalidSpec = api.ErrInvalidSpec
 	// ErrNotSupported: the host or the containerd in use cannot do what was asked.
 	ErrNotSupported = api.ErrNotSupported
@@ -40,6 +35,10 @@ var (
 	ErrPodStopping = api.ErrPodStopping
 	// ErrImageNeverPull: the image is missing and the pull policy is Never.
 	ErrImageNeverPull = api.ErrImageNeverPull
+	// ErrCreateContainerConfig: a container's settings contradict its image or each other, so it
+	// cannot be created (runAsNonRoot with a runAsUser of 0, or with an image whose user is root
+	// or a name): the kubelet's CreateContainerConfigError.
+	ErrCreateContainerConfig = api.ErrCreateContainerConfig
 )
 
 // ValidationError lists every problem found in a PodSpec, each with its field path. Its fields are
@@ -62,7 +61,3 @@ const (
 // StartError says which pod, container and step failed while a pod started. Its fields are
 // documented at [api.StartError].
 type StartError = api.StartError
-
-// NameError says that a name given to a call (a pod's or a container's) is not a valid Kubernetes
-// name, so it cannot name anything podlife made. Its fields are documented at [api.NameError].
-type NameError = api.NameError

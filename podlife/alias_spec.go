@@ -15,9 +15,6 @@ type Starter = api.Starter
 // [api.StartPolicy].
 type StartPolicy = api.StartPolicy
 
-// StartPolicyFunc adapts a function to StartPolicy.
-type StartPolicyFunc = api.StartPolicyFunc
-
 // Sequential is the kubelet's order and podlife's default: containers start one at a time in spec
 // order, and each container's postStart hook must return before the next container starts.
 func Sequential() StartPolicy {
@@ -65,17 +62,9 @@ const (
 // ProcMountType is how /proc is mounted in a container.
 type ProcMountType = api.ProcMountType
 
-// Proc mount types.
-const (
-	// ProcMountDefault masks and makes read-only the sensitive paths of /proc (the default).
-	ProcMountDefault = api.ProcMountDefault
-	// ProcMountUnmasked leaves /proc unmasked: not supported (it needs user namespaces).
-	ProcMountUnmasked = api.ProcMountUnmasked
-)
-
-const // ReasonCreateContainerConfigError is the waiting reason of a container whose settings cannot be
-// honoured with its image (runAsNonRoot with an image that runs as root), as the kubelet's.
-ReasonCreateContainerConfigError = api.ReasonCreateContainerConfigError
+// ProcMountDefault masks and makes read-only the sensitive paths of /proc: the default, and the
+// only proc mount type podlife supports (Unmasked needs user namespaces).
+const ProcMountDefault = api.ProcMountDefault
 
 // PodSpec describes a pod: its containers, volumes, network and policies. Its fields are documented
 // at [api.PodSpec].
@@ -96,10 +85,6 @@ const (
 	// code and left the file empty gets the tail of its log as its message.
 	TerminationMessageFallbackToLogsOnError = api.TerminationMessageFallbackToLogsOnError
 )
-
-const // DefaultTerminationMessagePath is where the termination message file is mounted when
-// ContainerSpec.TerminationMessagePath is empty (Kubernetes' default).
-DefaultTerminationMessagePath = api.DefaultTerminationMessagePath
 
 // Resources are a container's CPU and memory limits and requests, in Kubernetes' units: CPU in
 // millicores, memory in bytes. Its fields are documented at [api.Resources].

@@ -27,7 +27,7 @@ func TestFakeStartupGCContainerd(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	// A container and a lease of another state dir's pod.
-	foreign := map[string]string{LabelPod: "foreign", labelPodUID: "foreign-uid", LabelContainer: "foreign-c", labelAttempt: "0", labelStateDir: "/elsewhere"}
+	foreign := map[string]string{labelPod: "foreign", labelPodUID: "foreign-uid", labelContainer: "foreign-c", labelAttempt: "0", labelStateDir: "/elsewhere"}
 	if _, err := f.NewContainer(ctx, "foreign-id", tasks.Class{}, tasks.Image{Name: fakeImage}, foreign, "", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ const (
 	DefaultAddress   = "/run/containerd/containerd.sock"
 	DefaultNamespace = "podlife"
 	DefaultStateDir  = "/var/lib/podlife"
-	DefaultRuntime   = "io.containerd.runc.v2"
+	defaultRuntime   = "io.containerd.runc.v2"
 )
 
 // ShimMode says how many containerd shims serve a pod.
@@ -65,7 +65,7 @@ type Config struct {
 	RuntimeName string `json:"runtime,omitempty"`
 	// RuntimeClasses are the runtime classes pods may name in PodSpec.RuntimeClassName, by
 	// name (Kubernetes' RuntimeClass, DNS-1123 subdomains). Besides them, "crun"
-	// (RuntimeClassCrun) is built in when crun is in PATH: the runc shim running crun. A class
+	// is built in when crun is in PATH: the runc shim running crun. A class
 	// named "crun" here replaces the built-in one.
 	RuntimeClasses map[string]RuntimeClass `json:"runtimeClasses,omitempty"`
 	// Shims is ShimPerPod (default), ShimPerContainer or ShimShared.
@@ -139,7 +139,7 @@ type Config struct {
 	// --allowed-unsafe-sysctls.
 	AllowedUnsafeSysctls []string `json:"allowedUnsafeSysctls,omitempty"`
 	// HostIPs are the host's addresses that env variables of pods read (EnvVar.From
-	// FieldHostIP, FieldHostIPs; and FieldPodIP with HostNetwork), as the node's addresses
+	// status.hostIP(s); and status.podIP(s) with HostNetwork), as the node's addresses
 	// under a kubelet: at most one per IP family. Empty means the host's first global unicast
 	// IPv4 address, else its first global unicast IPv6 one, read when a container is created.
 	HostIPs []netip.Addr `json:"hostIPs,omitempty"`
@@ -195,7 +195,7 @@ func (c Config) withDefaults() Config {
 		c.StateDir = DefaultStateDir
 	}
 	if c.RuntimeName == "" {
-		c.RuntimeName = DefaultRuntime
+		c.RuntimeName = defaultRuntime
 	}
 	if c.Shims == "" {
 		c.Shims = ShimPerPod

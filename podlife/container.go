@@ -15,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/ocibuild"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 )
@@ -111,9 +112,9 @@ func (c *Container) prepare(ctx context.Context) {
 		return
 	}
 	if err != nil {
-		reason := ReasonErrImagePull
+		reason := api.ReasonErrImagePull
 		if errors.Is(err, ErrImageNeverPull) {
-			reason = ReasonErrImageNeverPull
+			reason = api.ReasonErrImageNeverPull
 		}
 		c.setWaiting(reason, err.Error())
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPull, Err: err}
@@ -125,17 +126,17 @@ func (c *Container) prepare(ctx context.Context) {
 			return
 		}
 		// The image is there but its config cannot be used (containerd's CRI fails the create).
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
-		c.setWaiting(ReasonCreateContainerError, err.Error())
+		p.emit(c.spec.Name, EventWarning, api.ReasonFailed, "Error: "+err.Error())
+		c.setWaiting(api.ReasonCreateContainerError, err.Error())
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
 		return
 	}
 	e := ocibuild.SecurityOf(&p.spec, c.spec)
 	if err := e.VerifyRunAsNonRoot(p.name, p.spec.Namespace, c.spec.Name, c.imageConfig.Config.User); err != nil {
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
+		p.emit(c.spec.Name, EventWarning, api.ReasonFailed, "Error: "+err.Error())
 		// Not a setup failure: the pod stays and its other containers start (the kubelet
 		// admits the pod and reports this container's error in its status).
-		c.setWaiting(ReasonCreateContainerConfigError, err.Error())
+		c.setWaiting(api.ReasonCreateContainerConfigError, err.Error())
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: &configError{err}}
 		return
 	}
@@ -156,8 +157,8 @@ func (c *Container) prepare(ctx context.Context) {
 			c.prepErr = err
 			return
 		}
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
-		c.setWaiting(ReasonCreateContainerError, err.Error())
+		p.emit(c.spec.Name, EventWarning, api.ReasonFailed, "Error: "+err.Error())
+		c.setWaiting(api.ReasonCreateContainerError, err.Error())
 		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
 		return
 	}
@@ -166,7 +167,7 @@ func (c *Container) prepare(ctx context.Context) {
 		c.cur = inst
 		c.live = append(c.live, inst)
 	})
-	p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
+	p.emit(c.spec.Name, EventNormal, api.ReasonCreated, "Created container: "+c.spec.Name)
 }
 
 // setImage records the image and what the container takes from its config.
@@ -247,8 +248,8 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	}
 	if err := task.Start(context.WithoutCancel(ctx)); err != nil {
 		p.startGate.RUnlock()
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
-		c.setWaiting(ReasonRunContainerError, err.Error())
+		p.emit(c.spec.Name, EventWarning, api.ReasonFailed, "Error: "+err.Error())
+		c.setWaiting(api.ReasonRunContainerError, err.Error())
 		inst.markNeverRan()
 		return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepStart, Err: err}
 	}
@@ -260,7 +261,7 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	})
 	p.startGate.RUnlock()
 	go c.watchExit(inst)
-	p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
+	p.emitAt(now, c.spec.Name, EventNormal, api.ReasonStarted, "Started container "+c.spec.Name)
 	failpoint.Hit("start.started") // between Task.Start and postStart
 	if h := c.spec.PostStart; h != nil {
 		// Recorded while it runs: a manager that dies meanwhile leaves it for its adopter to
@@ -272,7 +273,7 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 		if err != nil {
 			return c.postStartFailed(inst, err)
 		}
-		p.emit(c.spec.Name, EventNormal, ReasonPostStartCompleted, "PostStartHook completed")
+		p.emit(c.spec.Name, EventNormal, api.ReasonPostStartCompleted, "PostStartHook completed")
 		failpoint.Hit("start.poststart-done")
 	}
 	c.startProbes(inst)
@@ -289,8 +290,8 @@ func (c *Container) postStartFailed(inst *instance, hookErr error) error {
 	}
 	msg := fmt.Sprintf("%s lifecycle hook for Container %q in Pod %q failed - error: %v", hook.Describe(c.spec.PostStart), c.spec.Name, p.name, hookErr)
 	p.do(func() { c.hookFailed = msg })
-	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
-	c.killInstance(inst, gracePeriod(&p.spec), string(ReasonFailedPostStartHook), true)
+	p.emit(c.spec.Name, EventWarning, api.ReasonFailedPostStartHook, "PostStartHook failed")
+	c.killInstance(inst, gracePeriod(&p.spec), string(api.ReasonFailedPostStartHook), true)
 	return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
 }
 
@@ -327,9 +328,9 @@ func (c *Container) runHook(ctx context.Context, h hook.Handler, kind string) er
 		why = "its hookTimeout is over"
 	}
 	desc, _, _ := strings.Cut(hook.Describe(h), " ")
-	reason := ReasonFailedPostStartHook
+	reason := api.ReasonFailedPostStartHook
 	if kind == "PreStop" {
-		reason = ReasonFailedPreStopHook
+		reason = api.ReasonFailedPreStopHook
 	}
 	p.emit(c.spec.Name, EventWarning, reason,
 		fmt.Sprintf("%sHook (%s) abandoned: it did not return when %s", kind, desc, why))

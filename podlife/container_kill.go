@@ -10,6 +10,7 @@ import (
 	"github.com/containerd/errdefs"
 
 	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
@@ -41,9 +42,9 @@ func (c *Container) watchExit(inst *instance) {
 		inst.exitRecorded = true
 		switch {
 		case lost:
-			term.Reason, term.Message = ReasonContainerStatusUnknown, "The container's task was gone when containerd answered again: its exit status is unknown"
+			term.Reason, term.Message = api.ReasonContainerStatusUnknown, "The container's task was gone when containerd answered again: its exit status is unknown"
 		case oom:
-			term.Reason = ReasonOOMKilled
+			term.Reason = api.ReasonOOMKilled
 		}
 		if inst.cancel != nil {
 			inst.cancel() // its probes
@@ -54,7 +55,7 @@ func (c *Container) watchExit(inst *instance) {
 				// The kubelet's state while the restart after a failed postStart is pending; a
 				// container that will not restart shows how it ended.
 				c.lastState = ContainerState{Terminated: term}
-				c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonPostStartHookError, Message: c.hookFailed}}
+				c.state = ContainerState{Waiting: &StateWaiting{Reason: api.ReasonPostStartHookError, Message: c.hookFailed}}
 			} else {
 				c.state = ContainerState{Terminated: term}
 			}
@@ -69,7 +70,7 @@ func (c *Container) watchExit(inst *instance) {
 	if code != 0 {
 		typ = EventWarning
 	}
-	p.emitAt(at, c.spec.Name, typ, ReasonExited, "Container "+c.spec.Name+" exited with code "+strconv.Itoa(int(code)))
+	p.emitAt(at, c.spec.Name, typ, api.ReasonExited, "Container "+c.spec.Name+" exited with code "+strconv.Itoa(int(code)))
 	close(inst.exited)
 	c.onExit(inst, term)
 }
@@ -118,7 +119,7 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 	if reason != "" {
 		msg = reason
 	}
-	p.emit(c.spec.Name, EventNormal, ReasonKilling, msg)
+	p.emit(c.spec.Name, EventNormal, api.ReasonKilling, msg)
 	deadline := time.Now().Add(grace)
 	if h := c.spec.PreStop; h != nil && withHooks && grace > 0 {
 		failpoint.Hit("stop.prestop") // with a delay: in the middle of the hook
@@ -126,7 +127,7 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 		err := c.runHook(hctx, h, "PreStop")
 		cancel()
 		if err != nil {
-			p.emit(c.spec.Name, EventWarning, ReasonFailedPreStopHook, "PreStopHook failed")
+			p.emit(c.spec.Name, EventWarning, api.ReasonFailedPreStopHook, "PreStopHook failed")
 			p.log.Info("preStop hook failed", "container", c.spec.Name, "err", err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/internal/crashpod"
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // crashPoints are the failpoints the crash test kills its managing process at, in the order the
@@ -230,7 +231,7 @@ func adoptAfterCrash(ctx context.Context, t *testing.T, rt *podlife.Runtime, rec
 			}
 		}
 		if !slices.ContainsFunc(pod.Events(), func(e podlife.Event) bool {
-			return e.Reason == podlife.ReasonAdopted && strings.Contains(e.Message, "to finish the stop")
+			return e.Reason == reasons.Adopted && strings.Contains(e.Message, "to finish the stop")
 		}) {
 			t.Errorf("adopted after %s: no Adopted event saying the stop is finished: %v", point, pod.Events())
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // A running pod's deadline is set and shortened (never lengthened), through its manager's
@@ -86,7 +87,7 @@ func TestSetActiveDeadline(t *testing.T) {
 		t.Fatalf("SetActiveDeadline(2s): %v", err)
 	}
 	st, err := pod.Wait(ctx)
-	if err != nil || st.Phase != podlife.PhaseFailed || st.Reason != podlife.ReasonDeadlineExceeded {
+	if err != nil || st.Phase != podlife.PhaseFailed || st.Reason != reasons.DeadlineExceeded {
 		t.Fatalf("phase %s reason %q (%v), want Failed DeadlineExceeded", st.Phase, st.Reason, err)
 	}
 	term := st.ContainerStatuses[0].State.Terminated
@@ -97,7 +98,7 @@ func TestSetActiveDeadline(t *testing.T) {
 	if term.FinishedAt.Before(called.Truncate(time.Second)) {
 		t.Errorf("container finished at %v, before the call at %v", term.FinishedAt, called)
 	}
-	if len(events(pod, "", podlife.ReasonDeadlineExceeded)) != 1 {
+	if len(events(pod, "", reasons.DeadlineExceeded)) != 1 {
 		t.Errorf("no DeadlineExceeded event")
 	}
 	if err := pod.Remove(ctx); err != nil {

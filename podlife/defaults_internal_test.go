@@ -23,7 +23,7 @@ func TestWithDefaults(t *testing.T) {
 			c.ImagePullPolicy = PullIfNotPresent
 		}
 		if c.TerminationMessagePath == "" {
-			c.TerminationMessagePath = DefaultTerminationMessagePath
+			c.TerminationMessagePath = api.DefaultTerminationMessagePath
 		}
 		if c.TerminationMessagePolicy == "" {
 			c.TerminationMessagePolicy = TerminationMessageReadFile
@@ -128,7 +128,7 @@ func TestWithDefaultsIdempotent(t *testing.T) {
 	if a, b := specfp.Describe(reflect.ValueOf(api.EphemeralWithDefaults(e)), 0), specfp.Describe(reflect.ValueOf(api.EphemeralWithDefaults(api.EphemeralWithDefaults(e))), 0); a != b {
 		t.Errorf("ephemeral container defaulted twice\n%s\nonce\n%s", b, a)
 	}
-	if d := api.EphemeralWithDefaults(e); d.ImagePullPolicy != PullAlways || d.TerminationMessagePath != DefaultTerminationMessagePath || d.Ports != nil {
+	if d := api.EphemeralWithDefaults(e); d.ImagePullPolicy != PullAlways || d.TerminationMessagePath != api.DefaultTerminationMessagePath || d.Ports != nil {
 		t.Errorf("ephemeral container defaults: %+v", d.ContainerSpec)
 	}
 }

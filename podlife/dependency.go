@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/podlife/podlife/podlife/internal/api"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -14,7 +15,7 @@ import (
 // without dependencies start at once, in parallel. This is Compose's depends_on inside one pod,
 // which the kubelet does not offer; cycles and unknown names are rejected by validation.
 func DependencyOrder() StartPolicy {
-	return StartPolicyFunc(func(ctx context.Context, s Starter) error {
+	return api.StartPolicyFunc(func(ctx context.Context, s Starter) error {
 		containers := s.Containers()
 		// skipped[name] is closed once this policy will not start name (a dependency of it
 		// failed): what depends on name then fails too instead of waiting for ever.

@@ -82,5 +82,7 @@
 // The README's Layout table lists what each package owns. The vocabulary (specs, their
 // defaults and validation, status, conditions, events, reasons, typed errors, start policies)
 // is declared in podlife/internal/api, which the internal packages share, and re-exported here
-// under the same names: a program imports podlife only.
+// under the same names, but for the reasons: package podlife/reasons holds those (as the
+// kubelet's pkg/kubelet/events), so a program imports podlife, and podlife/reasons to switch on
+// a reason. docs/concepts.md lists the names a typical program uses.
 package podlife

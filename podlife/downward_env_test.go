@@ -118,8 +118,8 @@ func TestDownwardEnvHostNetwork(t *testing.T) {
 		Containers: []podlife.ContainerSpec{{
 			Name: "app", Image: testImage,
 			Command: []string{"sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"},
-			Env: []podlife.EnvVar{{Name: "HOST_IP", From: podlife.FieldHostIP}, {Name: "POD_IP", From: podlife.FieldPodIP},
-				{Name: "POD_UID", From: podlife.FieldPodUID}},
+			Env: []podlife.EnvVar{{Name: "HOST_IP", From: "status.hostIP"}, {Name: "POD_IP", From: "status.podIP"},
+				{Name: "POD_UID", From: "metadata.uid"}},
 		}},
 	}
 	bad := spec

@@ -15,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -142,7 +143,7 @@ func TestE2EInitContainers(t *testing.T) {
 		st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
 			// Upstream fails at once if the app or init2 ever leaves waiting: so does this.
 			for _, c := range append([]podlife.ContainerStatus{s.InitContainerStatuses[1]}, s.ContainerStatuses...) {
-				if w := c.State.Waiting; w == nil || w.Reason != podlife.ReasonPodInitializing {
+				if w := c.State.Waiting; w == nil || w.Reason != reasons.PodInitializing {
 					t.Errorf("%s: %+v, want waiting PodInitializing while init1 fails", c.Name, c.State)
 					return true
 				}
@@ -163,7 +164,7 @@ func TestE2EInitContainers(t *testing.T) {
 		if c.Status != "False" || c.Reason != "ContainersNotInitialized" || c.Message != "containers with incomplete status: [init1 init2]" {
 			t.Errorf("Initialized %+v, want False ContainersNotInitialized \"containers with incomplete status: [init1 init2]\"", c)
 		}
-		if e := append(events(pod, "init2", podlife.ReasonStarted), events(pod, "run1", podlife.ReasonStarted)...); len(e) > 0 {
+		if e := append(events(pod, "init2", reasons.Started), events(pod, "run1", reasons.Started)...); len(e) > 0 {
 			t.Errorf("started while init1 fails: %v", e)
 		}
 		if err := pod.Remove(ctx); err != nil {
@@ -187,7 +188,7 @@ func TestE2EInitContainers(t *testing.T) {
 			t.Fatalf("run1 not restarted 3 times: %v", err)
 		}
 		for _, c := range st.InitContainerStatuses {
-			if n := len(events(pod, c.Name, podlife.ReasonStarted)); c.RestartCount != 0 || n != 1 {
+			if n := len(events(pod, c.Name, reasons.Started)); c.RestartCount != 0 || n != 1 {
 				t.Errorf("init %s: restartCount %d, started %d times: want once", c.Name, c.RestartCount, n)
 			}
 		}
@@ -309,7 +310,7 @@ func TestE2EProbesRestart(t *testing.T) {
 		}
 	}
 	killing := map[string]string{}
-	for _, e := range recorded("", podlife.ReasonKilling) {
+	for _, e := range recorded("", reasons.Killing) {
 		if _, seen := killing[e.Container]; !seen {
 			killing[e.Container] = e.Message
 		}
@@ -321,7 +322,7 @@ func TestE2EProbesRestart(t *testing.T) {
 		}
 	}
 	// after-startup: its liveness probe failed only once the startup probe had passed.
-	for _, e := range recorded("after-startup", podlife.ReasonUnhealthy) {
+	for _, e := range recorded("after-startup", reasons.Unhealthy) {
 		if strings.HasPrefix(e.Message, "Liveness") {
 			break
 		}
@@ -335,7 +336,7 @@ func TestE2EProbesRestart(t *testing.T) {
 	// The probe's grace period (1 s), not the pod's (60 s), bounded the kill of the runs that
 	// ignore SIGTERM: generous upper bound (20 s, scaled on a slow host), below 60 s.
 	for _, name := range []string{"live-grace", "startup-grace"} {
-		k, x := recorded(name, podlife.ReasonKilling), recorded(name, podlife.ReasonExited)
+		k, x := recorded(name, reasons.Killing), recorded(name, reasons.Exited)
 		if len(k) == 0 || len(x) == 0 {
 			t.Errorf("%s: Killing %v, Exited %v", name, k, x)
 			continue
@@ -450,13 +451,13 @@ func TestE2EProbesSteady(t *testing.T) {
 	for _, name := range []string{"ready-fails", "ready-timeout"} {
 		n := 0
 		waitEventMatch(t, ctx, pod, name+" 3 Unhealthy events", func(e podlife.Event) bool {
-			if e.Container == name && e.Reason == podlife.ReasonUnhealthy {
+			if e.Container == name && e.Reason == reasons.Unhealthy {
 				n++
 			}
 			return n >= 3
 		})
 	}
-	waitEvent(t, ctx, pod, "remote-redirect", podlife.ReasonProbeWarning)
+	waitEvent(t, ctx, pod, "remote-redirect", reasons.ProbeWarning)
 	st = pod.Status()
 	watch(st)
 	lines := readStamped(t, filepath.Join(pod.Sandbox().Dir(), "volumes", "shared", "message"))
@@ -477,7 +478,7 @@ func TestE2EProbesSteady(t *testing.T) {
 			t.Errorf("%s restarted %d times, want never", c.Name, c.RestartCount)
 		}
 	}
-	if w := recorded("remote-redirect", podlife.ReasonProbeWarning); len(w) == 0 || !strings.Contains(w[0].Message, "Probe terminated redirects") {
+	if w := recorded("remote-redirect", reasons.ProbeWarning); len(w) == 0 || !strings.Contains(w[0].Message, "Probe terminated redirects") {
 		t.Errorf("ProbeWarning %q, want the kubelet's \"Probe terminated redirects\"", w[0].Message)
 	}
 	if srv.hits("/") > 0 {
@@ -498,7 +499,7 @@ func TestE2EProbesSteady(t *testing.T) {
 	if err := <-stopped; err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	for _, e := range recorded("terminating", podlife.ReasonKilling) {
+	for _, e := range recorded("terminating", reasons.Killing) {
 		if strings.Contains(e.Message, "failed liveness probe") {
 			t.Errorf("liveness killed the terminating container: %v", e)
 		}
@@ -629,7 +630,7 @@ func TestE2EHooks(t *testing.T) {
 		}
 	}
 	mu.Unlock()
-	if e := events(pod, "", podlife.ReasonLifecycleFallback); len(e) > 0 {
+	if e := events(pod, "", reasons.LifecycleFallback); len(e) > 0 {
 		t.Errorf("an HTTPS hook fell back to HTTP: %v", e)
 	}
 	if err := pod.Stop(ctx); err != nil {
@@ -687,7 +688,7 @@ func TestE2ETermination(t *testing.T) {
 		if d, most := term.at-pre.at, 2+budget(15*time.Second).Seconds(); term.at-stopAt < 1.95 || d > most {
 			t.Errorf("SIGTERM %.2fs after Stop, %.2fs after the preStop began, want when the 2 s grace period ends (at most %.0f s)", term.at-stopAt, d, most)
 		}
-		killing, exited := eventTime(t, pod, "app", podlife.ReasonKilling), eventTime(t, pod, "app", podlife.ReasonExited)
+		killing, exited := eventTime(t, pod, "app", reasons.Killing), eventTime(t, pod, "app", reasons.Exited)
 		if d := exited.Sub(killing); d < 4*time.Second || d > budget(20*time.Second) {
 			t.Errorf("exited %v after Killing, want grace 2 s + the 2 s minimum", d)
 		}
@@ -770,7 +771,7 @@ func TestE2ETermination(t *testing.T) {
 			if err := pod.Stop(ctx, opts...); err != nil {
 				t.Fatalf("Stop: %v", err)
 			}
-			killing, exited := eventTime(t, pod, "app", podlife.ReasonKilling), eventTime(t, pod, "app", podlife.ReasonExited)
+			killing, exited := eventTime(t, pod, "app", reasons.Killing), eventTime(t, pod, "app", reasons.Exited)
 			most := min(budget(tc.most), tc.below-2*time.Second)
 			if d := exited.Sub(killing); d < tc.least || d > most {
 				t.Errorf("exited %v after Killing, want in [%v, %v]", d, tc.least, most)
@@ -975,7 +976,7 @@ func TestE2ESidecars(t *testing.T) {
 			if d := term.at - pre.at; d < 0 || d > min(budget(10*time.Second), 18*time.Second).Seconds() {
 				t.Errorf("SIGTERM %.2fs after the preStop, want right after it", d)
 			}
-			started := len(events(pod, "app", podlife.ReasonStarted)) > 0
+			started := len(events(pod, "app", reasons.Started)) > 0
 			if kind == "startup" && (started || st.Phase != podlife.PhasePending) {
 				t.Errorf("app started %v, phase %s: want never started, Pending", started, st.Phase)
 			}
@@ -1016,7 +1017,7 @@ func TestE2ESidecars(t *testing.T) {
 			t.Errorf("Stop took %v, want within the 3 s grace period", d)
 		}
 		for _, name := range []string{"sc-1", "sc-2", "app"} {
-			if n := len(events(pod, name, podlife.ReasonStarted)); n != 0 {
+			if n := len(events(pod, name, reasons.Started)); n != 0 {
 				t.Errorf("%s started during the stop", name)
 			}
 		}
@@ -1039,7 +1040,7 @@ func TestE2ESidecars(t *testing.T) {
 		if err != nil || st.Phase != podlife.PhaseFailed {
 			t.Fatalf("phase %s (%v), want Failed", st.Phase, err)
 		}
-		if c := statusOf(t, st, "sidecar"); c.State.Waiting == nil || len(events(pod, "sidecar", podlife.ReasonStarted)) != 0 {
+		if c := statusOf(t, st, "sidecar"); c.State.Waiting == nil || len(events(pod, "sidecar", reasons.Started)) != 0 {
 			t.Errorf("sidecar %+v: want never started", c.State)
 		}
 		if c := statusOf(t, st, "app"); c.State.Waiting == nil {

@@ -46,7 +46,7 @@ func (p *podWorker) AddEphemeralContainer(ctx context.Context, spec EphemeralCon
 	c := &Container{pod: p, spec: &cs, ephemeral: true, targetName: spec.TargetContainerName,
 		stdin: spec.Stdin, tty: spec.TTY,
 		plannedID: newID(), prepared: make(chan struct{}),
-		state: ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}}
+		state: ContainerState{Waiting: &StateWaiting{Reason: api.ReasonContainerCreating}}}
 	err := fmt.Errorf("pod %q: %w", p.name, ErrClosed) // unless the loop runs the closure
 	p.updateIf(func() bool {
 		if p.stopping || p.terminated || p.phase == PhaseSucceeded || p.phase == PhaseFailed {

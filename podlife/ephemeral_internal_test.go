@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/probe"
 )
@@ -38,7 +39,7 @@ func TestFakeEphemeralLife(t *testing.T) {
 	if want := "pin pid 4242 of " + cgroupfs.Path(r.cfg.Namespace, bID); !hasCall(f.history(), want) {
 		t.Errorf("no %q call; calls: %q", want, f.history())
 	}
-	if !hasEvent(p.w, "dbg", EventNormal, ReasonStarted, "Started container dbg") {
+	if !hasEvent(p.w, "dbg", EventNormal, api.ReasonStarted, "Started container dbg") {
 		t.Errorf("no Started event for dbg: %v", p.Events())
 	}
 	f.exit(t, "dbg", 1)
@@ -211,7 +212,7 @@ func TestFakeEphemeralTargetNotRunning(t *testing.T) {
 		t.Fatalf("AddEphemeralContainer with a target that exited: %v, want a create error", err)
 	}
 	cs := p.Status().EphemeralContainerStatuses
-	if len(cs) != 1 || cs[0].State.Waiting == nil || cs[0].State.Waiting.Reason != ReasonCreateContainerError {
+	if len(cs) != 1 || cs[0].State.Waiting == nil || cs[0].State.Waiting.Reason != api.ReasonCreateContainerError {
 		t.Errorf("dbg's status %+v, want waiting CreateContainerError", cs)
 	}
 	for _, c := range f.history() {

@@ -13,6 +13,7 @@ import (
 	"github.com/containerd/errdefs"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // ephemeralPod runs a 2-container pod: web serves a page on 127.0.0.1:8080 of the pod, target
@@ -109,7 +110,7 @@ func TestEphemeralContainer(t *testing.T) {
 	if pins, _ := filepath.Glob(filepath.Join(pod.Sandbox().Dir(), "ns", "target-*")); len(pins) > 0 {
 		t.Errorf("the target's PID namespace is still pinned: %v", pins)
 	}
-	if tt := cs.State.Terminated; tt.ExitCode != 0 || tt.Reason != podlife.ReasonCompleted {
+	if tt := cs.State.Terminated; tt.ExitCode != 0 || tt.Reason != reasons.Completed {
 		t.Errorf("debugger terminated %+v, want 0 Completed; output:\n%s", tt, out)
 	}
 	if !strings.Contains(out, "pid1=/bin/sh -c trap 'exit 0' TERM; x=target-marker;") {
@@ -136,7 +137,7 @@ func TestEphemeralContainer(t *testing.T) {
 	}
 	var started bool
 	for _, e := range pod.Events() {
-		if e.Container == "debugger" && e.Reason == podlife.ReasonStarted {
+		if e.Container == "debugger" && e.Reason == reasons.Started {
 			started = true
 		}
 	}

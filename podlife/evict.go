@@ -33,9 +33,9 @@ type DiskPressureError = eviction.PressureError
 // ErrDiskPressure is matched by a *DiskPressureError.
 var ErrDiskPressure = eviction.ErrDiskPressure
 
-// ReasonEvicted is the kubelet's reason of an evicted pod and of its Warning event, also the
+// reasonEvicted is the kubelet's reason of an evicted pod and of its Warning event, also the
 // event of a pod refused under disk pressure.
-const ReasonEvicted Reason = eviction.Reason
+const reasonEvicted Reason = eviction.Reason
 
 const (
 	defaultEvictionPeriod = 10 * time.Second // the kubelet's housekeeping period
@@ -55,7 +55,7 @@ func (r *Runtime) admitDisk(name string) error {
 		return nil
 	}
 	if err := t.Check(r.cfg.StateDir, avail, capacity); err != nil {
-		r.events.Publish(Event{Time: time.Now(), Pod: name, Type: EventWarning, Reason: ReasonEvicted, Message: err.Error()})
+		r.events.Publish(Event{Time: time.Now(), Pod: name, Type: EventWarning, Reason: reasonEvicted, Message: err.Error()})
 		return fmt.Errorf("pod %q: %w", name, err)
 	}
 	return nil
@@ -97,13 +97,13 @@ func (p *podWorker) evict(d eviction.Decision) {
 		if p.stopping || p.phase == PhaseSucceeded || p.phase == PhaseFailed {
 			return false
 		}
-		p.failReason = ReasonEvicted
-		p.reason, p.message = ReasonEvicted, d.Message
+		p.failReason = reasonEvicted
+		p.reason, p.message = reasonEvicted, d.Message
 		failed = true
 		return true
 	})
 	if failed {
-		p.emit("", EventWarning, ReasonEvicted, d.Message)
+		p.emit("", EventWarning, reasonEvicted, d.Message)
 		p.stopWith(p.lifeCtx, evictionGrace, true, nil)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // tmpfsHarness is a harness whose state directory is a tmpfs of size bytes, mounted for the
@@ -95,7 +96,7 @@ func TestEvictionLocalStorage(t *testing.T) {
 				t.Fatalf("Run: %v", err)
 			}
 			st, err := pod.Wait(ctx)
-			if err != nil || st.Phase != podlife.PhaseFailed || st.Reason != podlife.ReasonEvicted || st.Message != tt.message {
+			if err != nil || st.Phase != podlife.PhaseFailed || st.Reason != reasons.Evicted || st.Message != tt.message {
 				t.Fatalf("phase %s reason %q message %q (%v), want Failed Evicted %q", st.Phase, st.Reason, st.Message, err, tt.message)
 			}
 			// The kubelet's 1 s eviction grace (2 s after the stop signal at least), not the
@@ -103,11 +104,11 @@ func TestEvictionLocalStorage(t *testing.T) {
 			if d := time.Since(began); d > 20*time.Second {
 				t.Errorf("evicted after %v", d)
 			}
-			if ev := events(pod, "", podlife.ReasonEvicted); len(ev) != 1 || ev[0].Type != podlife.EventWarning || ev[0].Message != tt.message || ev[0].Container != "" {
+			if ev := events(pod, "", reasons.Evicted); len(ev) != 1 || ev[0].Type != podlife.EventWarning || ev[0].Message != tt.message || ev[0].Container != "" {
 				t.Errorf("Evicted events = %v, want one Warning on the pod with the message", ev)
 			}
 			for _, c := range st.ContainerStatuses {
-				if len(events(pod, c.Name, podlife.ReasonKilling)) == 0 {
+				if len(events(pod, c.Name, reasons.Killing)) == 0 {
 					t.Errorf("no Killing event for container %s", c.Name)
 				}
 				if c.RestartCount != 0 || c.State.Terminated == nil {
@@ -159,7 +160,7 @@ func TestEvictionDiskPressure(t *testing.T) {
 	}
 	for e := range evs {
 		if e.Pod == "refused" {
-			if e.Type != podlife.EventWarning || e.Reason != podlife.ReasonEvicted || !strings.HasPrefix(e.Message, "The node had condition: [DiskPressure]. ") {
+			if e.Type != podlife.EventWarning || e.Reason != reasons.Evicted || !strings.HasPrefix(e.Message, "The node had condition: [DiskPressure]. ") {
 				t.Errorf("event %v, want Warning Evicted", e)
 			}
 			break

@@ -2,6 +2,7 @@ package podlife_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -9,7 +10,45 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
+	"github.com/podlife/podlife/probe"
 )
+
+// The names a typical program uses (docs/concepts.md): run a pod, wait until it is ready,
+// follow its events, stop it. Needs root and containerd.
+func Example() {
+	ctx := context.Background()
+	rt, err := podlife.New(ctx, podlife.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close() // detaches: the pod keeps running until Stop or Remove
+	pod, err := rt.Run(ctx, podlife.PodSpec{
+		Name: "web",
+		Containers: []podlife.ContainerSpec{{
+			Name: "web", Image: "docker.io/library/nginx:1.27",
+			ReadinessProbe: &probe.Spec{Prober: probe.HTTPGet(80, "/")},
+		}},
+	})
+	if se := (*podlife.StartError)(nil); errors.As(err, &se) {
+		log.Fatalf("container %q failed at step %s: %v", se.Container, se.Step, se.Err)
+	} else if err != nil {
+		log.Fatal(err) // errors.Is(err, podlife.ErrInvalidSpec), ErrAlreadyExists, ...
+	}
+	if err := pod.WaitReady(ctx); err != nil {
+		log.Fatal(err)
+	}
+	st := pod.Status()
+	fmt.Println(st.Phase, st.PodIP) // Running 10.88.0.5
+	for _, ev := range pod.Events() {
+		if ev.Reason == reasons.BackOff {
+			fmt.Println("restarting:", ev.Container, ev.Message)
+		}
+	}
+	if err := pod.Stop(ctx, podlife.WithGracePeriod(10*time.Second)); err != nil {
+		log.Fatal(err)
+	}
+}
 
 // Run a two-container pod where the first container's postStart hook must finish before the
 // second container starts (the kubelet's order, podlife's default). Needs root and containerd.
@@ -94,18 +133,23 @@ func ExamplePodSpec_Validate() {
 	// Output: invalid pod "demo": spec.containers[1].name: Duplicate value: "app"; spec.containers[1].image: Required value
 }
 
-// A start policy of your own: start containers in reverse spec order, one at a time.
-func ExampleStartPolicyFunc() {
-	reverse := podlife.StartPolicyFunc(func(ctx context.Context, s podlife.Starter) error {
-		names := s.Containers()
-		for i := len(names) - 1; i >= 0; i-- {
-			if err := s.Start(ctx, names[i]); err != nil {
-				return err
-			}
+// reverseOrder is a start policy of its own: it starts containers in reverse spec order, one at
+// a time.
+type reverseOrder struct{}
+
+func (reverseOrder) Start(ctx context.Context, s podlife.Starter) error {
+	names := s.Containers()
+	for i := len(names) - 1; i >= 0; i-- {
+		if err := s.Start(ctx, names[i]); err != nil {
+			return err
 		}
-		return nil
-	})
-	_ = podlife.PodSpec{Name: "p", StartPolicy: reverse}
+	}
+	return nil
+}
+
+// A start policy of your own is a type with a Start method.
+func ExampleStartPolicy() {
+	_ = podlife.PodSpec{Name: "p", StartPolicy: reverseOrder{}}
 	fmt.Println("ok")
 	// Output: ok
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 )
 
@@ -68,7 +69,7 @@ func TestRunHookAbandons(t *testing.T) {
 			t.Errorf("runHook took %v, want about %v", took, d+hookSettle)
 		}
 		es := c.pod.Events()
-		if len(es) != 1 || es[0].Type != EventWarning || es[0].Reason != ReasonFailedPreStopHook ||
+		if len(es) != 1 || es[0].Type != EventWarning || es[0].Reason != api.ReasonFailedPreStopHook ||
 			!strings.Contains(es[0].Message, "PreStopHook (func) abandoned") || !strings.Contains(es[0].Message, "grace period") {
 			t.Errorf("events %v, want one Warning saying the preStop func hook was abandoned at the grace period", es)
 		}

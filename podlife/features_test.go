@@ -19,6 +19,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // Command, args, env, workingDir, hostPath and memory emptyDir volumes (mode 1777, as the
@@ -156,10 +157,10 @@ func TestHookKinds(t *testing.T) {
 	}
 	// HookTimeout fails the hook: FailedPostStartHook, then waiting PostStartHookError until the
 	// restart (restartPolicy Always) replaces it, which can come within ~100 ms: accept either.
-	waitEvent(t, ctx, pod, "timeout", podlife.ReasonFailedPostStartHook)
+	waitEvent(t, ctx, pod, "timeout", reasons.FailedPostStartHook)
 	w, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
 		cs := s.ContainerStatuses[2]
-		return cs.State.Waiting != nil && cs.State.Waiting.Reason == podlife.ReasonPostStartHookError || cs.RestartCount >= 1
+		return cs.State.Waiting != nil && cs.State.Waiting.Reason == reasons.PostStartHookError || cs.RestartCount >= 1
 	})
 	if err != nil {
 		t.Errorf("timeout container: %+v (%v), want PostStartHookError after HookTimeout (or its restart)", w.ContainerStatuses[2], err)
@@ -167,8 +168,8 @@ func TestHookKinds(t *testing.T) {
 	if err := pod.Stop(ctx); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	killing := eventTime(t, pod, "func", podlife.ReasonKilling)
-	exited := eventTime(t, pod, "func", podlife.ReasonExited)
+	killing := eventTime(t, pod, "func", reasons.Killing)
+	exited := eventTime(t, pod, "func", reasons.Exited)
 	if d := exited.Sub(killing); d < time.Second {
 		t.Errorf("func exited %v after Killing, want >= the 1 s sleep preStop", d)
 	}

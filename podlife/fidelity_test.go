@@ -7,6 +7,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // Differences from the kubelet found by a black-box comparison (issue "Kubernetes fidelity"),
@@ -113,7 +114,7 @@ func TestPostStartFailureUnderNever(t *testing.T) {
 	if c.State.Terminated == nil || c.State.Terminated.ExitCode != 3 {
 		t.Errorf("container %+v, want terminated with the TERM trap's exit code 3", c.State)
 	}
-	if len(events(pod, "app", podlife.ReasonFailedPostStartHook)) == 0 {
+	if len(events(pod, "app", reasons.FailedPostStartHook)) == 0 {
 		t.Errorf("no FailedPostStartHook event")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // A container that floods stdout, and restarts, cannot fill the disk: each attempt's log is
@@ -39,7 +40,7 @@ func TestLogFloodIsBounded(t *testing.T) {
 	// Wait for the fourth attempt's start: attempts 0..2 have ended by then.
 	starts := 0
 	waitEventMatch(t, ctx, pod, "a fourth start", func(e podlife.Event) bool {
-		if e.Reason == podlife.ReasonStarted && e.Container == "app" {
+		if e.Reason == reasons.Started && e.Container == "app" {
 			starts++
 		}
 		return starts == 4

@@ -61,8 +61,8 @@ func (r *Runtime) ListPods(ctx context.Context) ([]PodRecord, error) {
 }
 
 // LookupPod returns the record of the named pod, whichever process manages it, or an error
-// wrapping ErrNotFound. A name that is not a valid pod name (a DNS-1123 label) is refused with a
-// *NameError before it is used.
+// wrapping ErrNotFound. A name that is not a valid pod name (a DNS-1123 label) is refused with an
+// error wrapping ErrInvalidSpec before it is used.
 func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error) {
 	if err := checkName("pod", name); err != nil {
 		return PodRecord{}, err

@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // The cross-process API (ListPods, LookupPod, Pod.Stop, Pod.Remove, Pod.Exec) is tested with a
@@ -189,11 +190,11 @@ func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 	if err := stopPod(ctx, other, name); err != nil {
 		t.Fatalf("Pod.Stop: %v", err)
 	}
-	waitEvent(t, ctx, pod, "", podlife.ReasonStopped)
+	waitEvent(t, ctx, pod, "", reasons.Stopped)
 	if b, err := os.ReadFile(filepath.Join(marks, "prestop")); err != nil || string(b) != "prestop-ran\n" {
 		t.Errorf("preStop marker %q, %v, want %q: the manager's preStop hook ran", b, err, "prestop-ran\n")
 	}
-	if k := events(pod, "app", podlife.ReasonKilling); len(k) != 1 {
+	if k := events(pod, "app", reasons.Killing); len(k) != 1 {
 		t.Errorf("Killing events of app %v, want one", k)
 	}
 	st := pod.Status()
@@ -219,7 +220,7 @@ func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 	if err := removePod(ctx, other, name); err != nil {
 		t.Fatalf("Pod.Remove: %v", err)
 	}
-	waitEvent(t, ctx, pod, "", podlife.ReasonRemoved)
+	waitEvent(t, ctx, pod, "", reasons.Removed)
 	if ps := h.rt.Pods(); len(ps) != 0 {
 		t.Errorf("manager's pods %v after Pod.Remove, want none", ps)
 	}
@@ -275,11 +276,11 @@ func TestOtherProcessBothManaging(t *testing.T) {
 	if err := stopPod(ctx, other, "a"); err != nil {
 		t.Fatalf("other.Pod.Stop(a): %v", err)
 	}
-	waitEvent(t, ctx, a, "", podlife.ReasonStopped)
+	waitEvent(t, ctx, a, "", reasons.Stopped)
 	if err := stopPod(ctx, h.rt, "b"); err != nil {
 		t.Fatalf("h.rt.Pod.Stop(b): %v", err)
 	}
-	waitEvent(t, ctx, b, "", podlife.ReasonStopped)
+	waitEvent(t, ctx, b, "", reasons.Stopped)
 	if err := removePod(ctx, other, "a"); err != nil {
 		t.Fatalf("other.Pod.Remove(a): %v", err)
 	}

@@ -89,7 +89,7 @@ func TestStartupGC(t *testing.T) {
 		}
 		return ctr
 	}
-	orphan := newCtr("gc-orphan-"+env.runID, map[string]string{podlife.LabelPod: "gone", "podlife.io/pod-uid": orphanUID, "podlife.io/state-dir": h.stateDir})
+	orphan := newCtr("gc-orphan-"+env.runID, map[string]string{"podlife.io/pod": "gone", "podlife.io/pod-uid": orphanUID, "podlife.io/state-dir": h.stateDir})
 	task, err := orphan.NewTask(nctx, cio.NullIO)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestStartupGC(t *testing.T) {
 	if err := task.Start(nctx); err != nil {
 		t.Fatal(err)
 	}
-	foreign := newCtr("gc-foreign-"+env.runID, map[string]string{podlife.LabelPod: "theirs", "podlife.io/pod-uid": foreignUID, "podlife.io/state-dir": "/elsewhere"})
+	foreign := newCtr("gc-foreign-"+env.runID, map[string]string{"podlife.io/pod": "theirs", "podlife.io/pod-uid": foreignUID, "podlife.io/state-dir": "/elsewhere"})
 	t.Cleanup(func() {
 		if err := foreign.Delete(namespaces.WithNamespace(context.Background(), h.ns), client.WithSnapshotCleanup); err != nil {
 			t.Errorf("delete the other state dir's container: %v", err)

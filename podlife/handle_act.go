@@ -146,7 +146,7 @@ func (p *Pod) AddEphemeralContainer(ctx context.Context, spec EphemeralContainer
 // process's exit code; if ctx ends first the process is killed and the code is -1. It works
 // whichever process manages the pod, or none: the process runs in the container's task. The
 // error wraps ErrNotFound if the pod or a running container of that name is not found,
-// ErrUnavailable if containerd does not answer, and is a *NameError (ErrInvalidSpec) for an
+// ErrUnavailable if containerd does not answer, and wraps ErrInvalidSpec for an
 // invalid container name.
 func (p *Pod) Exec(ctx context.Context, container string, argv []string, streams ExecIO) (int, error) {
 	if len(argv) == 0 {
@@ -187,7 +187,7 @@ func (p *Pod) Exec(ctx context.Context, container string, argv []string, streams
 // copied to Stdout (and Stderr, without a terminal), and with TTY the sizes sent on Resize are
 // applied to its terminal. It returns the process's exit code once it exited and its output was
 // copied, or -1 and ctx's error if ctx ended first (the process goes on). A container without
-// Stdin or TTY gives an error wrapping ErrNotAttachable; one not running, ErrNotFound.
+// Stdin or TTY gives an error saying so; one not running, an error wrapping ErrNotFound.
 func (p *Pod) Attach(ctx context.Context, container string, streams ExecIO) (int, error) {
 	if err := p.open(); err != nil {
 		return -1, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 func sharedVolume() []podlife.Volume {
@@ -38,7 +39,7 @@ func TestPostStartFailure(t *testing.T) {
 	}
 	st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
 		w := s.ContainerStatuses[0].State.Waiting
-		return w != nil && w.Reason == podlife.ReasonPostStartHookError
+		return w != nil && w.Reason == reasons.PostStartHookError
 	})
 	if err != nil {
 		t.Fatalf("waiting for PostStartHookError: %v; status %+v", err, st)
@@ -53,9 +54,9 @@ func TestPostStartFailure(t *testing.T) {
 	var failed, killing podlife.Event
 	for _, e := range pod.Events() {
 		switch e.Reason {
-		case podlife.ReasonFailedPostStartHook:
+		case reasons.FailedPostStartHook:
 			failed = e
-		case podlife.ReasonKilling:
+		case reasons.Killing:
 			killing = e
 		}
 	}
@@ -132,8 +133,8 @@ func TestSmokeIgnoresSIGTERMKilledAtGrace(t *testing.T) {
 	if err := pod.Stop(ctx); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	killing := eventTime(t, pod, "app", podlife.ReasonKilling)
-	exited := eventTime(t, pod, "app", podlife.ReasonExited)
+	killing := eventTime(t, pod, "app", reasons.Killing)
+	exited := eventTime(t, pod, "app", reasons.Exited)
 	if d := exited.Sub(killing); d < grace || d > grace+15*time.Second {
 		t.Errorf("exited %v after Killing, want about the grace period %v", d, grace)
 	}
@@ -161,7 +162,7 @@ func TestSmokeStopDuringHungPostStart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	waitEvent(t, ctx, pod, "hangs", podlife.ReasonStarted)
+	waitEvent(t, ctx, pod, "hangs", reasons.Started)
 	begin := time.Now()
 	if err := pod.Stop(ctx); err != nil {
 		t.Fatalf("Stop: %v", err)
@@ -177,7 +178,7 @@ func TestSmokeStopDuringHungPostStart(t *testing.T) {
 		t.Errorf("container next: %+v, want never started", st.ContainerStatuses[1].State)
 	}
 	for _, e := range pod.Events() {
-		if e.Container == "next" && e.Reason == podlife.ReasonStarted {
+		if e.Container == "next" && e.Reason == reasons.Started {
 			t.Errorf("container next was started during the stop: %v", e)
 		}
 	}

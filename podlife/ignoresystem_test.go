@@ -14,6 +14,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // TestIgnoreSystemContainerd: with Embedded.IgnoreSystem, New uses the private containerd of the
@@ -55,7 +56,7 @@ func TestIgnoreSystemContainerd(t *testing.T) {
 	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill the private containerd: %v", err)
 	}
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdRecovered)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdRecovered)
 	again, err := daemon.Lookup(ctrdDir)
 	if err != nil || again.PID == first.PID || again.Address != first.Address {
 		t.Fatalf("after the kill: Lookup = %+v, %v; want a new containerd (not pid %d) at %s", again, err, first.PID, first.Address)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/distribution/reference"
 
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
@@ -95,22 +96,22 @@ func (p *podWorker) ensure(ctx context.Context, container, image string, pullPol
 		case err != nil:
 			return tasks.Image{}, err
 		case found:
-			p.emit(container, EventNormal, ReasonPulled, fmt.Sprintf("Container image %q already present on machine", image))
+			p.emit(container, EventNormal, api.ReasonPulled, fmt.Sprintf("Container image %q already present on machine", image))
 			return img, nil
 		case policy == PullNever:
-			p.emit(container, EventWarning, ReasonErrImageNeverPull,
+			p.emit(container, EventWarning, api.ReasonErrImageNeverPull,
 				fmt.Sprintf("Container image %q is not present with pull policy of Never", image))
 			return tasks.Image{}, fmt.Errorf("image %q: %w", image, ErrImageNeverPull)
 		}
 	}
-	p.emit(container, EventNormal, ReasonPulling, fmt.Sprintf("Pulling image %q", image))
+	p.emit(container, EventNormal, api.ReasonPulling, fmt.Sprintf("Pulling image %q", image))
 	start := time.Now()
 	img, err := tr.PullImage(ctx, ref, p.spec.PullCredentials)
 	if err != nil {
-		p.emit(container, EventWarning, ReasonFailed, fmt.Sprintf("Failed to pull image %q: %v", image, err))
+		p.emit(container, EventWarning, api.ReasonFailed, fmt.Sprintf("Failed to pull image %q: %v", image, err))
 		return tasks.Image{}, err
 	}
-	p.emit(container, EventNormal, ReasonPulled, fmt.Sprintf("Successfully pulled image %q in %s. Image size: %d bytes.",
+	p.emit(container, EventNormal, api.ReasonPulled, fmt.Sprintf("Successfully pulled image %q in %s. Image size: %d bytes.",
 		image, time.Since(start).Round(time.Millisecond), img.Size))
 	return img, nil
 }

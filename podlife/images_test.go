@@ -16,6 +16,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 func simplePod(name, image string, policy podlife.PullPolicy) podlife.PodSpec {
@@ -66,7 +67,7 @@ func TestPullFromRegistry(t *testing.T) {
 		}
 		var pulled bool
 		for _, e := range pod.Events() {
-			pulled = pulled || e.Reason == podlife.ReasonPulled && strings.HasPrefix(e.Message, "Successfully pulled image")
+			pulled = pulled || e.Reason == reasons.Pulled && strings.HasPrefix(e.Message, "Successfully pulled image")
 		}
 		if !pulled {
 			t.Errorf("no Pulled event: %v", pod.Events())

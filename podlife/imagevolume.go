@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
@@ -61,18 +62,18 @@ func (p *podWorker) imageVolumeWithBackoff(ctx context.Context, v Volume) (tasks
 			}
 			return img, err
 		}
-		reason := ReasonErrImagePull
+		reason := api.ReasonErrImagePull
 		if errors.Is(err, ErrImageNeverPull) {
-			reason = ReasonErrImageNeverPull
+			reason = api.ReasonErrImageNeverPull
 		}
 		msg := fmt.Sprintf("volume %q: %v", v.Name, err)
 		p.setWaitingUsers(v.Name, reason, msg)
-		p.emit("", EventWarning, ReasonFailed, "Error: "+string(reason)+": "+msg)
+		p.emit("", EventWarning, api.ReasonFailed, "Error: "+string(reason)+": "+msg)
 		delay = nextPullDelay(delay, *bo)
 		backoff := fmt.Sprintf("Back-off pulling image %q", v.Image.Reference)
-		p.setWaitingUsers(v.Name, ReasonImagePullBackOff, backoff+" (volume "+strconv.Quote(v.Name)+"): "+string(reason)+": "+err.Error())
-		p.emit("", EventNormal, ReasonBackOff, backoff)
-		p.emit("", EventWarning, ReasonFailed, "Error: "+string(ReasonImagePullBackOff)+": volume "+strconv.Quote(v.Name))
+		p.setWaitingUsers(v.Name, api.ReasonImagePullBackOff, backoff+" (volume "+strconv.Quote(v.Name)+"): "+string(reason)+": "+err.Error())
+		p.emit("", EventNormal, api.ReasonBackOff, backoff)
+		p.emit("", EventWarning, api.ReasonFailed, "Error: "+string(api.ReasonImagePullBackOff)+": volume "+strconv.Quote(v.Name))
 		timer := p.rt.clock.NewTimer(delay)
 		select {
 		case <-timer.C():
@@ -93,9 +94,9 @@ func (p *podWorker) setWaitingUsers(volume string, reason Reason, msg string) {
 			}
 			r := reason
 			if r == "" {
-				r = ReasonContainerCreating
+				r = api.ReasonContainerCreating
 				if len(p.spec.InitContainers) > 0 {
-					r = ReasonPodInitializing
+					r = api.ReasonPodInitializing
 				}
 			}
 			c.setWaiting(r, msg)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // Init containers run one at a time, in order, before the app; the conditions follow.
@@ -39,7 +40,7 @@ func TestInitContainersInOrder(t *testing.T) {
 	}
 	st := pod.Status()
 	for _, c := range st.InitContainerStatuses {
-		if tt := c.State.Terminated; tt == nil || tt.ExitCode != 0 || tt.Reason != podlife.ReasonCompleted {
+		if tt := c.State.Terminated; tt == nil || tt.ExitCode != 0 || tt.Reason != reasons.Completed {
 			t.Errorf("init %s: %+v, want terminated Completed", c.Name, c.State)
 		}
 	}
@@ -68,7 +69,7 @@ func TestInitContainerFailure(t *testing.T) {
 		if err != nil || st.Phase != podlife.PhaseFailed {
 			t.Fatalf("phase %s (%v), want Failed", st.Phase, err)
 		}
-		if st.ContainerStatuses[0].State.Waiting == nil || len(events(pod, "app", podlife.ReasonStarted)) != 0 {
+		if st.ContainerStatuses[0].State.Waiting == nil || len(events(pod, "app", reasons.Started)) != 0 {
 			t.Errorf("app %+v: it must never start", st.ContainerStatuses[0].State)
 		}
 		if c := st.Condition(podlife.PodInitialized); c.Status != "False" || c.Reason != "ContainersNotInitialized" {
@@ -171,8 +172,8 @@ func TestDependencyOrder(t *testing.T) {
 	if cBegin.at > ready.at {
 		t.Errorf("c began at %.2f, after a was ready at %.2f (a began at %.2f): it has no dependency and should not wait", cBegin.at, ready.at, aBegin.at)
 	}
-	if e := events(pod, "b", podlife.ReasonStarted); len(e) == 1 {
-		readyAt := eventTime(t, pod, "a", podlife.ReasonStarted)
+	if e := events(pod, "b", reasons.Started); len(e) == 1 {
+		readyAt := eventTime(t, pod, "a", reasons.Started)
 		t.Logf("b started %v after a started (a's readiness gates it)", e[0].Time.Sub(readyAt))
 	}
 }
@@ -190,7 +191,7 @@ func TestActiveDeadline(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	st, err := pod.Wait(ctx)
-	if err != nil || st.Phase != podlife.PhaseFailed || st.Reason != podlife.ReasonDeadlineExceeded {
+	if err != nil || st.Phase != podlife.PhaseFailed || st.Reason != reasons.DeadlineExceeded {
 		t.Fatalf("phase %s reason %q (%v), want Failed DeadlineExceeded", st.Phase, st.Reason, err)
 	}
 	// On a slow host the deadline can fire before the container started: then it never ran
@@ -202,7 +203,7 @@ func TestActiveDeadline(t *testing.T) {
 	} else if st.ContainerStatuses[0].State.Running != nil {
 		t.Errorf("container still running after the pod failed: %+v", st.ContainerStatuses[0].State)
 	}
-	if len(events(pod, "", podlife.ReasonDeadlineExceeded)) != 1 {
+	if len(events(pod, "", reasons.DeadlineExceeded)) != 1 {
 		t.Errorf("no DeadlineExceeded event")
 	}
 }
@@ -239,7 +240,7 @@ func TestPhaseAndConditionTransitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("init running", st, want{podlife.PhasePending, "True", "False", "False", "False"})
-	if st.ContainerStatuses[0].State.Waiting == nil || st.ContainerStatuses[0].State.Waiting.Reason != podlife.ReasonPodInitializing {
+	if st.ContainerStatuses[0].State.Waiting == nil || st.ContainerStatuses[0].State.Waiting.Reason != reasons.PodInitializing {
 		t.Errorf("app while initializing: %+v, want waiting PodInitializing", st.ContainerStatuses[0].State)
 	}
 	// App running, not ready.

@@ -15,10 +15,10 @@ import (
 // `ctr -n podlife containers ls labels."podlife.io/pod"==web`; the others are podlife's
 // bookkeeping and may change.
 const (
-	// LabelPod is the pod's name.
-	LabelPod = "podlife.io/pod"
-	// LabelContainer is the container's name in its pod ("POD" for a pod's pause).
-	LabelContainer = "podlife.io/container"
+	// labelPod is the pod's name.
+	labelPod = "podlife.io/pod"
+	// labelContainer is the container's name in its pod ("POD" for a pod's pause).
+	labelContainer = "podlife.io/container"
 	labelPodUID    = "podlife.io/pod-uid"
 	labelNamespace = "podlife.io/namespace"
 	labelKind      = "podlife.io/kind" // "init", "app" or "ephemeral"
@@ -36,11 +36,11 @@ func (p *podWorker) labels(c *Container) map[string]string {
 	for k, v := range p.spec.Labels {
 		l[k] = v
 	}
-	l[LabelPod] = p.name
+	l[labelPod] = p.name
 	l[labelPodUID] = p.uid
 	l[labelStateDir] = p.rt.cfg.StateDir
 	l[labelNamespace] = p.spec.Namespace
-	l[LabelContainer] = c.spec.Name
+	l[labelContainer] = c.spec.Name
 	l[labelAttempt] = strconv.Itoa(0)
 	l[labelKind] = "app"
 	switch {

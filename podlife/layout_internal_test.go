@@ -9,9 +9,9 @@ import (
 // TestLayoutMatches: podlife/daemon stops a state dir's private containerd from what package
 // layout says about the state dir; it must say what podlife does.
 func TestLayoutMatches(t *testing.T) {
-	if DefaultStateDir != layout.DefaultStateDir || LabelPod != layout.LabelPod {
+	if DefaultStateDir != layout.DefaultStateDir || labelPod != layout.LabelPod {
 		t.Errorf("layout says state dir %q, label %q; podlife says %q, %q",
-			layout.DefaultStateDir, layout.LabelPod, DefaultStateDir, LabelPod)
+			layout.DefaultStateDir, layout.LabelPod, DefaultStateDir, labelPod)
 	}
 	if labelPodUID != layout.LabelPodUID || labelStateDir != layout.LabelStateDir || recordFile != layout.RecordFile {
 		t.Errorf("layout says labels %q, %q, record %q; podlife says %q, %q, %q", layout.LabelPodUID,

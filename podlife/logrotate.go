@@ -8,8 +8,8 @@ import (
 
 // Defaults of LogLimits: the kubelet's containerLogMaxSize and containerLogMaxFiles.
 const (
-	DefaultLogMaxSize  = 10 << 20
-	DefaultLogMaxFiles = 5
+	defaultLogMaxSize  = 10 << 20
+	defaultLogMaxFiles = 5
 )
 
 // LogLimits bounds the disk a container's output can take. Each attempt's log file is rotated
@@ -19,19 +19,19 @@ const (
 // for `kubectl logs --previous`). A container's logs therefore never take more than about
 // 2 × MaxFiles × MaxSize, whatever it prints.
 type LogLimits struct {
-	// MaxSize is the size at which a log file is rotated, in bytes; zero means DefaultLogMaxSize.
+	// MaxSize is the size at which a log file is rotated, in bytes; zero means 10 MiB.
 	MaxSize int64 `json:"maxSize,omitempty"`
 	// MaxFiles is how many files of an attempt are kept, the current one included; zero means
-	// DefaultLogMaxFiles. At least 2.
+	// 5. At least 2.
 	MaxFiles int `json:"maxFiles,omitempty"`
 }
 
 func (l LogLimits) withDefaults() LogLimits {
 	if l.MaxSize == 0 {
-		l.MaxSize = DefaultLogMaxSize
+		l.MaxSize = defaultLogMaxSize
 	}
 	if l.MaxFiles == 0 {
-		l.MaxFiles = DefaultLogMaxFiles
+		l.MaxFiles = defaultLogMaxFiles
 	}
 	return l
 }

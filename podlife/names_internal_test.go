@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
 // A name given to the cross-process API is refused before it reaches a path: "../../victim"
@@ -47,7 +49,7 @@ func TestNamesRefused(t *testing.T) {
 	for call, f := range calls {
 		for _, name := range names {
 			err := f(name)
-			var ne *NameError
+			var ne *api.NameError
 			if !errors.Is(err, ErrInvalidSpec) || !errors.As(err, &ne) || ne.Name != name {
 				t.Errorf("%s(%q) = %v, want a *NameError for that name (ErrInvalidSpec)", call, name, err)
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // badStopSignalImage makes, in the harness's namespace, a copy of the test image whose config
@@ -368,12 +369,12 @@ func TestExecHookBackgroundProcess(t *testing.T) {
 	if took := time.Since(t0); took > 30*time.Second {
 		t.Errorf("Run took %v with a postStart that leaves a background process", took)
 	}
-	waitEvent(t, ctx, pod, "app", podlife.ReasonPostStartCompleted)
+	waitEvent(t, ctx, pod, "app", reasons.PostStartCompleted)
 	took := stopWithin(t, pod, grace)
 	t.Logf("Stop took %v", took)
 	terminatedAll(t, h, pod)
 	for _, e := range pod.Events() {
-		if e.Reason == podlife.ReasonFailedPreStopHook || e.Reason == podlife.ReasonFailedPostStartHook {
+		if e.Reason == reasons.FailedPreStopHook || e.Reason == reasons.FailedPostStartHook {
 			t.Errorf("hook failed: %v (the commands exit 0)", e)
 		}
 	}
@@ -434,7 +435,7 @@ func TestHookStopsItsPod(t *testing.T) {
 	}
 	stopWithin(t, pod, grace) // the stop is over: returns at once
 	terminatedAll(t, h, pod)
-	waitEvent(t, ctx, pod, "", podlife.ReasonStopped)
+	waitEvent(t, ctx, pod, "", reasons.Stopped)
 }
 
 // Close returns promptly and ends every goroutine the Runtime started for a pod with probes, a
@@ -480,7 +481,7 @@ func TestCloseEndsGoroutines(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	// The first restart is immediate; the next waits out the (one minute) back-off.
-	waitEvent(t, ctx, pod, "crash", podlife.ReasonBackOff)
+	waitEvent(t, ctx, pod, "crash", reasons.BackOff)
 	if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].Ready }); err != nil {
 		t.Fatalf("app never ready: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // runAsNonRoot with a root user is the kubelet's CreateContainerConfigError for that container
@@ -59,8 +60,8 @@ func TestRunAsNonRootRootUserPerContainer(t *testing.T) {
 		if !refused {
 			continue
 		}
-		if w := c.State.Waiting; w == nil || w.Reason != podlife.ReasonCreateContainerConfigError || w.Message != want {
-			t.Errorf("%s: state %+v, want Waiting %s %q", c.Name, c.State, podlife.ReasonCreateContainerConfigError, want)
+		if w := c.State.Waiting; w == nil || w.Reason != reasons.CreateContainerConfigError || w.Message != want {
+			t.Errorf("%s: state %+v, want Waiting %s %q", c.Name, c.State, reasons.CreateContainerConfigError, want)
 		}
 		if c.RestartCount != 0 || c.Started || c.ContainerID != "" {
 			t.Errorf("%s: restarts %d, started %v, id %q: it must never have run", c.Name, c.RestartCount, c.Started, c.ContainerID)
@@ -75,7 +76,7 @@ func TestRunAsNonRootRootUserPerContainer(t *testing.T) {
 	for ctr, msg := range wantMsg {
 		found := false
 		for _, e := range pod.Events() {
-			if e.Container == ctr && e.Type == podlife.EventWarning && e.Reason == podlife.ReasonFailed && e.Message == "Error: "+msg {
+			if e.Container == ctr && e.Type == podlife.EventWarning && e.Reason == reasons.Failed && e.Message == "Error: "+msg {
 				found = true
 			}
 		}
@@ -112,10 +113,10 @@ func TestRunAsNonRootRootInitContainer(t *testing.T) {
 	if st.Phase != podlife.PhasePending {
 		t.Errorf("phase %s, want Pending", st.Phase)
 	}
-	if w := st.InitContainerStatuses[0].State.Waiting; w == nil || w.Reason != podlife.ReasonCreateContainerConfigError || w.Message != want {
+	if w := st.InitContainerStatuses[0].State.Waiting; w == nil || w.Reason != reasons.CreateContainerConfigError || w.Message != want {
 		t.Errorf("init: state %+v, want Waiting CreateContainerConfigError %q", st.InitContainerStatuses[0].State, want)
 	}
-	if w := st.ContainerStatuses[0].State.Waiting; w == nil || w.Reason != podlife.ReasonPodInitializing {
+	if w := st.ContainerStatuses[0].State.Waiting; w == nil || w.Reason != reasons.PodInitializing {
 		t.Errorf("app: state %+v, want Waiting PodInitializing (it must not start)", st.ContainerStatuses[0].State)
 	}
 }

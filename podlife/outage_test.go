@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // TestContainerdLostDuringRun: containerd is SIGKILLed while Run is in flight (from the first
@@ -119,18 +120,18 @@ func TestPrivateContainerdSlowRevive(t *testing.T) {
 	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdUnavailable)
 	killed := time.Now()
 	rctx, rcancel := context.WithTimeout(ctx, 40*time.Second)
 	defer rcancel()
-	waitEvent(t, rctx, pod, "", podlife.ReasonContainerdRecovered)
+	waitEvent(t, rctx, pod, "", reasons.ContainerdRecovered)
 	took := time.Since(killed)
 	t.Logf("recovered %v after the kill (the new daemon waits 6 s before it starts)", took)
 	if took < 6*time.Second {
 		t.Errorf("recovered after %v, before the slow daemon could serve (6 s)", took)
 	}
 	_ = os.Remove(slow)
-	if e := evs.with(podlife.ReasonExited); len(e) > 0 {
+	if e := evs.with(reasons.Exited); len(e) > 0 {
 		t.Errorf("Exited events: %v", e)
 	}
 	if err := pod.Stop(ctx); err != nil {
@@ -194,7 +195,7 @@ func TestCloseDuringOutage(t *testing.T) {
 	start := procStart(pid)
 
 	own.kill()
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdUnavailable)
 	stopErr := make(chan error, 1)
 	go func() { stopErr <- pod.Stop(ctx) }()
 	time.Sleep(200 * time.Millisecond) // the Stop is waiting for containerd (lower bound only)
@@ -313,13 +314,13 @@ func TestPrivateContainerdRevivedByTwo(t *testing.T) {
 	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, ctx, p1, "", podlife.ReasonContainerdRecovered)
-	waitEvent(t, ctx, p2, "", podlife.ReasonContainerdRecovered)
+	waitEvent(t, ctx, p1, "", reasons.ContainerdRecovered)
+	waitEvent(t, ctx, p2, "", reasons.ContainerdRecovered)
 	if procs := podlifetest.Processes(podlifetest.DaemonArgs(ctrdDir)); len(procs) != 1 {
 		t.Errorf("containerd processes of %s after both recovered: %v, want exactly one", ctrdDir, procs)
 	}
 	for _, l := range []*eventLog{ev1, ev2} {
-		if e := l.with(podlife.ReasonExited); len(e) > 0 {
+		if e := l.with(reasons.Exited); len(e) > 0 {
 			t.Errorf("Exited events: %v", e)
 		}
 	}
@@ -341,7 +342,7 @@ func TestRemoveDuringOutage(t *testing.T) {
 	pod, pid, start := loopingPod(ctx, t, own, h, "rmaway", 5*time.Second)
 	evs := collect(ctx, pod)
 	own.kill()
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdUnavailable)
 	rctx, rcancel := context.WithTimeout(ctx, time.Second)
 	err := pod.Remove(rctx)
 	rcancel()
@@ -351,7 +352,7 @@ func TestRemoveDuringOutage(t *testing.T) {
 	if procStart(pid) != start {
 		t.Errorf("the container's process %d is gone while containerd is away", pid)
 	}
-	if e := evs.with(podlife.ReasonRemoved); len(e) > 0 {
+	if e := evs.with(reasons.Removed); len(e) > 0 {
 		t.Errorf("Removed while containerd is away: %v", e)
 	}
 	own.start()
@@ -361,7 +362,7 @@ func TestRemoveDuringOutage(t *testing.T) {
 	if procStart(pid) != "" {
 		t.Errorf("process %d still runs after Remove", pid)
 	}
-	if ex := evs.with(podlife.ReasonExited); len(ex) != 1 || !strings.HasSuffix(ex[0].Message, "exited with code 0") {
+	if ex := evs.with(reasons.Exited); len(ex) != 1 || !strings.HasSuffix(ex[0].Message, "exited with code 0") {
 		t.Errorf("Exited events %v, want one, code 0 (its TERM trap)", ex)
 	}
 	if _, err := h.rt.Pod("rmaway"); !errors.Is(err, podlife.ErrNotFound) {

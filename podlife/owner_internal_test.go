@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
 // The test binary checks that no closure running on a pod's loop calls do or update.
@@ -61,7 +63,7 @@ func TestFakeExitRacingStop(t *testing.T) {
 			}
 			var exited int
 			for _, e := range p.Events() {
-				if e.Container == "a" && e.Reason == ReasonExited {
+				if e.Container == "a" && e.Reason == api.ReasonExited {
 					exited++
 				}
 			}

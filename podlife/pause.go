@@ -17,6 +17,7 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/ocibuild"
 	"github.com/podlife/podlife/podlife/internal/tasks"
@@ -38,22 +39,22 @@ import (
 // labelKindPause is the labelKind value of a pod's pause container.
 const labelKindPause = "pause"
 
-// pauseNameInPod is the LabelContainer value of the pause container (not a valid container
+// pauseNameInPod is the labelContainer value of the pause container (not a valid container
 // name, so it never collides with one).
 const pauseNameInPod = "POD"
 
 // podmanCatatonit is where podman's packages install catatonit.
 const podmanCatatonit = "/usr/libexec/podman/catatonit"
 
-// ErrNoPauseBinary is wrapped by the start error of a pod with ShareProcessNamespace when no
+// errNoPauseBinary is wrapped by the start error of a pod with ShareProcessNamespace when no
 // pause binary is found (see Config.PauseBinary).
-var ErrNoPauseBinary = errors.New("no pause binary: install catatonit (Debian: apt-get install catatonit) or set Config.PauseBinary")
+var errNoPauseBinary = errors.New("no pause binary: install catatonit (Debian: apt-get install catatonit) or set Config.PauseBinary")
 
 // pauseBinary returns the pause binary to run (see Config.PauseBinary).
 func (c *Config) pauseBinary() (string, error) {
 	if c.PauseBinary != "" {
 		if _, err := os.Stat(c.PauseBinary); err != nil {
-			return "", fmt.Errorf("%w: %w", ErrNoPauseBinary, err)
+			return "", fmt.Errorf("%w: %w", errNoPauseBinary, err)
 		}
 		return c.PauseBinary, nil
 	}
@@ -63,7 +64,7 @@ func (c *Config) pauseBinary() (string, error) {
 	if _, err := os.Stat(podmanCatatonit); err == nil {
 		return podmanCatatonit, nil
 	}
-	return "", ErrNoPauseBinary
+	return "", errNoPauseBinary
 }
 
 // pause is a pod's pause container and task. Its fields are owned by the pod's loop.
@@ -97,11 +98,11 @@ func (p *podWorker) startPause(ctx context.Context) error {
 	for k, v := range p.spec.Labels {
 		labels[k] = v
 	}
-	labels[LabelPod] = p.name
+	labels[labelPod] = p.name
 	labels[labelPodUID] = p.uid
 	labels[labelStateDir] = p.rt.cfg.StateDir
 	labels[labelNamespace] = p.spec.Namespace
-	labels[LabelContainer] = pauseNameInPod
+	labels[labelContainer] = pauseNameInPod
 	labels[labelKind] = labelKindPause
 	labels[labelAttempt] = "0"
 	// Recorded for the pod's stop signals, as the containers' are; the stop kills the pause at once:
@@ -189,8 +190,8 @@ func (p *podWorker) watchPause(exited <-chan ctrd.ExitStatus) {
 		if p.stopping {
 			return false
 		}
-		p.failReason = ReasonSandboxChanged
-		p.reason, p.message = ReasonSandboxChanged, msg
+		p.failReason = api.ReasonSandboxChanged
+		p.reason, p.message = api.ReasonSandboxChanged, msg
 		failed = true
 		return true
 	})
@@ -198,7 +199,7 @@ func (p *podWorker) watchPause(exited <-chan ctrd.ExitStatus) {
 		return
 	}
 	p.log.Warn("pause exited", "code", st.ExitCode())
-	p.emit("", EventWarning, ReasonSandboxChanged, msg)
+	p.emit("", EventWarning, api.ReasonSandboxChanged, msg)
 	p.stopWith(p.lifeCtx, gracePeriod(&p.spec), true, nil)
 }
 

@@ -69,7 +69,7 @@ func TestFakePauseOrder(t *testing.T) {
 	}
 }
 
-// Without a pause binary the pod fails to start at the sandbox step, with ErrNoPauseBinary,
+// Without a pause binary the pod fails to start at the sandbox step, with errNoPauseBinary,
 // and nothing of it is left.
 func TestFakePauseMissing(t *testing.T) {
 	ctx := testCtx(t)
@@ -77,8 +77,8 @@ func TestFakePauseMissing(t *testing.T) {
 	r.cfg.PauseBinary = "/nonexistent/catatonit"
 	_, err := r.Run(ctx, PodSpec{Name: "nopause", ShareProcessNamespace: true, Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}})
 	var se *StartError
-	if !errors.As(err, &se) || se.Step != StepSandbox || !errors.Is(err, ErrNoPauseBinary) {
-		t.Fatalf("Run: %v; want a StartError at step sandbox wrapping ErrNoPauseBinary", err)
+	if !errors.As(err, &se) || se.Step != StepSandbox || !errors.Is(err, errNoPauseBinary) {
+		t.Fatalf("Run: %v; want a StartError at step sandbox wrapping errNoPauseBinary", err)
 	}
 	if slices.ContainsFunc(f.history(), func(c string) bool { return strings.HasPrefix(c, "create") }) {
 		t.Errorf("something was created; calls: %q", f.history())

@@ -1,12 +1,14 @@
 package podlife
 
+import "github.com/podlife/podlife/podlife/internal/api"
+
 // restartsFunc reports whether the container named name, having exited with code, is restarted
 // (the kubelet's ContainerShouldRestart; see api.ContainerSpec.RestartsAfter).
 type restartsFunc func(name string, code int) bool
 
 // byPolicy decides restarts by the pod's policy alone, for statuses without their spec.
 func byPolicy(policy RestartPolicy) restartsFunc {
-	return func(_ string, code int) bool { return (&ContainerSpec{}).RestartsAfter(policy, code) }
+	return func(_ string, code int) bool { return api.RestartsAfter(&ContainerSpec{}, policy, code) }
 }
 
 // computePhase applies the kubelet's getPhase rules (ContainerRestartRules on) to the container

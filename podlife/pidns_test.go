@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // execIn runs script with /bin/sh -c in the pod's container and returns its output; a non-zero
@@ -175,10 +176,10 @@ func TestSharedPIDPauseKilled(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Wait: %v (status %+v)", err, pod.Status())
 	}
-	if st.Phase != podlife.PhaseFailed || st.Reason != podlife.ReasonSandboxChanged {
+	if st.Phase != podlife.PhaseFailed || st.Reason != reasons.SandboxChanged {
 		t.Errorf("phase %s reason %q, want Failed SandboxChanged", st.Phase, st.Reason)
 	}
-	waitEvent(t, ctx, pod, "", podlife.ReasonSandboxChanged)
+	waitEvent(t, ctx, pod, "", reasons.SandboxChanged)
 	if err := pod.Remove(ctx); err != nil {
 		t.Fatalf("Remove: %v", err)
 	}
@@ -399,13 +400,13 @@ func TestSharedPIDContainerdRestart(t *testing.T) {
 	}
 	evs := collect(ctx, pod)
 	own.kill()
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdUnavailable)
 	own.start()
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdRecovered)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdRecovered)
 	if got := execIn(t, ctx, pod, "b", `tr '\0' ' ' < /proc/1/cmdline`); got != pauseCmdline {
 		t.Errorf("after the restart: /proc/1/cmdline %q, want the pause's %q", got, pauseCmdline)
 	}
-	if e := append(evs.with(podlife.ReasonExited), evs.with(podlife.ReasonSandboxChanged)...); len(e) > 0 {
+	if e := append(evs.with(reasons.Exited), evs.with(reasons.SandboxChanged)...); len(e) > 0 {
 		t.Errorf("events across the restart: %v, want no exit", e)
 	}
 	if st := pod.Status(); st.Phase != podlife.PhaseRunning {
@@ -420,7 +421,7 @@ func TestSharedPIDContainerdRestart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Wait: %v (status %+v)", err, pod.Status())
 	}
-	if st.Phase != podlife.PhaseFailed || st.Reason != podlife.ReasonSandboxChanged {
+	if st.Phase != podlife.PhaseFailed || st.Reason != reasons.SandboxChanged {
 		t.Errorf("after the pause was killed: phase %s reason %q, want Failed SandboxChanged", st.Phase, st.Reason)
 	}
 	if err := pod.Remove(ctx); err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 )
@@ -165,9 +166,9 @@ func assemblePod(r *Runtime, spec, recorded PodSpec, handler ctrRuntime, dir, ui
 				sidecar: init && cs[i].RestartPolicy == RestartAlways}
 			// The kubelet's default waiting reason for a container not created yet: every one
 			// of a pod with init containers (the init containers too) waits in PodInitializing.
-			reason := ReasonContainerCreating
+			reason := api.ReasonContainerCreating
 			if len(p.spec.InitContainers) > 0 {
-				reason = ReasonPodInitializing
+				reason = api.ReasonPodInitializing
 			}
 			c.state = ContainerState{Waiting: &StateWaiting{Reason: reason}}
 			if c.sidecar {

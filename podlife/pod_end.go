@@ -2,6 +2,8 @@ package podlife
 
 import (
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
 // onContainerExit stops the pod once it has reached a terminal phase on its own (every container
@@ -33,15 +35,15 @@ func (p *podWorker) enforceDeadline() {
 		if p.stopping || p.phase == PhaseSucceeded || p.phase == PhaseFailed {
 			return false
 		}
-		p.failReason = ReasonDeadlineExceeded
-		p.reason, p.message = ReasonDeadlineExceeded, msg
+		p.failReason = api.ReasonDeadlineExceeded
+		p.reason, p.message = api.ReasonDeadlineExceeded, msg
 		failed = true
 		return true
 	})
 	if !failed {
 		return
 	}
-	p.emit("", EventNormal, ReasonDeadlineExceeded, msg)
+	p.emit("", EventNormal, api.ReasonDeadlineExceeded, msg)
 	p.stopWith(p.lifeCtx, gracePeriod(&p.spec), true, nil)
 }
 

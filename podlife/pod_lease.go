@@ -19,7 +19,7 @@ func leasedCtx(ctx context.Context, p *podWorker) context.Context {
 }
 
 func (p *podWorker) createLease(ctx context.Context) error {
-	return p.rt.tasks.CreateLease(ctx, p.leaseID(), map[string]string{LabelPod: p.name, labelPodUID: p.uid, labelStateDir: p.rt.cfg.StateDir})
+	return p.rt.tasks.CreateLease(ctx, p.leaseID(), map[string]string{labelPod: p.name, labelPodUID: p.uid, labelStateDir: p.rt.cfg.StateDir})
 }
 
 func (p *podWorker) deleteLease(ctx context.Context) error {

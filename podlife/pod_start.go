@@ -84,17 +84,17 @@ func (p *podWorker) startSequence() error {
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
 	}
 	if err := p.sandbox.create(); err != nil {
-		p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+		p.emit("", EventWarning, api.ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
 	}
 	if err := p.mountImageVolumes(leasedCtx(ctx, p)); err != nil {
-		p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+		p.emit("", EventWarning, api.ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepPull, Err: err}
 	}
 	if err := p.createPodCgroup(); err != nil {
-		p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+		p.emit("", EventWarning, api.ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
 	}
@@ -104,18 +104,18 @@ func (p *podWorker) startSequence() error {
 		defer close(p.netReady)
 		if err := p.sandbox.attach(ctx, p.network); err != nil {
 			p.netErr = &StartError{Pod: p.name, Step: StepNetwork, Err: err}
-			p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+			p.emit("", EventWarning, api.ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 			setupFailed <- p.netErr
 			return
 		}
 		p.update(func() { p.sandboxReady = true })
-		p.emit("", EventNormal, ReasonSandboxReady, "Pod sandbox ready, IP "+p.sandbox.IP().String())
+		p.emit("", EventNormal, api.ReasonSandboxReady, "Pod sandbox ready, IP "+p.sandbox.IP().String())
 	}()
 	if p.pause != nil {
 		// While the network attaches, before the containers' preparations: their specs
 		// join the pause's PID namespace.
 		if err := p.startPause(ctx); err != nil {
-			p.emit("", EventWarning, ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
+			p.emit("", EventWarning, api.ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 			<-p.netReady
 			return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
 		}

@@ -6,31 +6,33 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
 // fieldValue returns the value of field f of pod p, as the kubelet resolves it when it creates
 // a container (podFieldSelectorRuntimeValue): the pod's network is attached by then.
 func (p *podWorker) fieldValue(f PodField) (string, error) {
 	switch f {
-	case FieldPodUID:
+	case api.FieldPodUID:
 		return p.uid, nil
-	case FieldHostIP, FieldHostIPs:
+	case api.FieldHostIP, api.FieldHostIPs:
 		ips, err := p.rt.hostIPs()
 		if err != nil {
 			return "", err
 		}
-		if f == FieldHostIP {
+		if f == api.FieldHostIP {
 			return ips[0].String(), nil
 		}
 		return joinAddrs(ips), nil
-	case FieldPodIP, FieldPodIPs:
+	case api.FieldPodIP, api.FieldPodIPs:
 		if p.spec.HostNetwork {
 			// The kubelet reports the node's addresses as a host-network pod's IPs.
 			ips, err := p.rt.hostIPs()
 			if err != nil {
 				return "", err
 			}
-			if f == FieldPodIP {
+			if f == api.FieldPodIP {
 				return ips[0].String(), nil
 			}
 			return joinAddrs(ips), nil
@@ -50,7 +52,7 @@ func (c *Container) needsPodIP() bool {
 		return false
 	}
 	for _, e := range c.spec.Env {
-		if e.From == FieldPodIP || e.From == FieldPodIPs {
+		if e.From == api.FieldPodIP || e.From == api.FieldPodIPs {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -98,9 +99,9 @@ func (c *Container) runProbe(ctx context.Context, inst *instance, kind probe.Kin
 		OnResult: func(r probe.Result, out string) {
 			switch r {
 			case probe.Failure, probe.Unknown:
-				p.emit(c.spec.Name, EventWarning, ReasonUnhealthy, fmt.Sprintf("%s probe failed: %s", name, strings.TrimSpace(out)))
+				p.emit(c.spec.Name, EventWarning, api.ReasonUnhealthy, fmt.Sprintf("%s probe failed: %s", name, strings.TrimSpace(out)))
 			case probe.Warning:
-				p.emit(c.spec.Name, EventWarning, ReasonProbeWarning, fmt.Sprintf("%s probe warning: %s", name, strings.TrimSpace(out)))
+				p.emit(c.spec.Name, EventWarning, api.ReasonProbeWarning, fmt.Sprintf("%s probe warning: %s", name, strings.TrimSpace(out)))
 			}
 		},
 		OnTimedResult: func(r probe.Result, _ string, took time.Duration) { c.publishProbe(kind, r, took) },
@@ -111,7 +112,7 @@ func (c *Container) runProbe(ctx context.Context, inst *instance, kind probe.Kin
 				return
 			}
 			c.publishProbe(kind, probe.Unknown, 0)
-			p.emit(c.spec.Name, EventWarning, ReasonUnhealthy, fmt.Sprintf("%s probe errored and resulted in unknown state: %v", name, err))
+			p.emit(c.spec.Name, EventWarning, api.ReasonUnhealthy, fmt.Sprintf("%s probe errored and resulted in unknown state: %v", name, err))
 		},
 		OnChange: onChange,
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
@@ -28,17 +29,17 @@ func (c *Container) imageWithBackoff(ctx context.Context) (tasks.Image, error) {
 		if err == nil || bo == nil || ctx.Err() != nil || errors.Is(err, errInvalidImageRef) {
 			return img, err
 		}
-		reason := ReasonErrImagePull
+		reason := api.ReasonErrImagePull
 		if errors.Is(err, ErrImageNeverPull) {
-			reason = ReasonErrImageNeverPull
+			reason = api.ReasonErrImageNeverPull
 		}
 		c.setWaiting(reason, err.Error())
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+string(reason))
+		p.emit(c.spec.Name, EventWarning, api.ReasonFailed, "Error: "+string(reason))
 		delay = nextPullDelay(delay, *bo)
 		msg := fmt.Sprintf("Back-off pulling image %q", c.spec.Image)
-		c.setWaiting(ReasonImagePullBackOff, msg+": "+string(reason)+": "+err.Error())
-		p.emit(c.spec.Name, EventNormal, ReasonBackOff, msg)
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+string(ReasonImagePullBackOff))
+		c.setWaiting(api.ReasonImagePullBackOff, msg+": "+string(reason)+": "+err.Error())
+		p.emit(c.spec.Name, EventNormal, api.ReasonBackOff, msg)
+		p.emit(c.spec.Name, EventWarning, api.ReasonFailed, "Error: "+string(api.ReasonImagePullBackOff))
 		timer := p.rt.clock.NewTimer(delay)
 		select {
 		case <-timer.C():

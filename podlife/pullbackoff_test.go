@@ -12,6 +12,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // With Config.ImagePullBackOff, a pod whose image is not in the registry yet waits in
@@ -38,13 +39,13 @@ func TestImagePullBackOff(t *testing.T) {
 	// Two failed pulls, each followed by its back-off; then the image is pushed.
 	backoffs := 0
 	waitEventMatch(t, ctx, pod, "a second BackOff", func(e podlife.Event) bool {
-		if e.Reason == podlife.ReasonBackOff && e.Container == "app" {
+		if e.Reason == reasons.BackOff && e.Container == "app" {
 			backoffs++
 		}
 		return backoffs == 2
 	})
 	st := pod.Status()
-	if w := st.ContainerStatuses[0].State.Waiting; w == nil || w.Reason != podlife.ReasonImagePullBackOff {
+	if w := st.ContainerStatuses[0].State.Waiting; w == nil || w.Reason != reasons.ImagePullBackOff {
 		t.Errorf("state %+v, want waiting ImagePullBackOff", st.ContainerStatuses[0].State)
 	}
 	if st.Phase != podlife.PhasePending {
@@ -53,7 +54,7 @@ func TestImagePullBackOff(t *testing.T) {
 	if err := reg.Push(namespaces.WithNamespace(ctx, h.ns), env.client, testImage, remote); err != nil {
 		t.Fatalf("push: %v", err)
 	}
-	waitEvent(t, ctx, pod, "app", podlife.ReasonStarted)
+	waitEvent(t, ctx, pod, "app", reasons.Started)
 	// The kubelet's sequence for each failed attempt, then the successful one.
 	var got []string
 	for _, e := range pod.Events() {
@@ -88,7 +89,7 @@ func TestImagePullBackOffOutlivesRunWait(t *testing.T) {
 	go func() {
 		defer cancelWait()
 		for e := range pod.Subscribe(wait) {
-			if e.Reason == podlife.ReasonBackOff {
+			if e.Reason == reasons.BackOff {
 				return
 			}
 		}
@@ -97,7 +98,7 @@ func TestImagePullBackOffOutlivesRunWait(t *testing.T) {
 		t.Fatalf("WaitStarted: %v, want the wait cancelled while the image is missing", err)
 	}
 	st := pod.Status()
-	if w := st.ContainerStatuses[0].State.Waiting; w == nil || w.Reason != podlife.ReasonImagePullBackOff {
+	if w := st.ContainerStatuses[0].State.Waiting; w == nil || w.Reason != reasons.ImagePullBackOff {
 		t.Errorf("state %+v, want waiting ImagePullBackOff", st.ContainerStatuses[0].State)
 	}
 	if err := pod.Remove(ctx); err != nil {
@@ -138,16 +139,16 @@ func TestImageVolumePullBackOff(t *testing.T) {
 	}
 	backoffs := 0
 	waitEventMatch(t, ctx, pod, "a second BackOff", func(e podlife.Event) bool {
-		if e.Reason == podlife.ReasonBackOff && e.Container == "" {
+		if e.Reason == reasons.BackOff && e.Container == "" {
 			backoffs++
 		}
 		return backoffs == 2
 	})
 	st := pod.Status()
-	if w := st.ContainerStatuses[0].State.Waiting; w == nil || w.Reason != podlife.ReasonImagePullBackOff || !strings.Contains(w.Message, `volume "img"`) {
+	if w := st.ContainerStatuses[0].State.Waiting; w == nil || w.Reason != reasons.ImagePullBackOff || !strings.Contains(w.Message, `volume "img"`) {
 		t.Errorf("app's state %+v, want waiting ImagePullBackOff naming the volume", st.ContainerStatuses[0].State)
 	}
-	if w := st.ContainerStatuses[1].State.Waiting; w == nil || w.Reason != podlife.ReasonContainerCreating {
+	if w := st.ContainerStatuses[1].State.Waiting; w == nil || w.Reason != reasons.ContainerCreating {
 		t.Errorf("other's state %+v, want waiting ContainerCreating (it does not mount the volume)", st.ContainerStatuses[1].State)
 	}
 	if st.Phase != podlife.PhasePending {
@@ -164,11 +165,11 @@ func TestImageVolumePullBackOff(t *testing.T) {
 	}
 	var got []podlife.Reason
 	for _, e := range pod.Events() {
-		if e.Container == "" && (e.Reason == podlife.ReasonBackOff || e.Reason == podlife.ReasonFailed || e.Reason == podlife.ReasonPulled) {
+		if e.Container == "" && (e.Reason == reasons.BackOff || e.Reason == reasons.Failed || e.Reason == reasons.Pulled) {
 			got = append(got, e.Reason)
 		}
 	}
-	if len(got) < 5 || fmt.Sprint(got[:4]) != "[Failed Failed BackOff Failed]" || got[len(got)-1] != podlife.ReasonPulled {
+	if len(got) < 5 || fmt.Sprint(got[:4]) != "[Failed Failed BackOff Failed]" || got[len(got)-1] != reasons.Pulled {
 		t.Errorf("pod events %v, want the kubelet's Failed Failed BackOff Failed ... Pulled", got)
 	}
 	if err := pod.Remove(ctx); err != nil {

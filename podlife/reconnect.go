@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 )
@@ -107,7 +108,7 @@ func (r *Runtime) connLost(cause error) {
 	r.log.Warn("containerd does not answer; reconnecting", "address", r.address, "err", cause)
 	msg := fmt.Sprintf("containerd at %s does not answer (%v): reconnecting; the containers are left as they are", r.address, cause)
 	for _, p := range pods {
-		p.emit("", EventWarning, ReasonContainerdUnavailable, msg)
+		p.emit("", EventWarning, api.ReasonContainerdUnavailable, msg)
 	}
 	go r.reconnect()
 }
@@ -183,7 +184,7 @@ func (r *Runtime) connRestored(attempts int) {
 		select {
 		case <-p.removed:
 		default:
-			p.emit("", EventNormal, ReasonContainerdRecovered, msg)
+			p.emit("", EventNormal, api.ReasonContainerdRecovered, msg)
 		}
 	}
 	close(up)

@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // ownContainerd is a containerd the test starts in its own directory (not the shared one of the
@@ -241,7 +242,7 @@ func TestSmokeContainerdRestartKeepsPod(t *testing.T) {
 	evs := collect(ctx, pod)
 
 	own.kill()
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdUnavailable)
 	// Probes run every 100 ms: let several periods pass while containerd is away.
 	time.Sleep(1500 * time.Millisecond)
 	if procStart(pid) != start {
@@ -255,7 +256,7 @@ func TestSmokeContainerdRestartKeepsPod(t *testing.T) {
 		t.Errorf("Exec while containerd is away: %v after %v, want an error wrapping ErrUnavailable at once", err, time.Since(t0))
 	}
 	restarted := own.start()
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdRecovered)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdRecovered)
 	t.Logf("recovered %v after containerd answered again", time.Since(restarted).Round(time.Millisecond))
 
 	// Probes go on: readiness follows the file both ways, through exec in the container.
@@ -279,25 +280,25 @@ func TestSmokeContainerdRestartKeepsPod(t *testing.T) {
 	if cs := st.ContainerStatuses[0]; cs.RestartCount != 0 || cs.State.Running == nil || cs.ContainerID != "containerd://"+id {
 		t.Errorf("container status %+v: want the same instance running, no restart", cs)
 	}
-	for _, reason := range []podlife.Reason{podlife.ReasonExited, podlife.ReasonKilling, podlife.ReasonBackOff} {
+	for _, reason := range []podlife.Reason{reasons.Exited, reasons.Killing, reasons.BackOff} {
 		if e := evs.with(reason); len(e) > 0 {
 			t.Errorf("%s events: %v", reason, e)
 		}
 	}
 	// Unhealthy events only from the readiness flip the test made (after the recovery).
-	for _, e := range evs.with(podlife.ReasonUnhealthy) {
+	for _, e := range evs.with(reasons.Unhealthy) {
 		if !strings.HasPrefix(e.Message, "Readiness probe failed") {
 			t.Errorf("probe event %v", e)
 		}
 	}
-	if n := len(evs.with(podlife.ReasonContainerdUnavailable)); n != 1 {
+	if n := len(evs.with(reasons.ContainerdUnavailable)); n != 1 {
 		t.Errorf("%d ContainerdUnavailable events, want 1", n)
 	}
 
 	if err := pod.Stop(ctx); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	ex := waitEvent(t, ctx, pod, "app", podlife.ReasonExited)
+	ex := waitEvent(t, ctx, pod, "app", reasons.Exited)
 	if !strings.HasSuffix(ex.Message, "exited with code 0") {
 		t.Errorf("exit after Stop: %q, want code 0 (its TERM trap)", ex.Message)
 	}
@@ -350,7 +351,7 @@ func testExitMeanwhile(t *testing.T, mode podlife.ShimMode) {
 
 	own.kill()
 	for _, p := range pods {
-		waitEvent(t, ctx, p, "", podlife.ReasonContainerdUnavailable)
+		waitEvent(t, ctx, p, "", reasons.ContainerdUnavailable)
 	}
 	told := time.Now()
 	if err := os.WriteFile(filepath.Join(marks, "go"), nil, 0o644); err != nil {
@@ -371,7 +372,7 @@ func testExitMeanwhile(t *testing.T, mode podlife.ShimMode) {
 	// The shims know the exits: they are reported with the real code and time while containerd
 	// is still away, and no restart happens before it is back.
 	for policy, p := range pods {
-		ex := waitEvent(t, ctx, p, "app", podlife.ReasonExited)
+		ex := waitEvent(t, ctx, p, "app", reasons.Exited)
 		if !strings.HasSuffix(ex.Message, "exited with code 7") || ex.Time.After(exitedBy) || ex.Time.Before(told) {
 			t.Errorf("%s: exit event %v, want code 7 at the real exit time (between %s and %s)", policy, ex, told.Format("15:04:05.000"), exitedBy.Format("15:04:05.000"))
 		}
@@ -379,12 +380,12 @@ func testExitMeanwhile(t *testing.T, mode podlife.ShimMode) {
 			t.Errorf("%s: restarted while containerd is away: %+v", policy, st.ContainerStatuses[0])
 		}
 	}
-	if e := events(pods[podlife.RestartOnFailure], "app", podlife.ReasonCreated); len(e) != 1 {
+	if e := events(pods[podlife.RestartOnFailure], "app", reasons.Created); len(e) != 1 {
 		t.Errorf("OnFailure: %d Created events while containerd is away, want only the first", len(e))
 	}
 	own.start()
 	for _, p := range pods {
-		waitEvent(t, ctx, p, "", podlife.ReasonContainerdRecovered)
+		waitEvent(t, ctx, p, "", reasons.ContainerdRecovered)
 	}
 	st, err := pods[podlife.RestartOnFailure].WaitFor(ctx, func(s podlife.PodStatus) bool {
 		return s.ContainerStatuses[0].RestartCount == 1 && s.ContainerStatuses[0].State.Running != nil
@@ -417,7 +418,7 @@ func TestSmokeContainerdAwayStopWaits(t *testing.T) {
 	pod, pid, start := loopingPod(ctx, t, own, h, "away", 10*time.Second)
 
 	own.kill()
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdUnavailable)
 	sctx, scancel := context.WithTimeout(ctx, time.Second)
 	err := pod.Stop(sctx)
 	scancel()
@@ -435,7 +436,7 @@ func TestSmokeContainerdAwayStopWaits(t *testing.T) {
 	if err := pod.Stop(ctx); err != nil {
 		t.Fatalf("Stop after containerd is back: %v", err)
 	}
-	if ex := waitEvent(t, ctx, pod, "app", podlife.ReasonExited); !strings.HasSuffix(ex.Message, "exited with code 0") {
+	if ex := waitEvent(t, ctx, pod, "app", reasons.Exited); !strings.HasSuffix(ex.Message, "exited with code 0") {
 		t.Errorf("exit %q, want code 0 (its TERM trap)", ex.Message)
 	}
 	if procStart(pid) != "" {
@@ -465,7 +466,7 @@ func TestContainerdRestartShimGone(t *testing.T) {
 		t.Fatalf("shims of the test's namespace: %v, want 1", shims)
 	}
 	own.kill()
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdUnavailable)
 	if err := syscall.Kill(shims[0], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +474,7 @@ func TestContainerdRestartShimGone(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	own.start()
-	ex := waitEvent(t, ctx, pod, "app", podlife.ReasonExited)
+	ex := waitEvent(t, ctx, pod, "app", reasons.Exited)
 	if !strings.HasSuffix(ex.Message, "exited with code 255") {
 		t.Errorf("exit %q, want code 255 (unknown)", ex.Message)
 	}
@@ -483,8 +484,8 @@ func TestContainerdRestartShimGone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("not restarted: %v; status %+v", err, st)
 	}
-	if lt := st.ContainerStatuses[0].LastState.Terminated; lt == nil || lt.ExitCode != 255 || lt.Reason != podlife.ReasonContainerStatusUnknown {
-		t.Errorf("lastState %+v, want exit code 255, reason %s", lt, podlife.ReasonContainerStatusUnknown)
+	if lt := st.ContainerStatuses[0].LastState.Terminated; lt == nil || lt.ExitCode != 255 || lt.Reason != reasons.ContainerStatusUnknown {
+		t.Errorf("lastState %+v, want exit code 255, reason %s", lt, reasons.ContainerStatusUnknown)
 	}
 	if err := pod.Remove(ctx); err != nil {
 		t.Fatalf("Remove: %v", err)
@@ -540,8 +541,8 @@ func TestPrivateContainerdRevived(t *testing.T) {
 	if err := syscall.Kill(before.PID, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill the private containerd: %v", err)
 	}
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdUnavailable)
-	waitEvent(t, ctx, pod, "", podlife.ReasonContainerdRecovered)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdUnavailable)
+	waitEvent(t, ctx, pod, "", reasons.ContainerdRecovered)
 	after, err := daemon.Lookup(ctrdDir)
 	if err != nil || after.PID == before.PID || after.Address != before.Address {
 		t.Fatalf("after the recovery: Lookup = %+v, %v; want a new containerd (not pid %d) at %s", after, err, before.PID, before.Address)
@@ -558,7 +559,7 @@ func TestPrivateContainerdRevived(t *testing.T) {
 	if cs := pod.Status().ContainerStatuses[0]; cs.RestartCount != 0 || cs.State.Running == nil {
 		t.Errorf("container %+v: want the same instance running, no restart", cs)
 	}
-	for _, reason := range []podlife.Reason{podlife.ReasonExited, podlife.ReasonKilling, podlife.ReasonBackOff} {
+	for _, reason := range []podlife.Reason{reasons.Exited, reasons.Killing, reasons.BackOff} {
 		if e := evs.with(reason); len(e) > 0 {
 			t.Errorf("%s events: %v", reason, e)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/internal/restart"
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
 // shouldRestart applies the kubelet's rules to an exited container: a sidecar always restarts;
@@ -20,7 +21,7 @@ func (c *Container) shouldRestart(code int) bool {
 	case c.init && code == 0:
 		return false
 	}
-	return c.spec.RestartsAfter(c.pod.spec.RestartPolicy, code)
+	return api.RestartsAfter(c.spec, c.pod.spec.RestartPolicy, code)
 }
 
 // onExit decides what follows an instance's exit: a restart under crash-loop back-off, or,
@@ -68,9 +69,9 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 			msg := restart.Message(p.rt.backoff.Delay(key), c.spec.Name, p.name)
 			p.update(func() {
 				c.lastState = ContainerState{Terminated: term}
-				c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff, Message: msg}}
+				c.state = ContainerState{Waiting: &StateWaiting{Reason: api.ReasonCrashLoopBackOff, Message: msg}}
 			})
-			p.emit(c.spec.Name, EventWarning, ReasonBackOff, restart.EventMessage(c.spec.Name, p.name))
+			p.emit(c.spec.Name, EventWarning, api.ReasonBackOff, restart.EventMessage(c.spec.Name, p.name))
 			timer := p.rt.clock.NewTimer(delay)
 			select {
 			case <-timer.C():
@@ -96,8 +97,8 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 			if ctx.Err() != nil {
 				return
 			}
-			p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
-			c.setWaiting(ReasonCreateContainerError, err.Error())
+			p.emit(c.spec.Name, EventWarning, api.ReasonFailed, "Error: "+err.Error())
+			c.setWaiting(api.ReasonCreateContainerError, err.Error())
 			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, Message: term.Message, StartedAt: term.StartedAt, FinishedAt: p.rt.clock.Now()}
 			continue
 		}
@@ -107,11 +108,11 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 			c.live = append(c.live, inst)
 			c.restartCount = attempt
 			c.lastState = ContainerState{Terminated: term}
-			c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
+			c.state = ContainerState{Waiting: &StateWaiting{Reason: api.ReasonContainerCreating}}
 		}) {
 			return // the loop ended: the runtime was closed; the instance stays for another Runtime
 		}
-		p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
+		p.emit(c.spec.Name, EventNormal, api.ReasonCreated, "Created container: "+c.spec.Name)
 		if prev != nil {
 			c.dropInstance(prev)
 		}

@@ -316,7 +316,7 @@ func (r *Runtime) register(p *podWorker) error {
 
 // Pod returns a handle on the pod of that name in the state directory, whichever process
 // manages it (see Pod), or an error wrapping ErrNotFound if the state directory has no such
-// pod. A name that is not a valid pod name (a DNS-1123 label) is refused with a *NameError.
+// pod. A name that is not a valid pod name (a DNS-1123 label) is refused (ErrInvalidSpec).
 func (r *Runtime) Pod(name string) (*Pod, error) {
 	if err := checkName("pod", name); err != nil {
 		return nil, err

@@ -64,7 +64,7 @@ func TestRuntimeClassCrun(t *testing.T) {
 
 	loop := `touch /tmp/ready; while :; do sleep 0.1; done`
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
-		Name: "oncrun", RuntimeClassName: podlife.RuntimeClassCrun, TerminationGracePeriod: ptr(10 * time.Second),
+		Name: "oncrun", RuntimeClassName: "crun", TerminationGracePeriod: ptr(10 * time.Second),
 		Containers: []podlife.ContainerSpec{
 			{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loop}, StopSignal: syscall.SIGKILL,
 				ReadinessProbe: execProbe("test -f /tmp/ready && test -f /tmp/hook", 100*time.Millisecond, 1),
@@ -123,8 +123,9 @@ func TestRuntimeClassCrun(t *testing.T) {
 			t.Fatal(err)
 		}
 		var opts options.Options
-		if info.Runtime.Name != podlife.DefaultRuntime || info.Runtime.Options == nil || typeurl.UnmarshalTo(info.Runtime.Options, &opts) != nil || opts.BinaryName != crun {
-			t.Errorf("%s: containerd's runtime %q, options %v, want %s with BinaryName %s", name, info.Runtime.Name, info.Runtime.Options, podlife.DefaultRuntime, crun)
+		const runcV2 = "io.containerd.runc.v2" // Config.RuntimeName's default
+		if info.Runtime.Name != runcV2 || info.Runtime.Options == nil || typeurl.UnmarshalTo(info.Runtime.Options, &opts) != nil || opts.BinaryName != crun {
+			t.Errorf("%s: containerd's runtime %q, options %v, want %s with BinaryName %s", name, info.Runtime.Name, info.Runtime.Options, runcV2, crun)
 		}
 		shims[ppid(t, pid)] = true
 	}
@@ -142,7 +143,7 @@ func TestRuntimeClassCrun(t *testing.T) {
 
 	// A shareProcessNamespace pod: its pause runs on crun too (and starts the pod's shim).
 	shared, err := h.rt.Run(ctx, podlife.PodSpec{
-		Name: "sharedcrun", RuntimeClassName: podlife.RuntimeClassCrun, ShareProcessNamespace: true,
+		Name: "sharedcrun", RuntimeClassName: "crun", ShareProcessNamespace: true,
 		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"sleep", "3600"}, StopSignal: syscall.SIGKILL}},
 	})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
 func i64(v int64) *int64 { return &v }
@@ -30,7 +32,7 @@ func TestValidateSecurity(t *testing.T) {
 		{"unknown cap", func(s *PodSpec) {
 			s.Containers[0].SecurityContext = &SecurityContext{Capabilities: &Capabilities{Drop: []string{"NET_RAW", "FLY"}}}
 		}, `spec.containers[0].securityContext.capabilities.drop[1]: Unsupported value: "FLY"`},
-		{"unmasked", func(s *PodSpec) { s.Containers[0].SecurityContext = &SecurityContext{ProcMount: ProcMountUnmasked} },
+		{"unmasked", func(s *PodSpec) { s.Containers[0].SecurityContext = &SecurityContext{ProcMount: api.ProcMountUnmasked} },
 			`spec.containers[0].securityContext.procMount: Unsupported value: "Unmasked"`},
 		{"no escalation but privileged", func(s *PodSpec) {
 			s.Containers[0].SecurityContext = &SecurityContext{AllowPrivilegeEscalation: bptr(false), Privileged: true}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // capBits are the bit numbers of the capabilities the tests look for (linux/capability.h).
@@ -229,7 +230,7 @@ func TestSecurityContextRefusals(t *testing.T) {
 				t.Fatalf("Run: %v, want a create StartError %q", err, tc.want)
 			}
 			w := pod.Status().ContainerStatuses[0].State.Waiting
-			if w == nil || w.Reason != podlife.ReasonCreateContainerConfigError || w.Message != tc.want {
+			if w == nil || w.Reason != reasons.CreateContainerConfigError || w.Message != tc.want {
 				t.Errorf("waiting %+v, want CreateContainerConfigError", w)
 			}
 			if err := pod.Remove(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/specfp"
 	"github.com/podlife/podlife/probe"
 )
@@ -107,7 +108,7 @@ func TestSpecFingerprintEnvFrom(t *testing.T) {
 	}
 	a, b := baseSpec(), baseSpec()
 	a.Containers[0].Env = []EnvVar{{Name: "IP"}}
-	b.Containers[0].Env = []EnvVar{{Name: "IP", From: FieldPodIP}}
+	b.Containers[0].Env = []EnvVar{{Name: "IP", From: api.FieldPodIP}}
 	if d := specfp.Diff(specfp.Fields(a, testSpecKey), specfp.Fields(b, testSpecKey)); !slices.Equal(d, []string{"containers[web].env"}) {
 		t.Errorf("From set: diff %q", d)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // loopForever keeps a container running and lets it exit at once on SIGTERM.
@@ -86,8 +87,8 @@ func TestSmokeStartupSequence(t *testing.T) {
 				if c2.at-c1.at < hookSeconds {
 					t.Errorf("container2 started %.2fs after container1, want >= %.0fs (the hook's sleep)", c2.at-c1.at, hookSeconds)
 				}
-				started := eventTime(t, pod, "container2", podlife.ReasonStarted)
-				done := eventTime(t, pod, "container1", podlife.ReasonPostStartCompleted)
+				started := eventTime(t, pod, "container2", reasons.Started)
+				done := eventTime(t, pod, "container1", reasons.PostStartCompleted)
 				if started.Before(done) {
 					t.Errorf("Started(container2) %v before PostStartHookCompleted(container1) %v", started, done)
 				}

@@ -3,6 +3,8 @@ package podlife
 import (
 	"testing"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
 func running() ContainerStatus {
@@ -12,13 +14,13 @@ func exited(code int) ContainerStatus {
 	return ContainerStatus{State: ContainerState{Terminated: &StateTerminated{ExitCode: code}}}
 }
 func restarting(lastCode int) ContainerStatus {
-	return ContainerStatus{State: ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff}},
+	return ContainerStatus{State: ContainerState{Waiting: &StateWaiting{Reason: api.ReasonCrashLoopBackOff}},
 		LastState: ContainerState{Terminated: &StateTerminated{ExitCode: lastCode}}}
 }
 func named(name string, c ContainerStatus) ContainerStatus { c.Name = name; return c }
 func started(c ContainerStatus) ContainerStatus            { c.Started = true; return c }
 func waiting() ContainerStatus {
-	return ContainerStatus{State: ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}}
+	return ContainerStatus{State: ContainerState{Waiting: &StateWaiting{Reason: api.ReasonContainerCreating}}}
 }
 
 // computePhase follows the kubelet's getPhase table.
@@ -93,7 +95,7 @@ func TestComputePhaseRestartRules(t *testing.T) {
 	} {
 		restarts := func(name string, code int) bool {
 			c := specs[name]
-			return c.RestartsAfter(tc.policy, code)
+			return api.RestartsAfter(&c, tc.policy, code)
 		}
 		if got := computePhase(restarts, false, tc.inits, tc.apps, nil); got != tc.want {
 			t.Errorf("%s: phase %s, want %s", tc.name, got, tc.want)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 )
 
@@ -89,7 +90,7 @@ func (p *podWorker) stopWith(ctx context.Context, grace time.Duration, hooks boo
 		p.stopErr = p.stopAll(ctx, grace, hooks)
 		p.update(func() { p.terminated = true })
 		// Emitted before the stop is seen as over, so that a Stop that returned has its event.
-		p.emit("", EventNormal, ReasonStopped, "Pod stopped")
+		p.emit("", EventNormal, api.ReasonStopped, "Pod stopped")
 		close(p.stopped)
 	})
 	<-p.stopped
@@ -113,7 +114,7 @@ func (p *podWorker) awaitStartSequence() {
 	}
 	msg := fmt.Sprintf("the start policy did not return %v after the stop cancelled it: stopping without it", startPolicySettle)
 	p.log.Warn(msg)
-	p.emit("", EventWarning, ReasonStartPolicyAbandoned, msg)
+	p.emit("", EventWarning, api.ReasonStartPolicyAbandoned, msg)
 	for _, c := range p.byName {
 		select {
 		case <-c.prepared:
@@ -222,7 +223,7 @@ func (p *podWorker) Remove(ctx context.Context) error {
 		p.removeErr = errors.Join(errs...)
 		p.releaseAdoptLock()
 		p.rt.forget(p)
-		p.emit("", EventNormal, ReasonRemoved, "Pod removed")
+		p.emit("", EventNormal, api.ReasonRemoved, "Pod removed")
 		p.endLoop() // nothing of the pod is left to own
 		close(p.removed)
 	})

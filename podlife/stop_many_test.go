@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // TestStopManyAtOnce: pods whose processes ignore SIGTERM, stopped at once by one Runtime, all
@@ -63,7 +64,7 @@ func TestStopManyAtOnce(t *testing.T) {
 	killing := func(pod *podlife.Pod) int {
 		k := 0
 		for _, e := range pod.Events() {
-			if e.Reason == podlife.ReasonKilling {
+			if e.Reason == reasons.Killing {
 				k++
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // hostMarker writes a file on the host, outside any volume, that no container may ever see. It
@@ -72,9 +73,9 @@ func TestSubPathSymlinkSwapOnRestart(t *testing.T) {
 			}
 			// Two refused creates: the restart, and the one after the back-off. (A restart that
 			// runs instead is the escape: the checks below tell what it saw.)
-			failed := func(e podlife.Event) bool { return e.Container == "a" && e.Reason == podlife.ReasonFailed }
+			failed := func(e podlife.Event) bool { return e.Container == "a" && e.Reason == reasons.Failed }
 			restarted := func(e podlife.Event) bool {
-				return e.Container == "a" && e.Reason == podlife.ReasonStarted && len(events(pod, "a", podlife.ReasonStarted)) > 1
+				return e.Container == "a" && e.Reason == reasons.Started && len(events(pod, "a", reasons.Started)) > 1
 			}
 			e := waitEventMatch(t, ctx, pod, "Failed event", func(e podlife.Event) bool { return failed(e) || restarted(e) })
 			if failed(e) {
@@ -84,7 +85,7 @@ func TestSubPathSymlinkSwapOnRestart(t *testing.T) {
 					}
 				}
 				waitEventMatch(t, ctx, pod, "second Failed event", func(e podlife.Event) bool {
-					return failed(e) && len(events(pod, "a", podlife.ReasonFailed)) >= 2 || restarted(e)
+					return failed(e) && len(events(pod, "a", reasons.Failed)) >= 2 || restarted(e)
 				})
 			}
 			vol := filepath.Join(pod.Sandbox().Dir(), "volumes", "data")
@@ -98,7 +99,7 @@ func TestSubPathSymlinkSwapOnRestart(t *testing.T) {
 			if got := string(b); got != "run\n" {
 				t.Errorf("the container's runs logged %q, want one run (the first), which saw no host file", got)
 			}
-			if n := len(events(pod, "a", podlife.ReasonStarted)); n != 1 {
+			if n := len(events(pod, "a", reasons.Started)); n != 1 {
 				t.Errorf("%d Started events, want 1: a restart mounting the link must not start", n)
 			}
 			st := pod.Status().ContainerStatuses[0]
@@ -161,7 +162,7 @@ func TestSubPathSwapRacingCreate(t *testing.T) {
 			if !ok {
 				t.Fatalf("after %d creates: %v", creates, ctx.Err())
 			}
-			if e.Container == "victim" && (e.Reason == podlife.ReasonFailed || e.Reason == podlife.ReasonCreated) {
+			if e.Container == "victim" && (e.Reason == reasons.Failed || e.Reason == reasons.Created) {
 				creates++
 			}
 		case <-ctx.Done():
@@ -174,7 +175,7 @@ func TestSubPathSwapRacingCreate(t *testing.T) {
 	}
 	runs := strings.Count(string(b), "run\n")
 	refused, changed := 0, 0
-	for _, e := range events(pod, "victim", podlife.ReasonFailed) {
+	for _, e := range events(pod, "victim", reasons.Failed) {
 		if !strings.Contains(e.Message, "volumeMounts[0].subPath") {
 			t.Errorf("create failed for another reason: %s", e.Message)
 		}

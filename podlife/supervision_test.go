@@ -9,6 +9,7 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -57,11 +58,11 @@ func TestLivenessRestarts(t *testing.T) {
 	if cs.LastState.Terminated == nil {
 		t.Errorf("lastState %+v, want the killed instance's termination", cs.LastState)
 	}
-	kill := events(pod, "app", podlife.ReasonKilling)
+	kill := events(pod, "app", reasons.Killing)
 	if len(kill) == 0 || kill[0].Message != "Container app failed liveness probe, will be restarted" {
 		t.Errorf("Killing events %v", kill)
 	}
-	if u := events(pod, "app", podlife.ReasonUnhealthy); len(u) < 2 || u[0].Message[:len("Liveness probe failed")] != "Liveness probe failed" {
+	if u := events(pod, "app", reasons.Unhealthy); len(u) < 2 || u[0].Message[:len("Liveness probe failed")] != "Liveness probe failed" {
 		t.Errorf("Unhealthy events %v, want one per failing run (threshold 2)", u)
 	}
 	if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].State.Running != nil }); err != nil {
@@ -136,12 +137,12 @@ func TestStartupProbeGates(t *testing.T) {
 	if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool { return s.ContainerStatuses[0].Started }); err != nil {
 		t.Fatalf("never started: %v", err)
 	}
-	for _, e := range events(pod, "app", podlife.ReasonUnhealthy) {
+	for _, e := range events(pod, "app", reasons.Unhealthy) {
 		if e.Message[:8] != "Startup " {
 			t.Errorf("a non-startup probe failed before the container started: %v", e)
 		}
 	}
-	if n := len(events(pod, "app", podlife.ReasonUnhealthy)); n == 0 {
+	if n := len(events(pod, "app", reasons.Unhealthy)); n == 0 {
 		t.Errorf("no Unhealthy startup events while the file was missing")
 	}
 	if got := pod.Status().ContainerStatuses[0].RestartCount; got != 0 {
@@ -166,7 +167,7 @@ func TestCrashLoopBackOff(t *testing.T) {
 	if err != nil {
 		t.Fatalf("restarts: %v", err)
 	}
-	exits, starts := events(pod, "app", podlife.ReasonExited), events(pod, "app", podlife.ReasonStarted)
+	exits, starts := events(pod, "app", reasons.Exited), events(pod, "app", reasons.Started)
 	want := []time.Duration{0, 300 * time.Millisecond, 600 * time.Millisecond, 1200 * time.Millisecond}
 	for i, w := range want {
 		if i+1 >= len(starts) || i >= len(exits) {
@@ -178,7 +179,7 @@ func TestCrashLoopBackOff(t *testing.T) {
 			t.Errorf("restart %d came %v after the exit, want about %v", i+1, gap, w)
 		}
 	}
-	if len(events(pod, "app", podlife.ReasonBackOff)) == 0 {
+	if len(events(pod, "app", reasons.BackOff)) == 0 {
 		t.Errorf("no BackOff event")
 	}
 	if st.ContainerStatuses[0].LastState.Terminated == nil || st.ContainerStatuses[0].LastState.Terminated.ExitCode != 3 {
@@ -220,7 +221,7 @@ func TestOOMKilled(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Wait: %v", err)
 	}
-	if tt := st.ContainerStatuses[0].State.Terminated; tt == nil || tt.Reason != podlife.ReasonOOMKilled || tt.ExitCode == 0 {
+	if tt := st.ContainerStatuses[0].State.Terminated; tt == nil || tt.Reason != reasons.OOMKilled || tt.ExitCode == 0 {
 		t.Errorf("terminated %+v, want reason OOMKilled", st.ContainerStatuses[0].State)
 	}
 	if st.Phase != podlife.PhaseFailed {
@@ -262,9 +263,9 @@ func TestNetworkProbes(t *testing.T) {
 	// message is the kubelet's for a 404.
 	want404 := "Readiness probe failed: HTTP probe failed with statuscode: 404"
 	waitEventMatch(t, ctx, pod, "http404 Unhealthy event for a 404", func(e podlife.Event) bool {
-		return e.Container == "http404" && e.Reason == podlife.ReasonUnhealthy && e.Message == want404
+		return e.Container == "http404" && e.Reason == reasons.Unhealthy && e.Message == want404
 	})
-	waitEvent(t, ctx, pod, "tcpclosed", podlife.ReasonUnhealthy)
+	waitEvent(t, ctx, pod, "tcpclosed", reasons.Unhealthy)
 	st := pod.Status()
 	if st.ContainerStatuses[1].Ready || st.ContainerStatuses[2].Ready || st.Condition(podlife.PodReady).Status != "False" {
 		t.Errorf("failing probes but ready: %+v", st)

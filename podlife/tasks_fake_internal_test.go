@@ -164,7 +164,7 @@ func (f *fakeTasks) ImageConfig(context.Context, tasks.Image) (ocispec.Image, er
 }
 
 func (f *fakeTasks) NewContainer(_ context.Context, id string, _ tasks.Class, img tasks.Image, labels map[string]string, _ string, _ []oci.SpecOpts) (tasks.Container, error) {
-	name := labels[LabelContainer]
+	name := labels[labelContainer]
 	label := name
 	if a := labels[labelAttempt]; a != "0" {
 		label += "#" + a

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // terminationPod runs a one-container pod (restartPolicy Never) to its end and returns its
@@ -54,38 +55,38 @@ func TestTerminationMessage(t *testing.T) {
 		// "should report termination message if TerminationMessagePath is set"
 		{"from-file", podlife.ContainerSpec{Command: shCmd("/bin/echo -n DONE > /dev/termination-log"),
 			TerminationMessagePath: "/dev/termination-log", SecurityContext: &podlife.SecurityContext{RunAsUser: ptr(int64(0))}},
-			podlife.PhaseSucceeded, "DONE", podlife.ReasonCompleted},
+			podlife.PhaseSucceeded, "DONE", reasons.Completed},
 		// the same with the path left to its default
 		{"default-path", podlife.ContainerSpec{Command: shCmd("/bin/echo -n DONE > /dev/termination-log; exit 3")},
-			podlife.PhaseFailed, "DONE", podlife.ReasonError},
+			podlife.PhaseFailed, "DONE", reasons.Error},
 		// "... as non-root user and at a non-default path"
 		{"non-root", podlife.ContainerSpec{Command: shCmd("/bin/echo -n DONE > /dev/termination-custom-log"),
 			TerminationMessagePath: "/dev/termination-custom-log", SecurityContext: &podlife.SecurityContext{RunAsUser: ptr(int64(1000))}},
-			podlife.PhaseSucceeded, "DONE", podlife.ReasonCompleted},
+			podlife.PhaseSucceeded, "DONE", reasons.Completed},
 		// "... from log output if TerminationMessagePolicy FallbackToLogsOnError is set": a last
 		// line without a newline, which the logger program holds until asked (the shim keeps
 		// the container's pipes open until the task's deletion).
 		{"fallback", podlife.ContainerSpec{Command: shCmd("/bin/echo -n DONE; /bin/false"),
 			TerminationMessagePolicy: podlife.TerminationMessageFallbackToLogsOnError},
-			podlife.PhaseFailed, "DONE", podlife.ReasonError},
+			podlife.PhaseFailed, "DONE", reasons.Error},
 		{"fallback-streams", podlife.ContainerSpec{Command: shCmd("echo first; /bin/echo -n DONE >&2; exit 1"),
 			TerminationMessagePolicy: podlife.TerminationMessageFallbackToLogsOnError},
-			podlife.PhaseFailed, "first\nDONE", podlife.ReasonError},
+			podlife.PhaseFailed, "first\nDONE", reasons.Error},
 		// "... as empty when pod succeeds and TerminationMessagePolicy FallbackToLogsOnError is set"
 		{"no-fallback-on-success", podlife.ContainerSpec{Command: shCmd("/bin/echo -n DONE; /bin/true"),
 			TerminationMessagePolicy: podlife.TerminationMessageFallbackToLogsOnError},
-			podlife.PhaseSucceeded, "", podlife.ReasonCompleted},
+			podlife.PhaseSucceeded, "", reasons.Completed},
 		// "... from file when pod succeeds and TerminationMessagePolicy FallbackToLogsOnError is set"
 		{"file-before-logs", podlife.ContainerSpec{Command: shCmd("/bin/echo -n OK > /dev/termination-log; /bin/echo DONE; exit 1"),
 			TerminationMessagePolicy: podlife.TerminationMessageFallbackToLogsOnError},
-			podlife.PhaseFailed, "OK", podlife.ReasonError},
+			podlife.PhaseFailed, "OK", reasons.Error},
 		// The log's last 80 lines: lines 21 to 100, with their newlines.
 		{"fallback-tail", podlife.ContainerSpec{Command: shCmd("seq 1 100; exit 2"),
 			TerminationMessagePolicy: podlife.TerminationMessageFallbackToLogsOnError},
-			podlife.PhaseFailed, seqLines(21, 100), podlife.ReasonError},
+			podlife.PhaseFailed, seqLines(21, 100), reasons.Error},
 		// A message over 4096 bytes: its last 4096.
 		{"long", podlife.ContainerSpec{Command: shCmd("{ head -c 1000 /dev/zero | tr '\\0' x; head -c 4093 /dev/zero | tr '\\0' a; echo -n END; } > /dev/termination-log")},
-			podlife.PhaseSucceeded, strings.Repeat("a", 4093) + "END", podlife.ReasonCompleted},
+			podlife.PhaseSucceeded, strings.Repeat("a", 4093) + "END", reasons.Completed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

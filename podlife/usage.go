@@ -65,9 +65,9 @@ func (s usageSource) Containers(ctx context.Context, podUID string) ([]usage.Con
 	var found []tasks.Found
 	var err error
 	if podUID == "" {
-		found, err = s.tasks.Containers(ctx, nil, labelPodUID, LabelContainer)
+		found, err = s.tasks.Containers(ctx, nil, labelPodUID, labelContainer)
 	} else {
-		found, err = s.tasks.Containers(ctx, map[string]string{labelPodUID: podUID}, LabelContainer)
+		found, err = s.tasks.Containers(ctx, map[string]string{labelPodUID: podUID}, labelContainer)
 	}
 	if err != nil {
 		return nil, err
@@ -75,8 +75,8 @@ func (s usageSource) Containers(ctx context.Context, podUID string) ([]usage.Con
 	out := make([]usage.Container, len(found))
 	for i, f := range found {
 		attempt, _ := strconv.Atoi(f.Labels[labelAttempt])
-		out[i] = usage.Container{ID: f.ID, PodUID: f.Labels[labelPodUID], Name: f.Labels[LabelContainer],
-			Attempt: attempt, Pause: f.Labels[LabelContainer] == pauseNameInPod}
+		out[i] = usage.Container{ID: f.ID, PodUID: f.Labels[labelPodUID], Name: f.Labels[labelContainer],
+			Attempt: attempt, Pause: f.Labels[labelContainer] == pauseNameInPod}
 	}
 	return out, nil
 }

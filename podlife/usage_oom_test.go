@@ -10,6 +10,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/metrics"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // An OOM kill in a container (a child process over the memory limit; the container goes on) is
@@ -94,7 +95,7 @@ func TestPodUsageCountsOOMKillsAndRestarts(t *testing.T) {
 			for _, l := range m.GetLabel() {
 				labels[l.GetName()] = l.GetValue()
 			}
-			if f.GetName() == "podlife_events_total" && labels["reason"] == string(podlife.ReasonStarted) {
+			if f.GetName() == "podlife_events_total" && labels["reason"] == string(reasons.Started) {
 				if metricValue(m) < 3 {
 					t.Errorf("%s%v = %v, want 3 starts at least (oom, crash twice)", f.GetName(), labels, metricValue(m))
 				}

@@ -534,7 +534,7 @@ func (e *agentEnv) checkPodGone(pod string) {
 		e.t.Fatal(err)
 	}
 	defer c.Close()
-	cs, err := c.Containers(ctx, fmt.Sprintf("labels.%q==%s", podlife.LabelPod, pod))
+	cs, err := c.Containers(ctx, fmt.Sprintf("labels.%q==%s", "podlife.io/pod", pod))
 	if err != nil || len(cs) > 0 {
 		e.t.Errorf("containers of %s left: %d (%v)", pod, len(cs), err)
 	}

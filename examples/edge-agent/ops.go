@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // do carries out one action and records its outcome.
@@ -131,7 +132,7 @@ func (a *agent) replace(ctx context.Context, d desiredPod, why string) {
 func notRunning(st podlife.PodStatus, spec podlife.PodSpec) string {
 	always := spec.RestartPolicy == "" || spec.RestartPolicy == podlife.RestartAlways
 	switch {
-	case st.Reason == podlife.ReasonStartInterrupted:
+	case st.Reason == reasons.StartInterrupted:
 		return "its start was interrupted"
 	case st.Stopping:
 		return "it was being stopped"

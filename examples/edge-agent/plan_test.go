@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // The agent restarted: web's manifest is unchanged, db's changed while the agent was down,
@@ -254,7 +255,7 @@ func TestNotRunning(t *testing.T) {
 		want bool
 	}{
 		{"running", status(podlife.PhaseRunning, running, running), always, false},
-		{"start interrupted", podlife.PodStatus{Phase: podlife.PhaseFailed, Reason: podlife.ReasonStartInterrupted}, never, true},
+		{"start interrupted", podlife.PodStatus{Phase: podlife.PhaseFailed, Reason: reasons.StartInterrupted}, never, true},
 		{"stopped", podlife.PodStatus{Phase: podlife.PhaseRunning, Stopping: true}, always, true},
 		{"ended, Always", status(podlife.PhaseSucceeded), always, true},
 		{"ended, Never: a finished job stays", status(podlife.PhaseSucceeded), never, false},

@@ -16,6 +16,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // A restarted node adopts the pods its previous process started (podlife's pods outlive their
@@ -34,7 +35,7 @@ func (pr *provider) start(ctx context.Context, spec podlife.PodSpec) (*podlife.P
 	}
 	p, err := pr.rt.Adopt(ctx, spec)
 	switch {
-	case err == nil && p.Status().Reason != podlife.ReasonStartInterrupted:
+	case err == nil && p.Status().Reason != reasons.StartInterrupted:
 		pr.log.Info("pod adopted", "podlife", spec.Name)
 		return p, nil
 	case err == nil: // its start was interrupted: start it afresh

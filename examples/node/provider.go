@@ -15,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // provider runs the pods the control plane schedules onto this node on a podlife Runtime. It
@@ -452,7 +453,7 @@ func (pr *provider) watch(ctx context.Context, resync time.Duration) {
 
 // record records a podlife event on its Kubernetes pod.
 func (pr *provider) record(e *entry, ev podlife.Event) {
-	if ev.Reason == podlife.ReasonEventsDropped {
+	if ev.Reason == reasons.EventsDropped {
 		return
 	}
 	pr.mu.Lock()

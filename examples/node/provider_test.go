@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 func TestPodlifeName(t *testing.T) {
@@ -72,8 +73,8 @@ func TestPodStatus(t *testing.T) {
 		ContainerStatuses: []podlife.ContainerStatus{
 			{Name: "app", ContainerID: "containerd://abc", Ready: true, Started: true, RestartCount: 2,
 				State:     podlife.ContainerState{Running: &podlife.StateRunning{StartedAt: start}},
-				LastState: podlife.ContainerState{Terminated: &podlife.StateTerminated{ExitCode: 1, Reason: podlife.ReasonError}}},
-			{Name: "side", State: podlife.ContainerState{Waiting: &podlife.StateWaiting{Reason: podlife.ReasonCrashLoopBackOff}}},
+				LastState: podlife.ContainerState{Terminated: &podlife.StateTerminated{ExitCode: 1, Reason: reasons.Error}}},
+			{Name: "side", State: podlife.ContainerState{Waiting: &podlife.StateWaiting{Reason: reasons.CrashLoopBackOff}}},
 		},
 	}
 	prev := corev1.PodStatus{QOSClass: corev1.PodQOSBestEffort, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}}}

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // A pod's start sequence (image, sandbox, init containers, sidecars, postStart hooks) may never
@@ -163,9 +164,9 @@ func kubeletRetries(err error) (container, reason string, ok bool) {
 	case podlife.StepSandbox, podlife.StepNetwork:
 		return "", "", true
 	case podlife.StepPull:
-		return se.Container, string(podlife.ReasonErrImagePull), true
+		return se.Container, string(reasons.ErrImagePull), true
 	case podlife.StepCreate:
-		return se.Container, string(podlife.ReasonCreateContainerError), true
+		return se.Container, string(reasons.CreateContainerError), true
 	}
 	return "", "", false
 }

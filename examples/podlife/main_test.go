@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 const jobManifest = `apiVersion: v1
@@ -101,7 +102,7 @@ func TestRunJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
-	var reasons []podlife.Reason
+	var seen []podlife.Reason
 	var logs []string
 	var final podlife.PodStatus
 	sc := bufio.NewScanner(&stdout)
@@ -124,7 +125,7 @@ func TestRunJSON(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Pod != "cli-job" {
 			t.Fatalf("event %q: %v", sc.Text(), err)
 		}
-		reasons = append(reasons, e.Reason)
+		seen = append(seen, e.Reason)
 	}
 	if final.Phase != podlife.PhaseSucceeded || final.ContainerStatuses[0].State.Terminated == nil {
 		t.Errorf("final status %+v, want Succeeded with the container terminated", final)
@@ -132,15 +133,15 @@ func TestRunJSON(t *testing.T) {
 	if len(logs) != 1 || logs[0] != `"cli-job/job | done"` {
 		t.Errorf("streamed logs %q, want the job's one line with its prefix", logs)
 	}
-	want := []podlife.Reason{podlife.ReasonCreated, podlife.ReasonStarted, podlife.ReasonExited, podlife.ReasonStopped, podlife.ReasonRemoved}
+	want := []podlife.Reason{reasons.Created, reasons.Started, reasons.Exited, reasons.Stopped, reasons.Removed}
 	i := 0
-	for _, r := range reasons {
+	for _, r := range seen {
 		if i < len(want) && r == want[i] {
 			i++
 		}
 	}
 	if i != len(want) {
-		t.Errorf("events %v, want %v in that order", reasons, want)
+		t.Errorf("events %v, want %v in that order", seen, want)
 	}
 }
 

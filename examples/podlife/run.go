@@ -19,6 +19,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 type files []string
@@ -147,7 +148,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	evWG.Go(func() {
 		for e := range rt.Subscribe(evCtx) {
 			out.event(e)
-			if e.Reason == podlife.ReasonRemoved {
+			if e.Reason == reasons.Removed {
 				select {
 				case removed <- struct{}{}:
 				default:

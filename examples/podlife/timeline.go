@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // writeTimeline draws the pod's start sequence from its events, the picture the seed article
@@ -31,17 +32,17 @@ func writeTimeline(path string, pod *podlife.Pod) error {
 		}
 		at := e.Time.Sub(t0)
 		switch e.Reason {
-		case podlife.ReasonCreated:
+		case reasons.Created:
 			if s.created < 0 {
 				s.created = at
 			}
-		case podlife.ReasonStarted:
+		case reasons.Started:
 			if s.started < 0 {
 				s.started = at
 			}
-		case podlife.ReasonPostStartCompleted:
+		case reasons.PostStartCompleted:
 			s.hookDone = at
-		case podlife.ReasonExited:
+		case reasons.Exited:
 			s.exited = at
 		default:
 			continue

@@ -33,6 +33,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 const localImage = "podlife.local/busybox:1"
@@ -213,8 +214,8 @@ func printTimeline(pod *podlife.Pod) {
 	t0 := pod.Status().StartTime
 	for _, e := range pod.Events() {
 		switch e.Reason {
-		case podlife.ReasonSandboxReady, podlife.ReasonCreated, podlife.ReasonStarted,
-			podlife.ReasonPostStartCompleted, podlife.ReasonFailedPostStartHook:
+		case reasons.SandboxReady, reasons.Created, reasons.Started,
+			reasons.PostStartCompleted, reasons.FailedPostStartHook:
 		default:
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // Status returns what kubectl's STATUS column would show: a container's waiting or terminated
@@ -20,7 +21,7 @@ func Status(s podlife.PodStatus) string {
 		if t := c.State.Terminated; t != nil && t.ExitCode == 0 {
 			continue
 		}
-		if w := c.State.Waiting; w != nil && w.Reason != "" && w.Reason != podlife.ReasonPodInitializing {
+		if w := c.State.Waiting; w != nil && w.Reason != "" && w.Reason != reasons.PodInitializing {
 			return "Init:" + string(w.Reason)
 		}
 		return "Init:" + strconv.Itoa(countDone(s.InitContainerStatuses)) + "/" + strconv.Itoa(len(s.InitContainerStatuses))
@@ -40,7 +41,7 @@ func Status(s podlife.PodStatus) string {
 			running = true
 		}
 	}
-	if reason == string(podlife.ReasonCompleted) && running {
+	if reason == string(reasons.Completed) && running {
 		return string(podlife.PhaseRunning)
 	}
 	return reason

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 func running() podlife.ContainerStatus {
@@ -16,12 +17,12 @@ func exited(code int) podlife.ContainerStatus {
 }
 
 func waiting() podlife.ContainerStatus {
-	return podlife.ContainerStatus{State: podlife.ContainerState{Waiting: &podlife.StateWaiting{Reason: podlife.ReasonContainerCreating}}}
+	return podlife.ContainerStatus{State: podlife.ContainerState{Waiting: &podlife.StateWaiting{Reason: reasons.ContainerCreating}}}
 }
 
 func TestStatus(t *testing.T) {
 	st := podlife.PodStatus{Phase: podlife.PhasePending, ContainerStatuses: []podlife.ContainerStatus{running(), waiting()}}
-	if got := Status(st); got != string(podlife.ReasonContainerCreating) {
+	if got := Status(st); got != string(reasons.ContainerCreating) {
 		t.Errorf("Status %q, want ContainerCreating", got)
 	}
 	st = podlife.PodStatus{Phase: podlife.PhaseRunning, Stopping: true, ContainerStatuses: []podlife.ContainerStatus{running()}}

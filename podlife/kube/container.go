@@ -62,7 +62,7 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 	}
 	out.SecurityContext = containerSecurity(ct.SecurityContext)
 	// The API's defaults stay empty: podlife applies them (see podlife.PodSpec.WithDefaults).
-	if ct.TerminationMessagePath != podlife.DefaultTerminationMessagePath {
+	if ct.TerminationMessagePath != corev1.TerminationMessagePathDefault {
 		out.TerminationMessagePath = ct.TerminationMessagePath
 	}
 	if ct.TerminationMessagePolicy == corev1.TerminationMessageFallbackToLogsOnError {

@@ -70,9 +70,9 @@ func TestDownwardEnvManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []podlife.EnvVar{{Name: "POD_NAME", Value: "p"}, {Name: "POD_NAMESPACE", Value: "default"},
-		{Name: "POD_UID", From: podlife.FieldPodUID}, {Name: "NODE", Value: "edge-1"}, {Name: "HOST", Value: "edge-1"},
-		{Name: "SA", Value: "default"}, {Name: "HOST_IP", From: podlife.FieldHostIP}, {Name: "HOST_IPS", From: podlife.FieldHostIPs},
-		{Name: "POD_IP", From: podlife.FieldPodIP}, {Name: "POD_IPS", From: podlife.FieldPodIPs}}
+		{Name: "POD_UID", From: "metadata.uid"}, {Name: "NODE", Value: "edge-1"}, {Name: "HOST", Value: "edge-1"},
+		{Name: "SA", Value: "default"}, {Name: "HOST_IP", From: "status.hostIP"}, {Name: "HOST_IPS", From: "status.hostIPs"},
+		{Name: "POD_IP", From: "status.podIP"}, {Name: "POD_IPS", From: "status.podIPs"}}
 	checkSlice(t, "env", onePod(t, res).Containers[0].Env, want)
 
 	res, err = loadString(kube.Options{}, manifest)

@@ -403,7 +403,7 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 		case c.src.meta.uid != "": // an API object's (podlife-node's pods)
 			return c.src.meta.uid, "", true
 		case !volume:
-			return "", podlife.FieldPodUID, true
+			return "", podlife.PodField("metadata.uid"), true
 		}
 		// A volume's files are written before podlife gives the pod its UID.
 		c.is.errorf(fp, "Unsupported value: %q: a manifest's pod has no UID before it runs, and podlife writes a downwardAPI volume before: read it from env instead", ref.FieldPath)

@@ -242,7 +242,7 @@ func containerRules() []rule {
 		sup("<container>.ports[*].protocol", "→ Ports; default TCP"),
 		sup("<container>.env[*].name", "→ Env"),
 		sup("<container>.env[*].value", "→ Env, $(VAR) expanded with the variables defined before it"),
-		sup("<container>.env[*].valueFrom.fieldRef", "every fieldPath the kubelet resolves: metadata.name, metadata.namespace, metadata.labels['key'], metadata.annotations['key'], spec.serviceAccountName, spec.nodeName (the pod's, else Options.NodeName, else the host's name), metadata.uid (an API object's, else EnvVar.From podlife.FieldPodUID); status.podIP(s) and status.hostIP(s) → EnvVar.From, resolved when the container is created (Config.HostIPs); such a variable cannot be $(VAR)-expanded into another value, command, args or subPathExpr (an error)"),
+		sup("<container>.env[*].valueFrom.fieldRef", "every fieldPath the kubelet resolves: metadata.name, metadata.namespace, metadata.labels['key'], metadata.annotations['key'], spec.serviceAccountName, spec.nodeName (the pod's, else Options.NodeName, else the host's name), metadata.uid (an API object's, else EnvVar.From 'metadata.uid'); status.podIP(s) and status.hostIP(s) → EnvVar.From, resolved when the container is created (Config.HostIPs); such a variable cannot be $(VAR)-expanded into another value, command, args or subPathExpr (an error)"),
 		sup("<container>.env[*].valueFrom.configMapKeyRef", "from a ConfigMap given with the pod; optional allows it or the key to be missing"),
 		sup("<container>.env[*].valueFrom.secretKeyRef", "from a Secret given with the pod; optional allows it or the key to be missing"),
 		sup("<container>.env[*].valueFrom.resourceFieldRef", noteResource+"; containerName defaults to the container"),

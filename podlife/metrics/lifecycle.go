@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -78,13 +79,13 @@ func (c *Collector) stepEvent(e podlife.Event) {
 		}
 	}
 	switch e.Reason {
-	case podlife.ReasonPulled:
-	case podlife.ReasonCreated:
-		since("create", podlife.ReasonPulled)
-	case podlife.ReasonStarted:
-		since("start", podlife.ReasonCreated)
-	case podlife.ReasonPostStartCompleted:
-		since("post_start", podlife.ReasonStarted)
+	case reasons.Pulled:
+	case reasons.Created:
+		since("create", reasons.Pulled)
+	case reasons.Started:
+		since("start", reasons.Created)
+	case reasons.PostStartCompleted:
+		since("post_start", reasons.Started)
 	default:
 		return
 	}
@@ -107,11 +108,11 @@ func (c *Collector) sandboxStep(e podlife.Event) {
 func (c *Collector) lifecycleEvent(e podlife.Event) {
 	c.stepEvent(e)
 	switch e.Reason {
-	case podlife.ReasonSandboxReady:
+	case reasons.SandboxReady:
 		c.sandboxStep(e)
-	case podlife.ReasonStarted:
+	case reasons.Started:
 		c.observeStart(e.Pod)
-	case podlife.ReasonRemoved:
+	case reasons.Removed:
 		l := c.life
 		l.mu.Lock()
 		if uid, ok := l.pods[e.Pod]; ok {

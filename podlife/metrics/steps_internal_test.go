@@ -7,6 +7,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 )
 
 // A container's steps are measured from the event each starts from: a restart's Created that
@@ -17,13 +18,13 @@ func TestStartStepsFromTheirOwnEvents(t *testing.T) {
 	ev := func(r podlife.Reason, s float64) {
 		c.stepEvent(podlife.Event{Time: t0.Add(time.Duration(s * float64(time.Second))), Pod: "p", Container: "c", Reason: r})
 	}
-	ev(podlife.ReasonPulled, 0)
-	ev(podlife.ReasonCreated, 1)
-	ev(podlife.ReasonStarted, 3)
-	ev(podlife.ReasonPostStartCompleted, 6)
-	ev(podlife.ReasonCreated, 60) // a restart's create, after the container ran: not measured
-	ev(podlife.ReasonPulled, 70)
-	ev(podlife.ReasonCreated, 71)
+	ev(reasons.Pulled, 0)
+	ev(reasons.Created, 1)
+	ev(reasons.Started, 3)
+	ev(reasons.PostStartCompleted, 6)
+	ev(reasons.Created, 60) // a restart's create, after the container ran: not measured
+	ev(reasons.Pulled, 70)
+	ev(reasons.Created, 71)
 	for step, want := range map[string]struct {
 		n   uint64
 		sum float64

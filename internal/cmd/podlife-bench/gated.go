@@ -12,6 +12,7 @@ import (
 
 	"github.com/podlife/podlife/internal/podwatch"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -121,7 +122,7 @@ func (e *env) gatedStart(ctx context.Context, rt *podlife.Runtime, name string, 
 	}
 	var started time.Time
 	for _, ev := range pod.Events() {
-		if ev.Container == "app" && ev.Reason == podlife.ReasonStarted {
+		if ev.Container == "app" && ev.Reason == reasons.Started {
 			started = ev.Time
 		}
 	}

@@ -85,7 +85,7 @@ func (e *env) measureRuntimeClass(ctx context.Context, n, probePods int, window 
 		if err != nil {
 			return nil, err
 		}
-		dc, cc, sc, err := one(rtCrun, fmt.Sprintf("crun-%d", i+1), podlife.RuntimeClassCrun)
+		dc, cc, sc, err := one(rtCrun, fmt.Sprintf("crun-%d", i+1), "crun")
 		if err != nil {
 			return nil, fmt.Errorf("crun: %w", err)
 		}
@@ -124,7 +124,7 @@ func (e *env) measureClassProbes(ctx context.Context, r *runtimeClassReport, k i
 		pr   *switchedProber
 		pods []*podlife.Pod
 	}
-	classes := []*class{{name: "runc", rt: rtRunc, ns: runcNS}, {name: podlife.RuntimeClassCrun, rt: rtCrun, ns: crunNS}}
+	classes := []*class{{name: "runc", rt: rtRunc, ns: runcNS}, {name: "crun", rt: rtCrun, ns: crunNS}}
 	defer func() {
 		for _, c := range classes {
 			if err := removeAll(context.WithoutCancel(ctx), c.pods); err != nil {
@@ -139,8 +139,8 @@ func (e *env) measureClassProbes(ctx context.Context, r *runtimeClassReport, k i
 				Name: "app", Image: image, Command: containerCmd, StopSignal: syscall.SIGKILL,
 				ReadinessProbe: &probe.Spec{Prober: c.pr.prober(i), Period: period, Timeout: time.Second},
 			}}}
-			if c.name == podlife.RuntimeClassCrun {
-				spec.RuntimeClassName = podlife.RuntimeClassCrun
+			if c.name == "crun" {
+				spec.RuntimeClassName = "crun"
 			}
 			p, err := c.rt.Run(ctx, spec)
 			if err != nil {

@@ -17,7 +17,7 @@ var (
 	// ErrAlreadyExists: a pod of that name exists already.
 	ErrAlreadyExists = errdefs.ErrAlreadyExists
 	// ErrInvalidSpec: the pod spec was rejected before anything was created (see *ValidationError),
-	// or a name given to a call is not a valid pod or container name (see *NameError).
+	// or a name given to a call is not a valid pod or container name (a *NameError).
 	ErrInvalidSpec = errdefs.ErrInvalidArgument
 	// ErrNotSupported: the host or the containerd in use cannot do what was asked.
 	ErrNotSupported = errdefs.ErrNotImplemented

@@ -53,12 +53,12 @@ func (r *ContainerRestartRule) matches(code int) bool {
 	return false
 }
 
-// RestartsAfter reports whether a container that exited with code is restarted, as the
+// RestartsAfter reports whether container c, which exited with code, is restarted, as the
 // kubelet's ContainerShouldRestart decides it: with a container-level RestartPolicy, the first
 // of its RestartPolicyRules that matches the code decides (Restart restarts), else that policy;
 // without one, the pod's policy (empty: Always). Callers handle sidecars (restarted always) and
 // init containers (only a failed one is considered) themselves.
-func (c *ContainerSpec) RestartsAfter(pod RestartPolicy, code int) bool {
+func RestartsAfter(c *ContainerSpec, pod RestartPolicy, code int) bool {
 	policy := pod
 	if c.RestartPolicy != "" {
 		for i := range c.RestartPolicyRules {
@@ -81,9 +81,9 @@ func (c *ContainerSpec) RestartsAfter(pod RestartPolicy, code int) bool {
 	}
 }
 
-// Restartable reports whether the container may ever restart under pod policy pod (the
+// Restartable reports whether container c may ever restart under pod policy pod (the
 // kubelet's IsContainerRestartable): a Restart rule, or a policy other than Never.
-func (c *ContainerSpec) Restartable(pod RestartPolicy) bool {
+func Restartable(c *ContainerSpec, pod RestartPolicy) bool {
 	if c.RestartPolicy == "" {
 		return pod != RestartNever
 	}

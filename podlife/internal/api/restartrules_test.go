@@ -42,7 +42,7 @@ func TestRestartsAfter(t *testing.T) {
 		{"rules need the container's policy", RestartNever, "", []ContainerRestartRule{restart42}, 42, false},
 	} {
 		c := ContainerSpec{RestartPolicy: tc.container, RestartPolicyRules: tc.rules}
-		if got := c.RestartsAfter(tc.pod, tc.code); got != tc.want {
+		if got := RestartsAfter(&c, tc.pod, tc.code); got != tc.want {
 			t.Errorf("%s: restarts %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -63,7 +63,7 @@ func TestRestartable(t *testing.T) {
 		{RestartNever, RestartOnFailure, nil, true},
 	} {
 		c := ContainerSpec{RestartPolicy: tc.container, RestartPolicyRules: tc.rules}
-		if got := c.Restartable(tc.pod); got != tc.want {
+		if got := Restartable(&c, tc.pod); got != tc.want {
 			t.Errorf("pod %q container %q rules %d: %v, want %v", tc.pod, tc.container, len(tc.rules), got, tc.want)
 		}
 	}

@@ -39,9 +39,9 @@ type PodSpec struct {
 	// pods have a pause process. It cannot be combined with HostPID.
 	ShareProcessNamespace bool
 	// RuntimeClassName runs the pod's containers with a runtime class (Kubernetes'
-	// runtimeClassName): one of Config.RuntimeClasses, or the built-in "crun"
-	// (RuntimeClassCrun). Empty means Config.RuntimeName with its defaults (runc). A class the
-	// Runtime does not know is refused at spec.runtimeClassName.
+	// runtimeClassName): one of Config.RuntimeClasses, or the built-in "crun" (when crun is in
+	// PATH). Empty means Config.RuntimeName with its defaults (runc). A class the Runtime does
+	// not know is refused at spec.runtimeClassName.
 	RuntimeClassName string
 	// DNS overrides /etc/resolv.conf; nil copies the host's resolv.conf.
 	DNS *DNSConfig
@@ -123,7 +123,7 @@ type ContainerSpec struct {
 	RestartPolicy RestartPolicy
 	// RestartPolicyRules, evaluated in order when the container exits, restart it on a
 	// matching exit code whatever RestartPolicy says (the first matching rule decides); they
-	// need a RestartPolicy and are not allowed on a sidecar. See ContainerSpec.RestartsAfter.
+	// need a RestartPolicy and are not allowed on a sidecar. See RestartsAfter.
 	RestartPolicyRules []ContainerRestartRule `fingerprint:"omitzero"`
 	// DependsOn makes the container wait, under the DependencyOrder() start policy, until other
 	// containers of the pod reach a condition (podlife's extension, like Compose's depends_on).

@@ -1,8 +1,8 @@
 // Package layout names the few facts about podlife's state dir and containerd objects that
 // packages other than podlife need (podlife/daemon, to stop a state dir's private containerd
 // only when no pod is left; podlife/internal/gc, to tell a pod's objects and records). Package
-// podlife spells the same values in its constants (DefaultStateDir, LabelPod, and its own
-// unexported ones); a test there keeps them equal. It imports nothing of podlife.
+// podlife spells the same values in its constants (DefaultStateDir, and unexported ones such as
+// its labelPod); a test there keeps them equal. It imports nothing of podlife.
 //
 // Its tests also hold the repository's package arrows (arrows_test.go: which package must not
 // import which, checked with go list on the transitive imports).
@@ -13,7 +13,7 @@ import "path/filepath"
 const (
 	// DefaultStateDir is the state dir of a Config that names none (podlife.DefaultStateDir).
 	DefaultStateDir = "/var/lib/podlife"
-	// LabelPod is the containerd label with a pod's name (podlife.LabelPod).
+	// LabelPod is the containerd label with a pod's name.
 	LabelPod = "podlife.io/pod"
 	// LabelPodUID is the containerd label with a pod's UID.
 	LabelPodUID = "podlife.io/pod-uid"
