@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -216,7 +217,7 @@ func (e *env) sampleKind(s perfSample, live map[int]string) string {
 
 // measureBreakdown runs n bench pods one after another (one warm-up, not counted), each started
 // and removed, and splits their wall and CPU time.
-func (e *env) measureBreakdown(ctx context.Context, n int) (*breakdownReport, error) {
+func (e *env) measureBreakdown(ctx context.Context, n int, perfData string) (*breakdownReport, error) {
 	steps := stepLog{next: e.logger.Handler(), mu: &sync.Mutex{}, got: map[string][]time.Duration{}}
 	saved := e.logger
 	e.logger = slog.New(steps)
@@ -227,7 +228,7 @@ func (e *env) measureBreakdown(ctx context.Context, n int) (*breakdownReport, er
 	}
 	defer rt.Close()
 	// perf first, so that it stays out of the stack's cgroup.
-	sampler, err := startSampler(ctx, e.dir, os.Getpid(), e.ctrd.Daemon.PID())
+	sampler, err := startSampler(ctx, cmp.Or(perfData, filepath.Join(e.dir, "perf.data")), os.Getpid(), e.ctrd.Daemon.PID())
 	if err != nil {
 		return nil, err
 	}

@@ -55,6 +55,7 @@ func main() {
 	bridge := flag.String("bridge", "plbench0", "bridge device of the run's pods (another name lets two runs share the machine)")
 	subnet := flag.String("subnet", "10.251.0.0/16", "subnet of the run's pods")
 	scale := addScaleFlags()
+	perfData := flag.String("breakdown-perf-data", "", "breakdown: keep perf's recording in FILE (perf report -i FILE --sort comm,sym)")
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	containerLogger := flag.String("container-logger", "", `containers' logger: "" (podlife-logger, built for the run), "self" (this program re-executed, as the podlife CLI does), "none" (the managing process writes the logs), or a path`)
 	if containerlogger.Invoked() {
@@ -68,7 +69,7 @@ func main() {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, many: *many, only: map[string]bool{},
-		usagePods: *usagePods, usageRounds: *usageRounds, scale: scale, bridge: *bridge, subnet: *subnet}
+		usagePods: *usagePods, usageRounds: *usageRounds, perfData: *perfData, scale: scale, bridge: *bridge, subnet: *subnet}
 	for _, m := range strings.Split(*memModes, ",") {
 		o.memModes = append(o.memModes, podlife.ShimMode(strings.TrimSpace(m)))
 	}
@@ -120,6 +121,7 @@ type options struct {
 	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage
 	scale                                          *scaleOptions   // probescale and manypods (scale.go)
 	bridge, subnet                                 string          // the pods' bridge and subnet
+	perfData                                       string          // breakdown: where to keep perf's recording
 }
 
 func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*report, error) {
@@ -162,7 +164,7 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 	}
 	rep := &report{Containerd: version, ContainerLogger: o.containerLogger}
 	if o.only["breakdown"] {
-		if rep.Breakdown, err = e.measureBreakdown(ctx, o.n); err != nil {
+		if rep.Breakdown, err = e.measureBreakdown(ctx, o.n, o.perfData); err != nil {
 			return nil, fmt.Errorf("breakdown: %w", err)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,18 +30,18 @@ type cpuSampler struct {
 // perfPeriod is the CPU time one sample stands for.
 const perfPeriod = 250 * time.Microsecond
 
-func startSampler(ctx context.Context, dir string, pids ...int) (*cpuSampler, error) {
+func startSampler(ctx context.Context, data string, pids ...int) (*cpuSampler, error) {
 	bin, err := exec.LookPath("perf")
 	if err != nil {
 		return nil, fmt.Errorf("perf(1) not found (Debian: apt-get install linux-perf): %w", err)
 	}
-	s := &cpuSampler{data: filepath.Join(dir, "perf.data")}
+	s := &cpuSampler{data: data}
 	var list []string
 	for _, p := range pids {
 		list = append(list, strconv.Itoa(p))
 	}
 	s.cmd = exec.Command(bin, "record", "-q", "-e", "cpu-clock", "-c", strconv.FormatInt(perfPeriod.Nanoseconds(), 10),
-		"-k", "CLOCK_MONOTONIC", "-p", strings.Join(list, ","), "-o", s.data)
+		"-k", "CLOCK_MONOTONIC", "-g", "-p", strings.Join(list, ","), "-o", s.data)
 	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.out
 	if err := s.cmd.Start(); err != nil {
 		return nil, err
