@@ -209,7 +209,7 @@ func (e *env) sampleKind(s perfSample, live map[int]string) string {
 		return "containerd"
 	case live[s.pid] == "containerd-shim":
 		return "shim (containerd-shim-runc-v2)"
-	case s.comm == "podlife-bench":
+	case s.comm == procComm(os.Getpid()):
 		return "podlife's children before their exec"
 	}
 	return processKind(s.comm)
