@@ -24,8 +24,9 @@ import (
 //   - CPU per process by perf(1) sampling (cpu-clock, one sample per 0.25 ms of CPU) of this
 //     process and its containerd and of every process they start (perf_linux.go);
 //   - how many processes of each kind ran per pod by the kernel's process accounting (acct(2):
-//     one record per exit; its CPU times are rounded down to 10 ms, too coarse for runc or a CNI
-//     plugin, so only the counts are used), kept if their parent is in the stack;
+//     one record per exit, a fork that never executed anything included; its CPU times are
+//     rounded down to 10 ms, too coarse for runc or a CNI plugin, so only the counts are used),
+//     kept if their parent is in the stack;
 //   - the whole stack's CPU exactly by a cpuacct cgroup that this process and its containerd are
 //     moved into (everything they start inherits it, but the containers' own processes, which
 //     runc moves to theirs): the check on the sampled sum.
@@ -139,7 +140,7 @@ func processKind(comm string) string {
 	case comm == "runc":
 		return "runc (create, start, delete, ...)"
 	case comm == "containerd-shim":
-		return "shim start process (containerd-shim-runc-v2 start)"
+		return "shim's start and delete processes (containerd-shim-runc-v2 start, delete)"
 	case comm == "podlife-logger":
 		return "container logger (podlife-logger)"
 	case comm == "bridge" || comm == "host-local" || comm == "portmap" || comm == "loopback" || comm == "tuning" || comm == "firewall":
