@@ -59,8 +59,8 @@ type masquerade struct {
 	done    bool
 }
 
-// ensure adds the rule unless it is there already. A host without iptables gets none: then
-// the bridge plugin could not masquerade either.
+// ensure adds the rule unless it is there already. Without iptables it fails, as the bridge
+// plugin's ipMasq did.
 func (m *masquerade) ensure(ctx context.Context) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -73,8 +73,8 @@ func (m *masquerade) ensure(ctx context.Context) error {
 		return fmt.Errorf("masquerade the pods' traffic: %w", err)
 	}
 	if t == nil {
-		m.done = true
-		return nil
+		// As the bridge plugin's ipMasq fails without iptables, so does the ADD.
+		return fmt.Errorf("masquerade the pods' traffic: %s cannot read the nat table (NoIPMasq turns masquerading off)", tool.save)
 	}
 	for _, r := range t.rules {
 		if isMasquerade(r, m.network, m.subnet) {

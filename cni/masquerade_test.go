@@ -67,3 +67,15 @@ func TestNoIPMasqAddsNoRule(t *testing.T) {
 		t.Errorf("masquerade rules with NoIPMasq = %q", got)
 	}
 }
+
+// Without iptables a masquerading Bridge's Setup fails, as the bridge plugin's ipMasq did,
+// and leaves nothing behind (newTestBridge's cleanup checks).
+func TestMasqueradeWithoutIPTablesFails(t *testing.T) {
+	b := newTestBridge(t, true)
+	netns := newNetNS(t)
+	t.Setenv("PATH", t.TempDir()) // restored before the Bridge's cleanup runs
+	_, err := b.Setup(context.Background(), "pod-noipt", netns)
+	if err == nil || !strings.Contains(err.Error(), "masquerade the pods' traffic") {
+		t.Fatalf("Setup without iptables: %v, want the masquerade's error", err)
+	}
+}
