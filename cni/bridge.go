@@ -19,6 +19,7 @@ type Bridge struct {
 	conflist []byte
 	a        *attacher
 	claim    *bridgeClaim
+	masq     *masquerade
 }
 
 var _ Network = (*Bridge)(nil)
@@ -48,14 +49,28 @@ func NewBridge(cfg BridgeConfig) (*Bridge, error) {
 	}
 	a := newAttacher(cfg.StateDir, list, cfg.PluginDirs)
 	claim := newBridgeClaim(cfg)
+	masq := &masquerade{network: cfg.Name, subnet: cfg.Subnet}
 	a.beforeAdd = claim.take
+	if !cfg.NoIPMasq {
+		a.beforeAdd = func(ctx context.Context) (func(), error) {
+			done, err := claim.take(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if err := masq.ensure(ctx); err != nil {
+				done()
+				return nil, err
+			}
+			return done, nil
+		}
+	}
 	a.beforePortMapping = func(ctx context.Context) error {
 		if err := guardLocalnet(ctx, cfg.Name, cfg.Bridge); err != nil {
 			return fmt.Errorf("guard the host's 127.0.0.0/8 against pods: %w", err)
 		}
 		return nil
 	}
-	return &Bridge{cfg: cfg, conflist: conflist, a: a, claim: claim}, nil
+	return &Bridge{cfg: cfg, conflist: conflist, a: a, claim: claim, masq: masq}, nil
 }
 
 // confListPath is where NewBridge writes the conflist of c.

@@ -40,10 +40,11 @@ type BridgeConfig struct {
 	PluginDirs []string
 	// NoIPMasq turns off masquerading of traffic from pods to destinations
 	// outside Subnet. Masquerading is on by default, as in containerd's and
-	// Podman's default networks, so that pods reach beyond the host; it
-	// costs an iptables chain per pod (tens of milliseconds per attach and
-	// detach on a slow host). Pods can always reach the host and each
-	// other, and forwarded host ports work either way.
+	// Podman's default networks, so that pods reach beyond the host: one
+	// nat rule for the whole subnet (MasqueradeComment), added by the
+	// network's first Setup and removed by Destroy, not a chain per pod.
+	// Pods can always reach the host and each other, and forwarded host
+	// ports work either way.
 	NoIPMasq bool
 	// MTU of the bridge and veths; 0 lets the bridge plugin choose.
 	MTU int

@@ -84,7 +84,7 @@ func TestNewBridgeDefaultsAndConfList(t *testing.T) {
 	}
 	for _, want := range []string{
 		`"cniVersion": "1.0.0"`, `"type": "bridge"`, `"bridge": "podlife0"`,
-		`"isGateway": true`, `"ipMasq": true`, `"hairpinMode": true`,
+		`"isGateway": true`, `"ipMasq": false`, `"hairpinMode": true`,
 		`"type": "host-local"`, `"subnet": "10.88.0.0/16"`, `"dst": "0.0.0.0/0"`,
 		`"dataDir": "` + filepath.Join(stateDir, "ipam") + `"`,
 		`"type": "portmap"`, `"portMappings": true`, `"snat": true`,

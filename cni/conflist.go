@@ -58,8 +58,8 @@ func ipamDataDir(stateDir string) string {
 }
 
 // bridgeConfList renders the conflist for a config with defaults applied.
-// The bridge plugin is the pods' gateway and (optionally) masquerades their
-// traffic; host-local hands out addresses with a default route; portmap
+// The bridge plugin is the pods' gateway (the Bridge masquerades the pods'
+// traffic itself, with one rule for the subnet); host-local hands out addresses with a default route; portmap
 // forwards host ports, masquerading localhost and hairpin connections
 // (snat) so that 127.0.0.1:<hostPort> works from the host.
 func bridgeConfList(c BridgeConfig) ([]byte, error) {
@@ -75,7 +75,7 @@ func bridgeConfList(c BridgeConfig) ([]byte, error) {
 				Type:        "bridge",
 				Bridge:      c.Bridge,
 				IsGateway:   true,
-				IPMasq:      !c.NoIPMasq,
+				IPMasq:      false, // one rule for the subnet instead (masquerade.go)
 				HairpinMode: true,
 				MTU:         c.MTU,
 				IPAM: ipamBlock{

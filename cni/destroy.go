@@ -11,7 +11,8 @@ import (
 // Destroy removes what the network leaves on the host once no pod uses it:
 // the veths still enslaved to the bridge, the bridge itself, the iptables
 // rules and per-pod chains tagged with the network's name (with the filter
-// rule that keeps pods off the host's 127.0.0.0/8), the IPAM leases,
+// rule that keeps pods off the host's 127.0.0.0/8 and the masquerade rule
+// of its subnet), the IPAM leases,
 // the network's cache entries and the conflist file. It is meant for tests
 // and for uninstalling; a pod still attached loses its connectivity. It is
 // idempotent. The Bridge stays usable: a later Setup recreates what it needs
@@ -20,8 +21,8 @@ import (
 //
 // While another network (of another state dir) has pods on the bridge and
 // owns it (see BridgeInUseError), Destroy leaves the bridge, its veths and,
-// if that network has the same name, the iptables rules and localnet guard
-// tagged with the name alone: they are the owner's. It then removes only
+// if that network has the same name, the iptables rules, localnet guard and
+// masquerade rule tagged with the name alone: they are the owner's. It then removes only
 // what is in its own state dir.
 //
 // portmap's host-wide chains (CNI-HOSTPORT-DNAT, -SETMARK, -MASQ) stay: they
@@ -59,6 +60,7 @@ func (b *Bridge) Destroy(ctx context.Context) error {
 	if owner == nil || owner.Network != name {
 		step("remove iptables rules", sweepOwned(ctx, name, ""))
 		step("remove localnet guard", unguardLocalnet(ctx, name, b.cfg.Bridge))
+		step("remove masquerade rule", b.masq.remove(ctx))
 	}
 	step("remove IPAM leases", removeIPAMData(b.cfg.StateDir, name))
 	step("remove cache entries", removeCachedResults(b.cfg.StateDir, name))

@@ -224,6 +224,9 @@ func natRulesOf(t testing.TB, network, id string) []string {
 			continue
 		}
 		for _, r := range tab.rules {
+			if r.comment == MasqueradeComment(network) {
+				continue // the network's, not a pod's
+			}
 			if ownedBy(r.comment, network, id) || strings.Contains(r.line, network) {
 				found = append(found, r.line)
 			}
@@ -277,6 +280,9 @@ func assertNoLeaks(t testing.TB, b *Bridge) {
 	}
 	if rules := localnetGuards(t, cfg.Name); len(rules) > 0 {
 		t.Errorf("filter rules left for %s: %q", cfg.Name, rules)
+	}
+	if rules := masqueradeRules(t, cfg.Name); len(rules) > 0 {
+		t.Errorf("masquerade rules left for %s: %q", cfg.Name, rules)
 	}
 	if _, err := os.Stat(filepath.Join(cfg.StateDir, "ipam", cfg.Name)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("IPAM data left: %v", err)

@@ -81,6 +81,11 @@ func cliTestDir(t *testing.T) string {
 			t.Errorf("leak: process %d still runs from %s: %s", pid, dir, procCmdline(pid))
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
+		// The networks the CLI made keep their masquerade rule (and localnet guard) until
+		// destroyed, which the CLI never does.
+		if err := podlifetest.RemoveNetworkRules(dir); err != nil {
+			t.Error(err)
+		}
 		os.RemoveAll(dir)
 	})
 	return dir

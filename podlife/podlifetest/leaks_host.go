@@ -21,8 +21,9 @@ import (
 //     bridge is not empty;
 //   - rules in iptables-save's filter and nat tables that mention netName
 //     (CNI comments rules with the network name), if netName is not empty,
-//     except the network's own localnet guard (cni.LocalnetGuardComment),
-//     which stays until the network is destroyed;
+//     except the network's own localnet guard (cni.LocalnetGuardComment)
+//     and masquerade rule (cni.MasqueradeComment), which stay until the
+//     network is destroyed;
 //   - files under ipamDir other than the "lock" and "last_reserved_ip.*"
 //     files host-local keeps, that is reserved addresses, if ipamDir is not
 //     empty.
@@ -84,6 +85,7 @@ func bridgeLeaks(bridge string) ([]string, error) {
 func iptablesLeaks(netName string) ([]string, error) {
 	var leaks []string
 	guard := strconv.Quote(cni.LocalnetGuardComment(netName))
+	masq := strconv.Quote(cni.MasqueradeComment(netName))
 	for _, table := range []string{"filter", "nat"} {
 		var stderr bytes.Buffer
 		cmd := exec.Command("iptables-save", "-t", table)
@@ -94,7 +96,7 @@ func iptablesLeaks(netName string) ([]string, error) {
 		}
 		for line := range strings.Lines(string(out)) {
 			line = strings.TrimSpace(line)
-			if !strings.HasPrefix(line, "#") && strings.Contains(line, netName) && !strings.Contains(line, guard) {
+			if !strings.HasPrefix(line, "#") && strings.Contains(line, netName) && !strings.Contains(line, guard) && !strings.Contains(line, masq) {
 				leaks = append(leaks, fmt.Sprintf("iptables %s rule %q", table, line))
 			}
 		}

@@ -47,7 +47,7 @@ func main() {
 	execPods := flag.Int("probe-exec-pods", 10, "of the probe pods, how many really run their exec probe (each costs ~0.1 s of CPU a second)")
 	probeWindow := flag.Duration("probe-window", 15*time.Second, "length of each of the probe cost's four windows")
 	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
-	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass,cri", "comma-separated measurements to run (runtimeclass needs crun; cri, the kubelet's path, a containerd 2.x; usage is not in the default)")
+	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass,cri", "comma-separated measurements to run (runtimeclass needs crun; cri, the kubelet's path, a containerd 2.x; usage and breakdown are not in the default)")
 	many := flag.Int("many", 50, "with cri: pods started at once on podlife and on the CRI plugin (0: skip it)")
 	usagePods := flag.Int("usage-pods", 20, "pods sampled by the usage measurement")
 	usageRounds := flag.Int("usage-rounds", 10, "times the usage measurement samples each pod")
@@ -55,6 +55,7 @@ func main() {
 	bridge := flag.String("bridge", "plbench0", "bridge device of the run's pods (another name lets two runs share the machine)")
 	subnet := flag.String("subnet", "10.251.0.0/16", "subnet of the run's pods")
 	scale := addScaleFlags()
+	perfData := flag.String("breakdown-perf-data", "", "breakdown: keep perf's recording in FILE (perf report -i FILE --sort comm,sym)")
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	containerLogger := flag.String("container-logger", "", `containers' logger: "" (podlife-logger, built for the run), "self" (this program re-executed, as the podlife CLI does), "none" (the managing process writes the logs), or a path`)
 	if containerlogger.Invoked() {
@@ -68,14 +69,14 @@ func main() {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	o := options{containerLogger: *containerLogger, n: *n, pods: *pods, probePods: *probePods, classPods: *classPods, execPods: *execPods, probeWindow: *probeWindow, gated: *gated, many: *many, only: map[string]bool{},
-		usagePods: *usagePods, usageRounds: *usageRounds, scale: scale, bridge: *bridge, subnet: *subnet}
+		usagePods: *usagePods, usageRounds: *usageRounds, perfData: *perfData, scale: scale, bridge: *bridge, subnet: *subnet}
 	for _, m := range strings.Split(*memModes, ",") {
 		o.memModes = append(o.memModes, podlife.ShimMode(strings.TrimSpace(m)))
 	}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
-		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "cri" && m != "probescale" && m != "manypods" && m != "usage" {
-			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage)\n", m)
+		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "cri" && m != "probescale" && m != "manypods" && m != "usage" && m != "breakdown" {
+			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage, breakdown)\n", m)
 			os.Exit(2)
 		}
 		o.only[m] = true
@@ -120,6 +121,7 @@ type options struct {
 	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage
 	scale                                          *scaleOptions   // probescale and manypods (scale.go)
 	bridge, subnet                                 string          // the pods' bridge and subnet
+	perfData                                       string          // breakdown: where to keep perf's recording
 }
 
 func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*report, error) {
@@ -161,6 +163,11 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		e.containerLogger = o.containerLogger
 	}
 	rep := &report{Containerd: version, ContainerLogger: o.containerLogger}
+	if o.only["breakdown"] {
+		if rep.Breakdown, err = e.measureBreakdown(ctx, o.n, o.perfData); err != nil {
+			return nil, fmt.Errorf("breakdown: %w", err)
+		}
+	}
 	if o.only["times"] {
 		rep.Iterations = o.n
 		if err := e.measureTimes(ctx, o.n, rep); err != nil {

@@ -77,6 +77,7 @@ type report struct {
 	RuntimeClass          *runtimeClassReport `json:"runtime_class,omitempty"`
 	RuntimeClassError     string              `json:"runtime_class_error,omitempty"`
 	CRI                   *criReport          `json:"cri,omitempty"`
+	Breakdown             *breakdownReport    `json:"breakdown,omitempty"`
 	CRIError              string              `json:"cri_error,omitempty"`
 	ProbeScale            *probeScaleReport   `json:"probe_scale,omitempty"`
 	ManyPods              *manyPodsReport     `json:"many_pods,omitempty"`
@@ -85,6 +86,9 @@ type report struct {
 
 func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "containerd %s\n", r.Containerd)
+	if r.Breakdown != nil {
+		r.Breakdown.print(w)
+	}
 	if r.Iterations > 0 {
 		r.printTimes(w)
 	}

@@ -164,9 +164,16 @@ func TestShimDeleteUnknownNotAnswering(t *testing.T) {
 // command line, not a `shim start` nor another namespace's; Kill ends one with its children.
 func TestFindShims(t *testing.T) {
 	ns := fmt.Sprintf("ctrd-test-%d", os.Getpid())
+	// The fake shim is sh executed through a link named as the shim's binary, as containerd
+	// executes a shim by its path (FindShims reads the command lines of processes whose command
+	// name can be a shim's only).
+	bin := filepath.Join(t.TempDir(), "containerd-shim-runc-v2")
+	if err := os.Symlink("/bin/sh", bin); err != nil {
+		t.Fatal(err)
+	}
 	start := func(args ...string) *exec.Cmd {
 		// sh keeps its argv (the command after -c is not its last: no exec), and runs a child.
-		cmd := &exec.Cmd{Path: "/bin/sh", Args: append([]string{"/x/containerd-shim-runc-v2", "-c", "sleep 60; :"}, args...)}
+		cmd := &exec.Cmd{Path: bin, Args: append([]string{bin, "-c", "sleep 60; :"}, args...)}
 		if err := cmd.Start(); err != nil {
 			t.Skip("no /bin/sh:", err)
 		}

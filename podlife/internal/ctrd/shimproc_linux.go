@@ -30,10 +30,10 @@ type ShimProcess struct {
 // before it serves, so it waits for a reader forever, its socket listening).
 func FindShims(ns string, ids []string) []*ShimProcess {
 	var out []*ShimProcess
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-		if err != nil {
+	names, _ := readDirNames("/proc")
+	for _, name := range names {
+		pid, err := strconv.Atoi(name)
+		if err != nil || !maybeShim(pid) {
 			continue
 		}
 		id, ok := shimOf(pid, ns, ids)
@@ -51,6 +51,32 @@ func FindShims(ns string, ids []string) []*ShimProcess {
 		out = append(out, &ShimProcess{fd: fd, pid: pid, id: id})
 	}
 	return out
+}
+
+// readDirNames lists dir's entries, unsorted.
+func readDirNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+// maybeShim reports whether process pid may be a shim, from its command name (comm), which is
+// far cheaper to read than its command line (reading /proc/PID/cmdline reads the process's
+// memory): FindShims reads the command line of the candidates only. comm is the first 15
+// bytes of the executed file's base name, so a base name that contains "containerd-shim"
+// either starts with it (comm is "containerd-shim") or is longer than 15 bytes (comm has 15);
+// a binary started through /proc/self/exe is called "exe". A process that cannot be read is a
+// candidate, so that shimOf decides.
+func maybeShim(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return true
+	}
+	comm := strings.TrimSuffix(string(b), "\n")
+	return len(comm) >= 15 || comm == "exe" || strings.Contains(comm, "containerd-shim")
 }
 
 // shimOf reports whether pid is a shim daemon of namespace ns started for one of ids, and
