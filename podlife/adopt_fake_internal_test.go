@@ -14,6 +14,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/internal/clock"
+	"github.com/podlife/podlife/podlife/internal/worker"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -63,13 +64,9 @@ func closeManager(t *testing.T, r *Runtime) {
 
 // editSupervision changes container's entry of the pod's supervision.json as a manager that
 // died at that point would have left it.
-func editSupervision(t *testing.T, r *Runtime, pod, container string, fn func(*containerSupervision)) {
+func editSupervision(t *testing.T, r *Runtime, pod, container string, fn func(*worker.ContainerSupervision)) {
 	t.Helper()
-	s := newSupervisionStore(filepath.Join(r.cfg.StateDir, "pods", pod))
-	if err := s.load(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.update(container, fn); err != nil {
+	if err := worker.EditSupervision(filepath.Join(r.cfg.StateDir, "pods", pod), container, fn); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -148,7 +145,7 @@ func TestFakeAdoptInterruptedPostStart(t *testing.T) {
 	id := strings.TrimPrefix(containerStatus(p0.Status(), "a").ContainerID, "containerd://")
 	closeManager(t, r)
 	// What a manager killed in the middle of the hook leaves (crash point start.poststart).
-	editSupervision(t, r, spec.Name, "a", func(s *containerSupervision) { s.PostStart = id })
+	editSupervision(t, r, spec.Name, "a", func(s *worker.ContainerSupervision) { s.PostStart = id })
 
 	a := newFakeAdopter(t, r, f, clk)
 	p, err := a.Adopt(ctx, spec)
@@ -173,11 +170,11 @@ func TestFakeAdoptInterruptedPostStart(t *testing.T) {
 	if cs.RestartCount != 1 || cs.State.Running == nil || cs.LastState.Terminated == nil || cs.LastState.Terminated.ExitCode != 143 {
 		t.Errorf("status %+v, want running, restart count 1, last state terminated 143", cs)
 	}
-	s := newSupervisionStore(filepath.Join(r.cfg.StateDir, "pods", spec.Name))
-	if err := s.load(); err != nil {
+	sup, err := worker.ReadSupervision(filepath.Join(r.cfg.StateDir, "pods", spec.Name), "a")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.get("a").PostStart; got != "" {
+	if got := sup.PostStart; got != "" {
 		t.Errorf("supervision.json still names a postStart in flight: %q", got)
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/containerd/containerd/v2/pkg/cio"
-
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/tasks"
@@ -23,38 +21,6 @@ import (
 // process on the host) opens directly: the shim reads stdin from its FIFO, and its output,
 // which the manager also writes to the container's log, is copied to the others (see
 // tasks.TeeAttach). The output waits in the FIFO (64 KiB) until a client reads it.
-
-// attachFIFOs returns the FIFO paths of the instance id of a pod whose directory is podDir.
-func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
-	base := filepath.Join(podDir, "attach", id)
-	cfg := cio.Config{Stdout: base + "-stdout", Terminal: tty}
-	if stdin {
-		cfg.Stdin = base + "-stdin"
-	}
-	if !tty {
-		cfg.Stderr = base + "-stderr"
-	}
-	return cfg
-}
-
-// attachOutput makes the FIFOs of an interactive instance id (the clients' and the shim's, see
-// tasks.TeeAttach) and returns them as its output.
-func attachOutput(podDir, id string, stdin, tty bool) (tasks.Output, error) {
-	cfg := attachFIFOs(podDir, id, stdin, tty)
-	if err := os.MkdirAll(filepath.Join(podDir, "attach"), 0o700); err != nil {
-		return tasks.Output{}, fmt.Errorf("attach: %w", err)
-	}
-	shim := tasks.ShimFIFOs(cfg)
-	for _, path := range []string{cfg.Stdin, cfg.Stdout, cfg.Stderr, shim.Stdout, shim.Stderr} {
-		if path == "" {
-			continue
-		}
-		if err := syscall.Mkfifo(path, 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
-			return tasks.Output{}, fmt.Errorf("attach: %w", err)
-		}
-	}
-	return tasks.Output{Attach: &cfg}, nil
-}
 
 // ErrNotAttachable is wrapped by Pod.Attach's error for a container created without Stdin or
 // TTY: its output is in its log (Pod.Logs).

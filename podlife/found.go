@@ -109,7 +109,7 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 		return PodRecord{}, fmt.Errorf("pod %q: %w", name, err)
 	}
 	out := PodRecord{Name: rec.Name, Namespace: rec.Namespace, UID: rec.UID, Created: rec.Created, Dir: dir}
-	if p, err := r.worker(name); err == nil && p.uid == rec.UID {
+	if p, err := r.worker(name); err == nil && p.UID() == rec.UID {
 		out.Manager, out.Status = os.Getpid(), p.Status()
 		return out, nil
 	}
@@ -170,18 +170,6 @@ func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, 
 			st.Conditions[i].Status = ConditionFalse
 		}
 	}
-}
-
-// terminatedAt is the terminated state of a process that exited with code, as watchExit records it.
-func terminatedAt(code int, started, finished time.Time) *StateTerminated {
-	t := &StateTerminated{ExitCode: code, Reason: ReasonCompleted, StartedAt: started, FinishedAt: finished}
-	if code != 0 {
-		t.Reason = ReasonError
-	}
-	if code > 128 && code < 128+65 {
-		t.Signal = code - 128
-	}
-	return t
 }
 
 // setConditionRemote sets a condition of the named pod that this Runtime does not manage (see

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/worker"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
@@ -393,8 +394,8 @@ func TestFakeStopKillsAfterGrace(t *testing.T) {
 	if err := p.Stop(ctx, WithGracePeriod(0)); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	if took := time.Since(t0); took < minGracePeriod || took > minGracePeriod+10*time.Second {
-		t.Errorf("stop took %v, want about %v", took, minGracePeriod)
+	if took := time.Since(t0); took < worker.MinGracePeriod || took > worker.MinGracePeriod+10*time.Second {
+		t.Errorf("stop took %v, want about %v", took, worker.MinGracePeriod)
 	}
 	calls := f.history()
 	before(t, calls, "kill a TERM", "kill a KILL all")
@@ -680,7 +681,7 @@ func TestFakeShimGate(t *testing.T) {
 }
 
 // A start policy that ignores its context does not hold a stop: the stop goes on after
-// startPolicySettle (StartPolicyAbandoned), kills what runs, and whatever the policy starts
+// worker.StartPolicySettle (StartPolicyAbandoned), kills what runs, and whatever the policy starts
 // later does not start.
 func TestFakeStopWithoutStuckPolicy(t *testing.T) {
 	ctx := testCtx(t)
@@ -708,8 +709,8 @@ func TestFakeStopWithoutStuckPolicy(t *testing.T) {
 	if err := p.Stop(ctx, WithGracePeriod(time.Second)); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	if took := time.Since(t0); took < startPolicySettle || took > startPolicySettle+20*time.Second {
-		t.Errorf("Stop took %v: want it to wait %v for the policy, then go on", took, startPolicySettle)
+	if took := time.Since(t0); took < worker.StartPolicySettle || took > worker.StartPolicySettle+20*time.Second {
+		t.Errorf("Stop took %v: want it to wait %v for the policy, then go on", took, worker.StartPolicySettle)
 	}
 	if !slices.ContainsFunc(p.Events(), func(e Event) bool { return e.Reason == ReasonStartPolicyAbandoned }) {
 		t.Errorf("no %s event: %v", ReasonStartPolicyAbandoned, p.Events())
