@@ -24,7 +24,7 @@ const (
 
 // ReasonEvicted is the kubelet's reason of an evicted pod and of its Warning event, also the
 // event of a pod refused under disk pressure.
-const ReasonEvicted = worker.ReasonEvicted
+const ReasonEvicted Reason = worker.ReasonEvicted
 
 // DependencyOrder starts every container as soon as the containers it depends on
 // (ContainerSpec.DependsOn) have reached their condition: Started, Ready or Completed. Containers

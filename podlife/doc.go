@@ -82,5 +82,7 @@
 // The README's Layout table lists what each package owns. The vocabulary (specs, their
 // defaults and validation, status, conditions, events, reasons, typed errors, start policies)
 // is declared in podlife/internal/api, which the internal packages share, and re-exported here
-// under the same names: a program imports podlife only.
+// under the same names: a program imports podlife only. Each pod's worker (its owner loop and
+// the state only the loop touches) is package podlife/internal/worker's, which never sees the
+// Runtime: [Container] is that package's type, re-exported.
 package podlife

@@ -91,6 +91,7 @@ func (c *Container) statusOwned() ContainerStatus {
 	return st
 }
 
+// NewID returns a random identifier (a pod's UID, a container instance's containerd ID).
 func NewID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])

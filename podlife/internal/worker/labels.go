@@ -22,10 +22,13 @@ const (
 	LabelPod = "podlife.io/pod"
 	// LabelContainer is the container's name in its pod ("POD" for a pod's pause).
 	LabelContainer = "podlife.io/container"
+	// LabelPodUID is the pod's UID (see Worker.UID).
 	LabelPodUID    = "podlife.io/pod-uid"
 	labelNamespace = "podlife.io/namespace"
-	LabelKind      = "podlife.io/kind" // "init", "app" or "ephemeral"
-	LabelAttempt   = "podlife.io/attempt"
+	// LabelKind is the container's kind: "init", "app", "ephemeral" or LabelKindPause.
+	LabelKind = "podlife.io/kind"
+	// LabelAttempt is the instance's attempt: 0, then one more at each restart.
+	LabelAttempt = "podlife.io/attempt"
 	// labelStopSignal is the container's stop signal (a number), for a process that stops the
 	// pod after its manager died.
 	labelStopSignal = "podlife.io/stop-signal"
