@@ -106,7 +106,7 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 	}
 	p, resume, err := worker.Restore(ctx, r.workerHost(), worker.Observed{
 		Spec: spec, Recorded: recorded, Handler: handler.class(), Dir: dir, Record: rec,
-		Network: r.recordedNetwork(rec.Network, spec.Name), Lock: lock, ForStop: forStop,
+		Network: r.recordedNetwork(rec.Network, spec.Name), ForStop: forStop,
 	})
 	if err != nil {
 		return nil, err
@@ -122,6 +122,7 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 	}
 	r.pods[spec.Name] = p
 	r.mu.Unlock()
+	r.adoptLocks.hold(p, lock)
 	r.control.listen()
 	resume()
 	return p, nil

@@ -18,8 +18,9 @@
 // is not run (the call that needed it fails with [ErrClosed] or does nothing), and the last
 // snapshot stays readable. A closure must never hand the loop another closure (it would wait
 // for itself; the package's tests panic). The locks left guard no pod state: the Runtime's pod table,
-// the event rings, the connection watch, a pod's start gate (a barrier that orders each
-// Task.Start with the start of a stop) and one-shot closes (sync.Once); results written once
+// the event rings, the connection watch and one-shot closes (sync.Once); each Task.Start is
+// granted and counted by the pod's loop, and a stop waits for the count to be back to zero
+// (the start gate, package worker's start_gate.go); results written once
 // (a start's, a stop's, a removal's error) are published by closing a channel.
 //
 // Hooks run in goroutines of their own and are abandoned, with a Warning event, when they

@@ -58,6 +58,8 @@ type Runtime struct {
 	// /proc/self/mountinfo shows for what is mounted under it (see realDir).
 	stateReal string
 
+	// adoptLocks are the adoption locks of the pods this Runtime adopted (see adopt_lock.go).
+	adoptLocks adoptLocks
 	// host is what the Runtime gives its workers (see workerHost).
 	hostOnce sync.Once
 	host     *worker.Host
@@ -378,6 +380,7 @@ func (r *Runtime) isClosed() bool {
 
 // forget drops a removed pod.
 func (r *Runtime) forget(p *podWorker) {
+	r.adoptLocks.release(p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.pods[p.Name()] == p {
@@ -417,7 +420,8 @@ func (r *Runtime) Close() error {
 	persisted := time.NewTimer(5 * time.Second)
 	defer persisted.Stop()
 	for _, p := range pods {
-		p.AwaitAbandoned(persisted.C) // each loop ends once its current closure has run; another process may adopt it now
+		p.AwaitAbandoned(persisted.C) // each loop ends once its current closure has run
+		r.adoptLocks.release(p)       // another process may adopt it now
 	}
 	var errs []error
 	if r.ctrd != nil {

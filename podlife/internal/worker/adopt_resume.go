@@ -149,17 +149,6 @@ func (c *Container) markPostStartFailed(hookErr error) {
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
 }
 
-// releaseAdoptLock drops the pod's adoption lock, if this process adopted it.
-func (p *Worker) releaseAdoptLock() {
-	p.adoptMu.Lock()
-	l := p.adoptLock
-	p.adoptLock = nil
-	p.adoptMu.Unlock()
-	if l != nil {
-		_ = l.Close()
-	}
-}
-
 func fileExists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil

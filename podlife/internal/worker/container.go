@@ -235,21 +235,24 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 		return ctx.Err()
 	}
 	// No process starts once the pod is stopping (a start policy may ignore its context; see
-	// Pod.stopWith), and the stop waits for a start in flight to be recorded as running.
-	p.startGate.RLock()
+	// Pod.stopWith), and the stop waits for a start in flight to be recorded as running: the
+	// loop grants the start (see start_gate.go).
 	var task tasks.Task
 	stopping := true // if the loop has ended (the Runtime closed), nothing starts
-	p.do(func() { task, stopping = inst.task, p.stopping })
+	p.do(func() {
+		task, stopping = inst.task, p.stopping
+		if !stopping && task != nil {
+			p.beginStartOwned()
+		}
+	})
 	if stopping {
-		p.startGate.RUnlock()
 		return context.Canceled
 	}
 	if task == nil {
-		p.startGate.RUnlock()
 		return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepStart, Err: fmt.Errorf("task deleted: %w", ErrNotFound)}
 	}
 	if err := task.Start(context.WithoutCancel(ctx)); err != nil {
-		p.startGate.RUnlock()
+		p.do(p.endStartOwned)
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
 		c.setWaiting(ReasonRunContainerError, err.Error())
 		inst.markNeverRan()
@@ -260,8 +263,8 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 		inst.running, inst.startedAt = true, now
 		c.hookFailed = ""
 		c.state = ContainerState{Running: &StateRunning{StartedAt: now}}
+		p.endStartOwned()
 	})
-	p.startGate.RUnlock()
 	go c.watchExit(inst)
 	p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
 	failpoint.Hit("start.started") // between Task.Start and postStart

@@ -64,7 +64,8 @@ type Host struct {
 
 	// HostIPs is the host's IPs (status.hostIPs, the downward API's status.hostIP).
 	HostIPs func() ([]netip.Addr, error)
-	// Forget drops a removed pod from the Runtime's table, if w is the pod of its name there.
+	// Forget drops a removed (or detached) pod from the Runtime's table, if w is the pod of its
+	// name there, and releases the pod's adoption lock if the Runtime adopted it.
 	Forget func(w *Worker)
 	// ControlPath is the Runtime's control socket, recorded in each pod's record.
 	ControlPath func() string

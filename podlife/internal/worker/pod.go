@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -57,10 +56,6 @@ type Worker struct {
 	// settings (ErrCreateContainerConfig): unlike startErr, the pod stays.
 	configErr error
 
-	// startGate: every Task.Start holds it for reading, with the check that the pod is not
-	// stopping; a stop takes it once, so that no process starts after the stop began.
-	startGate sync.RWMutex
-
 	stopOnce      sync.Once
 	stopped       chan struct{} // closed when every process is gone and the network released
 	stopErr       error
@@ -98,10 +93,13 @@ type Worker struct {
 	message      string
 	startTime    time.Time
 	ephemerals   []*Container // added by AddEphemeralContainer, in order; never removed
+	// startsInFlight counts the Task.Starts the loop granted that are not recorded yet;
+	// startsIdle, made by a stop that waits for them, is closed when it is back to 0 (see
+	// start_gate.go).
+	startsInFlight int
+	startsIdle     chan struct{}
 
-	sup       *supervisionStore // supervision.json: what an adopter needs (see supervision.go)
-	adoptMu   sync.Mutex        // guards adoptLock (not loop state: released after the loop ends)
-	adoptLock io.Closer         // the pod's adoption lock, held by an adopter (see Runtime.Adopt)
+	sup *supervisionStore // supervision.json: what an adopter needs (see supervision.go)
 	// stopRecord is the record of a pod adopted only to stop it: its spec (the record's, without
 	// values) is not the pod's, so its record keeps the fingerprints it had (see writeRecord).
 	stopRecord *Record

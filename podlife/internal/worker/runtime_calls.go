@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/podlife/podlife/cni"
@@ -61,19 +60,18 @@ func (p *Worker) Abandon() {
 }
 
 // AwaitAbandoned waits, after Abandon and the close of the Host's Closing, for the pod's
-// status.json to be written a last time (or for timeout) and for its loop to end, then
-// releases its adoption lock: another process may adopt the pod now.
+// status.json to be written a last time (or for timeout) and for its loop to end: nothing of
+// this process changes the pod any more, and another process may adopt it.
 func (p *Worker) AwaitAbandoned(timeout <-chan time.Time) {
 	select {
 	case <-p.persisted:
 	case <-timeout:
 	}
 	<-p.owner.done
-	p.releaseAdoptLock()
 }
 
 // Detach leaves a stopped pod adopted for its stop (Observed.ForStop) unmanaged again: its
-// status written, its adoption lock released, forgotten by the Runtime.
+// status written, forgotten by the Runtime (which releases its adoption lock).
 func (p *Worker) Detach() { p.detach() }
 
 // Observed is what an adopter found of a pod some other process started: the worker of
@@ -88,9 +86,6 @@ type Observed struct {
 	Record Record
 	// Network is the network the pod is attached to (its record's).
 	Network cni.Network
-	// Lock is the pod's adoption lock: the worker holds it until it is removed, detached or
-	// abandoned.
-	Lock io.Closer
 	// ForStop adopts the pod only to stop or remove it: nothing is resumed but exit watching,
 	// and its record keeps the fingerprints it had.
 	ForStop bool
@@ -106,7 +101,6 @@ func Restore(ctx context.Context, h *Host, o Observed) (w *Worker, resume func()
 	p := assemblePod(h, spec, recorded, o.Handler, o.Dir, rec.UID)
 	p.deadlineSet = deadline
 	p.startTime = rec.Created
-	p.adoptLock = o.Lock
 	if o.ForStop {
 		p.stopRecord = &rec
 	}

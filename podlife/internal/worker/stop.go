@@ -70,8 +70,7 @@ func (p *Worker) stopWith(ctx context.Context, grace time.Duration, hooks bool, 
 		p.cancelStart()
 		p.awaitStartSequence()
 		// No Task.Start in flight, and none after this point (they check p.stopping).
-		p.startGate.Lock()
-		p.startGate.Unlock() // a barrier, not a critical section
+		p.awaitStarts()
 		p.restarts.Wait()
 		p.ephemeralOps.Wait() // creations are bounded; their starts see p.stopping
 		p.stopErr = p.stopAll(ctx, grace, hooks)
@@ -208,8 +207,7 @@ func (p *Worker) Remove(ctx context.Context) error {
 			errs = append(errs, poddir.Remove(p.sandbox.dir))
 		}
 		p.removeErr = errors.Join(errs...)
-		p.releaseAdoptLock()
-		p.rt.Forget(p)
+		p.rt.Forget(p) // and the Runtime releases its adoption lock, if it adopted it
 		p.emit("", EventNormal, ReasonRemoved, "Pod removed")
 		p.endLoop() // nothing of the pod is left to own
 		close(p.removed)
