@@ -8,9 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
-	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
 // Adopt takes over the supervision of a pod that another process started and that no live
@@ -38,7 +37,7 @@ import (
 // The adopter holds the pod's adoption lock until the pod is removed or the Runtime closed.
 func (r *Runtime) Adopt(ctx context.Context, spec PodSpec) (*Pod, error) {
 	w, err := r.adopt(ctx, spec)
-	return w.handle(), err
+	return r.handle(w), err
 }
 
 // adopt is Adopt, returning the adopted pod's worker.
@@ -105,34 +104,12 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 	if err := r.waitConnected(ctx); err != nil {
 		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
 	}
-	// The deadline set on the running pod is kept; the spec's as started stays its spec.
-	spec, recorded, deadline := deadlineUpdate(spec, recorded, rec)
-	p := assemblePod(r, spec, recorded, handler, dir, rec.UID)
-	p.deadlineSet = deadline
-	p.startTime = rec.Created
-	p.adoptLock = lock
-	if forStop {
-		p.stopRecord = &rec
-	}
-	p.network, p.netRecord = r.recordedNetwork(rec.Network, spec.Name), rec.Network
-	// The dead manager's execs in flight (a hook, a probe) wait for a reader of their output:
-	// until one comes, the shim holds back their container's exit for 30 s (see ctrd).
-	if n, _ := ctrd.DrainOrphanFIFOs(p.sandbox.fifoDir(), tasks.ExecIDPrefix, r.closing); n > 0 {
-		p.log.Info("reading away the output of the previous manager's execs in flight", "fifos", n)
-	}
-	if rec.ShimGroup != "" && p.pause == nil {
-		if p.sharedGroup != "" {
-			p.sharedGroup = r.shimGroups.Adopt(rec.ShimGroup, p.uid)
-		} else {
-			p.shimOwner.plannedID = rec.ShimGroup
-		}
-	}
-	if err := p.sup.load(); err != nil {
-		p.log.Warn("supervision state unreadable: restart back-off and hook state start afresh", "err", err)
-	}
-	plan, err := p.bind(ctx)
+	p, resume, err := worker.Restore(ctx, r.workerHost(), worker.Observed{
+		Spec: spec, Recorded: recorded, Handler: handler.class(), Dir: dir, Record: rec,
+		Network: r.recordedNetwork(rec.Network, spec.Name), ForStop: forStop,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("pod %q: adopt: %w", spec.Name, err)
+		return nil, err
 	}
 	r.mu.Lock()
 	if r.closed {
@@ -145,8 +122,9 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 	}
 	r.pods[spec.Name] = p
 	r.mu.Unlock()
+	r.adoptLocks.hold(p, lock)
 	r.control.listen()
-	p.resume(plan, rec.OwnerPID, forStop)
+	resume()
 	return p, nil
 }
 
@@ -173,10 +151,3 @@ func (r *Runtime) managerAlive(rec podRecord) bool {
 	}
 	return rec.OwnerPID != os.Getpid() && processAlive(rec.OwnerPID)
 }
-
-const (
-	taskNone    taskState = iota // no task: never made, or deleted
-	taskCreated                  // made, its process not started
-	taskRunning                  // its process runs (or is paused)
-	taskStopped                  // its process exited
-)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/internal/clock"
-	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/worker"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -64,13 +64,9 @@ func closeManager(t *testing.T, r *Runtime) {
 
 // editSupervision changes container's entry of the pod's supervision.json as a manager that
 // died at that point would have left it.
-func editSupervision(t *testing.T, r *Runtime, pod, container string, fn func(*containerSupervision)) {
+func editSupervision(t *testing.T, r *Runtime, pod, container string, fn func(*worker.ContainerSupervision)) {
 	t.Helper()
-	s := newSupervisionStore(filepath.Join(r.cfg.StateDir, "pods", pod))
-	if err := s.load(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.update(container, fn); err != nil {
+	if err := worker.EditSupervision(filepath.Join(r.cfg.StateDir, "pods", pod), container, fn); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -118,7 +114,7 @@ func TestFakeAdoptExitedWhileUnmanaged(t *testing.T) {
 	if st.Phase != PhaseRunning {
 		t.Errorf("phase %s, want Running", st.Phase)
 	}
-	if !hasEvent(p.w, "", EventNormal, api.ReasonAdopted, "Pod adopted by pid") {
+	if !hasEvent(p.w, "", EventNormal, ReasonAdopted, "Pod adopted by pid") {
 		t.Errorf("no Adopted event: %v", p.Events())
 	}
 	// The adopter follows the new instance as its own: an exit is restarted again.
@@ -149,7 +145,7 @@ func TestFakeAdoptInterruptedPostStart(t *testing.T) {
 	id := strings.TrimPrefix(containerStatus(p0.Status(), "a").ContainerID, "containerd://")
 	closeManager(t, r)
 	// What a manager killed in the middle of the hook leaves (crash point start.poststart).
-	editSupervision(t, r, spec.Name, "a", func(s *containerSupervision) { s.PostStart = id })
+	editSupervision(t, r, spec.Name, "a", func(s *worker.ContainerSupervision) { s.PostStart = id })
 
 	a := newFakeAdopter(t, r, f, clk)
 	p, err := a.Adopt(ctx, spec)
@@ -163,7 +159,7 @@ func TestFakeAdoptInterruptedPostStart(t *testing.T) {
 	before(t, calls, "kill a TERM", "exited a 143")
 	before(t, calls, "exited a 143", "start a#1")
 	before(t, calls, "start a#1", "postStart a 2")
-	if !hasEvent(p.w, "a", EventWarning, api.ReasonFailedPostStartHook, "PostStartHook failed") {
+	if !hasEvent(p.w, "a", EventWarning, ReasonFailedPostStartHook, "PostStartHook failed") {
 		t.Errorf("no FailedPostStartHook event: %v", p.Events())
 	}
 	st, err := p.WaitFor(ctx, func(s PodStatus) bool { return containerStatus(s, "a").Started })
@@ -174,11 +170,11 @@ func TestFakeAdoptInterruptedPostStart(t *testing.T) {
 	if cs.RestartCount != 1 || cs.State.Running == nil || cs.LastState.Terminated == nil || cs.LastState.Terminated.ExitCode != 143 {
 		t.Errorf("status %+v, want running, restart count 1, last state terminated 143", cs)
 	}
-	s := newSupervisionStore(filepath.Join(r.cfg.StateDir, "pods", spec.Name))
-	if err := s.load(); err != nil {
+	sup, err := worker.ReadSupervision(filepath.Join(r.cfg.StateDir, "pods", spec.Name), "a")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.get("a").PostStart; got != "" {
+	if got := sup.PostStart; got != "" {
 		t.Errorf("supervision.json still names a postStart in flight: %q", got)
 	}
 }
@@ -202,7 +198,7 @@ func TestFakeAdoptPersistedBackoff(t *testing.T) {
 	}
 	if _, err := p0.WaitFor(ctx, func(s PodStatus) bool {
 		w := containerStatus(s, "a").State.Waiting
-		return w != nil && w.Reason == api.ReasonCrashLoopBackOff
+		return w != nil && w.Reason == ReasonCrashLoopBackOff
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +217,7 @@ func TestFakeAdoptPersistedBackoff(t *testing.T) {
 	}
 	st, err := p.WaitFor(ctx, func(s PodStatus) bool {
 		w := containerStatus(s, "a").State.Waiting
-		return w != nil && w.Reason == api.ReasonCrashLoopBackOff
+		return w != nil && w.Reason == ReasonCrashLoopBackOff
 	})
 	if err != nil {
 		t.Fatalf("never waiting CrashLoopBackOff: %v", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/sandbox"
+	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
 // One stop and one remove: a pod whose manager is gone is stopped and removed by the core's
@@ -19,45 +20,6 @@ import (
 // record keeps (stoppableSpec): no hooks (they were Go code or ran in the manager), no probes, no
 // restarts. The pod's cgroups, volumes, port mappings, pause and shim group come from that spec,
 // as the manager had them.
-
-// stoppableSpec is spec without what cannot or must not be persisted: Go hooks and probers (and
-// with them exec ones: a stop without the manager runs no hooks), the start policy, OCIHook,
-// pull credentials, and every value that may be a secret: env values (from a Secret, or set
-// by a Go program, which may hold anything), command and args (a manifest's $(VAR) expands
-// env values into them), and files volumes' data (their paths and modes stay). None of these
-// is needed to stop or remove a pod; the record's fingerprints (see specfp.Fields, keyed) are
-// what tells a changed value at an adoption.
-func stoppableSpec(spec PodSpec) PodSpec {
-	spec.StartPolicy, spec.PullCredentials = nil, nil
-	strip := func(cs []ContainerSpec) []ContainerSpec {
-		out := make([]ContainerSpec, len(cs))
-		for i, c := range cs {
-			c.PostStart, c.PreStop = nil, nil
-			c.StartupProbe, c.ReadinessProbe, c.LivenessProbe = nil, nil, nil
-			c.OCIHook = nil
-			c.Env, c.Command, c.Args = nil, nil, nil
-			out[i] = c
-		}
-		return out
-	}
-	spec.InitContainers, spec.Containers = strip(spec.InitContainers), strip(spec.Containers)
-	vols := make([]Volume, len(spec.Volumes))
-	for i, v := range spec.Volumes {
-		if v.Files != nil {
-			fv := *v.Files
-			fv.Files = make([]File, len(v.Files.Files))
-			for j, f := range v.Files.Files {
-				fv.Files[j] = File{Path: f.Path, Mode: f.Mode}
-			}
-			v.Files = &fv
-		}
-		vols[i] = v
-	}
-	if spec.Volumes != nil {
-		spec.Volumes = vols
-	}
-	return spec
-}
 
 // stopUnmanaged stops (op "stop") or removes (op "remove") a pod whose manager is gone, with
 // the core's stop and remove: it adopts the pod for the purpose (see Adopt; ErrManaged if
@@ -97,9 +59,9 @@ func (r *Runtime) stopUnmanaged(ctx context.Context, dir, op string, rec podReco
 	if o.grace != nil {
 		grace = *o.grace
 	}
-	err = p.Stop(ctx, WithGracePeriod(grace), WithoutHooks())
+	err = p.Stop(ctx, worker.StopOptions{Grace: &grace, NoHooks: true})
 	if op == "stop" {
-		p.detach()
+		p.Detach()
 		return err
 	}
 	if err := p.Remove(ctx); err != nil {
@@ -164,13 +126,4 @@ func (r *Runtime) sweepPodContainers(ctx context.Context, uid string) {
 	if len(ctrs) > 0 {
 		_ = cgroupfs.Sweep(sandbox.CgroupPath(r.cfg.Namespace, uid))
 	}
-}
-
-// detach leaves a stopped pod adopted for its stop (see stopUnmanaged) unmanaged again: its
-// status written, its lock released, forgotten by the Runtime.
-func (p *podWorker) detach() {
-	close(p.persistQuit)
-	<-p.persisted
-	p.releaseAdoptLock()
-	p.rt.forget(p)
 }

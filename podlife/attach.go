@@ -11,8 +11,6 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/containerd/containerd/v2/pkg/cio"
-
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/tasks"
@@ -24,41 +22,9 @@ import (
 // which the manager also writes to the container's log, is copied to the others (see
 // tasks.TeeAttach). The output waits in the FIFO (64 KiB) until a client reads it.
 
-// attachFIFOs returns the FIFO paths of the instance id of a pod whose directory is podDir.
-func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
-	base := filepath.Join(podDir, "attach", id)
-	cfg := cio.Config{Stdout: base + "-stdout", Terminal: tty}
-	if stdin {
-		cfg.Stdin = base + "-stdin"
-	}
-	if !tty {
-		cfg.Stderr = base + "-stderr"
-	}
-	return cfg
-}
-
-// attachOutput makes the FIFOs of an interactive instance id (the clients' and the shim's, see
-// tasks.TeeAttach) and returns them as its output.
-func attachOutput(podDir, id string, stdin, tty bool) (tasks.Output, error) {
-	cfg := attachFIFOs(podDir, id, stdin, tty)
-	if err := os.MkdirAll(filepath.Join(podDir, "attach"), 0o700); err != nil {
-		return tasks.Output{}, fmt.Errorf("attach: %w", err)
-	}
-	shim := tasks.ShimFIFOs(cfg)
-	for _, path := range []string{cfg.Stdin, cfg.Stdout, cfg.Stderr, shim.Stdout, shim.Stderr} {
-		if path == "" {
-			continue
-		}
-		if err := syscall.Mkfifo(path, 0o600); err != nil && !errors.Is(err, fs.ErrExist) {
-			return tasks.Output{}, fmt.Errorf("attach: %w", err)
-		}
-	}
-	return tasks.Output{Attach: &cfg}, nil
-}
-
-// errNotAttachable is wrapped by Pod.Attach's error for a container created without Stdin or
+// ErrNotAttachable is wrapped by Pod.Attach's error for a container created without Stdin or
 // TTY: its output is in its log (Pod.Logs).
-var errNotAttachable = errors.New("container was not created with stdin or tty")
+var ErrNotAttachable = errors.New("container was not created with stdin or tty")
 
 // attach connects streams to the main process of a running interactive ephemeral container of
 // any pod in the state directory, whichever process manages it (see Pod.Attach): through the
@@ -78,7 +44,7 @@ func (r *Runtime) attach(ctx context.Context, pod, container string, streams Exe
 	dir := filepath.Join(r.cfg.StateDir, "pods", pod)
 	cfg := attachFIFOs(dir, id, true, true)
 	if _, err := os.Stat(cfg.Stdout); err != nil {
-		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, errNotAttachable)
+		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, ErrNotAttachable)
 	}
 	if _, err := os.Stat(cfg.Stdin); err != nil {
 		cfg.Stdin = ""
@@ -171,7 +137,7 @@ func (r *Runtime) runningTask(ctx context.Context, pod, container string) (strin
 		return "", nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}
 	bg := context.WithoutCancel(r.ctx(ctx))
-	ctrs, err := r.tasks.Containers(bg, map[string]string{labelPodUID: rec.UID, labelContainer: container})
+	ctrs, err := r.tasks.Containers(bg, map[string]string{labelPodUID: rec.UID, LabelContainer: container})
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}

@@ -34,7 +34,7 @@ func TestFakeStartupGCContainerd(t *testing.T) {
 	if err := f.CreateLease(ctx, "podlife-foreign-uid", foreign); err != nil {
 		t.Fatal(err)
 	}
-	keptLease, orphanLease := kept.w.leaseID(), orphan.w.leaseID()
+	keptLease, orphanLease := kept.w.LeaseID(), orphan.w.LeaseID()
 	closeManager(t, r)
 	if err := os.Remove(filepath.Join(r.cfg.StateDir, "pods", "orphan", recordFile)); err != nil {
 		t.Fatal(err)

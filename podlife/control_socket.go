@@ -54,10 +54,10 @@ func (r *Runtime) doControl(req controlRequest) error {
 		if req.Grace != nil {
 			opts = append(opts, WithGracePeriod(*req.Grace))
 		}
-		return p.Stop(ctx, opts...)
+		return p.Stop(ctx, resolveStop(opts).worker())
 	case "remove":
 		if req.Grace != nil {
-			_ = p.Stop(ctx, WithGracePeriod(*req.Grace))
+			_ = p.Stop(ctx, resolveStop([]StopOption{WithGracePeriod(*req.Grace)}).worker())
 		}
 		return p.Remove(ctx)
 	case "condition":

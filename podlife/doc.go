@@ -18,8 +18,9 @@
 // is not run (the call that needed it fails with [ErrClosed] or does nothing), and the last
 // snapshot stays readable. A closure must never hand the loop another closure (it would wait
 // for itself; the package's tests panic). The locks left guard no pod state: the Runtime's pod table,
-// the event rings, the connection watch, a pod's start gate (a barrier that orders each
-// Task.Start with the start of a stop) and one-shot closes (sync.Once); results written once
+// the event rings, the connection watch and one-shot closes (sync.Once); each Task.Start is
+// granted and counted by the pod's loop, and a stop waits for the count to be back to zero
+// (the start gate, package worker's start_gate.go); results written once
 // (a start's, a stop's, a removal's error) are published by closing a channel.
 //
 // Hooks run in goroutines of their own and are abandoned, with a Warning event, when they
@@ -84,5 +85,7 @@
 // is declared in podlife/internal/api, which the internal packages share, and re-exported here
 // under the same names, but for the reasons: package podlife/reasons holds those (as the
 // kubelet's pkg/kubelet/events), so a program imports podlife, and podlife/reasons to switch on
-// a reason. docs/concepts.md lists the names a typical program uses.
+// a reason. docs/concepts.md lists the names a typical program uses. Each pod's worker (its
+// owner loop and the state only the loop touches) is package podlife/internal/worker's, which
+// never sees the Runtime: [Container] is that package's type, re-exported.
 package podlife

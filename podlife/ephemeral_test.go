@@ -69,7 +69,7 @@ func logText(t *testing.T, c *podlife.Container) string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		b, err := os.ReadFile(c.LogPath())
+		b, err := os.ReadFile(podlife.LogPath(c))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,24 +8,25 @@ import (
 
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/specfp"
+	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
 // Start is start for the tests of package podlife_test: it returns as soon as the pod is
 // registered, so that they can watch the start (Run is the one way a user starts a pod).
 func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 	w, err := r.start(ctx, spec)
-	return w.handle(), err
+	return r.handle(w), err
 }
 
 // Sandbox gives the tests of package podlife_test the pod's sandbox (its directory, namespaces
 // and address), which users reach through PodStatus and Exec instead.
-func (p *Pod) Sandbox() *podSandbox { return p.w.sandbox }
+func (p *Pod) Sandbox() *worker.Sandbox { return p.w.Sandbox() }
 
 // Labels the tests of package podlife_test filter containerd objects by.
 const (
 	LabelPodUID    = labelPodUID
-	LabelKind      = labelKind
-	LabelKindPause = labelKindPause
+	LabelKind      = worker.LabelKind
+	LabelKindPause = worker.LabelKindPause
 )
 
 // The log file layout, for the tests of package podlife_test that check what the logger wrote
@@ -35,8 +36,8 @@ type LogLine = logLine
 // ParseLogLine is parseLogLine.
 func ParseLogLine(line []byte) (LogLine, bool) { return parseLogLine(line) }
 
-// LogPath is logPath.
-func (c *Container) LogPath() string { return c.logPath() }
+// LogPath is the CRI-format log file of c's current attempt ("" until created).
+func LogPath(c *Container) string { return worker.LogPath(c) }
 
 // LogFiles is logFiles.
 func (r PodRecord) LogFiles(container string) []string { return r.logFiles(container) }
@@ -46,7 +47,7 @@ func (r PodRecord) LogFiles(container string) []string { return r.logFiles(conta
 // unkeyed fingerprints. For the tests that older records still adopt and remove.
 func (h *Pod) WriteLegacyRecord() error {
 	p := h.w
-	spec := p.spec
+	spec := p.Spec()
 	spec.StartPolicy, spec.PullCredentials = nil, nil
 	strip := func(cs []ContainerSpec) []ContainerSpec {
 		out := make([]ContainerSpec, len(cs))
@@ -63,12 +64,13 @@ func (h *Pod) WriteLegacyRecord() error {
 	if err != nil {
 		return err
 	}
-	fields := specfp.Fields(p.spec, nil)
-	return poddir.WriteJSON(filepath.Join(p.sandbox.dir, recordFile), podRecord{
-		Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
-		OwnerPID: os.Getpid(), Control: p.rt.control.path(), Grace: gracePeriod(&p.spec),
-		HostNetwork: p.spec.HostNetwork, Ports: portMappings(&p.spec),
-		SpecHash: specfp.Hash(fields), SpecFields: fields, ShimGroup: p.shimGroup(), Spec: b,
+	ps := p.Spec()
+	fields := specfp.Fields(ps, nil)
+	return poddir.WriteJSON(filepath.Join(p.Sandbox().Dir(), recordFile), podRecord{
+		Name: p.Name(), Namespace: ps.Namespace, UID: p.UID(), Created: p.StartTime(),
+		OwnerPID: os.Getpid(), Control: h.rt.control.path(), Grace: worker.GracePeriod(&ps),
+		HostNetwork: ps.HostNetwork, Ports: worker.PortMappings(&ps),
+		SpecHash: specfp.Hash(fields), SpecFields: fields, ShimGroup: p.ShimGroup(), Spec: b,
 	})
 }
 

@@ -82,7 +82,7 @@ func TestSmokeContainerFeatures(t *testing.T) {
 	if tt := pod.Status().ContainerStatuses[0].State.Terminated; tt == nil || tt.ExitCode != 0 {
 		t.Errorf("terminated %+v, want exit 0 from the USR1 trap", tt)
 	}
-	f, err := os.Open(c.LogPath())
+	f, err := os.Open(podlife.LogPath(c))
 	if err != nil {
 		t.Fatalf("log file: %v", err)
 	}

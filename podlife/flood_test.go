@@ -48,7 +48,7 @@ func TestLogFloodIsBounded(t *testing.T) {
 	if err := pod.Stop(ctx); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	dir := filepath.Dir(c.LogPath())
+	dir := filepath.Dir(podlife.LogPath(c))
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

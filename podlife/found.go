@@ -73,7 +73,7 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 		return PodRecord{}, err
 	}
 	out := PodRecord{Name: rec.Name, Namespace: rec.Namespace, UID: rec.UID, Created: rec.Created, Dir: dir}
-	if p, err := r.worker(name); err == nil && p.uid == rec.UID {
+	if p, err := r.worker(name); err == nil && p.UID() == rec.UID {
 		out.Manager, out.Status = os.Getpid(), p.Status()
 		return out, nil
 	}
@@ -109,12 +109,6 @@ func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, 
 		return computePhase(byPolicy(RestartNever), false, initStatuses, statuses, nil)
 	}
 	found.Reconcile(r.ctx(ctx), state, phase, rec.OwnerPID, st, exits)
-}
-
-// terminatedAt is the terminated state of a process that exited with code (see
-// found.TerminatedAt).
-func terminatedAt(code int, started, finished time.Time) *StateTerminated {
-	return found.TerminatedAt(code, started, finished)
 }
 
 // setConditionRemote sets a condition of the named pod that this Runtime does not manage (see

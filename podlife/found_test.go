@@ -155,8 +155,8 @@ func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 		t.Fatalf("log files of app %v, want one", files)
 	}
 	c, _ := pod.Container("app")
-	if files[0] != c.LogPath() {
-		t.Errorf("log file %s, want the container's %s", files[0], c.LogPath())
+	if files[0] != podlife.LogPath(c) {
+		t.Errorf("log file %s, want the container's %s", files[0], podlife.LogPath(c))
 	}
 	waitLogLine(t, files[0], "stdout", "hello-from-app")
 	if f := rec.LogFiles("nosuch"); len(f) != 0 {

@@ -40,12 +40,12 @@ type Pod struct {
 	w *podWorker
 }
 
-// handle returns the public handle on w.
-func (w *podWorker) handle() *Pod {
+// handle returns the public handle on w, one of r's workers.
+func (r *Runtime) handle(w *podWorker) *Pod {
 	if w == nil {
 		return nil
 	}
-	return &Pod{rt: w.rt, name: w.name, w: w}
+	return &Pod{rt: r, name: w.Name(), w: w}
 }
 
 // local returns the worker of the pod if this Runtime manages it (or managed it when the handle

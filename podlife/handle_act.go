@@ -30,7 +30,7 @@ import (
 // handle of another Runtime on the state directory.
 func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
 	if w := p.local(); w != nil {
-		return w.Stop(ctx, opts...)
+		return w.Stop(ctx, resolveStop(opts).worker())
 	}
 	if err := p.open(); err != nil {
 		return err
@@ -49,7 +49,7 @@ func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
 func (p *Pod) Remove(ctx context.Context, opts ...StopOption) error {
 	if w := p.local(); w != nil {
 		if len(opts) > 0 {
-			if err := w.Stop(ctx, opts...); err != nil {
+			if err := w.Stop(ctx, resolveStop(opts).worker()); err != nil {
 				return err
 			}
 		}
@@ -168,7 +168,7 @@ func (p *Pod) Exec(ctx context.Context, container string, argv []string, streams
 		if err != nil {
 			return -1, err
 		}
-		code, err := c.exec(ctx, argv, streams)
+		code, err := w.Exec(ctx, c, argv, streams)
 		if err != nil && ctx.Err() == nil && !errors.Is(err, ErrNotFound) && c.Status().State.Running == nil {
 			// Its process exited (its task stays until the pod's stop): not a running container.
 			err = fmt.Errorf("pod %q: no running container %q: %w (%w)", p.name, container, ErrNotFound, err)

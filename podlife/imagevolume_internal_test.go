@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
 // An image volume's image is ensured with its pull policy and its view mounted before any
@@ -25,12 +27,12 @@ func TestFakeImageVolume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := imageViewKey(pod.w.uid, "data")
+		key := worker.ImageViewKey(pod.w.UID(), "data")
 		mounted := f.waitCall(t, "mount image "+ref+" as "+key)
 		if created := slices.IndexFunc(f.history(), func(c string) bool { return strings.HasPrefix(c, "create ") }); created >= 0 && created < mounted {
 			t.Errorf("a container was created before the image volume was mounted: %q", f.history())
 		}
-		if !pod.w.volumeReadOnly("data") {
+		if !pod.w.VolumeReadOnly("data") {
 			t.Error("an image volume must be mounted read-only")
 		}
 		if err := pod.Remove(ctx); err != nil {

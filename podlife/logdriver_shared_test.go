@@ -49,8 +49,8 @@ func TestSharedLoggerKilled(t *testing.T) {
 	}
 	var firstLogs []string
 	for _, app := range apps {
-		waitLogHas(t, app.LogPath(), "line 2")
-		firstLogs = append(firstLogs, app.LogPath())
+		waitLogHas(t, podlife.LogPath(app), "line 2")
+		firstLogs = append(firstLogs, podlife.LogPath(app))
 	}
 	logger := sharedLoggerOf(t, h.stateDir)
 	if err := syscall.Kill(logger, syscall.SIGKILL); err != nil {
@@ -71,10 +71,10 @@ func TestSharedLoggerKilled(t *testing.T) {
 			t.Errorf("%s has the line printed after its logger died", firstLogs[i])
 		}
 		// The new attempt's log fills, written by a new shared logger.
-		if app.LogPath() == firstLogs[i] {
+		if podlife.LogPath(app) == firstLogs[i] {
 			t.Fatalf("the new attempt logs to %s too", firstLogs[i])
 		}
-		waitLogHas(t, app.LogPath(), "line 2")
+		waitLogHas(t, podlife.LogPath(app), "line 2")
 	}
 	if again := sharedLoggerOf(t, h.stateDir); again == logger {
 		t.Errorf("the shared logger %d still runs after SIGKILL", logger)

@@ -66,7 +66,7 @@ func TestLogsOutliveManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logPath := app.LogPath()
+	logPath := podlife.LogPath(app)
 	if err := pod.WaitReady(ctx); err != nil {
 		t.Fatalf("WaitReady: %v", err)
 	}

@@ -9,11 +9,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
 // The test binary checks that no closure running on a pod's loop calls do or update.
-func init() { checkLoopReentry = true }
+func init() { worker.EnableReentryCheck() }
 
 // Unit tests of the pod's owner loop (owner.go) on the fake tasks.Runtime: decisions taken once,
 // snapshots consistent, closures after the loop's end.
@@ -63,7 +63,7 @@ func TestFakeExitRacingStop(t *testing.T) {
 			}
 			var exited int
 			for _, e := range p.Events() {
-				if e.Container == "a" && e.Reason == api.ReasonExited {
+				if e.Container == "a" && e.Reason == ReasonExited {
 					exited++
 				}
 			}
@@ -164,19 +164,19 @@ func TestFakeLoopAfterClose(t *testing.T) {
 		t.Fatalf("WaitReady: %v", err)
 	}
 	ran := false
-	if !p.w.do(func() { ran = true }) || !ran {
+	if !p.w.Do(func() { ran = true }) || !ran {
 		t.Fatalf("do on a live loop: ran %v", ran)
 	}
 	if err := r.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
 	select {
-	case <-p.w.owner.done:
+	case <-p.w.LoopDone():
 	default:
 		t.Fatal("the pod's loop still runs after Close")
 	}
 	ran = false
-	if p.w.do(func() { ran = true }) || p.w.update(func() { ran = true }) || ran {
+	if p.w.Do(func() { ran = true }) || p.w.Update(func() { ran = true }) || ran {
 		t.Errorf("a closure ran after the loop ended")
 	}
 	if a := containerStatus(p.Status(), "a"); a.State.Running == nil || !a.Ready {
@@ -205,29 +205,16 @@ func TestFakeLoopEndsAtRemove(t *testing.T) {
 		t.Fatalf("Remove: %v", err)
 	}
 	select {
-	case <-p.w.owner.done:
+	case <-p.w.LoopDone():
 	default:
 		t.Fatal("the pod's loop still runs after Remove")
 	}
-	if p.w.do(func() {}) {
+	if p.w.Do(func() {}) {
 		t.Error("do after Remove ran its closure")
 	}
 	if st := p.Status(); !st.Stopping || containerStatus(st, "a").State.Terminated == nil {
 		t.Errorf("final status %+v, want stopping with a terminated", st)
 	}
-}
-
-// A closure that hands the loop another closure would wait for itself: the package's tests panic.
-func TestLoopReentryPanics(t *testing.T) {
-	o := newOwner()
-	o.gid.Store(goroutineID()) // as if this goroutine were the loop
-	p := &podWorker{owner: o}
-	defer func() {
-		if v := recover(); v == nil || !strings.Contains(fmt.Sprint(v), "would wait for itself") {
-			t.Errorf("recovered %v, want the re-entry panic", v)
-		}
-	}()
-	p.do(func() {})
 }
 
 // WaitFor wakes on a change published by the loop, and a context's end.

@@ -27,7 +27,7 @@ func TestFakePauseOrder(t *testing.T) {
 	for _, n := range []string{"a", "b"} {
 		before(t, calls, "pin pid 4242", "create "+n)
 	}
-	if got, want := p.w.shimGroup(), p.w.pause.id; got != want {
+	if got, want := p.w.ShimGroup(), p.w.PauseID(); got != want {
 		t.Errorf("shim group %q, want the pause's ID %q", got, want)
 	}
 	if got := p.Sandbox().PIDNSPath(); !strings.HasSuffix(got, "/ns/pid") {
@@ -61,7 +61,7 @@ func TestFakePauseOrder(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if q.w.pause != nil || q.Sandbox().PIDNSPath() != "" {
+	if q.w.PauseID() != "" || q.Sandbox().PIDNSPath() != "" {
 		t.Errorf("a pod without ShareProcessNamespace has a pause")
 	}
 	if n := countCalls(f.history(), "create POD"); n != 1 {

@@ -2,7 +2,6 @@ package podlife
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -12,9 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/podlife/podlife/podlife/daemon"
-	"github.com/podlife/podlife/podlife/internal/api"
-	"github.com/podlife/podlife/podlife/internal/ctrd"
-	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
 // When containerd goes away (it crashed, was killed or restarts), the containers keep running
@@ -34,8 +31,8 @@ var ErrUnavailable = errdefs.ErrUnavailable
 
 // Back-off between attempts to reach containerd again.
 const (
-	reconnectInitial = 100 * time.Millisecond
-	reconnectMax     = 5 * time.Second
+	reconnectInitial = worker.ReconnectInitial
+	reconnectMax     = worker.ReconnectMax
 	// reviveTimeout bounds starting the private containerd again.
 	reviveTimeout = daemon.DefaultStartTimeout
 )
@@ -88,7 +85,7 @@ func (r *Runtime) connLost(cause error) {
 	var pods []*podWorker
 	for _, p := range r.workers() {
 		select {
-		case <-p.stopped:
+		case <-p.Stopped():
 		default:
 			pods = append(pods, p)
 		}
@@ -108,7 +105,7 @@ func (r *Runtime) connLost(cause error) {
 	r.log.Warn("containerd does not answer; reconnecting", "address", r.address, "err", cause)
 	msg := fmt.Sprintf("containerd at %s does not answer (%v): reconnecting; the containers are left as they are", r.address, cause)
 	for _, p := range pods {
-		p.emit("", EventWarning, api.ReasonContainerdUnavailable, msg)
+		p.Emit("", EventWarning, ReasonContainerdUnavailable, msg)
 	}
 	go r.reconnect()
 }
@@ -182,9 +179,9 @@ func (r *Runtime) connRestored(attempts int) {
 	msg := fmt.Sprintf("containerd at %s answers again after %v: following the containers again", r.address, took)
 	for _, p := range pods {
 		select {
-		case <-p.removed:
+		case <-p.Removed():
 		default:
-			p.emit("", EventNormal, api.ReasonContainerdRecovered, msg)
+			p.Emit("", EventNormal, ReasonContainerdRecovered, msg)
 		}
 	}
 	close(up)
@@ -265,140 +262,4 @@ func (r *Runtime) waitErr(ctx context.Context) error {
 		return fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
 	}
 	return ctx.Err()
-}
-
-// errTaskLost: containerd answered again without the instance's task and its shim had not
-// reported the exit, so the exit status is unknown.
-var errTaskLost = errors.New("the container's task is gone")
-
-// shimExit is what the shim said when asked directly for an exit.
-type shimExit struct {
-	code uint32
-	at   time.Time
-	err  error
-}
-
-// awaitExit returns the exit status and time of an instance's process, following it across
-// losses of the connection to containerd. While containerd is away, the shim, which keeps
-// running and knows the process, is asked directly: an exit meanwhile is reported with its real
-// status and time (containerd 2.x drops, when it starts again, the task of a shim whose process
-// has exited, so asking it afterwards would be too late). Once containerd answers again, the
-// task is loaded and waited on again. It fails with errTaskLost if the task is gone and the shim
-// did not tell, and with ErrClosed if the runtime was closed.
-func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
-	p := c.pod
-	r := p.rt
-	ctx := p.watchCtx // Close ends the wait
-	var task tasks.Task
-	var ch <-chan ctrd.ExitStatus
-	if !p.do(func() { task, ch = inst.task, inst.exitCh }) {
-		return 0, time.Time{}, ErrClosed // the loop has ended: the runtime was closed
-	}
-	delay := reconnectInitial
-	failed := func(err error) <-chan ctrd.ExitStatus {
-		f := make(chan ctrd.ExitStatus, 1)
-		f <- *ctrd.NewExitStatus(ctrd.UnknownExitStatus, time.Time{}, err)
-		return f
-	}
-	for {
-		st := <-ch
-		code, at, err := st.Result()
-		if err == nil {
-			return code, at, nil
-		}
-		if r.isClosed() {
-			return 0, time.Time{}, ErrClosed
-		}
-		if !r.lostConn(ctx, err) {
-			// containerd answered, with an error: wait on the task again a little later.
-			p.log.Warn("waiting on a container's task failed; waiting again", "container", c.spec.Name, "err", err)
-			select {
-			case <-time.After(delay):
-			case <-r.closing:
-				return 0, time.Time{}, ErrClosed
-			}
-			delay = min(2*delay, reconnectMax)
-		}
-		var fromShim chan shimExit
-		sctx, cancel := context.WithCancel(ctx)
-		if r.disconnected() {
-			fromShim = make(chan shimExit, 1)
-			go func() {
-				code, at, err := c.shimWait(sctx, inst)
-				fromShim <- shimExit{code, at, err}
-			}()
-		}
-		select {
-		case e := <-fromShim:
-			if e.err == nil {
-				cancel()
-				p.log.Info("the shim reported the exit while containerd is away", "container", c.spec.Name, "code", e.code)
-				return e.code, e.at, nil
-			}
-			p.log.Debug("asking the shim for the exit failed", "container", c.spec.Name, "err", e.err)
-			fromShim = nil
-			select {
-			case <-r.connUp():
-			case <-r.closing:
-				cancel()
-				return 0, time.Time{}, ErrClosed
-			}
-		case <-r.connUp():
-		case <-r.closing:
-			cancel()
-			return 0, time.Time{}, ErrClosed
-		}
-		var s ctrd.Status
-		err = r.retry(ctx, func() (err error) {
-			s, err = task.Status(ctx)
-			return err
-		})
-		switch {
-		case errdefs.IsNotFound(err):
-			// The shim may have answered in the meantime (containerd shut it down after
-			// dropping the task, which ends the call otherwise).
-			if fromShim != nil {
-				select {
-				case e := <-fromShim:
-					if e.err == nil {
-						cancel()
-						return e.code, e.at, nil
-					}
-				case <-time.After(2 * time.Second):
-				}
-			}
-			cancel()
-			return ctrd.UnknownExitStatus, time.Now(), errTaskLost
-		case err != nil:
-			cancel()
-			if r.isClosed() {
-				return 0, time.Time{}, ErrClosed
-			}
-			ch = failed(err)
-			continue
-		}
-		cancel()
-		p.log.Info("following a container again", "container", c.spec.Name, "id", inst.id, "status", s.Status)
-		if ch, err = task.Wait(ctx); err != nil {
-			ch = failed(err)
-		}
-	}
-}
-
-// shimWait asks the instance's shim directly, over its ttrpc socket, for the exit of the
-// instance's process (for use while containerd is away). It tries the task API v3 (shims of
-// containerd 2.x), then v2 (1.6, 1.7).
-func (c *Container) shimWait(ctx context.Context, inst *instance) (uint32, time.Time, error) {
-	return ctrd.ShimWait(ctx, c.pod.instanceShimSocket(inst), inst.id)
-}
-
-// instanceShimSocket is the socket of the shim that runs inst: the pod's shim group's, or with
-// one shim per container, the one derived from the instance's own ID (the formula of
-// containerd's shim manager, see shimSocket).
-func (p *podWorker) instanceShimSocket(inst *instance) string {
-	group := p.shimGroup()
-	if group == "" {
-		group = inst.id
-	}
-	return p.shimSocketOf(group)
 }

@@ -35,18 +35,18 @@ func TestFakeRemoveKeepsRecordWhenDetachFails(t *testing.T) {
 		t.Errorf("%d failed network removes, want 2 (the stop's and Remove's retry); calls %q", n, f.history())
 	}
 	var sb sandbox.Record
-	if err := poddir.ReadJSON(filepath.Join(p.w.sandbox.dir, "sandbox.json"), &sb); err != nil || sb.Network != "attached" || sb.UID != p.w.uid {
+	if err := poddir.ReadJSON(filepath.Join(p.w.Sandbox().Dir(), "sandbox.json"), &sb); err != nil || sb.Network != "attached" || sb.UID != p.w.UID() {
 		t.Errorf("sandbox.json after the failed remove: %+v, %v; want the attachment kept", sb, err)
 	}
 	var rec podRecord
-	if err := poddir.ReadJSON(filepath.Join(p.w.sandbox.dir, recordFile), &rec); err != nil || rec.UID != p.w.uid {
+	if err := poddir.ReadJSON(filepath.Join(p.w.Sandbox().Dir(), recordFile), &rec); err != nil || rec.UID != p.w.UID() {
 		t.Errorf("pod.json after the failed remove: %+v, %v", rec, err)
 	}
 	if _, err := r.Start(ctx, PodSpec{Name: "net", Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}}); !errors.Is(err, ErrAlreadyExists) {
 		t.Errorf("Start of the name while its remains wait = %v, want ErrAlreadyExists", err)
 	}
 	// The test's cleanup: what a Pod.Remove retry does without containerd.
-	if err := os.RemoveAll(p.w.sandbox.dir); err != nil {
+	if err := os.RemoveAll(p.w.Sandbox().Dir()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -73,7 +73,7 @@ func TestFakeRemoveRetriesDetach(t *testing.T) {
 	}
 	calls := f.history()
 	before(t, calls, "network remove fails", "network remove")
-	if _, err := os.Stat(p.w.sandbox.dir); !os.IsNotExist(err) {
+	if _, err := os.Stat(p.w.Sandbox().Dir()); !os.IsNotExist(err) {
 		t.Errorf("pod dir after Remove: %v", err)
 	}
 }
@@ -104,9 +104,9 @@ func TestFakeRemoveDropsBackoff(t *testing.T) {
 	if n := r.backoff.Len(); n != 3 {
 		t.Fatalf("%d back-off entries after 3 crashes, want 3", n)
 	}
-	for _, c := range gone.byName {
-		if r.backoff.Delay(c.backoffKey()) == 0 {
-			t.Fatalf("no back-off entry for %s of gone", c.spec.Name)
+	for _, c := range gone.Spec().Containers {
+		if r.backoff.Delay(gone.BackoffKey(c.Name)) == 0 {
+			t.Fatalf("no back-off entry for %s of gone", c.Name)
 		}
 	}
 	if err := gone.Remove(ctx); err != nil {
@@ -115,7 +115,7 @@ func TestFakeRemoveDropsBackoff(t *testing.T) {
 	if n := r.backoff.Len(); n != 1 {
 		t.Errorf("%d back-off entries after Remove, want 1 (kept's)", n)
 	}
-	if r.backoff.Delay(kept.byName["c"].backoffKey()) == 0 {
+	if r.backoff.Delay(kept.BackoffKey("c")) == 0 {
 		t.Errorf("kept's back-off entry was dropped with gone's")
 	}
 }

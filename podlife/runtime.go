@@ -24,6 +24,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/shimgroup"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
 // Runtime runs pods on one containerd. It is safe for concurrent use. Close it when done: pods
@@ -58,6 +59,12 @@ type Runtime struct {
 	// stateReal is cfg.StateDir resolved at New (symlinks followed, made absolute): the path
 	// /proc/self/mountinfo shows for what is mounted under it (see realDir).
 	stateReal string
+
+	// adoptLocks are the adoption locks of the pods this Runtime adopted (see adopt_lock.go).
+	adoptLocks adoptLocks
+	// host is what the Runtime gives its workers (see workerHost).
+	hostOnce sync.Once
+	host     *worker.Host
 
 	// mu guards the three fields below, and nothing else: it is never held across I/O,
 	// another lock or a call into a pod (see reserve).
@@ -222,15 +229,15 @@ func (r *Runtime) Run(ctx context.Context, spec PodSpec) (*Pod, error) {
 		return nil, err
 	}
 	select {
-	case <-p.started:
-		if p.startErr != nil {
-			return nil, p.startErr
+	case <-p.Started():
+		if err := p.StartErr(); err != nil {
+			return nil, err
 		}
-		return p.handle(), p.configErr
+		return r.handle(p), p.ConfigErr()
 	case <-ctx.Done():
-		return p.handle(), ctx.Err()
+		return r.handle(p), ctx.Err()
 	case <-r.connLostCh():
-		return p.handle(), fmt.Errorf("pod %q: containerd went away while the pod started; it goes on once containerd answers again: %w", p.name, ErrUnavailable)
+		return r.handle(p), fmt.Errorf("pod %q: containerd went away while the pod started; it goes on once containerd answers again: %w", p.Name(), ErrUnavailable)
 	}
 }
 
@@ -258,7 +265,7 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := r.reserve(spec.Name); err != nil {
 		return nil, err
 	}
-	p, err := newPod(r, spec, recorded, handler)
+	p, err := worker.New(r.workerHost(), spec, recorded, handler.class())
 	if err != nil {
 		r.unreserve(spec.Name)
 		return nil, err
@@ -266,15 +273,13 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := r.register(p); err != nil {
 		// Closed while the directory was created: nothing of the pod exists but its
 		// directory, without pod.json.
-		if rmErr := poddir.Remove(p.sandbox.dir); rmErr != nil {
+		if rmErr := p.Discard(); rmErr != nil {
 			r.log.Warn("pod directory left behind; startup garbage collection deletes it", "pod", spec.Name, "err", rmErr)
 		}
-		p.dirUnlock()
 		return nil, err
 	}
 	r.control.listen()
-	go p.runLoop()
-	go p.run()
+	p.Start()
 	return p, nil
 }
 
@@ -306,11 +311,11 @@ func (r *Runtime) unreserve(name string) {
 func (r *Runtime) register(p *podWorker) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.reserved, p.name)
+	delete(r.reserved, p.Name())
 	if r.closed {
 		return ErrClosed
 	}
-	r.pods[p.name] = p
+	r.pods[p.Name()] = p
 	return nil
 }
 
@@ -322,7 +327,7 @@ func (r *Runtime) Pod(name string) (*Pod, error) {
 		return nil, err
 	}
 	if w, err := r.worker(name); err == nil {
-		return w.handle(), nil
+		return r.handle(w), nil
 	}
 	if _, err := r.readRecord(name); err != nil {
 		return nil, err
@@ -345,7 +350,7 @@ func (r *Runtime) Pods() []*Pod {
 	ws := r.workers()
 	out := make([]*Pod, len(ws))
 	for i, w := range ws {
-		out[i] = w.handle()
+		out[i] = r.handle(w)
 	}
 	return out
 }
@@ -358,7 +363,7 @@ func (r *Runtime) workers() []*podWorker {
 	for _, p := range r.pods {
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
 	return out
 }
 
@@ -377,10 +382,11 @@ func (r *Runtime) isClosed() bool {
 
 // forget drops a removed pod.
 func (r *Runtime) forget(p *podWorker) {
+	r.adoptLocks.release(p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.pods[p.name] == p {
-		delete(r.pods, p.name)
+	if r.pods[p.Name()] == p {
+		delete(r.pods, p.Name())
 	}
 }
 
@@ -409,20 +415,15 @@ func (r *Runtime) Close() error {
 	// Stop what the runtime started for its pods (probe workers, restart back-offs, hooks of a
 	// start in progress; deadline timers and status writers watch r.closing), not the pods.
 	for _, p := range pods {
-		p.cancelStart()
-		p.stopWatch() // exit watchers return without recording an exit
+		p.Abandon() // exit watchers return without recording an exit
 	}
 	r.control.close()
 	// Each pod's status.json ends with its last status, for the next Runtime on the state dir.
 	persisted := time.NewTimer(5 * time.Second)
 	defer persisted.Stop()
 	for _, p := range pods {
-		select {
-		case <-p.persisted:
-		case <-persisted.C:
-		}
-		<-p.owner.done       // each loop ends once its current closure has run
-		p.releaseAdoptLock() // another process may adopt it now
+		p.AwaitAbandoned(persisted.C) // each loop ends once its current closure has run
+		r.adoptLocks.release(p)       // another process may adopt it now
 	}
 	var errs []error
 	if r.ctrd != nil {

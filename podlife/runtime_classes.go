@@ -7,10 +7,10 @@ import (
 	"github.com/podlife/podlife/podlife/internal/runtimeclass"
 )
 
-// RuntimeClassCrun is the built-in runtime class that runs a pod's containers with crun (the
+// runtimeClassCrun is the built-in runtime class that runs a pod's containers with crun (the
 // Debian package crun) under containerd's runc shim, unless Config.RuntimeClasses defines a
 // class of that name.
-const RuntimeClassCrun = runtimeclass.Crun
+const runtimeClassCrun = runtimeclass.Crun
 
 // RuntimeClass is a named way to run a pod's containers (Kubernetes' RuntimeClass, whose
 // handler the kubelet maps to a containerd runtime): a containerd runtime and, for the runc

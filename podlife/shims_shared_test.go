@@ -62,7 +62,7 @@ func TestShimSharedDense(t *testing.T) {
 	}
 	for _, p := range pods {
 		a, _ := p.Container("a")
-		waitLogHas(t, a.LogPath(), "up")
+		waitLogHas(t, podlife.LogPath(a), "up")
 	}
 
 	// A shim dies: the pods it served restart their containers; the others do not.

@@ -70,8 +70,8 @@ func TestLivenessRestarts(t *testing.T) {
 	}
 	// Logs of the earlier attempt are kept beside the current one.
 	c, _ := pod.Container("app")
-	if filepath.Base(c.LogPath()) == "0.log" {
-		t.Errorf("log path %s still the first attempt's", c.LogPath())
+	if filepath.Base(podlife.LogPath(c)) == "0.log" {
+		t.Errorf("log path %s still the first attempt's", podlife.LogPath(c))
 	}
 }
 

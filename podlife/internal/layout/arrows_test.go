@@ -12,7 +12,8 @@ const mod = "github.com/podlife/podlife/"
 // package's comment): hook, probe, cni and the shared internal packages never import package
 // podlife; podlife's internal packages never import podlife; package podlife never imports the
 // packages that build on it. Checked on the transitive imports (go list -deps) of the non-test
-// code. The pod worker's future package is not covered yet.
+// code. The pod worker (podlife/internal/worker) never imports adoption, the startup GC, the
+// control socket or the daemon: the Runtime gives it what it needs (worker.Host).
 func TestPackageArrows(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command: ", err)
@@ -54,6 +55,7 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/admission", []string{"podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/hostcheck", []string{"podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/found", []string{"podlife/internal/tasks", "podlife/internal/eventbus", "podlife/daemon", "cni"}},
+		{"podlife/internal/worker", []string{"podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt"}},
 		{"podlife/internal/tasks", []string{"podlife/internal/poddir", "podlife/internal/eventbus", "podlife/internal/specfp", "podlife/daemon", "cni"}},
 		{"podlife/daemon", []string{"podlife"}},
 		{"podlife/containerlogger", []string{"podlife"}},

@@ -1,0 +1,36 @@
+package podlife
+
+import "github.com/podlife/podlife/podlife/internal/worker"
+
+// Container is a handle on one container of a pod, across its restarts. Its methods are safe
+// for concurrent use: its state belongs to the pod's owner loop, and reads come from the pod's
+// last snapshot. Its methods are documented at [worker.Container].
+type Container = worker.Container
+
+// ProbeResult is the result of one probe of a container of a pod this Runtime manages, before
+// thresholds are applied: one a probe period (see Runtime.SubscribeProbes). Its fields are
+// documented at [worker.ProbeResult].
+type ProbeResult = worker.ProbeResult
+
+// Labels podlife puts on every containerd container it creates (with the pod's own labels). A
+// program or an operator finds a pod's containerd containers with these two, e.g.
+// `ctr -n podlife containers ls labels."podlife.io/pod"==web`.
+const (
+	// LabelPod is the pod's name.
+	LabelPod = worker.LabelPod
+	// LabelContainer is the container's name in its pod ("POD" for a pod's pause).
+	LabelContainer = worker.LabelContainer
+)
+
+// ReasonEvicted is the kubelet's reason of an evicted pod and of its Warning event, also the
+// event of a pod refused under disk pressure.
+const ReasonEvicted Reason = worker.ReasonEvicted
+
+// DependencyOrder starts every container as soon as the containers it depends on
+// (ContainerSpec.DependsOn) have reached their condition: Started, Ready or Completed. Containers
+// without dependencies start at once, in parallel. This is Compose's depends_on inside one pod,
+// which the kubelet does not offer; cycles and unknown names are rejected by validation.
+func DependencyOrder() StartPolicy { return worker.DependencyOrder() }
+
+// ErrDependencyFailed: a container a start waits for ended and will not reach the condition.
+var ErrDependencyFailed = worker.ErrDependencyFailed

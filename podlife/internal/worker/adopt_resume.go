@@ -1,0 +1,168 @@
+package worker
+
+import (
+	. "github.com/podlife/podlife/podlife/internal/api"
+
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/podlife/podlife/hook"
+)
+
+// errPostStartInterrupted is the postStart failure of a hook that its manager's death cut.
+var errPostStartInterrupted = errors.New("the hook was interrupted: the process that ran it (the pod's previous manager) died before it returned")
+
+// resume starts the supervision of a bound pod: status writer, record, watchers, probes, the
+// restarts and hook failures due, or the stop of a pod whose start was interrupted.
+func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
+	close(p.netReady)
+	close(p.seqDone)
+	close(p.started)
+	p.shimReadyOnce.Do(func() { close(p.shimReady) })
+	// Bound before the loop runs (as New builds a pod): the state is set here, then the
+	// loop owns it.
+	p.sandboxReady = !plan.stopped && plan.interrupted == ""
+	// A stop the previous manager began is finished, never undone (see stopIntent).
+	intent := p.sup.stopIntent()
+	finishStop := intent != nil && !plan.stopped && !forStop
+	if plan.stopped || forStop || finishStop {
+		p.stopping = true // no restart, no probe, no hook: the stop follows
+	}
+	if plan.interrupted != "" && !plan.stopped && !forStop && !finishStop {
+		p.failReason = ReasonStartInterrupted
+		p.reason = ReasonStartInterrupted
+		p.message = "The pod's start sequence was interrupted by its previous manager's death (" + plan.interrupted + "): it is not resumed; remove the pod"
+	}
+	p.publish()
+	go p.runLoop()
+	if err := p.writeRecord(); err != nil {
+		p.log.Warn("pod record not written: other processes will not see this manager", "err", err)
+	}
+	go p.persistStatus(p.persistQuit)
+	why := ""
+	switch {
+	case forStop:
+		why = ", to stop it"
+	case intent != nil:
+		why = ", to finish the stop it began"
+	}
+	p.emit("", EventNormal, ReasonAdopted, fmt.Sprintf("Pod adopted by pid %d%s (its previous manager, pid %d, is gone)", os.Getpid(), why, previous))
+	if plan.stopped {
+		// No task is left: the pod was stopped, or its start never got to its tasks. The stop
+		// runs again (or for the first time) to finish the teardown: network, namespaces, pause.
+		if !forStop {
+			go p.stopWith(p.lifeCtx, 0, false, nil)
+		}
+		return
+	}
+	if forStop || finishStop {
+		if plan.pauseExited != nil {
+			go p.watchPause(plan.pauseExited)
+		}
+		for c, a := range plan.cur {
+			if a.state == taskRunning || a.state == taskStopped {
+				go c.watchExit(a.inst)
+			}
+		}
+		if finishStop {
+			left := intent.remaining(p.rt.Clock.Now())
+			go p.stopWith(p.lifeCtx, left, intent.Hooks && left > 0, nil)
+		}
+		return
+	}
+	if p.rt.Cfg.ContainerLogger == "" {
+		p.emit("", EventWarning, ReasonLogsNotFollowed, "The containers' output went through the previous manager, which is gone: their current attempts' output is not logged (set Config.ContainerLogger)")
+	}
+	go p.enforceDeadline() // the spec's deadline, or the one set on the running pod
+	go p.enforceStorage()
+	if plan.pauseExited != nil {
+		go p.watchPause(plan.pauseExited)
+	}
+	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
+		if sup := p.sup.get(c.spec.Name); sup.BackoffDelay > 0 {
+			p.rt.Backoff.Restore(c.backoffKey(), sup.BackoffDelay, sup.BackoffUpdated)
+		}
+	}
+	for c, a := range plan.cur {
+		if a.state == taskNone {
+			continue
+		}
+		inst := a.inst
+		sup := p.sup.get(c.spec.Name)
+		switch a.state {
+		case taskRunning, taskStopped:
+			interrupted := sup.PostStart == inst.id && c.spec.PostStart != nil
+			if interrupted && a.state == taskStopped {
+				// Before its exit is recorded: its restart then shows the hook's failure.
+				c.persistSupervision(func(s *ContainerSupervision) { s.PostStart = "" })
+				c.markPostStartFailed(errPostStartInterrupted)
+			}
+			if c.ephemeral && a.state == taskRunning {
+				inst.resumeAttachCopy(p) // an interactive one's output to its log and clients
+			}
+			go c.watchExit(inst)
+			switch {
+			case interrupted && a.state == taskRunning:
+				c.persistSupervision(func(s *ContainerSupervision) { s.PostStart = "" })
+				go func() { _ = c.postStartFailed(inst, errPostStartInterrupted) }()
+			case a.state == taskRunning && plan.interrupted == "":
+				c.startProbesFrom(inst, c.spec.StartupProbe == nil || sup.Started == inst.id)
+			}
+		case taskCreated:
+			if inst.attempt > 0 && plan.interrupted == "" {
+				// A restart cut between its create and its start: the start follows.
+				if !p.registerRestart() {
+					continue
+				}
+				go func() {
+					defer p.restarts.Done()
+					if err := c.startInstance(p.startCtx, inst); err != nil && p.startCtx.Err() == nil {
+						p.log.Info("restart failed", "container", c.spec.Name, "err", err)
+					}
+				}()
+			}
+		}
+	}
+	if plan.interrupted == "" {
+		for c, term := range plan.restartNoPrev {
+			if !p.registerRestart() {
+				continue
+			}
+			go func() {
+				defer p.restarts.Done()
+				c.restart(p.startCtx, nil, term)
+			}()
+		}
+		return
+	}
+	p.emit("", EventWarning, ReasonStartInterrupted, p.message)
+	go p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil)
+}
+
+// markPostStartFailed records the failure of a postStart hook whose container has exited
+// already: its restart (if any) shows it as a postStart failure would.
+func (c *Container) markPostStartFailed(hookErr error) {
+	p := c.pod
+	msg := fmt.Sprintf("%s lifecycle hook for Container %q in Pod %q failed - error: %v", hook.Describe(c.spec.PostStart), c.spec.Name, p.name, hookErr)
+	p.do(func() { c.hookFailed = msg })
+	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
+}
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// registerRestart registers a restart with the stop (see Container.onExit): false if the pod is
+// stopping.
+func (p *Worker) registerRestart() bool {
+	registered := false
+	p.do(func() {
+		if !p.stopping {
+			p.restarts.Add(1)
+			registered = true
+		}
+	})
+	return registered
+}

@@ -1,0 +1,46 @@
+// Package worker is the per-pod worker of a podlife Runtime: one [Worker] per pod it manages,
+// which owns the pod's mutable state and everything that changes it.
+//
+// # What it owns
+//
+// A Worker's owner loop (owner.go) alone reads and writes the pod's state: phase, conditions,
+// stop flags, every container's instances, state, readiness and restart count, the sandbox's
+// IP, the pause, the ephemeral containers. That state is in unexported fields of Worker,
+// [Container] and their parts, so the compiler keeps every other package off it: the Runtime
+// (package podlife) reaches a pod only through Worker's exported methods, and reads come from
+// the snapshot the loop last published. The package also owns what changes that state: the
+// start sequence (pod_start.go), stop and removal (stop.go, remove_cutcreate.go), restarts and
+// their back-off (restart.go), probes and lifecycle hooks (probes.go, container.go),
+// supervision.json (supervision.go), termination messages, exec, attach and ephemeral
+// containers, the active deadline and storage eviction, the pod's use of its sandbox
+// (sandbox.go, pause.go, cgroup_pod.go) and of containerd's objects (instance.go, labels.go),
+// and the pod's records on disk (record.go: pod.json and status.json).
+//
+// A Worker starts in one of two ways: [New] for a new pod (the Runtime then calls
+// [Worker.Start]), or [Restore] for a pod another process started, built from what an adopter
+// observed ([Observed]) and bound to the containerd objects that exist; adoption itself (the
+// decision to adopt, the record and lock checks) stays in package podlife.
+//
+// # What it may use
+//
+// The Runtime gives each worker a [Host]: its settings, clock, tasks seam, back-off, shim
+// groups, events' parent bus, and its answers about the connection to containerd and its own
+// life. The worker never sees the Runtime. It must not import package podlife, adoption, the
+// startup garbage collection (podlife/internal/gc), the control socket
+// (podlife/internal/control) or podlife/daemon (TestPackageArrows checks it). The vocabulary
+// (specs, status, events, reasons, errors) is podlife/internal/api's, used unqualified here (a
+// dot import), so that the files read as they did in package podlife.
+//
+// # Goroutines
+//
+// A Worker starts, for each pod: its loop (runLoop, ended by Remove or by the Runtime's close
+// and awaited by [Worker.AwaitAbandoned] and Remove); the start sequence (run) and, inside it,
+// one preparation per container and the network attach, all awaited by the start sequence
+// (awaitStartSequence); the status writer (persistStatus, awaited through persisted); the
+// deadline and storage watchers (ended by the stop or the Host's Closing); per started
+// instance an exit watcher (watchExit, ended by the exit or by Abandon); probe workers (ended
+// with their instance or by Abandon); restart back-offs (counted in restarts, awaited by the
+// stop); a stop (stopWith, once per pod); the pause's watcher. Lifecycle hooks run in
+// goroutines of their own and are abandoned, with a Warning event, when they outlive their
+// deadline: a hook that ignores its context is the one goroutine nothing awaits.
+package worker

@@ -1,0 +1,72 @@
+package worker
+
+import "time"
+
+// What the tests of the package that runs workers (podlife's) check and users cannot see: a
+// worker's internals, read or driven from outside its package. Nothing else calls these.
+
+// EnableReentryCheck makes every worker's loop panic when a closure running on it hands it
+// another closure (see checkNotOnLoop). For test binaries: call it before any worker runs.
+func EnableReentryCheck() { checkLoopReentry = true }
+
+// Sandbox is the pod's sandbox: its directory, namespaces and address.
+func (p *Worker) Sandbox() *Sandbox { return p.sandbox }
+
+// StartTime is the pod's start time, as its record keeps it.
+func (p *Worker) StartTime() time.Time { return p.startTime }
+
+// ShimGroup is the shim group the pod's containers share (see shimGroup).
+func (p *Worker) ShimGroup() string { return p.shimGroup() }
+
+// PauseID is the containerd ID of the pod's pause, "" for a pod without one.
+func (p *Worker) PauseID() string {
+	if p.pause == nil {
+		return ""
+	}
+	return p.pause.id
+}
+
+// LeaseID is the ID of the pod's containerd lease.
+func (p *Worker) LeaseID() string { return p.leaseID() }
+
+// VolumeReadOnly reports whether the pod's volume of that name is mounted read-only.
+func (p *Worker) VolumeReadOnly(name string) bool { return p.volumeReadOnly(name) }
+
+// BackoffKey is the crash-loop back-off key of the pod's container of that name ("" for none).
+func (p *Worker) BackoffKey(container string) string {
+	c, ok := p.byName[container]
+	if !ok {
+		return ""
+	}
+	return c.backoffKey()
+}
+
+// Do runs fn on the pod's loop and reports whether it ran (see do).
+func (p *Worker) Do(fn func()) bool { return p.do(fn) }
+
+// Update runs fn on the pod's loop, then publishes a snapshot, and reports whether it ran.
+func (p *Worker) Update(fn func()) bool { return p.update(fn) }
+
+// LoopDone is closed when the pod's loop has ended.
+func (p *Worker) LoopDone() <-chan struct{} { return p.owner.done }
+
+// EditSupervision changes container's entry of the supervision.json of the pod in podDir.
+func EditSupervision(podDir, container string, fn func(*ContainerSupervision)) error {
+	s := newSupervisionStore(podDir)
+	if err := s.load(); err != nil {
+		return err
+	}
+	return s.update(container, fn)
+}
+
+// ReadSupervision reads container's entry of the supervision.json of the pod in podDir.
+func ReadSupervision(podDir, container string) (ContainerSupervision, error) {
+	s := newSupervisionStore(podDir)
+	if err := s.load(); err != nil {
+		return ContainerSupervision{}, err
+	}
+	return s.get(container), nil
+}
+
+// LogPath is the CRI-format log file of c's current attempt ("" until created).
+func LogPath(c *Container) string { return c.logPath() }

@@ -1,0 +1,153 @@
+package worker
+
+import (
+	. "github.com/podlife/podlife/podlife/internal/api"
+
+	"context"
+	"errors"
+
+	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/internal/restart"
+)
+
+// shouldRestart applies the kubelet's rules to an exited container: a sidecar always restarts;
+// a regular init container restarts on failure, an app container on any exit, as its own
+// restart policy and rules or else the pod's policy say (api.ContainerSpec.RestartsAfter).
+func (c *Container) shouldRestart(code int) bool {
+	switch {
+	case c.ephemeral:
+		return false // never restarted (Kubernetes' ephemeral containers)
+	case c.sidecar:
+		return true
+	case c.init && code == 0:
+		return false
+	}
+	return c.spec.RestartsAfter(c.pod.spec.RestartPolicy, code)
+}
+
+// onExit decides what follows an instance's exit: a restart under crash-loop back-off, or,
+// when nothing will restart, possibly the end of the pod.
+func (c *Container) onExit(inst *instance, term *StateTerminated) {
+	p := c.pod
+	if !c.shouldRestart(term.ExitCode) {
+		if !p.isStopping() {
+			p.onContainerExit()
+		}
+		return
+	}
+	// Registered on the loop, which orders it with the stop's p.restarts.Wait (the stop sets
+	// p.stopping on the loop before it waits).
+	registered := false
+	p.do(func() {
+		if !p.stopping {
+			p.restarts.Add(1)
+			registered = true
+		}
+	})
+	if !registered {
+		return
+	}
+	go func() {
+		defer p.restarts.Done()
+		c.restart(p.startCtx, inst, term)
+	}()
+}
+
+// restart waits out the back-off, creates the next instance (before deleting the one that
+// exited, so the pod's shim stays up), and starts it.
+func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerminated) {
+	p := c.pod
+	key := c.backoffKey()
+	for {
+		// Next returns how long the container is still in back-off, and 0 (advancing the
+		// back-off) once it may restart.
+		for {
+			delay := p.rt.Backoff.Next(key, term.FinishedAt)
+			if delay <= 0 {
+				c.persistBackoff() // advanced
+				break
+			}
+			msg := restart.Message(p.rt.Backoff.Delay(key), c.spec.Name, p.name)
+			p.update(func() {
+				c.lastState = ContainerState{Terminated: term}
+				c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff, Message: msg}}
+			})
+			p.emit(c.spec.Name, EventWarning, ReasonBackOff, restart.EventMessage(c.spec.Name, p.name))
+			timer := p.rt.Clock.NewTimer(delay)
+			select {
+			case <-timer.C():
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			}
+		}
+		attempt := 0
+		if !p.do(func() { attempt = c.restartCount + 1 }) {
+			return // the loop ended: the runtime was closed
+		}
+		failpoint.Hit("restart.backoff-over")
+		inst, err := c.newInstance(leasedCtx(ctx, p), attempt, NewID())
+		for err != nil && (errors.Is(err, errCreateCut) || p.rt.LostConn(ctx, err)) {
+			// containerd is away: no create error, the restart waits for it.
+			if p.rt.WaitConnected(ctx) != nil {
+				return
+			}
+			inst, err = c.newInstance(leasedCtx(ctx, p), attempt, NewID())
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
+			c.setWaiting(ReasonCreateContainerError, err.Error())
+			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, Message: term.Message, StartedAt: term.StartedAt, FinishedAt: p.rt.Clock.Now()}
+			continue
+		}
+		inst.shared = true
+		if !p.update(func() {
+			c.cur = inst
+			c.live = append(c.live, inst)
+			c.restartCount = attempt
+			c.lastState = ContainerState{Terminated: term}
+			c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
+		}) {
+			return // the loop ended: the runtime was closed; the instance stays for another Runtime
+		}
+		p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
+		if prev != nil {
+			c.dropInstance(prev)
+		}
+		failpoint.Hit("restart.old-deleted") // before the new instance starts
+		if err := c.startInstance(ctx, inst); err != nil && ctx.Err() == nil {
+			p.log.Info("restart failed", "container", c.spec.Name, "err", err)
+		}
+		return
+	}
+}
+
+// backoffKey is the container's entry in the Runtime's crash-loop back-off: per pod UID, so
+// that a new pod of the same name starts afresh. Pod.Remove drops it.
+func (c *Container) backoffKey() string { return c.pod.uid + "/" + c.spec.Name }
+
+// dropInstance deletes an exited instance's containerd objects.
+func (c *Container) dropInstance(inst *instance) {
+	p := c.pod
+	if err := inst.delete(p.lifeCtx); err != nil {
+		p.log.Warn("delete previous instance", "container", c.spec.Name, "err", err)
+		return
+	}
+	p.do(func() {
+		for i, l := range c.live {
+			if l == inst {
+				c.live = append(c.live[:i], c.live[i+1:]...)
+				break
+			}
+		}
+	})
+}
+
+// restartsByName is the pod's RestartsFunc for ComputePhase: the named container's shouldRestart.
+func (p *Worker) restartsByName(name string, code int) bool {
+	c, ok := p.byName[name]
+	return ok && c.shouldRestart(code)
+}

@@ -1,0 +1,134 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/tasks"
+)
+
+// What the Runtime calls on its workers beyond the pod's own API (pod.go, stop.go, ...): the
+// start, the adoption's constructor, and the Runtime's close.
+
+// Start starts the pod's loop and its start sequence, once the Runtime registered the pod.
+func (p *Worker) Start() {
+	go p.runLoop()
+	go p.run()
+}
+
+// Discard undoes New for a pod the Runtime could not register: it removes the pod's directory
+// (nothing else of the pod exists) and releases the pods' lock New took.
+func (p *Worker) Discard() error {
+	err := poddir.Remove(p.sandbox.dir)
+	p.dirUnlock()
+	return err
+}
+
+// Started is closed when the start sequence finished and any failed start was undone; then
+// StartErr and ConfigErr say how (see WaitStarted).
+func (p *Worker) Started() <-chan struct{} { return p.started }
+
+// StartErr is the start's *StartError, the pod then removed (read it once Started is closed).
+func (p *Worker) StartErr() error { return p.startErr }
+
+// ConfigErr is the start's error for a container that cannot be created with its settings
+// (ErrCreateContainerConfig): the pod stays (read it once Started is closed).
+func (p *Worker) ConfigErr() error { return p.configErr }
+
+// Stopped is closed when every process of the pod is gone and its network released.
+func (p *Worker) Stopped() <-chan struct{} { return p.stopped }
+
+// Removed is closed when the pod was removed.
+func (p *Worker) Removed() <-chan struct{} { return p.removed }
+
+// Emit records an event of the pod (container "" for the pod's own).
+func (p *Worker) Emit(container string, typ api.EventType, reason api.Reason, msg string) {
+	p.emit(container, typ, reason, msg)
+}
+
+// Abandon stops what the worker started for the pod (probe workers, restart back-offs, hooks
+// of a start in progress, exit watchers: they return without recording an exit), not the pod:
+// the Runtime closes. Its deadline timer and status writer end with the Host's Closing.
+func (p *Worker) Abandon() {
+	p.cancelStart()
+	p.stopWatch()
+}
+
+// AwaitAbandoned waits, after Abandon and the close of the Host's Closing, for the pod's
+// status.json to be written a last time (or for timeout) and for its loop to end: nothing of
+// this process changes the pod any more, and another process may adopt it.
+func (p *Worker) AwaitAbandoned(timeout <-chan time.Time) {
+	select {
+	case <-p.persisted:
+	case <-timeout:
+	}
+	<-p.owner.done
+}
+
+// Detach leaves a stopped pod adopted for its stop (Observed.ForStop) unmanaged again: its
+// status written, forgotten by the Runtime (which releases its adoption lock).
+func (p *Worker) Detach() { p.detach() }
+
+// Observed is what an adopter found of a pod some other process started: the worker of
+// Restore is built from it.
+type Observed struct {
+	// Spec is the pod's spec (admitted), Recorded its record's form.
+	Spec, Recorded api.PodSpec
+	// Handler is the containerd runtime of its containers.
+	Handler tasks.Class
+	// Dir is the pod's directory, Record its pod.json (read under Lock).
+	Dir    string
+	Record Record
+	// Network is the network the pod is attached to (its record's).
+	Network cni.Network
+	// ForStop adopts the pod only to stop or remove it: nothing is resumed but exit watching,
+	// and its record keeps the fingerprints it had.
+	ForStop bool
+}
+
+// Restore builds the worker of a pod from what an adopter observed, its containers bound to
+// the containerd objects that exist (read through the Host's tasks). The pod's loop and
+// supervision start with resume, which the caller runs once it registered the worker.
+func Restore(ctx context.Context, h *Host, o Observed) (w *Worker, resume func(), err error) {
+	rec := o.Record
+	// The deadline set on the running pod is kept; the spec's as started stays its spec.
+	spec, recorded, deadline := DeadlineUpdate(o.Spec, o.Recorded, rec)
+	p := assemblePod(h, spec, recorded, o.Handler, o.Dir, rec.UID)
+	p.deadlineSet = deadline
+	p.startTime = rec.Created
+	if o.ForStop {
+		p.stopRecord = &rec
+	}
+	p.network, p.netRecord = o.Network, rec.Network
+	// The dead manager's execs in flight (a hook, a probe) wait for a reader of their output:
+	// until one comes, the shim holds back their container's exit for 30 s (see ctrd).
+	if n, _ := ctrd.DrainOrphanFIFOs(p.sandbox.fifoDir(), tasks.ExecIDPrefix, h.Closing); n > 0 {
+		p.log.Info("reading away the output of the previous manager's execs in flight", "fifos", n)
+	}
+	if rec.ShimGroup != "" && p.pause == nil {
+		if p.sharedGroup != "" {
+			p.sharedGroup = h.ShimGroups.Adopt(rec.ShimGroup, p.uid)
+		} else {
+			p.shimOwner.plannedID = rec.ShimGroup
+		}
+	}
+	if err := p.sup.load(); err != nil {
+		p.log.Warn("supervision state unreadable: restart back-off and hook state start afresh", "err", err)
+	}
+	plan, err := p.bind(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pod %q: adopt: %w", spec.Name, err)
+	}
+	return p, func() { p.resume(plan, rec.OwnerPID, o.ForStop) }, nil
+}
+
+// Exec runs argv in container c of the pod (see Container.exec): the public Pod.Exec of a pod
+// this worker runs.
+func (p *Worker) Exec(ctx context.Context, c *Container, argv []string, streams api.ExecIO) (int, error) {
+	return c.exec(ctx, argv, streams)
+}

@@ -1,0 +1,221 @@
+package worker
+
+import (
+	. "github.com/podlife/podlife/podlife/internal/api"
+
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/poddir"
+)
+
+// StopOptions change how Stop stops a pod (the public package's StopOption, resolved).
+type StopOptions struct {
+	// Grace overrides the pod's terminationGracePeriod for this stop, if set. Zero skips
+	// preStop hooks.
+	Grace *time.Duration
+	// NoHooks skips preStop hooks.
+	NoHooks bool
+}
+
+// Stop stops the pod the kubelet's way and releases its network: a start still in progress is
+// cancelled (a running postStart hook included), every container gets its preStop hook and stop
+// signal in parallel, then SIGKILL once the grace period is over (at least 2 s after the stop
+// signal); then the tasks are deleted, CNI DEL runs and the namespaces are unpinned. Containers,
+// logs and volumes stay until Remove.
+//
+// ctx cancels the wait, not the stop. Stop may be called any number of times; every call waits
+// for the same stop, a call from one of the pod's own hooks included (the stop abandons the
+// hook when its time is up). Once the Runtime is closed, Stop fails with ErrClosed: use a handle
+// of another Runtime (Pod.Stop).
+func (p *Worker) Stop(ctx context.Context, o StopOptions) error {
+	select {
+	case <-p.stopped:
+		return p.stopErr
+	default:
+	}
+	if p.rt.IsClosed() {
+		// Detached: this Runtime no longer sees the pod's processes. Another Runtime on the
+		// state dir stops it (its Pod.Stop).
+		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
+	}
+	grace := GracePeriod(&p.spec)
+	if o.Grace != nil {
+		grace = *o.Grace
+	}
+	go p.stopWith(p.lifeCtx, grace, !o.NoHooks, nil)
+	select {
+	case <-p.stopped:
+		return p.stopErr
+	case <-ctx.Done():
+		return p.rt.WaitErr(ctx)
+	}
+}
+
+// stopWith runs the stop once; later calls wait for the first one.
+func (p *Worker) stopWith(ctx context.Context, grace time.Duration, hooks bool, cause error) {
+	p.stopOnce.Do(func() {
+		p.update(func() {
+			p.stopping = true
+			if cause != nil {
+				p.reason, p.message = "StartError", cause.Error()
+			}
+		})
+		p.persistStop(grace, hooks)
+		failpoint.Hit("stop.begin")
+		p.cancelStart()
+		p.awaitStartSequence()
+		// No Task.Start in flight, and none after this point (they check p.stopping).
+		p.awaitStarts()
+		p.restarts.Wait()
+		p.ephemeralOps.Wait() // creations are bounded; their starts see p.stopping
+		p.stopErr = p.stopAll(ctx, grace, hooks)
+		p.update(func() { p.terminated = true })
+		// Emitted before the stop is seen as over, so that a Stop that returned has its event.
+		p.emit("", EventNormal, ReasonStopped, "Pod stopped")
+		close(p.stopped)
+	})
+	<-p.stopped
+}
+
+// StartPolicySettle is how long a stop waits for a cancelled start sequence to return before it
+// goes on without it (a start policy that ignores its context).
+const StartPolicySettle = 2 * time.Second
+
+// awaitStartSequence lets the cancelled start sequence return. A start policy that ignores its
+// context is waited for StartPolicySettle at most: the creations in flight (bounded, not
+// cancellable) are waited for, so that none races the teardown, and the start gate keeps the
+// policy from starting anything later.
+func (p *Worker) awaitStartSequence() {
+	timer := time.NewTimer(StartPolicySettle)
+	defer timer.Stop()
+	select {
+	case <-p.seqDone:
+		return
+	case <-timer.C:
+	}
+	msg := fmt.Sprintf("the start policy did not return %v after the stop cancelled it: stopping without it", StartPolicySettle)
+	p.log.Warn(msg)
+	p.emit("", EventWarning, ReasonStartPolicyAbandoned, msg)
+	for _, c := range p.byName {
+		select {
+		case <-c.prepared:
+		case <-p.seqDone:
+			return
+		}
+	}
+	select {
+	case <-p.netReady:
+	case <-p.seqDone:
+	}
+}
+
+func (p *Worker) stopAll(ctx context.Context, grace time.Duration, hooks bool) error {
+	var wg sync.WaitGroup
+	for _, c := range p.allContainers() {
+		wg.Go(func() { c.kill(grace, "", hooks) })
+	}
+	wg.Wait()
+	if p.rt.IsClosed() {
+		// Detached meanwhile: deleting tasks now would kill what the stop left running. The
+		// pod is another Runtime's to stop and remove.
+		return fmt.Errorf("pod %q: stop cut short: %w", p.name, ErrClosed)
+	}
+	all := p.allContainers()
+	errs := make([]error, 0, len(all)+2)
+	var mu sync.Mutex
+	var detachErr, pauseErr error
+	wg.Go(func() { detachErr = p.sandbox.detach(ctx, p.network) })
+	var tasks sync.WaitGroup
+	for _, c := range all {
+		tasks.Go(func() {
+			if err := c.deleteInstances(ctx, false); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Go(func() {
+		tasks.Wait()
+		// The pause last: its SIGKILL takes with it whatever is left in the PID namespace.
+		pauseErr = p.stopPause(ctx)
+	})
+	wg.Wait()
+	p.removeStaleShimSocket()
+	errs = append(errs, pauseErr, detachErr)
+	errs = append(errs, p.sandbox.release())
+	failpoint.Hit("stop.unpinned")
+	return errors.Join(errs...)
+}
+
+// Remove stops the pod if it is not stopped yet (with its grace period), then deletes its
+// containers, snapshots, volumes, logs and state directory. After Remove the name can be reused.
+// If a step fails (CNI DEL among them), Remove returns the error and the state directory stays,
+// so that nothing is lost of what is left to release: Pod.Remove of a handle got again retries.
+// Once the Runtime is closed, Remove of a pod not removed yet fails with ErrClosed: use a handle
+// of another Runtime.
+func (p *Worker) Remove(ctx context.Context) error {
+	select {
+	case <-p.removed:
+		return p.removeErr
+	default:
+	}
+	if p.rt.IsClosed() {
+		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
+	}
+	go p.removeOnce.Do(func() {
+		p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil)
+		var errs []error
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		all := p.allContainers()
+		cut := p.cutCreates(all)
+		for _, c := range all {
+			wg.Go(func() {
+				if err := c.deleteInstances(p.lifeCtx, true); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		errs = append(errs, p.stopPause(p.lifeCtx)) // if the stop could not
+		errs = append(errs, p.removePodCgroup())
+		for _, c := range all {
+			// The Runtime outlives its pods: their back-off entries must not pile up. (No
+			// restart is left to advance one: the stop waited for them.)
+			p.rt.Backoff.Reset(c.backoffKey())
+		}
+		p.removeStaleShimSocket()
+		errs = append(errs, cut.settle(p.lifeCtx, p.log))
+		// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
+		// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
+		// hostPort rules and libcni cache): Pod.Remove retries from it.
+		errs = append(errs, p.sandbox.detach(p.lifeCtx, p.network))
+		// The image volumes are unmounted before their views are removed.
+		errs = append(errs, p.sandbox.removeVolumes(), p.removeImageViews(p.lifeCtx), p.deleteLease(p.lifeCtx))
+		failpoint.Hit("remove.lease-deleted")
+		close(p.persistQuit)
+		<-p.persisted
+		if err := errors.Join(errs...); err == nil {
+			errs = append(errs, poddir.Remove(p.sandbox.dir))
+		}
+		p.removeErr = errors.Join(errs...)
+		p.rt.Forget(p) // and the Runtime releases its adoption lock, if it adopted it
+		p.emit("", EventNormal, ReasonRemoved, "Pod removed")
+		p.endLoop() // nothing of the pod is left to own
+		close(p.removed)
+	})
+	select {
+	case <-p.removed:
+		return p.removeErr
+	case <-ctx.Done():
+		return p.rt.WaitErr(ctx)
+	}
+}
