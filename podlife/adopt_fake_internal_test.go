@@ -14,6 +14,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/internal/clock"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/worker"
 	"github.com/podlife/podlife/probe"
 )
@@ -114,7 +115,7 @@ func TestFakeAdoptExitedWhileUnmanaged(t *testing.T) {
 	if st.Phase != PhaseRunning {
 		t.Errorf("phase %s, want Running", st.Phase)
 	}
-	if !hasEvent(p.w, "", EventNormal, ReasonAdopted, "Pod adopted by pid") {
+	if !hasEvent(p.w, "", EventNormal, api.ReasonAdopted, "Pod adopted by pid") {
 		t.Errorf("no Adopted event: %v", p.Events())
 	}
 	// The adopter follows the new instance as its own: an exit is restarted again.
@@ -159,7 +160,7 @@ func TestFakeAdoptInterruptedPostStart(t *testing.T) {
 	before(t, calls, "kill a TERM", "exited a 143")
 	before(t, calls, "exited a 143", "start a#1")
 	before(t, calls, "start a#1", "postStart a 2")
-	if !hasEvent(p.w, "a", EventWarning, ReasonFailedPostStartHook, "PostStartHook failed") {
+	if !hasEvent(p.w, "a", EventWarning, api.ReasonFailedPostStartHook, "PostStartHook failed") {
 		t.Errorf("no FailedPostStartHook event: %v", p.Events())
 	}
 	st, err := p.WaitFor(ctx, func(s PodStatus) bool { return containerStatus(s, "a").Started })
@@ -198,7 +199,7 @@ func TestFakeAdoptPersistedBackoff(t *testing.T) {
 	}
 	if _, err := p0.WaitFor(ctx, func(s PodStatus) bool {
 		w := containerStatus(s, "a").State.Waiting
-		return w != nil && w.Reason == ReasonCrashLoopBackOff
+		return w != nil && w.Reason == api.ReasonCrashLoopBackOff
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestFakeAdoptPersistedBackoff(t *testing.T) {
 	}
 	st, err := p.WaitFor(ctx, func(s PodStatus) bool {
 		w := containerStatus(s, "a").State.Waiting
-		return w != nil && w.Reason == ReasonCrashLoopBackOff
+		return w != nil && w.Reason == api.ReasonCrashLoopBackOff
 	})
 	if err != nil {
 		t.Fatalf("never waiting CrashLoopBackOff: %v", err)

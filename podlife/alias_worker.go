@@ -16,15 +16,15 @@ type ProbeResult = worker.ProbeResult
 // program or an operator finds a pod's containerd containers with these two, e.g.
 // `ctr -n podlife containers ls labels."podlife.io/pod"==web`.
 const (
-	// LabelPod is the pod's name.
-	LabelPod = worker.LabelPod
-	// LabelContainer is the container's name in its pod ("POD" for a pod's pause).
-	LabelContainer = worker.LabelContainer
+	// labelPod is the pod's name.
+	labelPod = worker.LabelPod
+	// labelContainer is the container's name in its pod ("POD" for a pod's pause).
+	labelContainer = worker.LabelContainer
 )
 
-// ReasonEvicted is the kubelet's reason of an evicted pod and of its Warning event, also the
+// reasonEvicted is the kubelet's reason of an evicted pod and of its Warning event, also the
 // event of a pod refused under disk pressure.
-const ReasonEvicted Reason = worker.ReasonEvicted
+const reasonEvicted Reason = worker.ReasonEvicted
 
 // DependencyOrder starts every container as soon as the containers it depends on
 // (ContainerSpec.DependsOn) have reached their condition: Started, Ready or Completed. Containers

@@ -22,9 +22,9 @@ import (
 // which the manager also writes to the container's log, is copied to the others (see
 // tasks.TeeAttach). The output waits in the FIFO (64 KiB) until a client reads it.
 
-// ErrNotAttachable is wrapped by Pod.Attach's error for a container created without Stdin or
+// errNotAttachable is wrapped by Pod.Attach's error for a container created without Stdin or
 // TTY: its output is in its log (Pod.Logs).
-var ErrNotAttachable = errors.New("container was not created with stdin or tty")
+var errNotAttachable = errors.New("container was not created with stdin or tty")
 
 // attach connects streams to the main process of a running interactive ephemeral container of
 // any pod in the state directory, whichever process manages it (see Pod.Attach): through the
@@ -44,7 +44,7 @@ func (r *Runtime) attach(ctx context.Context, pod, container string, streams Exe
 	dir := filepath.Join(r.cfg.StateDir, "pods", pod)
 	cfg := attachFIFOs(dir, id, true, true)
 	if _, err := os.Stat(cfg.Stdout); err != nil {
-		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, ErrNotAttachable)
+		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, errNotAttachable)
 	}
 	if _, err := os.Stat(cfg.Stdin); err != nil {
 		cfg.Stdin = ""
@@ -137,7 +137,7 @@ func (r *Runtime) runningTask(ctx context.Context, pod, container string) (strin
 		return "", nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}
 	bg := context.WithoutCancel(r.ctx(ctx))
-	ctrs, err := r.tasks.Containers(bg, map[string]string{labelPodUID: rec.UID, LabelContainer: container})
+	ctrs, err := r.tasks.Containers(bg, map[string]string{labelPodUID: rec.UID, labelContainer: container})
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}

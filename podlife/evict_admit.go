@@ -42,7 +42,7 @@ func (r *Runtime) admitDisk(name string) error {
 		return nil
 	}
 	if err := t.Check(r.cfg.StateDir, avail, capacity); err != nil {
-		r.events.Publish(Event{Time: time.Now(), Pod: name, Type: EventWarning, Reason: ReasonEvicted, Message: err.Error()})
+		r.events.Publish(Event{Time: time.Now(), Pod: name, Type: EventWarning, Reason: reasonEvicted, Message: err.Error()})
 		return fmt.Errorf("pod %q: %w", name, err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
@@ -63,7 +64,7 @@ func TestFakeExitRacingStop(t *testing.T) {
 			}
 			var exited int
 			for _, e := range p.Events() {
-				if e.Container == "a" && e.Reason == ReasonExited {
+				if e.Container == "a" && e.Reason == api.ReasonExited {
 					exited++
 				}
 			}

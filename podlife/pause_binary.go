@@ -12,7 +12,7 @@ import (
 func (c *Config) pauseBinary() (string, error) {
 	if c.PauseBinary != "" {
 		if _, err := os.Stat(c.PauseBinary); err != nil {
-			return "", fmt.Errorf("%w: %w", ErrNoPauseBinary, err)
+			return "", fmt.Errorf("%w: %w", errNoPauseBinary, err)
 		}
 		return c.PauseBinary, nil
 	}
@@ -22,12 +22,12 @@ func (c *Config) pauseBinary() (string, error) {
 	if _, err := os.Stat(podmanCatatonit); err == nil {
 		return podmanCatatonit, nil
 	}
-	return "", ErrNoPauseBinary
+	return "", errNoPauseBinary
 }
 
 // podmanCatatonit is where podman's packages install catatonit.
 const podmanCatatonit = "/usr/libexec/podman/catatonit"
 
-// ErrNoPauseBinary is wrapped by the start error of a pod with ShareProcessNamespace when no
+// errNoPauseBinary is wrapped by the start error of a pod with ShareProcessNamespace when no
 // pause binary is found (see Config.PauseBinary).
-var ErrNoPauseBinary = errors.New("no pause binary: install catatonit (Debian: apt-get install catatonit) or set Config.PauseBinary")
+var errNoPauseBinary = errors.New("no pause binary: install catatonit (Debian: apt-get install catatonit) or set Config.PauseBinary")

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
@@ -105,7 +106,7 @@ func (r *Runtime) connLost(cause error) {
 	r.log.Warn("containerd does not answer; reconnecting", "address", r.address, "err", cause)
 	msg := fmt.Sprintf("containerd at %s does not answer (%v): reconnecting; the containers are left as they are", r.address, cause)
 	for _, p := range pods {
-		p.Emit("", EventWarning, ReasonContainerdUnavailable, msg)
+		p.Emit("", EventWarning, api.ReasonContainerdUnavailable, msg)
 	}
 	go r.reconnect()
 }
@@ -181,7 +182,7 @@ func (r *Runtime) connRestored(attempts int) {
 		select {
 		case <-p.Removed():
 		default:
-			p.Emit("", EventNormal, ReasonContainerdRecovered, msg)
+			p.Emit("", EventNormal, api.ReasonContainerdRecovered, msg)
 		}
 	}
 	close(up)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/worker"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
@@ -123,8 +124,8 @@ func TestFakeStartOrder(t *testing.T) {
 			} else {
 				// b and c are ready to start (Created is their last step); hold the hook a
 				// while so that a start out of order would show.
-				waitEvent(t, ctx, p.w, "b", ReasonCreated)
-				waitEvent(t, ctx, p.w, "c", ReasonCreated)
+				waitEvent(t, ctx, p.w, "b", api.ReasonCreated)
+				waitEvent(t, ctx, p.w, "c", api.ReasonCreated)
 				time.Sleep(100 * time.Millisecond)
 				if i := f.index("start b"); i >= 0 {
 					t.Errorf("b started while a's postStart hook ran; calls: %q", f.history())
@@ -153,7 +154,7 @@ func TestFakeStartOrder(t *testing.T) {
 					t.Errorf("container %s: state %+v, want running", c.Name, c.State)
 				}
 			}
-			if !hasEvent(p.w, "a", EventNormal, ReasonPostStartCompleted, "") {
+			if !hasEvent(p.w, "a", EventNormal, api.ReasonPostStartCompleted, "") {
 				t.Errorf("no PostStartHookCompleted event for a: %v", p.Events())
 			}
 		})
@@ -192,7 +193,7 @@ func TestFakePostStartFailure(t *testing.T) {
 			before(t, calls, "postStart a 1", "preStop a")
 			before(t, calls, "preStop a", "kill a TERM")
 			before(t, calls, "kill a TERM", "exited a 143")
-			if !hasEvent(p.w, "a", EventWarning, ReasonFailedPostStartHook, "PostStartHook failed") {
+			if !hasEvent(p.w, "a", EventWarning, api.ReasonFailedPostStartHook, "PostStartHook failed") {
 				t.Errorf("no FailedPostStartHook event: %v", p.Events())
 			}
 			if policy == RestartNever {
@@ -307,7 +308,7 @@ func TestFakeRestartBackoff(t *testing.T) {
 		}
 		st, err := p.WaitFor(ctx, func(s PodStatus) bool {
 			w := containerStatus(s, "a").State.Waiting
-			return w != nil && w.Reason == ReasonCrashLoopBackOff
+			return w != nil && w.Reason == api.ReasonCrashLoopBackOff
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -315,7 +316,7 @@ func TestFakeRestartBackoff(t *testing.T) {
 		if w := containerStatus(st, "a").State.Waiting; !strings.Contains(w.Message, fmt.Sprintf("back-off %s restarting failed container=a", delay)) {
 			t.Errorf("waiting message %q, want a back-off of %v", w.Message, delay)
 		}
-		if !hasEvent(p.w, "a", EventWarning, ReasonBackOff, "Back-off restarting failed container a") {
+		if !hasEvent(p.w, "a", EventWarning, api.ReasonBackOff, "Back-off restarting failed container a") {
 			t.Errorf("no BackOff event: %v", p.Events())
 		}
 		clk.Advance(delay - time.Second)
@@ -375,7 +376,7 @@ func TestFakeStopOrderWithSidecars(t *testing.T) {
 	if slices.ContainsFunc(calls, func(c string) bool { return strings.HasPrefix(c, "kill") && strings.HasSuffix(c, "KILL all") }) {
 		t.Errorf("SIGKILL sent though every container stopped on its stop signal; calls: %q", calls)
 	}
-	if st := p.Status(); !slices.ContainsFunc(p.Events(), func(e Event) bool { return e.Reason == ReasonStopped }) || st.Stopping != true {
+	if st := p.Status(); !slices.ContainsFunc(p.Events(), func(e Event) bool { return e.Reason == api.ReasonStopped }) || st.Stopping != true {
 		t.Errorf("status %+v, events %v: want stopping and a Stopped event", st, p.Events())
 	}
 }
@@ -596,7 +597,7 @@ func TestFakeExecHook(t *testing.T) {
 	if f.index("kill ok TERM") >= 0 {
 		t.Errorf("ok killed; calls: %q", calls)
 	}
-	if !hasEvent(p.w, "ok", EventNormal, ReasonPostStartCompleted, "") || !hasEvent(p.w, "bad", EventWarning, ReasonFailedPostStartHook, "") {
+	if !hasEvent(p.w, "ok", EventNormal, api.ReasonPostStartCompleted, "") || !hasEvent(p.w, "bad", EventWarning, api.ReasonFailedPostStartHook, "") {
 		t.Errorf("events %v: want ok's hook completed, bad's failed", p.Events())
 	}
 }
@@ -624,10 +625,10 @@ func TestFakeActiveDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Wait: %v", err)
 	}
-	if st.Phase != PhaseFailed || st.Reason != ReasonDeadlineExceeded {
+	if st.Phase != PhaseFailed || st.Reason != api.ReasonDeadlineExceeded {
 		t.Errorf("phase %s reason %q, want Failed DeadlineExceeded", st.Phase, st.Reason)
 	}
-	if !hasEvent(p.w, "", EventNormal, ReasonDeadlineExceeded, "longer than the specified deadline") {
+	if !hasEvent(p.w, "", EventNormal, api.ReasonDeadlineExceeded, "longer than the specified deadline") {
 		t.Errorf("no DeadlineExceeded event: %v", p.Events())
 	}
 	f.waitCall(t, "network remove")
@@ -688,7 +689,7 @@ func TestFakeStopWithoutStuckPolicy(t *testing.T) {
 	r, f, _ := newFakeRuntime(t)
 	release := make(chan struct{})
 	var late atomic.Value
-	stuck := StartPolicyFunc(func(ctx context.Context, s Starter) error {
+	stuck := api.StartPolicyFunc(func(ctx context.Context, s Starter) error {
 		if err := s.Start(ctx, "a"); err != nil {
 			return err
 		}
@@ -712,8 +713,8 @@ func TestFakeStopWithoutStuckPolicy(t *testing.T) {
 	if took := time.Since(t0); took < worker.StartPolicySettle || took > worker.StartPolicySettle+20*time.Second {
 		t.Errorf("Stop took %v: want it to wait %v for the policy, then go on", took, worker.StartPolicySettle)
 	}
-	if !slices.ContainsFunc(p.Events(), func(e Event) bool { return e.Reason == ReasonStartPolicyAbandoned }) {
-		t.Errorf("no %s event: %v", ReasonStartPolicyAbandoned, p.Events())
+	if !slices.ContainsFunc(p.Events(), func(e Event) bool { return e.Reason == api.ReasonStartPolicyAbandoned }) {
+		t.Errorf("no %s event: %v", api.ReasonStartPolicyAbandoned, p.Events())
 	}
 	close(release)
 	if err := p.WaitStarted(ctx); err != nil && !errors.Is(err, context.Canceled) {

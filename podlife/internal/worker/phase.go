@@ -3,12 +3,12 @@ package worker
 import . "github.com/podlife/podlife/podlife/internal/api"
 
 // RestartsFunc reports whether the container named name, having exited with code, is restarted
-// (the kubelet's ContainerShouldRestart; see api.ContainerSpec.RestartsAfter).
+// (the kubelet's ContainerShouldRestart; see api.RestartsAfter).
 type RestartsFunc func(name string, code int) bool
 
 // ByPolicy decides restarts by the pod's policy alone, for statuses without their spec.
 func ByPolicy(policy RestartPolicy) RestartsFunc {
-	return func(_ string, code int) bool { return (&ContainerSpec{}).RestartsAfter(policy, code) }
+	return func(_ string, code int) bool { return RestartsAfter(&ContainerSpec{}, policy, code) }
 }
 
 // ComputePhase applies the kubelet's getPhase rules (ContainerRestartRules on) to the container

@@ -12,7 +12,7 @@ import (
 
 // shouldRestart applies the kubelet's rules to an exited container: a sidecar always restarts;
 // a regular init container restarts on failure, an app container on any exit, as its own
-// restart policy and rules or else the pod's policy say (api.ContainerSpec.RestartsAfter).
+// restart policy and rules or else the pod's policy say (api.RestartsAfter).
 func (c *Container) shouldRestart(code int) bool {
 	switch {
 	case c.ephemeral:
@@ -22,7 +22,7 @@ func (c *Container) shouldRestart(code int) bool {
 	case c.init && code == 0:
 		return false
 	}
-	return c.spec.RestartsAfter(c.pod.spec.RestartPolicy, code)
+	return RestartsAfter(c.spec, c.pod.spec.RestartPolicy, code)
 }
 
 // onExit decides what follows an instance's exit: a restart under crash-loop back-off, or,
