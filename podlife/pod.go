@@ -113,6 +113,7 @@ type podWorker struct {
 	deadlineChanged chan struct{}
 	// recordMu serializes the writes of pod.json (writeRecord).
 	recordMu sync.Mutex
+	resizeMu sync.Mutex // serializes the pod's resizes (resize.go)
 	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
 	// is the form of it the record keeps and fingerprints (see recordedSpec).
 	recorded PodSpec

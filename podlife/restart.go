@@ -19,6 +19,8 @@ func (c *Container) shouldRestart(code int) bool {
 		return true
 	case c.init && code == 0:
 		return false
+	case c.rz.restart.Load():
+		return true // stopped to be resized (resize.go)
 	}
 	return c.spec.RestartsAfter(c.pod.spec.RestartPolicy, code)
 }
