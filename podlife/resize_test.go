@@ -3,6 +3,7 @@ package podlife_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,23 +28,31 @@ fi`
 // the statuses report the resources.
 func TestResize(t *testing.T) {
 	h := newHarness(t)
+	first := h.another(t)
 	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	const mi = 1 << 20
 	guaranteed := podlife.Resources{CPULimit: 200, CPURequest: 200, MemoryLimit: 64 * mi}
 	// 24 MiB in a tmpfs are charged to the container's memory cgroup.
 	fill := []string{"/bin/sh", "-c", "dd if=/dev/zero of=/dev/shm/fill bs=1048576 count=24 2>/dev/null; exec sleep 3600"}
-	pod, err := h.rt.Run(ctx, podlife.PodSpec{Name: "resize", RestartPolicy: podlife.RestartAlways,
+	spec := podlife.PodSpec{Name: "resize", RestartPolicy: podlife.RestartAlways,
 		TerminationGracePeriod: ptr(time.Duration(0)),
 		Containers: []podlife.ContainerSpec{
 			{Name: "inplace", Image: testImage, Command: fill, Resources: guaranteed},
 			{Name: "restarts", Image: testImage, Command: []string{"sleep", "3600"}, Resources: guaranteed,
 				ResizePolicy: podlife.ResizePolicy{Memory: podlife.ResizeRestartContainer}},
-		}})
+		}}
+	pod, err := first.Run(ctx, spec)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	defer func() { _ = pod.Remove(context.WithoutCancel(ctx)) }()
+	defer func() {
+		if err := pod.Remove(context.WithoutCancel(ctx)); err != nil {
+			if p, err := h.rt.Pod(spec.Name); err == nil { // not adopted: removed without a manager
+				_ = p.Remove(context.WithoutCancel(ctx))
+			}
+		}
+	}()
 	if err := pod.WaitReady(ctx); err != nil {
 		t.Fatalf("WaitReady: %v", err)
 	}
@@ -131,6 +140,32 @@ func TestResize(t *testing.T) {
 		}
 		if got := values("inplace"); got[2] != strconv.Itoa(96*mi) {
 			t.Errorf("inplace memory limit after the refusals = %s, want 96 MiB", got[2])
+		}
+	})
+
+	t.Run("adopted as resized", func(t *testing.T) {
+		if err := first.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		// The spec as started is not what runs any more.
+		_, err := h.rt.Adopt(ctx, spec)
+		var sc *podlife.SpecChangedError
+		if !errors.As(err, &sc) || strings.Join(sc.Fields, " ") != "containers[inplace].resources containers[restarts].resources" {
+			t.Fatalf("Adopt with the spec as started: %v, want a *SpecChangedError naming both containers' resources", err)
+		}
+		resized := spec
+		resized.Containers = slices.Clone(spec.Containers)
+		resized.Containers[0].Resources = podlife.Resources{CPULimit: 400, CPURequest: 400, MemoryLimit: 96 * mi}
+		resized.Containers[1].Resources = podlife.Resources{CPULimit: 200, CPURequest: 200, MemoryLimit: 128 * mi}
+		adopted, err := h.rt.Adopt(ctx, resized)
+		if err != nil {
+			t.Fatalf("Adopt with the spec as resized: %v", err)
+		}
+		pod = adopted
+		for i, c := range adopted.Status().ContainerStatuses {
+			if want := resized.Containers[i].Resources; c.AllocatedResources != want || c.RestartCount != i {
+				t.Errorf("%s after adoption: resources %+v, restarts %d; want %+v, %d", c.Name, c.AllocatedResources, c.RestartCount, want, i)
+			}
 		}
 	})
 }

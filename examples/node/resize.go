@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -71,6 +71,7 @@ func (pr *provider) resizeContainers(e *entry, p *podlife.Pod, old, pod *corev1.
 		return
 	}
 	pr.setResizeCondition(e, resizeCondition(corev1.PodResizeInProgress, "", "", gen))
+	pr.recorder.Eventf(pod, corev1.EventTypeNormal, "ResizeStarted", "%s", resizeMessage("Pod resize started", pod, ""))
 	pr.mu.Lock()
 	if e.resize.busy == nil {
 		e.resize.busy = make(chan struct{}, 1)
@@ -94,11 +95,11 @@ func (pr *provider) resizeContainers(e *entry, p *podlife.Pod, old, pod *corev1.
 			default:
 				cond = resizeCondition(corev1.PodResizeInProgress, corev1.PodReasonError, err.Error(), gen)
 			}
-			pr.recorder.Eventf(pod, corev1.EventTypeWarning, "ResizeFailed", "container %s: %v", ch.name, err)
+			pr.recorder.Eventf(pod, corev1.EventTypeWarning, "ResizeError", "%s", resizeMessage("Pod resize error", pod, err.Error()))
 			break
 		}
 		if cond == nil {
-			pr.recorder.Eventf(pod, corev1.EventTypeNormal, "ResizeCompleted", "Pod resize completed: %s", describeResize(pod))
+			pr.recorder.Eventf(pod, corev1.EventTypeNormal, "ResizeCompleted", "%s", resizeMessage("Pod resize completed", pod, ""))
 		}
 		pr.setResizeCondition(e, cond)
 		pr.sync(e)
@@ -126,13 +127,31 @@ func withResizeConditions(out *corev1.PodStatus, conds []corev1.PodCondition) {
 	out.Conditions = append(out.Conditions, conds...)
 }
 
-// describeResize renders the containers' resources for the ResizeCompleted event.
-func describeResize(pod *corev1.Pod) string {
-	s := ""
-	for _, c := range pod.Spec.Containers {
-		s += fmt.Sprintf("%s: requests %v limits %v; ", c.Name, c.Resources.Requests, c.Resources.Limits)
+// resizeMessage is a resize event's message as the kubelet writes it (its podResizeMessage):
+// prefix, then the containers' resources of the pod's spec, its generation and the error, in
+// JSON.
+func resizeMessage(prefix string, pod *corev1.Pod, errMsg string) string {
+	type alloc struct {
+		Name      string                      `json:"name"`
+		Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 	}
-	return s
+	summary := struct {
+		InitContainers []alloc `json:"initContainers,omitempty"`
+		Containers     []alloc `json:"containers,omitempty"`
+		Generation     int64   `json:"generation"`
+		Error          string  `json:"error,omitempty"`
+	}{Generation: pod.Generation, Error: errMsg}
+	for _, c := range pod.Spec.InitContainers {
+		summary.InitContainers = append(summary.InitContainers, alloc{c.Name, c.Resources})
+	}
+	for _, c := range pod.Spec.Containers {
+		summary.Containers = append(summary.Containers, alloc{c.Name, c.Resources})
+	}
+	b, err := json.Marshal(summary)
+	if err != nil {
+		return prefix
+	}
+	return prefix + ": " + string(b)
 }
 
 // containerResources converts a container's allocated and actual resources (podlife's

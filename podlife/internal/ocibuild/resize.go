@@ -8,27 +8,31 @@ import (
 
 // LinuxResources are the cgroup values of r as ResourceOpts sets them at creation, for an
 // update of a running container (an in-place resize): a CFS quota for the CPU limit, cpu
-// shares for the request, memory and memory+swap limits. A value r leaves unset is left as it
-// is (a resize removes no limit).
+// shares for the request (2 without one), memory and memory+swap limits. A limit r leaves unset
+// is left as it is (a resize removes no limit).
 func LinuxResources(r api.Resources) *specs.LinuxResources {
-	out := &specs.LinuxResources{}
-	if r.CPULimit > 0 || r.CPURequest > 0 {
-		out.CPU = &specs.LinuxCPU{}
-	}
+	shares := cpuShares(r)
+	out := &specs.LinuxResources{CPU: &specs.LinuxCPU{Shares: &shares}}
 	if r.CPULimit > 0 {
 		const period = 100000
 		quota, p := max(r.CPULimit*period/1000, 1000), uint64(period)
 		out.CPU.Quota, out.CPU.Period = &quota, &p
-	}
-	if r.CPURequest > 0 {
-		shares := uint64(max(r.CPURequest*1024/1000, 2))
-		out.CPU.Shares = &shares
 	}
 	if r.MemoryLimit > 0 {
 		limit, swap := r.MemoryLimit, r.MemoryLimit
 		out.Memory = &specs.LinuxMemory{Limit: &limit, Swap: &swap}
 	}
 	return out
+}
+
+// cpuShares are the cpu shares of r as the kubelet computes them (MilliCPUToShares): 1024 per
+// CPU of the request (of the limit where no request is set), at least 2.
+func cpuShares(r api.Resources) uint64 {
+	m := r.CPURequest
+	if m == 0 {
+		m = r.CPULimit
+	}
+	return uint64(max(m*1024/1000, 2))
 }
 
 // CgroupMount is the container's cgroup filesystem at /sys/fs/cgroup, read-only unless the
