@@ -189,3 +189,27 @@ func CheckResize(s *PodSpec, cur map[string]Resources, name string, next Resourc
 	}
 	return errs
 }
+
+// validateResizeFields checks a container's memory request (not negative, within the limit)
+// and its resize policy's values.
+func validateResizeFields(p *field.Path, c *ContainerSpec) field.ErrorList {
+	var errs field.ErrorList
+	r := c.Resources
+	if r.MemoryRequest < 0 {
+		errs = append(errs, field.Invalid(p.Child("resources", "requests.memory"), r.MemoryRequest, "must be greater than or equal to 0"))
+	}
+	if r.MemoryLimit > 0 && r.MemoryRequest > r.MemoryLimit {
+		errs = append(errs, field.Invalid(p.Child("resources", "requests"), memString(r.MemoryRequest), "must be less than or equal to memory limit of "+memString(r.MemoryLimit)))
+	}
+	for _, rp := range []struct {
+		name string
+		v    ResizeRestartPolicy
+	}{{"cpu", c.ResizePolicy.CPU}, {"memory", c.ResizePolicy.Memory}} {
+		switch rp.v {
+		case "", ResizeNotRequired, ResizeRestartContainer:
+		default:
+			errs = append(errs, field.NotSupported(p.Child("resizePolicy").Key(rp.name), string(rp.v), []string{string(ResizeNotRequired), string(ResizeRestartContainer)}))
+		}
+	}
+	return errs
+}
