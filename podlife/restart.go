@@ -29,6 +29,9 @@ func (c *Container) shouldRestart(code int) bool {
 // when nothing will restart, possibly the end of the pod.
 func (c *Container) onExit(inst *instance, term *StateTerminated) {
 	p := c.pod
+	if c.exitRestartsAll(inst, term) {
+		return // restart_all.go
+	}
 	if !c.shouldRestart(term.ExitCode) {
 		if !p.isStopping() {
 			p.onContainerExit()
@@ -149,5 +152,5 @@ func (c *Container) dropInstance(inst *instance) {
 // restartsByName is the pod's restartsFunc for computePhase: the named container's shouldRestart.
 func (p *podWorker) restartsByName(name string, code int) bool {
 	c, ok := p.byName[name]
-	return ok && c.shouldRestart(code)
+	return ok && (c.shouldRestart(code) || p.restartAll.active.Load())
 }

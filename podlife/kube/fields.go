@@ -255,7 +255,7 @@ func containerRules() []rule {
 		rej("<container>.resources.claims", "dynamic resource allocation is not supported"),
 		sup("<container>.resizePolicy", "→ ResizePolicy: RestartContainer for cpu or memory restarts the container when Pod.Resize changes that resource; NotRequired (the default) resizes it in place"),
 		sup("<container>.restartPolicy", "→ ContainerSpec.RestartPolicy: init containers: Always makes a native sidecar, OnFailure or Never replace the pod's policy; app containers: Always, OnFailure or Never replace the pod's policy (ContainerRestartRules)"),
-		sup("<container>.restartPolicyRules", "→ ContainerSpec.RestartPolicyRules: action Restart on exit codes In/NotIn, as the kubelet with ContainerRestartRules (RestartAllContainers is refused)"),
+		sup("<container>.restartPolicyRules", "→ ContainerSpec.RestartPolicyRules: action Restart (the container) or RestartAllContainers (the whole pod in place) on exit codes In/NotIn, as the kubelet with ContainerRestartRules and RestartAllContainersOnContainerExits"),
 		sup("<container>.volumeMounts[*].name", "→ VolumeMounts"),
 		sup("<container>.volumeMounts[*].mountPath", "→ VolumeMounts"),
 		sup("<container>.volumeMounts[*].subPath", "→ VolumeMounts; created if missing, and refused at the create if it leads out of the volume (a symlink), as in the kubelet"),
