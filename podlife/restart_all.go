@@ -125,7 +125,9 @@ func (p *podWorker) restartAllOnce(ctx context.Context, trigger *Container) {
 		}
 		p.restartAll.killed[inst] = true
 		p.restartAll.mu.Unlock()
-		wg.Go(func() { c.killInstance(inst, grace, "Container "+c.spec.Name+" restarts with all the pod's containers", true) })
+		wg.Go(func() {
+			c.killInstance(inst, grace, "Container "+c.spec.Name+" restarts with all the pod's containers", true)
+		})
 	}
 	wg.Wait()
 	p.setRestartingCondition(false)
