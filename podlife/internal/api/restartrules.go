@@ -170,18 +170,3 @@ func (c *ContainerSpec) RestartsAll(code int) bool {
 	}
 	return false
 }
-
-// HasRestartAllRule reports whether any container of s (init containers included) has a
-// RestartAllContainers rule (the kubelet's AllContainersCouldRestart).
-func (s *PodSpec) HasRestartAllRule() bool {
-	for _, cs := range [][]ContainerSpec{s.InitContainers, s.Containers} {
-		for _, c := range cs {
-			for _, r := range c.RestartPolicyRules {
-				if r.Action == RestartRuleActionRestartAllContainers {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
