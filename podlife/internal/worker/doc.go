@@ -40,8 +40,8 @@
 // (awaitStartSequence); the status writer (persistStatus, awaited through persisted); the
 // deadline and storage watchers (ended by the stop or the Host's Closing); per started
 // instance an exit watcher (watchExit, ended by the exit or by Abandon); probe workers (ended
-// with their instance or by Abandon); restart back-offs (counted in restarts, awaited by the
-// stop); a stop (stopWith, once per pod); the pause's watcher. Lifecycle hooks run in
+// with their instance or by Abandon); restart back-offs and restarts of all the containers
+// (restartAllContainers), counted in restarts and awaited by the stop; a stop (stopWith, once per pod); the pause's watcher. Lifecycle hooks run in
 // goroutines of their own and are abandoned, with a Warning event, when they outlive their
 // deadline: a hook that ignores its context is the one goroutine nothing awaits.
 package worker
