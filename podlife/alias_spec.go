@@ -210,6 +210,10 @@ type ContainerRestartRuleAction = api.ContainerRestartRuleAction
 // RestartRuleActionRestart restarts the container.
 const RestartRuleActionRestart = api.RestartRuleActionRestart
 
+// RestartRuleActionRestartAllContainers restarts the whole pod in place: every container is
+// stopped, the init containers run again in order, then the others start.
+const RestartRuleActionRestartAllContainers = api.RestartRuleActionRestartAllContainers
+
 // ContainerRestartRuleOnExitCodes matches an exit code against a set.
 type ContainerRestartRuleOnExitCodes = api.ContainerRestartRuleOnExitCodes
 

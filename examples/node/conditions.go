@@ -18,6 +18,7 @@ import (
 var kubeletConditions = []corev1.PodConditionType{
 	corev1.PodScheduled, corev1.PodReady, corev1.PodInitialized, corev1.ContainersReady,
 	corev1.PodReadyToStartContainers, corev1.PodResizePending, corev1.PodResizeInProgress,
+	corev1.AllContainersRestarting,
 }
 
 // apiPodChanged takes the conditions other clients set on a pod's status through the API

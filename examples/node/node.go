@@ -69,6 +69,10 @@ func (o nodeOptions) configure(n *corev1.Node) {
 	}
 	n.Status.Phase = corev1.NodeRunning
 	n.Status.Conditions = hostConditions(o.stateDir, nil)
+	// The node's declared features (NodeDeclaredFeatures, k8s.io/component-helpers'
+	// nodedeclaredfeatures): the scheduler places a pod that needs one only on a node that
+	// declares it. podlife implements RestartAllContainers restart rules.
+	n.Status.DeclaredFeatures = []string{"RestartAllContainersOnContainerExits"}
 }
 
 // hostCapacity is the node's capacity: the host's CPUs, memory and the state dir's filesystem,

@@ -75,6 +75,8 @@ type entry struct {
 	// apiDeleted: DeletePod was called for the API server's deletion of the pod, which the node
 	// finishes once the pod is removed (deleted.go).
 	apiDeleted bool
+	// resize is the node's resize conditions of the pod (resize.go).
+	resize resizeState
 }
 
 func newProvider(rt *podlife.Runtime, objects objectSource, recorder record.EventRecorder, log *slog.Logger, hostIP string, opts kube.Options) *provider {
@@ -202,10 +204,11 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 }
 
 // UpdatePod keeps the pod's new metadata, starts the ephemeral containers added to it
-// (ephemeral.go) and applies a new activeDeadlineSeconds (Pod.SetActiveDeadline: set, or
-// shortened, as the API server allows). podlife applies no other change to a running pod's
-// spec (the API server allows few: images, activeDeadlineSeconds, tolerations, resources); a
-// changed container image is recorded as an UpdateIgnored event.
+// (ephemeral.go), applies a new activeDeadlineSeconds (Pod.SetActiveDeadline: set, or
+// shortened, as the API server allows) and resizes the containers whose resources changed
+// (the resize subresource: resize.go). podlife applies no other change to a running pod's
+// spec (the API server allows few: images, activeDeadlineSeconds, tolerations); a changed
+// container image is recorded as an UpdateIgnored event.
 func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 	pr.mu.Lock()
 	e, ok := pr.pods[key(pod.Namespace, pod.Name)]
@@ -227,6 +230,9 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 		if err := p.SetActiveDeadline(ctx, time.Duration(*d)*time.Second); err != nil {
 			pr.recorder.Eventf(pod, corev1.EventTypeWarning, reasonUpdateIgnored, "activeDeadlineSeconds %d not applied: %v", *d, err)
 		}
+	}
+	if p != nil {
+		pr.resizeContainers(e, p, old, pod) // resize.go
 	}
 	if pr.tokens != nil { // downwardAPI volumes follow the pod's labels and annotations
 		pr.tokens.kickPod(name)
@@ -383,6 +389,7 @@ func (pr *provider) current(e *entry) *corev1.Pod {
 	observed(pod)
 	pr.mu.Lock()
 	withAPIConditions(&pod.Status, e.apiConds)
+	withResizeConditions(&pod.Status, e.resize.conds)
 	pr.mu.Unlock()
 	return pod
 }

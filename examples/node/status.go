@@ -62,6 +62,7 @@ func containerStatuses(in []podlife.ContainerStatus) []corev1.ContainerStatus {
 	out := make([]corev1.ContainerStatus, 0, len(in))
 	for _, c := range in {
 		started := c.Started
+		alloc, res := containerResources(c) // resize.go
 		out = append(out, corev1.ContainerStatus{
 			Name:                 c.Name,
 			Image:                c.Image,
@@ -72,6 +73,8 @@ func containerStatuses(in []podlife.ContainerStatus) []corev1.ContainerStatus {
 			Ready:                c.Ready,
 			Started:              &started,
 			RestartCount:         int32(c.RestartCount),
+			AllocatedResources:   alloc,
+			Resources:            res,
 		})
 	}
 	return out

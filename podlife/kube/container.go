@@ -37,6 +37,7 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 	out.Ports = c.ports(ct, p, list == "containers")
 	out.VolumeMounts = c.mounts(ct, p, pl, e)
 	out.Resources = c.resources(&ct.Resources, p.Child("resources"), false)
+	out.ResizePolicy = resizePolicy(ct.ResizePolicy)
 	out.StartupProbe = c.probe(ct, ct.StartupProbe, p.Child("startupProbe"))
 	out.ReadinessProbe = c.probe(ct, ct.ReadinessProbe, p.Child("readinessProbe"))
 	out.LivenessProbe = c.probe(ct, ct.LivenessProbe, p.Child("livenessProbe"))
@@ -201,6 +202,10 @@ func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path, pod
 		case name == corev1.ResourceCPU:
 			if n, ok = c.quantity(rp, &q, true); ok {
 				out.CPURequest = n
+			}
+		case name == corev1.ResourceMemory && !pod:
+			if n, ok = c.quantity(rp, &q, false); ok {
+				out.MemoryRequest = n // no cgroup value: the QoS class a resize keeps
 			}
 		case name == corev1.ResourceMemory, name == corev1.ResourceEphemeralStorage:
 			n, ok = c.quantity(rp, &q, false) // it only steers scheduling

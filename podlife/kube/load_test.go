@@ -198,7 +198,7 @@ func TestDocsExamples(t *testing.T) {
 			check(t, "preStop", describeHook(c.PreStop), "sleep 5s")
 			check(t, "stop signal", c.StopSignal, syscall.SIGQUIT)
 			checkProbe(t, "readiness", c.ReadinessProbe, "httpGet https://127.0.0.1:80/", 0, 10*s, 2*s, 1, 3)
-			check(t, "resources", c.Resources, podlife.Resources{CPULimit: 1000, CPURequest: 250, MemoryLimit: 256 << 20})
+			check(t, "resources", c.Resources, podlife.Resources{CPULimit: 1000, CPURequest: 250, MemoryLimit: 256 << 20, MemoryRequest: 64 << 20})
 			check(t, "port", c.Ports[0], podlife.ContainerPort{Name: "http", ContainerPort: 80, HostPort: 8080, Protocol: podlife.ProtocolTCP})
 		}},
 		{"deployment-service.yaml", func(t *testing.T, res *kube.Result) {

@@ -9,7 +9,7 @@ import (
 // ContainerRestartRule restarts a container, whatever its restart policy says, when its exit
 // matches (Kubernetes' ContainerRestartRule, the ContainerRestartRules feature).
 type ContainerRestartRule struct {
-	// Action is what a match does: Restart.
+	// Action is what a match does: Restart, or RestartAllContainers.
 	Action ContainerRestartRuleAction
 	// ExitCodes matches the container's exit code; required.
 	ExitCodes *ContainerRestartRuleOnExitCodes
@@ -20,6 +20,19 @@ type ContainerRestartRuleAction string
 
 // RestartRuleActionRestart restarts the container.
 const RestartRuleActionRestart ContainerRestartRuleAction = "Restart"
+
+// RestartRuleActionRestartAllContainers restarts the whole pod in place (Kubernetes'
+// RestartAllContainersOnContainerExits): every container is stopped, then the init containers
+// run again in order and the others start, the sandbox kept (see RestartsAll).
+const RestartRuleActionRestartAllContainers ContainerRestartRuleAction = "RestartAllContainers"
+
+// AllContainersRestarting is the pod condition of a restart of all its containers (Kubernetes'
+// AllContainersRestarting): True while they are stopped, False once they are stopped and start
+// again. A pod has it from its first restart of all.
+const AllContainersRestarting ConditionType = "AllContainersRestarting"
+
+// ReasonRestartAllContainersStarted is the reason of AllContainersRestarting while it is True.
+const ReasonRestartAllContainersStarted Reason = "RestartAllContainersStarted"
 
 // ContainerRestartRuleOnExitCodes matches an exit code against a set.
 type ContainerRestartRuleOnExitCodes struct {
@@ -63,10 +76,10 @@ func RestartsAfter(c *ContainerSpec, pod RestartPolicy, code int) bool {
 	if c.RestartPolicy != "" {
 		for i := range c.RestartPolicyRules {
 			if r := &c.RestartPolicyRules[i]; r.matches(code) {
-				if r.Action == RestartRuleActionRestart {
-					return true
+				if r.Action == RestartRuleActionRestart || r.Action == RestartRuleActionRestartAllContainers {
+					return true // RestartAllContainers restarts it with the others (RestartsAll)
 				}
-				break // no other action exists: the container's policy decides
+				break
 			}
 		}
 		policy = c.RestartPolicy
@@ -88,7 +101,7 @@ func Restartable(c *ContainerSpec, pod RestartPolicy) bool {
 		return pod != RestartNever
 	}
 	for _, r := range c.RestartPolicyRules {
-		if r.Action == RestartRuleActionRestart {
+		if r.Action == RestartRuleActionRestart || r.Action == RestartRuleActionRestartAllContainers {
 			return true
 		}
 	}
@@ -116,10 +129,8 @@ func validateContainerRestart(p *field.Path, c *ContainerSpec, init bool) field.
 			return errs
 		}
 	case init && c.RestartPolicy == RestartAlways:
-		if len(c.RestartPolicyRules) > 0 {
-			errs = append(errs, field.Forbidden(p.Child("restartPolicyRules"), "restartPolicyRules are not allowed for init containers with restart policy Always"))
-		}
-		return errs
+		// A sidecar's rules are checked as the others' (the API server with
+		// RestartAllContainersOnContainerExits on).
 	case c.RestartPolicy != RestartAlways && c.RestartPolicy != RestartOnFailure && c.RestartPolicy != RestartNever:
 		errs = append(errs, field.NotSupported(rp, c.RestartPolicy, []RestartPolicy{RestartAlways, RestartNever, RestartOnFailure}))
 	}
@@ -129,8 +140,8 @@ func validateContainerRestart(p *field.Path, c *ContainerSpec, init bool) field.
 	}
 	for i, r := range c.RestartPolicyRules {
 		ip := rules.Index(i)
-		if r.Action != RestartRuleActionRestart {
-			errs = append(errs, field.NotSupported(ip.Child("action"), r.Action, []ContainerRestartRuleAction{RestartRuleActionRestart}))
+		if r.Action != RestartRuleActionRestart && r.Action != RestartRuleActionRestartAllContainers {
+			errs = append(errs, field.NotSupported(ip.Child("action"), r.Action, []ContainerRestartRuleAction{RestartRuleActionRestart, RestartRuleActionRestartAllContainers}))
 		}
 		if r.ExitCodes == nil {
 			errs = append(errs, field.Required(ip.Child("exitCodes"), "must be specified"))
@@ -146,4 +157,16 @@ func validateContainerRestart(p *field.Path, c *ContainerSpec, init bool) field.
 		}
 	}
 	return errs
+}
+
+// RestartsAll reports whether the container's exit with code restarts the whole pod in place:
+// the first of its RestartPolicyRules that matches the code has the action
+// RestartAllContainers (Kubernetes' RestartAllContainersOnContainerExits).
+func (c *ContainerSpec) RestartsAll(code int) bool {
+	for i := range c.RestartPolicyRules {
+		if r := &c.RestartPolicyRules[i]; r.matches(code) {
+			return r.Action == RestartRuleActionRestartAllContainers
+		}
+	}
+	return false
 }

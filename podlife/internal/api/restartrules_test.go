@@ -93,10 +93,10 @@ func TestValidateContainerRestart(t *testing.T) {
 			`c.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"`},
 		{"rules without policy", false, "", []ContainerRestartRule{ok},
 			`c.restartPolicy: Required value: must specify restartPolicy when restart rules are used`},
-		{"sidecar rules", true, RestartAlways, []ContainerRestartRule{ok},
-			`c.restartPolicyRules: Forbidden: restartPolicyRules are not allowed for init containers with restart policy Always`},
+		// Allowed with RestartAllContainersOnContainerExits (beta, on since 1.36).
+		{"sidecar rules", true, RestartAlways, []ContainerRestartRule{ok}, ``},
 		{"action", false, RestartNever, []ContainerRestartRule{rule("Ignore", RestartRuleOpIn, 1)},
-			`c.restartPolicyRules[0].action: Unsupported value: "Ignore": supported values: "Restart"`},
+			`c.restartPolicyRules[0].action: Unsupported value: "Ignore": supported values: "Restart", "RestartAllContainers"`},
 		{"operator", false, RestartNever, []ContainerRestartRule{rule(RestartRuleActionRestart, "Is", 1)},
 			`c.restartPolicyRules[0].exitCodes.operator: Unsupported value: "Is": supported values: "In", "NotIn"`},
 		{"exit codes missing", false, RestartNever, []ContainerRestartRule{{Action: RestartRuleActionRestart}},

@@ -129,7 +129,11 @@ type ContainerSpec struct {
 	// containers of the pod reach a condition (podlife's extension, like Compose's depends_on).
 	DependsOn []Dependency
 	// Resources limits the container's CPU and memory (cgroups) and its local storage (eviction).
+	// Pod.Resize changes its CPU and memory while the container runs.
 	Resources Resources
+	// ResizePolicy says, per resource, whether a resize of the running container (Pod.Resize)
+	// restarts it (Kubernetes' resizePolicy). Zero: resized in place.
+	ResizePolicy ResizePolicy `fingerprint:"omitzero"`
 	// SecurityContext holds the container's security settings; its fields override the pod's.
 	SecurityContext *SecurityContext
 	// TerminationMessagePath is the file in the container whose content becomes its
@@ -188,6 +192,12 @@ type Resources struct {
 	// containers' limits, the pod is evicted (see Config.Eviction). At pod level it replaces
 	// that sum (podlife's extension: Kubernetes' pod-level resources have no ephemeral storage).
 	EphemeralStorageLimit int64 `fingerprint:"omitzero"`
+	// MemoryRequest is the memory, in bytes, the container is said to need
+	// (resources.requests.memory): it sets no cgroup value (as the kubelet on cgroup v1, or
+	// without MemoryQoS) but decides the pod's QoS class with the limits, which a resize
+	// (Pod.Resize) must keep. Zero with MemoryLimit set means the limit, as the API server
+	// defaults it. Not in the spec's fingerprint: it changes nothing a container runs with.
+	MemoryRequest int64 `fingerprint:"-"`
 }
 
 // Dependency is a condition on another container of the same pod.

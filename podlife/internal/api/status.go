@@ -61,6 +61,13 @@ type ContainerStatus struct {
 	Ready        bool           `json:"ready"`
 	Started      bool           `json:"started"`
 	RestartCount int            `json:"restartCount"`
+	// AllocatedResources are the CPU and memory the container is to run with: its spec's,
+	// or those of the last resize accepted (Pod.Resize); the next instance is created with
+	// them (Kubernetes' allocatedResources and its spec as resized).
+	AllocatedResources Resources `json:"allocatedResources,omitzero"`
+	// Resources are those the running instance's cgroup was given (created with, or updated
+	// to by a resize); nil while no instance runs (Kubernetes' status resources).
+	Resources *Resources `json:"resources,omitempty"`
 }
 
 // ContainerState is exactly one of Waiting, Running or Terminated.

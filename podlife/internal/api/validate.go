@@ -349,6 +349,7 @@ func ValidateContainer(p *field.Path, c *ContainerSpec, volumes, names, hostPort
 			errs = append(errs, field.Invalid(p.Child("resources").Child(r.name), r.v, "must be greater than or equal to 0"))
 		}
 	}
+	errs = append(errs, validateResizeFields(p, c)...) // resize.go
 	if c.HookTimeout < 0 {
 		errs = append(errs, field.Invalid(p.Child("lifecycle", "hookTimeout"), c.HookTimeout.String(), "must be greater than or equal to 0"))
 	}

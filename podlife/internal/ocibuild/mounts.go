@@ -32,8 +32,9 @@ func BindMount(src, dst string, ro bool) specs.Mount {
 }
 
 // ResourceOpts maps resources onto cgroup settings as the kubelet does: a CFS quota for the CPU
-// limit (100 ms period), cpu shares for the request (1024 per CPU, at least 2), and memory and
-// memory+swap limits.
+// limit (100 ms period), cpu shares for the request (1024 per CPU, at least 2: a container
+// without a CPU request or limit gets 2, as the kubelet's calculateLinuxResources gives it),
+// and memory and memory+swap limits.
 func ResourceOpts(r api.Resources) []oci.SpecOpts {
 	var opts []oci.SpecOpts
 	if r.CPULimit > 0 {
@@ -41,9 +42,7 @@ func ResourceOpts(r api.Resources) []oci.SpecOpts {
 		quota := max(r.CPULimit*period/1000, 1000)
 		opts = append(opts, oci.WithCPUCFS(quota, period))
 	}
-	if r.CPURequest > 0 {
-		opts = append(opts, oci.WithCPUShares(uint64(max(r.CPURequest*1024/1000, 2))))
-	}
+	opts = append(opts, oci.WithCPUShares(cpuShares(r)))
 	if r.MemoryLimit > 0 {
 		opts = append(opts, oci.WithMemoryLimit(uint64(r.MemoryLimit)), oci.WithMemorySwap(r.MemoryLimit))
 	}

@@ -157,6 +157,9 @@ func Describe(v reflect.Value, depth int) string {
 			if t.Field(i).Tag.Get("fingerprint") == "omitzero" && v.Field(i).IsZero() {
 				continue // a field added later: unset, it leaves older fingerprints as they were
 			}
+			if t.Field(i).Tag.Get("fingerprint") == "-" {
+				continue // not part of what the pod runs (api.Resources.MemoryRequest)
+			}
 			parts = append(parts, t.Field(i).Name+":"+Describe(v.Field(i), depth+1))
 		}
 		return typeName(t) + "{" + strings.Join(parts, ",") + "}"

@@ -57,6 +57,8 @@ type Container struct {
 	ready        bool
 	restartCount int
 	hookFailed   string // the postStart failure of the current instance, for its waiting state
+
+	rz resizeState // its resources as resized (see resize.go)
 }
 
 // Name is the container's name in the pod spec.
@@ -88,6 +90,7 @@ func (c *Container) statusOwned() ContainerStatus {
 	if c.cur != nil {
 		st.ContainerID = "containerd://" + c.cur.id
 	}
+	c.statusResources(&st)
 	return st
 }
 

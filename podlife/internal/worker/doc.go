@@ -10,7 +10,8 @@
 // (package podlife) reaches a pod only through Worker's exported methods, and reads come from
 // the snapshot the loop last published. The package also owns what changes that state: the
 // start sequence (pod_start.go), stop and removal (stop.go, remove_cutcreate.go), restarts and
-// their back-off (restart.go), probes and lifecycle hooks (probes.go, container.go),
+// their back-off (restart.go), restarts of all the containers (restart_all.go), in-place
+// resizes (resize.go), probes and lifecycle hooks (probes.go, container.go),
 // supervision.json (supervision.go), termination messages, exec, attach and ephemeral
 // containers, the active deadline and storage eviction, the pod's use of its sandbox
 // (sandbox.go, pause.go, cgroup_pod.go) and of containerd's objects (instance.go, labels.go),
@@ -39,8 +40,8 @@
 // (awaitStartSequence); the status writer (persistStatus, awaited through persisted); the
 // deadline and storage watchers (ended by the stop or the Host's Closing); per started
 // instance an exit watcher (watchExit, ended by the exit or by Abandon); probe workers (ended
-// with their instance or by Abandon); restart back-offs (counted in restarts, awaited by the
-// stop); a stop (stopWith, once per pod); the pause's watcher. Lifecycle hooks run in
+// with their instance or by Abandon); restart back-offs and restarts of all the containers
+// (restartAllContainers), counted in restarts and awaited by the stop; a stop (stopWith, once per pod); the pause's watcher. Lifecycle hooks run in
 // goroutines of their own and are abandoned, with a Warning event, when they outlive their
 // deadline: a hook that ignores its context is the one goroutine nothing awaits.
 package worker

@@ -65,9 +65,10 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 		ocibuild.BindMount(s.etc("hosts"), "/etc/hosts", false),
 		ocibuild.BindMount(s.etc("hostname"), "/etc/hostname", false),
 		ocibuild.BindMount(s.etc("resolv.conf"), "/etc/resolv.conf", false),
+		ocibuild.CgroupMount(c.spec.SecurityContext != nil && c.spec.SecurityContext.Privileged),
 	}
 	mounts = append(mounts, volumes...)
-	opts = append(opts, ocibuild.ResourceOpts(c.spec.Resources)...)
+	opts = append(opts, ocibuild.ResourceOpts(c.resources())...)
 	opts = append(opts, oci.WithMounts(mounts))
 	sec, err := c.securityOpts()
 	if err != nil {

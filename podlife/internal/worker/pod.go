@@ -115,6 +115,9 @@ type Worker struct {
 	deadlineChanged chan struct{}
 	// recordMu serializes the writes of pod.json (writeRecord).
 	recordMu sync.Mutex
+	resizeMu sync.Mutex // serializes the pod's resizes (resize.go)
+	// restartAll is the restart of all the pod's containers in progress (restart_all.go).
+	restartAll restartAllState
 	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
 	// is the form of it the record keeps and fingerprints (see recordedSpec).
 	recorded PodSpec

@@ -21,6 +21,8 @@ func (c *Container) shouldRestart(code int) bool {
 		return true
 	case c.init && code == 0:
 		return false
+	case c.rz.restart.Load():
+		return true // stopped to be resized (resize.go)
 	}
 	return RestartsAfter(c.spec, c.pod.spec.RestartPolicy, code)
 }
@@ -29,6 +31,9 @@ func (c *Container) shouldRestart(code int) bool {
 // when nothing will restart, possibly the end of the pod.
 func (c *Container) onExit(inst *instance, term *StateTerminated) {
 	p := c.pod
+	if c.exitRestartsAll(inst, term) {
+		return // restart_all.go
+	}
 	if !c.shouldRestart(term.ExitCode) {
 		if !p.isStopping() {
 			p.onContainerExit()
@@ -149,5 +154,5 @@ func (c *Container) dropInstance(inst *instance) {
 // restartsByName is the pod's RestartsFunc for ComputePhase: the named container's shouldRestart.
 func (p *Worker) restartsByName(name string, code int) bool {
 	c, ok := p.byName[name]
-	return ok && c.shouldRestart(code)
+	return ok && (c.shouldRestart(code) || p.restartAll.active.Load())
 }
