@@ -116,6 +116,8 @@ type podWorker struct {
 	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
 	// is the form of it the record keeps and fingerprints (see recordedSpec).
 	recorded PodSpec
+	// warm is set on a warm pool member (see pool_member.go), before its loop starts.
+	warm *warmMember
 }
 
 // newPod makes the pod of spec (admitted: see Runtime.admit) and its directory.

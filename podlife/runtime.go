@@ -64,6 +64,8 @@ type Runtime struct {
 	pods     map[string]*podWorker
 	reserved map[string]bool // names of pods being created (see reserve)
 	closed   bool
+
+	pool warmPools // the warm pools (see Prewarm)
 }
 
 // New connects to containerd (starting a private one if Config says so) and prepares the state
@@ -257,6 +259,9 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := r.reserve(spec.Name); err != nil {
 		return nil, err
 	}
+	if p, err := r.takeWarm(ctx, spec, recorded, handler); p != nil || err != nil {
+		return p, err // from a warm pool member (see pool.go)
+	}
 	p, err := newPod(r, spec, recorded, handler)
 	if err != nil {
 		r.unreserve(spec.Name)
@@ -393,6 +398,7 @@ func (r *Runtime) forget(p *podWorker) {
 // for other processes (daemon.StopPrivate stops it). A second Close returns an error wrapping
 // ErrClosed.
 func (r *Runtime) Close() error {
+	r.closePool() // the warm pools' members are removed, while the runtime can still remove
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
