@@ -197,6 +197,7 @@ func (r *Runtime) discardMember(p *podWorker, why string) {
 // what exists of the pod is then left, without its record, to the next startup garbage
 // collection, as for a cold start cut the same way).
 func (r *Runtime) claimMember(ctx context.Context, p *podWorker, spec, recorded PodSpec, handler ctrRuntime) error {
+	t0 := time.Now()
 	if p.warm.dead.Load() {
 		return fmt.Errorf("%w: a created process is gone", errMemberStale)
 	}
@@ -218,14 +219,11 @@ func (r *Runtime) claimMember(ctx context.Context, p *podWorker, spec, recorded 
 		return stale
 	}
 	for name, id := range images {
-		img, found, err := r.tasks.LocalImage(ctx, name)
-		if err != nil {
-			return fmt.Errorf("%w: image %s: %w", errMemberStale, name, err)
-		}
-		if !found || img.ID != id {
-			return fmt.Errorf("%w: image %s is now %s, the member was made from %s", errMemberStale, name, img.ID, id)
+		if err := r.checkImageDigest(ctx, name, id); err != nil {
+			return err
 		}
 	}
+	t1 := time.Now()
 	release, err := poddir.LockPods(r.cfg.StateDir, syscall.LOCK_SH)
 	if err != nil {
 		return err
@@ -289,6 +287,7 @@ func (r *Runtime) claimMember(ctx context.Context, p *podWorker, spec, recorded 
 		release()
 		return err
 	}
+	p.log.Debug("warm pool: member taken", "member", p.warm.id, "checks", t1.Sub(t0), "took", time.Since(t0))
 	p.emit("", EventNormal, ReasonStartedFromPool, fmt.Sprintf("Pod sandbox and containers taken from the warm pool (member %s, made %v ago)", p.warm.id, age))
 	go p.relabel()
 	return nil
@@ -318,4 +317,27 @@ func (p *podWorker) relabel() {
 // unlike allContainers, it may run on the pod's loop.
 func (p *podWorker) specContainers() []*Container {
 	return append(append([]*Container{}, p.inits...), p.apps...)
+}
+
+// checkImageDigest fails (errMemberStale) unless the image name still points to digest: a
+// member is made of the images its names pointed to then, and an image updated since (pulled
+// or imported again) must not be handed out.
+func (r *Runtime) checkImageDigest(ctx context.Context, name, digest string) error {
+	var now string
+	var found bool
+	var err error
+	if d, ok := r.tasks.(tasks.ImageDigester); ok {
+		now, found, err = d.ImageDigest(ctx, name)
+	} else {
+		var img tasks.Image
+		img, found, err = r.tasks.LocalImage(ctx, name)
+		now = img.ID
+	}
+	if err != nil {
+		return fmt.Errorf("%w: image %s: %w", errMemberStale, name, err)
+	}
+	if !found || now != digest {
+		return fmt.Errorf("%w: image %s is now %q, the member was made from %s", errMemberStale, name, now, digest)
+	}
+	return nil
 }

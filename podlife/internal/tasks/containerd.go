@@ -271,3 +271,14 @@ type Relabeler interface {
 func (c ctrdContainer) SetLabels(ctx context.Context, labels map[string]string) error {
 	return c.ctr.SetLabels(ctx, labels)
 }
+
+// ImageDigester is a Runtime that reads the digest an image name points to without more
+// (containerd's is; a fake's need not be): a warm pool member is checked against it at take.
+type ImageDigester interface {
+	ImageDigest(ctx context.Context, ref string) (digest string, found bool, err error)
+}
+
+// ImageDigest implements ImageDigester.
+func (t Containerd) ImageDigest(ctx context.Context, ref string) (string, bool, error) {
+	return t.Client.ImageDigest(ctx, ref)
+}
