@@ -1,6 +1,7 @@
 package podlife_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
 // poolSpec is a 2-container pod whose containers stamp their start (host uptime), hostname
@@ -178,6 +180,49 @@ func TestWarmPool(t *testing.T) {
 	}
 	if st := pod.Status(); st.Phase != podlife.PhaseRunning {
 		t.Errorf("warm-c: phase %s, want Running", st.Phase)
+	}
+
+	// An image updated under the same name (a new digest) makes every member stale: the next
+	// start is cold, and the refill makes members of the new digest, which the next takes.
+	waitPool(t, h.rt, "refilled after the kill", func(s podlife.PoolStat) bool { return s.Ready == 2 })
+	var buf bytes.Buffer
+	if err := podlifetest.BusyboxArchive(&buf, testImage, podlifetest.WithFile("/v2", []byte("2"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.rt.ImportImage(ctx, &buf); err != nil {
+		t.Fatal(err)
+	}
+	updated := poolSpec(marks)
+	updated.Name = "warm-d"
+	pod, err = h.rt.Run(ctx, updated)
+	if err != nil {
+		t.Fatalf("Run warm-d: %v", err)
+	}
+	if fromPool(pod) {
+		t.Errorf("a member of the old image was handed out after the image's update")
+	}
+	newDigest := pod.Status().ContainerStatuses[0].ImageID
+	deadline = time.Now().Add(budget(time.Minute))
+	for {
+		ms, _ := h.rt.ListPoolMembers(ctx)
+		fresh := 0
+		for _, m := range ms {
+			if m.Ready && m.Images["first"] == newDigest {
+				fresh++
+			}
+		}
+		if fresh == 2 && len(ms) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pool was not refilled with the new image %s: %+v", newDigest, ms)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e := poolSpec(marks)
+	e.Name = "warm-e"
+	if pod, err = h.rt.Run(ctx, e); err != nil || !fromPool(pod) {
+		t.Errorf("Run warm-e after the refill with the new image: %v, from the pool %v", err, err == nil && fromPool(pod))
 	}
 
 	// A spec whose processes would hold the pod's name cannot be pooled: the field is named.
