@@ -299,7 +299,7 @@ func (r *Runtime) discardLater(m *podWorker, why string) {
 // the pod then starts cold.
 func (r *Runtime) takeWarm(ctx context.Context, spec, recorded PodSpec, handler ctrRuntime) (*podWorker, error) {
 	ps := r.pool.pools.Load()
-	if ps == nil || warmpool.Poolable(spec) != nil {
+	if ps == nil || warmpool.Takeable(spec) != nil {
 		return nil, nil
 	}
 	key, err := warmpool.Key(spec)

@@ -257,7 +257,14 @@ func (r *Runtime) claimMember(ctx context.Context, p *podWorker, spec, recorded 
 			c.spec = &p.spec.Containers[i]
 		}
 		p.log = r.log.With("pod", spec.Name)
+		// The member's events (Pulled, Created, SandboxReady), with their times, become
+		// the pod's: its history tells what was made ahead of time.
+		made := p.events.Recent()
 		p.events = eventbus.New(r.events)
+		for _, e := range made {
+			e.Pod = spec.Name
+			p.events.Publish(e)
+		}
 		p.startTime = now
 		s := p.sandbox
 		s.dir, s.hostname = newDir, spec.Hostname

@@ -54,13 +54,18 @@ func (e *NotPoolableError) Error() string {
 	return fmt.Sprintf("spec not poolable: %s: %s", e.Field, e.Reason)
 }
 
-// Poolable checks an admitted spec: nil, or a *NotPoolableError naming the first field that
-// keeps it out of a pool. The created processes of a member are made before the pod's name is
-// known: a value that holds the name (the downward API's metadata.name as an environment
-// variable, an argument, a file of a files volume) cannot be right in them; hostPorts would
-// be held by every member at once; an OCIHook is Go code the key cannot see.
+// Poolable checks an admitted spec for Prewarm: nil, or a *NotPoolableError naming the first
+// field that keeps it out of a pool (see Takeable, and NameFree).
 func Poolable(spec api.PodSpec) error {
-	name := spec.Name
+	if err := Takeable(spec); err != nil {
+		return err
+	}
+	return NameFree(spec)
+}
+
+// Takeable checks what the key cannot see (Run's check before a take): hostPorts, which every
+// member would hold at once, and an OCIHook, Go code that shapes the created process.
+func Takeable(spec api.PodSpec) error {
 	for _, set := range []struct {
 		field string
 		cs    []api.ContainerSpec
@@ -70,38 +75,75 @@ func Poolable(spec api.PodSpec) error {
 			if c.OCIHook != nil {
 				return &NotPoolableError{Field: at + ".ociHook", Reason: "Go code shapes the created process; a pool cannot match it"}
 			}
-			for _, p := range c.Ports {
+			for j, p := range c.Ports {
 				if p.HostPort != 0 {
-					return &NotPoolableError{Field: fmt.Sprintf("%s.ports[%d].hostPort", at, i), Reason: "every member would hold the host port"}
+					return &NotPoolableError{Field: fmt.Sprintf("%s.ports[%d].hostPort", at, j), Reason: "every member would hold the host port"}
 				}
 			}
-			if name == "" {
-				continue
-			}
+		}
+	}
+	return nil
+}
+
+// NameFree checks that nothing a member creates before its name is known holds the spec's
+// name (as a word: not inside a longer name): an environment variable (what the downward API's
+// metadata.name becomes), an argument, the working dir, a file of a files volume. Such a spec
+// would never match another name's; Prewarm refuses it, naming the field.
+func NameFree(spec api.PodSpec) error {
+	name := spec.Name
+	if name == "" {
+		return nil
+	}
+	for _, set := range []struct {
+		field string
+		cs    []api.ContainerSpec
+	}{{"initContainers", spec.InitContainers}, {"containers", spec.Containers}} {
+		for i, c := range set.cs {
+			at := fmt.Sprintf("%s[%d]", set.field, i)
 			for _, e := range c.Env {
-				if strings.Contains(e.Value, name) {
+				if holdsName(e.Value, name) {
 					return &NotPoolableError{Field: fmt.Sprintf("%s.env[%s]", at, e.Name), Reason: "holds the pod's name (downward API metadata.name?), fixed in the process before the name is known"}
 				}
 			}
 			for j, a := range append(append([]string{}, c.Command...), c.Args...) {
-				if strings.Contains(a, name) {
+				if holdsName(a, name) {
 					return &NotPoolableError{Field: fmt.Sprintf("%s.command/args[%d]", at, j), Reason: "holds the pod's name, fixed in the process before the name is known"}
 				}
 			}
-			if strings.Contains(c.WorkingDir, name) {
+			if holdsName(c.WorkingDir, name) {
 				return &NotPoolableError{Field: at + ".workingDir", Reason: "holds the pod's name"}
 			}
 		}
 	}
 	for _, v := range spec.Volumes {
-		if v.Files == nil || name == "" {
+		if v.Files == nil {
 			continue
 		}
 		for _, f := range v.Files.Files {
-			if strings.Contains(string(f.Data), name) {
+			if holdsName(string(f.Data), name) {
 				return &NotPoolableError{Field: fmt.Sprintf("volumes[%s].files[%s]", v.Name, f.Path), Reason: "holds the pod's name (downward API volume?), written before the name is known"}
 			}
 		}
 	}
 	return nil
+}
+
+// holdsName reports whether s holds name as a word: not preceded or followed by a character
+// a pod name (a DNS label) may have: a-z, 0-9, '-'.
+func holdsName(s, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		if (start == 0 || !nameChar(s[start-1])) && (end == len(s) || !nameChar(s[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func nameChar(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-'
 }
