@@ -50,8 +50,8 @@ func TestPoolable(t *testing.T) {
 		t.Errorf("Poolable: %v", err)
 	}
 	for field, s := range map[string]func(*api.PodSpec){
-		"containers[0].env[POD_NAME]": func(s *api.PodSpec) { s.Containers[0].Env = []api.EnvVar{{Name: "POD_NAME", Value: "fn"}} },
-		"containers[0].command/args[2]": func(s *api.PodSpec) { s.Containers[0].Args = []string{"--id=fn.svc"} },
+		"containers[0].env[POD_NAME]":     func(s *api.PodSpec) { s.Containers[0].Env = []api.EnvVar{{Name: "POD_NAME", Value: "fn"}} },
+		"containers[0].command/args[2]":   func(s *api.PodSpec) { s.Containers[0].Args = []string{"--id=fn.svc"} },
 		"containers[0].ports[0].hostPort": func(s *api.PodSpec) { s.Containers[0].Ports = []api.ContainerPort{{ContainerPort: 80, HostPort: 8080}} },
 		"volumes[info].files[name]": func(s *api.PodSpec) {
 			s.Volumes = []api.Volume{{Name: "info", Files: &api.FilesVolume{Files: []api.File{{Path: "name", Data: []byte("fn\n")}}}}}
