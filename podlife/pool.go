@@ -79,6 +79,9 @@ type warmPools struct {
 	closed atomic.Bool
 	// discards are the members being removed in the background (see discardLater).
 	discards sync.WaitGroup
+	// making are the members being made (their prewarm under way), which closePool cancels:
+	// a pull must not hold Close up.
+	making sync.Map // *podWorker -> struct{}
 }
 
 // memberTemplate is what makes a pool's members: an admitted spec, its recorded form and its
@@ -280,6 +283,10 @@ func (r *Runtime) closePool() {
 		return
 	}
 	close(wp.quit)
+	wp.making.Range(func(k, _ any) bool {
+		k.(*podWorker).cancelStart()
+		return true
+	})
 	<-wp.done // every member being made is made (and kept) or discarded
 	for _, m := range wp.pools.Load().Close() {
 		r.discardLater(m, "the runtime is closed")

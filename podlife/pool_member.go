@@ -58,7 +58,13 @@ func (r *Runtime) makeMember(key string, tmpl *memberTemplate) (*podWorker, erro
 	p.adoptLock = lock // until the pod is removed: startup garbage collection knows it lives
 	p.warm = &warmMember{id: id, key: key, created: rec.Created}
 	go p.runLoop()
-	if err := p.prewarm(); err != nil {
+	r.pool.making.Store(p, struct{}{})
+	err = p.prewarm()
+	r.pool.making.Delete(p)
+	if err == nil && r.pool.closed.Load() {
+		err = ErrClosed // closePool may have missed it in making
+	}
+	if err != nil {
 		r.discardMember(p, "it could not be made")
 		return nil, err
 	}
