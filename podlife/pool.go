@@ -35,8 +35,8 @@ const MaxPoolMembers = 64
 // more of the host than one pod start, so that user starts are not starved.
 const poolMakers = 1
 
-// poolRefillDelay is how long the refill waits after the last take before it makes a member:
-// a burst of takes runs first.
+// poolRefillDelay is how long the refill waits, after the start of a pod taken from a pool,
+// before it makes a member: a burst of takes and their starts run first.
 const poolRefillDelay = 25 * time.Millisecond
 
 // poolRetryDelay is how long the refill waits after a member could not be made.
@@ -318,7 +318,6 @@ func (r *Runtime) takeWarm(ctx context.Context, spec, recorded PodSpec, handler 
 		if !ok {
 			return nil, nil
 		}
-		r.pool.wake()
 		if err := r.claimMember(ctx, m, spec, recorded, handler); err != nil {
 			if errors.Is(err, ErrClosed) {
 				return nil, err
@@ -329,6 +328,11 @@ func (r *Runtime) takeWarm(ctx context.Context, spec, recorded PodSpec, handler 
 		}
 		r.control.listen()
 		go m.run()
+		go func() {
+			// The refill waits for the pod's start: it must not compete with it.
+			<-m.started
+			r.pool.wake()
+		}()
 		return m, nil
 	}
 }

