@@ -39,6 +39,10 @@ const poolMakers = 1
 // before it makes a member: a burst of takes and their starts run first.
 const poolRefillDelay = 25 * time.Millisecond
 
+// poolRefillAfterStart bounds how long the refill waits for the start of a pod taken from a
+// pool.
+const poolRefillAfterStart = time.Second
+
 // poolRetryDelay is how long the refill waits after a member could not be made.
 const poolRetryDelay = 2 * time.Second
 
@@ -329,8 +333,14 @@ func (r *Runtime) takeWarm(ctx context.Context, spec, recorded PodSpec, handler 
 		r.control.listen()
 		go m.run()
 		go func() {
-			// The refill waits for the pod's start: it must not compete with it.
-			<-m.started
+			// The refill waits for the pod's start (a second at most: a start policy may wait
+			// for readiness): it must not compete with it.
+			t := time.NewTimer(poolRefillAfterStart)
+			defer t.Stop()
+			select {
+			case <-m.started:
+			case <-t.C:
+			}
 			r.pool.wake()
 		}()
 		return m, nil
