@@ -328,6 +328,7 @@ func (r *Runtime) takeWarm(ctx context.Context, spec, recorded PodSpec, handler 
 			}
 			r.log.Info("warm pool: member not taken; trying the next", "pod", spec.Name, "member", m.name, "err", err)
 			r.discardLater(m, err.Error())
+			r.pool.wake() // its replacement (of the new image, say)
 			continue
 		}
 		r.control.listen()
