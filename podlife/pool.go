@@ -86,6 +86,9 @@ type warmPools struct {
 	// making are the members being made (their prewarm under way), which closePool cancels:
 	// a pull must not hold Close up.
 	making sync.Map // *podWorker -> struct{}
+	// settling counts the members made that the refill has not yet kept or removed: a Prewarm
+	// that lowers a target waits for them.
+	settling atomic.Int64
 }
 
 // memberTemplate is what makes a pool's members: an admitted spec, its recorded form and its
@@ -107,7 +110,8 @@ type memberFailure struct {
 // gives it the spec's name and starts its processes in the spec's order (init containers,
 // then the start policy, postStart blocking the next as always); the pool is refilled in the
 // background, one member at a time. Prewarm waits until n members are ready (or ctx ends,
-// which ends the wait, not the pool); n = 0 drops the pool (its ready members are removed).
+// which ends the wait, not the pool); a lower n removes the members beyond it before Prewarm
+// returns, and n = 0 drops the pool (every member removed, those being made included).
 //
 // A spec matches when it equals spec in everything but its name, its hostname when that is
 // the name's default, and what acts only once processes run (start policy, lifecycle hooks,
@@ -148,9 +152,11 @@ func (r *Runtime) Prewarm(ctx context.Context, spec PodSpec, n int) error {
 	if err != nil {
 		return fmt.Errorf("prewarm: %w", err)
 	}
+	var dropped sync.WaitGroup
 	for _, m := range drop {
-		r.discardLater(m, "the pool's target was lowered")
+		dropped.Go(func() { r.discardMember(m, "the pool's target was lowered") })
 	}
+	dropped.Wait()
 	wp.wake()
 	return r.waitPool(ctx, key, n, tmpl)
 }
@@ -163,7 +169,10 @@ func (r *Runtime) waitPool(ctx context.Context, key string, n int, tmpl *memberT
 	defer tick.Stop()
 	for {
 		st, ok := r.poolStat(key)
-		if !ok || st.Ready >= min(n, st.Target) {
+		switch {
+		case !ok && r.pool.settling.Load() == 0: // dropped, and no member of it is left
+			return nil
+		case ok && st.Ready >= min(n, st.Target) && (n > 0 || st.Making == 0):
 			return nil
 		}
 		if f := tmpl.failed.Load(); f != nil && f.at.After(t0) {
@@ -262,6 +271,8 @@ func (r *Runtime) refill() {
 			}
 			makers.Go(func() {
 				warmpool.SweepLinks(r.cfg.StateDir)
+				wp.settling.Add(1)
+				defer wp.settling.Add(-1)
 				m, err := r.makeMember(key, tmpl.(*memberTemplate))
 				if err != nil {
 					r.log.Warn("warm pool: a member could not be made; trying again later", "key", key, "err", err)

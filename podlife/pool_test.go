@@ -281,3 +281,52 @@ func TestWarmPoolCrash(t *testing.T) {
 		t.Errorf("containers left: %d, %v", len(ctrs), err)
 	}
 }
+
+// A pod with an init container and a shared process namespace (a pause) starts from the pool:
+// the init container runs to completion first, then the app, both with the pod's hostname,
+// and the app sees the pause as PID 1.
+func TestWarmPoolInitAndPause(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
+	defer cancel()
+	marks := t.TempDir()
+	stamp := func(what string) string {
+		return `echo "$(cut -d' ' -f1 /proc/uptime) ` + what + ` $(hostname) $(cat /proc/1/cmdline | tr '\0' ' ' | cut -c1-5)" >> /marks/$(hostname).log`
+	}
+	mk := func(name string) podlife.PodSpec {
+		mounts := []podlife.VolumeMount{{Name: "marks", MountPath: "/marks"}}
+		return podlife.PodSpec{Name: name, TerminationGracePeriod: ptr(time.Duration(0)), ShareProcessNamespace: true,
+			Volumes:        []podlife.Volume{{Name: "marks", HostPath: &podlife.HostPathVolume{Path: marks, Type: podlife.HostPathDirectory}}},
+			InitContainers: []podlife.ContainerSpec{{Name: "init", Image: testImage, Command: []string{"/bin/sh", "-c", stamp("init")}, VolumeMounts: mounts}},
+			Containers:     []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", stamp("app") + "; " + loopForever}, VolumeMounts: mounts}},
+		}
+	}
+	if err := h.rt.Prewarm(ctx, mk("tmpl"), 1); err != nil {
+		t.Fatalf("Prewarm: %v", err)
+	}
+	pod, err := h.rt.Run(ctx, mk("warm-init"))
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !fromPool(pod) {
+		t.Errorf("not started from the pool: %+v", pod.Events())
+	}
+	lines := waitStamped(t, filepath.Join(marks, "warm-init.log"), "init", "app")
+	if len(lines) != 2 || lines[0].who != "init" || lines[1].who != "app" {
+		t.Fatalf("lines %+v, want init then app", lines)
+	}
+	for _, l := range lines {
+		if f := strings.Fields(l.what); len(f) < 1 || f[0] != "warm-init" {
+			t.Errorf("%s: hostname %q, want warm-init", l.who, l.what)
+		}
+	}
+	if f := strings.Fields(lines[1].what); len(f) < 2 || f[1] == "/bin/" {
+		t.Errorf("app: PID 1 is %q, want the pause (a shared process namespace)", lines[1].what)
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.rt.Prewarm(ctx, mk("tmpl"), 0); err != nil {
+		t.Fatal(err)
+	}
+}
