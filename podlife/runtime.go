@@ -396,7 +396,7 @@ func (r *Runtime) forget(p *podWorker) {
 // fail with ErrClosed.
 // The private containerd of the state dir, if the runtime uses it, keeps running for them and
 // for other processes (daemon.StopPrivate stops it). A second Close returns an error wrapping
-// ErrClosed.
+// ErrClosed. The members of the runtime's warm pools (see Prewarm) are removed first.
 func (r *Runtime) Close() error {
 	r.closePool() // the warm pools' members are removed, while the runtime can still remove
 	r.mu.Lock()
