@@ -114,12 +114,12 @@ type memberFailure struct {
 // returns, and n = 0 drops the pool (every member removed, those being made included).
 //
 // A spec matches when it equals spec in everything but its name, its hostname when that is
-// the name's default, and what acts only once processes run (start policy, lifecycle hooks,
-// probes: the taken pod uses Run's). Fixed when a member is made: the pod's UID, its IP, the
+// the name's default, its labels, and what acts only once processes run (start policy,
+// lifecycle hooks, probes: the taken pod uses Run's). Fixed when a member is made: the pod's UID, its IP, the
 // created processes' environment and arguments, the image digests (a member made from an
 // image its name no longer resolves to locally is discarded at take, and so is one whose
-// created process died). Set at take: the name (pod directory, record, containerd labels,
-// events), /etc/hostname, /etc/hosts and the UTS namespace's hostname. A spec whose created
+// created process died). Set at take: the name (pod directory, record, events), the labels
+// (containerd's), /etc/hostname, /etc/hosts and the UTS namespace's hostname. A spec whose created
 // processes would hold its name (an environment variable, argument or file holding spec.Name,
 // as the downward API's metadata.name does), that publishes hostPorts or has an OCIHook is
 // refused with ErrNotPoolable, naming the field. spec.Name is only the name such a check

@@ -252,6 +252,7 @@ func (r *Runtime) claimMember(ctx context.Context, p *podWorker, spec, recorded 
 		return filepath.Join(newDir, rel)
 	}
 	spec, recorded = cloneSpec(spec), cloneSpec(recorded)
+	memberLabels := p.spec.Labels // the template's: relabel replaces them with the pod's
 	now := r.clock.Now()
 	age := time.Since(p.warm.created).Round(time.Millisecond)
 	p.update(func() {
@@ -302,13 +303,21 @@ func (r *Runtime) claimMember(ctx context.Context, p *podWorker, spec, recorded 
 	}
 	p.log.Debug("warm pool: member taken", "member", p.warm.id, "checks", t1.Sub(t0), "took", time.Since(t0))
 	p.emit("", EventNormal, ReasonStartedFromPool, fmt.Sprintf("Pod sandbox and containers taken from the warm pool (member %s, made %v ago)", p.warm.id, age))
-	go p.relabel()
+	go p.relabel(memberLabels)
 	return nil
 }
 
-// relabel gives the containers of a taken member their pod's name (LabelPod); everything
-// finds a pod's containers by its UID, which they already have.
-func (p *podWorker) relabel() {
+// relabel gives the containers (and pause) of a taken member their pod's name (LabelPod) and
+// labels, in place of the member's (old); everything finds a pod's containers by its UID,
+// which they already have. An empty value deletes a label.
+func (p *podWorker) relabel(old map[string]string) {
+	labels := map[string]string{LabelPod: p.name}
+	for k := range old {
+		labels[k] = ""
+	}
+	for k, v := range p.spec.Labels {
+		labels[k] = v
+	}
 	var ctrs []tasks.Container
 	p.do(func() {
 		for _, c := range p.specContainers() {
@@ -316,10 +325,13 @@ func (p *podWorker) relabel() {
 				ctrs = append(ctrs, c.cur.ctr)
 			}
 		}
+		if p.pause != nil && p.pause.ctr != nil {
+			ctrs = append(ctrs, p.pause.ctr)
+		}
 	})
 	for _, ctr := range ctrs {
 		if rl, ok := ctr.(tasks.Relabeler); ok {
-			if err := rl.SetLabels(p.lifeCtx, map[string]string{LabelPod: p.name}); err != nil {
+			if err := rl.SetLabels(p.lifeCtx, labels); err != nil {
 				p.log.Debug("warm pool: relabel a container", "err", err)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +74,7 @@ func TestWarmPool(t *testing.T) {
 	defer cancel()
 	marks := t.TempDir()
 	spec := poolSpec(marks)
+	spec.Labels = map[string]string{"template": "yes"}
 	if err := h.rt.Prewarm(ctx, spec, 2); err != nil {
 		t.Fatalf("Prewarm: %v", err)
 	}
@@ -91,6 +93,7 @@ func TestWarmPool(t *testing.T) {
 	for _, name := range []string{"warm-a", "warm-b"} {
 		s := poolSpec(marks)
 		s.Name = name
+		s.Labels = map[string]string{"request": name} // labels are set at take
 		pod, err := h.rt.Run(ctx, s)
 		if err != nil {
 			t.Fatalf("Run %s: %v", name, err)
@@ -118,6 +121,7 @@ func TestWarmPool(t *testing.T) {
 		if recs, err := h.rt.ListPods(ctx); err != nil || !hasRecord(recs, name) {
 			t.Errorf("%s: not in ListPods (%+v, %v)", name, recs, err)
 		}
+		waitLabels(t, h, pod.UID(), map[string]string{podlife.LabelPod: name, "request": name, "template": ""})
 	}
 	waitPool(t, h.rt, "refilled", func(s podlife.PoolStat) bool { return s.Ready == 2 })
 
@@ -242,6 +246,33 @@ func TestWarmPool(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(h.stateDir, "pool")); len(entries) != 0 {
 		t.Errorf("pool directory after Close: %d entries left", len(entries))
+	}
+}
+
+// waitLabels waits (up to a budget) until every containerd container of the pod uid has the
+// labels want ("" for a label it must not have).
+func waitLabels(t *testing.T, h *harness, uid string, want map[string]string) {
+	t.Helper()
+	ctx := namespaces.WithNamespace(context.Background(), h.ns)
+	deadline := time.Now().Add(budget(30 * time.Second))
+	for {
+		ctrs, err := env.client.Containers(ctx, `labels."podlife.io/pod-uid"==`+uid)
+		bad := ""
+		for _, c := range ctrs {
+			l, _ := c.Labels(ctx)
+			for k, v := range want {
+				if l[k] != v {
+					bad = fmt.Sprintf("container %s: label %s = %q, want %q", c.ID(), k, l[k], v)
+				}
+			}
+		}
+		if err == nil && len(ctrs) > 0 && bad == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("labels of the pod %s: %v %s", uid, err, bad)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -13,15 +13,16 @@ import (
 // Key is the pool key of an admitted pod spec (defaults applied): a hash of everything that
 // shapes what a member creates before its name is known (sandbox, volumes, the created
 // processes' OCI specs), and of nothing else. Left out: the name, the hostname when it is the
-// name's default, and what acts only once a process runs and is taken from the spec at take
-// time (the start policy, lifecycle hooks, probes). The caller adds the image digests (see
+// name's default, the labels (only containerd's labels hold them: set at take), and what acts
+// only once a process runs and is taken from the spec at take time (the start policy,
+// lifecycle hooks, probes). The caller adds the image digests (see
 // Member.Images): a member is kept for the images it was made from.
 func Key(spec api.PodSpec) (string, error) {
 	s := spec
 	if s.Hostname == s.Name {
 		s.Hostname = ""
 	}
-	s.Name = ""
+	s.Name, s.Labels = "", nil
 	s.StartPolicy = nil
 	s.InitContainers = strip(s.InitContainers)
 	s.Containers = strip(s.Containers)

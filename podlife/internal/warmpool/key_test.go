@@ -25,8 +25,9 @@ func TestKey(t *testing.T) {
 	base := key(spec("a"))
 	other := spec("b")
 	other.Containers[0].PostStart = hook.Exec("true")
+	other.Labels = map[string]string{"request": "42"}
 	if key(other) != base {
-		t.Errorf("the name or a hook changed the key")
+		t.Errorf("the name, a label or a hook changed the key")
 	}
 	explicit := spec("c")
 	explicit.Hostname = "fixed"
