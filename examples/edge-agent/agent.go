@@ -24,6 +24,8 @@ type agentConfig struct {
 	retry podlife.Backoff
 	// stopOnExit removes the agent's pods when Run returns; by default they keep running.
 	stopOnExit bool
+	// prewarm keeps warm pool members of the desired pods' specs (--prewarm; nil: none).
+	prewarm *prewarmer
 	log        *slog.Logger
 }
 
@@ -82,6 +84,7 @@ func (a *agent) run(ctx context.Context) error {
 		case <-ctx.Done():
 			cancelOps(context.Cause(ctx))
 			a.wg.Wait()
+			a.cfg.prewarm.wait() // their members go with the runtime's Close
 			if a.cfg.stopOnExit {
 				err := a.removeAll(context.WithoutCancel(ctx))
 				a.cfg.log.Info("exiting; pods removed", "err", err)
@@ -175,6 +178,7 @@ func (a *agent) reconcile(ctx, opsCtx context.Context) (retry time.Time) {
 		}
 		actual[n] = e.actualPod
 	}
+	a.cfg.prewarm.sync(opsCtx, desired)
 	for _, act := range plan(time.Now(), desired, broken, actual) {
 		a.start(opsCtx, act)
 	}
