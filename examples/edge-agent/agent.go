@@ -24,9 +24,10 @@ type agentConfig struct {
 	retry podlife.Backoff
 	// stopOnExit removes the agent's pods when Run returns; by default they keep running.
 	stopOnExit bool
+	log        *slog.Logger
+
 	// prewarm keeps warm pool members of the desired pods' specs (--prewarm; nil: none).
 	prewarm *prewarmer
-	log        *slog.Logger
 }
 
 // entry is a pod the agent owns.
