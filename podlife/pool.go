@@ -115,15 +115,15 @@ type memberFailure struct {
 //
 // A spec matches when it equals spec in everything but its name, its hostname when that is
 // the name's default, its labels, and what acts only once processes run (start policy,
-// lifecycle hooks, probes: the taken pod uses Run's). Fixed when a member is made: the pod's UID, its IP, the
-// created processes' environment and arguments, the image digests (a member made from an
-// image its name no longer resolves to locally is discarded at take, and so is one whose
-// created process died). Set at take: the name (pod directory, record, events), the labels
-// (containerd's), /etc/hostname, /etc/hosts and the UTS namespace's hostname. A spec whose created
-// processes would hold its name (an environment variable, argument or file holding spec.Name,
-// as the downward API's metadata.name does), that publishes hostPorts or has an OCIHook is
-// refused with ErrNotPoolable, naming the field. spec.Name is only the name such a check
-// looks for: it may be any valid name.
+// lifecycle hooks, probes: the taken pod uses Run's). Fixed when a member is made: the pod's
+// UID, its IP, the created processes' environment and arguments, the image digests (a member
+// made from an image its name no longer resolves to locally is discarded at take, and so is
+// one whose created process died). Set at take: the name (pod directory, record, events), the
+// labels (containerd's), /etc/hostname, /etc/hosts and the UTS namespace's hostname. A spec
+// whose created processes would hold its name (an environment variable, argument or file
+// holding spec.Name, as the downward API's metadata.name does), that publishes hostPorts or
+// has an OCIHook is refused with ErrNotPoolable, naming the field. spec.Name is only the name
+// such a check looks for: it may be any valid name.
 //
 // Members are not pods: ListPods, Pods and Pod never show one (ListPoolMembers does). Close
 // removes them; those of a process that died are removed by the next startup garbage
