@@ -275,6 +275,10 @@ func (r *Runtime) refill() {
 				defer wp.settling.Add(-1)
 				m, err := r.makeMember(key, tmpl.(*memberTemplate))
 				if err != nil {
+					if wp.closed.Load() {
+						wp.pools.Load().Made(key, nil, false)
+						return
+					}
 					r.log.Warn("warm pool: a member could not be made; trying again later", "key", key, "err", err)
 					tmpl.(*memberTemplate).failed.Store(&memberFailure{at: time.Now(), err: err})
 					wp.pools.Load().Made(key, nil, false)
