@@ -81,12 +81,16 @@ type report struct {
 	ProbeScale            *probeScaleReport   `json:"probe_scale,omitempty"`
 	ManyPods              *manyPodsReport     `json:"many_pods,omitempty"`
 	Usage                 *usageReport        `json:"usage,omitempty"`
+	Pool                  *poolReport         `json:"pool,omitempty"`
 }
 
 func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "containerd %s\n", r.Containerd)
 	if r.Iterations > 0 {
 		r.printTimes(w)
+	}
+	if r.Pool != nil {
+		r.Pool.print(w)
 	}
 	if r.Pods > 0 {
 		r.printMemory(w)

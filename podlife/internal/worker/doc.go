@@ -40,7 +40,9 @@
 // deadline and storage watchers (ended by the stop or the Host's Closing); per started
 // instance an exit watcher (watchExit, ended by the exit or by Abandon); probe workers (ended
 // with their instance or by Abandon); restart back-offs (counted in restarts, awaited by the
-// stop); a stop (stopWith, once per pod); the pause's watcher. Lifecycle hooks run in
-// goroutines of their own and are abandoned, with a Warning event, when they outlive their
-// deadline: a hook that ignores its context is the one goroutine nothing awaits.
+// stop); a stop (stopWith, once per pod); the pause's watcher; for a warm pool member
+// (pool_member.go), per created process a watch of its exit (WatchMember, ended by the
+// exit). Lifecycle hooks run in goroutines of their own and are abandoned, with a Warning
+// event, when they outlive their deadline: a hook that ignores its context is the one
+// goroutine nothing awaits.
 package worker
