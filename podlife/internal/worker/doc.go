@@ -16,10 +16,12 @@
 // (sandbox.go, pause.go, cgroup_pod.go) and of containerd's objects (instance.go, labels.go),
 // and the pod's records on disk (record.go: pod.json and status.json).
 //
-// A Worker starts in one of two ways: [New] for a new pod (the Runtime then calls
-// [Worker.Start]), or [Restore] for a pod another process started, built from what an adopter
-// observed ([Observed]) and bound to the containerd objects that exist; adoption itself (the
-// decision to adopt, the record and lock checks) stays in package podlife.
+// A Worker starts in one of three ways: [New] for a new pod (the Runtime then calls
+// [Worker.Start]), [Restore] for a pod another process started, built from what an adopter
+// observed ([Observed]) and bound to the containerd objects that exist, or [NewMember] for a
+// warm pool member, made up to its processes ([Worker.Prewarm]) and started once Run claims it
+// ([Worker.ClaimMember]); adoption itself (the decision to adopt, the record and lock checks)
+// and the pools (their targets, refill and takes) stay in package podlife.
 //
 // # What it may use
 //
