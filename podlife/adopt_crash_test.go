@@ -84,6 +84,14 @@ func TestAdoptManagerProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.Scenario == "pool" {
+		// Keeps a warm pool of 2 (TestWarmPoolCrash).
+		if err := rt.Prewarm(ctx, poolSpec(cfg.Marks), 2); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("RUNNING")
+		select {}
+	}
 	pod, err := rt.Start(ctx, crashSpec(cfg.Scenario, cfg.Marks))
 	if err != nil {
 		t.Fatal(err)

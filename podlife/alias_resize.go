@@ -20,6 +20,3 @@ const (
 // ErrResizeNotNow: a valid resize cannot be actuated now (a memory limit below the
 // container's current usage); it may succeed later (see Pod.Resize).
 var ErrResizeNotNow = api.ErrResizeNotNow
-
-// ReasonResized is the event of a container resized (Pod.Resize).
-const ReasonResized = api.ReasonResized

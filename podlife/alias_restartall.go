@@ -5,6 +5,3 @@ import "github.com/podlife/podlife/podlife/internal/api"
 // AllContainersRestarting is the pod condition of a restart of all its containers (a
 // RestartAllContainers rule): True while they are stopped, False once they start again.
 const AllContainersRestarting = api.AllContainersRestarting
-
-// ReasonRestartAllContainersStarted is the reason of AllContainersRestarting while it is True.
-const ReasonRestartAllContainersStarted = api.ReasonRestartAllContainersStarted

@@ -49,7 +49,9 @@
 // must return before the next container starts (the "sidecar first" trick relies on it).
 // [Parallel] starts them at once. Whatever the policy, the work that does not change the order
 // (image checks, snapshots, container and task creation, the network) runs ahead in parallel, so
-// a pod starts faster than the straightforward sequence would.
+// a pod starts faster than the straightforward sequence would. [Runtime.Prewarm] goes further:
+// it keeps pods of a spec made that far ahead of time (a warm pool), and [Runtime.Run] of a
+// matching spec only starts their processes, in the same order (docs/warm-pool.md).
 //
 // # Sandbox
 //

@@ -71,6 +71,8 @@ type Runtime struct {
 	pods     map[string]*podWorker
 	reserved map[string]bool // names of pods being created (see reserve)
 	closed   bool
+
+	pool warmPools // the warm pools (see Prewarm)
 }
 
 // New connects to containerd (starting a private one if Config says so) and prepares the state
@@ -264,6 +266,9 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := r.reserve(spec.Name); err != nil {
 		return nil, err
 	}
+	if p, err := r.takeWarm(ctx, spec, recorded, handler); p != nil || err != nil {
+		return p, err // from a warm pool member (see pool.go)
+	}
 	p, err := worker.New(r.workerHost(), spec, recorded, handler.class())
 	if err != nil {
 		r.unreserve(spec.Name)
@@ -397,8 +402,9 @@ func (r *Runtime) forget(p *podWorker) {
 // fail with ErrClosed.
 // The private containerd of the state dir, if the runtime uses it, keeps running for them and
 // for other processes (daemon.StopPrivate stops it). A second Close returns an error wrapping
-// ErrClosed.
+// ErrClosed. The members of the runtime's warm pools (see Prewarm) are removed first.
 func (r *Runtime) Close() error {
+	r.closePool() // the warm pools' members are removed, while the runtime can still remove
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()

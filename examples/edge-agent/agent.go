@@ -25,6 +25,9 @@ type agentConfig struct {
 	// stopOnExit removes the agent's pods when Run returns; by default they keep running.
 	stopOnExit bool
 	log        *slog.Logger
+
+	// prewarm keeps warm pool members of the desired pods' specs (--prewarm; nil: none).
+	prewarm *prewarmer
 }
 
 // entry is a pod the agent owns.
@@ -82,6 +85,7 @@ func (a *agent) run(ctx context.Context) error {
 		case <-ctx.Done():
 			cancelOps(context.Cause(ctx))
 			a.wg.Wait()
+			a.cfg.prewarm.wait() // their members go with the runtime's Close
 			if a.cfg.stopOnExit {
 				err := a.removeAll(context.WithoutCancel(ctx))
 				a.cfg.log.Info("exiting; pods removed", "err", err)
@@ -175,6 +179,7 @@ func (a *agent) reconcile(ctx, opsCtx context.Context) (retry time.Time) {
 		}
 		actual[n] = e.actualPod
 	}
+	a.cfg.prewarm.sync(opsCtx, desired)
 	for _, act := range plan(time.Now(), desired, broken, actual) {
 		a.start(opsCtx, act)
 	}

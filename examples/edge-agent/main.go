@@ -59,6 +59,7 @@ type options struct {
 	network, bridge, subnet, cniPath       string
 	nodeName                               string
 	noNodeSuffix, stopOnExit, strict       bool
+	prewarm                                int
 	privateContainerd                      bool
 	allowPrivileged, allowHostNamespaces   bool
 	interval, pullBackoff, retry           time.Duration
@@ -90,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.interval, "interval", 10*time.Second, "how often the directory is read besides its inotify events (the kubelet's --file-check-frequency)")
 	fs.DurationVar(&o.pullBackoff, "image-pull-backoff", 10*time.Second, "first back-off of a failed image pull (doubling up to 5 min); the pod waits for its image")
 	fs.DurationVar(&o.retry, "retry", 10*time.Second, "first back-off of a pod whose start failed (doubling up to 5 min)")
+	fs.IntVar(&o.prewarm, "prewarm", 0, "keep this many warm pool members (sandbox made, containers created, not started) of each manifest's pod, so that a pod run again starts in milliseconds (docs/warm-pool.md); 0: none")
 	fs.BoolVar(&o.stopOnExit, "stop-pods-on-exit", false, "on SIGTERM/SIGINT, stop and remove the agent's pods (default: leave them running)")
 	fs.BoolVar(&o.allowPrivileged, "allow-privileged", false, "let pods run privileged containers (the kubelet's --allow-privileged)")
 	fs.BoolVar(&o.allowHostNamespaces, "allow-host-namespaces", false, "let pods use hostPID and hostIPC")
@@ -123,6 +125,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.privateContainerd && o.address != "" {
 		return o, errors.New("--private-containerd and --address exclude each other")
+	}
+	if o.prewarm < 0 || o.prewarm > podlife.MaxPoolMembers {
+		return o, fmt.Errorf("--prewarm must be between 0 and %d", podlife.MaxPoolMembers)
 	}
 	if o.interval <= 0 || o.pullBackoff <= 0 || o.retry <= 0 {
 		return o, errors.New("--interval, --image-pull-backoff and --retry must be positive")
@@ -237,6 +242,7 @@ func serve(ctx context.Context, o options, log *slog.Logger) error {
 		retry:      podlife.Backoff{Initial: o.retry, Max: 5 * time.Minute},
 		stopOnExit: o.stopOnExit,
 		log:        log,
+		prewarm:    newPrewarmer(rt, o.prewarm, log),
 	})
 	if listener != nil {
 		srv := &http.Server{Handler: withMetrics(status, podMetrics(ctx, rt)), ReadHeaderTimeout: 5 * time.Second}

@@ -91,6 +91,7 @@ func ps(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout)
 	}
+	printPoolMembers(ctx, rt, stdout)
 	return 0
 }
 

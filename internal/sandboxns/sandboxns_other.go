@@ -24,3 +24,9 @@ func Remove(dir string) error {
 func PinProcess(dir string, k Kind, pid int) (string, error) {
 	return "", fmt.Errorf("sandboxns: pin the %s namespace of process %d under %s: %w", k, pid, dir, errors.ErrUnsupported)
 }
+
+// SetHostname is not supported off Linux: it returns an error wrapping
+// [errors.ErrUnsupported].
+func SetHostname(path, hostname string) error {
+	return fmt.Errorf("sandboxns: set hostname %q in %s: %w", hostname, path, errors.ErrUnsupported)
+}

@@ -77,6 +77,14 @@ const (
 	StartPolicyAbandoned = api.ReasonStartPolicyAbandoned
 	// Adopted: a process took over the pod's supervision (Runtime.Adopt).
 	Adopted = api.ReasonAdopted
+	// StartedFromPool: Run started the pod from a warm pool member (Runtime.Prewarm): its
+	// sandbox and containers were made before, only its processes started.
+	StartedFromPool = api.ReasonStartedFromPool
+	// Resized: a container's resources were changed in place (Pod.Resize).
+	Resized = api.ReasonResized
+	// RestartAllContainersStarted: the reason of the AllContainersRestarting condition while
+	// it is True (a restart rule's RestartAllContainers action matched).
+	RestartAllContainersStarted = api.ReasonRestartAllContainersStarted
 	// StartInterrupted: the adopted pod's start sequence had not finished when its manager
 	// died; it is stopped and left for Remove.
 	StartInterrupted = api.ReasonStartInterrupted

@@ -8,7 +8,8 @@
 // runs the same pod through containerd's CRI plugin the way the kubelet calls it, on a second
 // private containerd of the same binary (one pod at a time, then many at once: cri*.go). Off by
 // default, -only probescale,manypods measures 100 pods with httpGet or tcpSocket probes and 200
-// pods started with bounded concurrency (scale.go).
+// pods started with bounded concurrency (scale.go). -only pool (in the default) measures a start
+// from a warm pool (Runtime.Prewarm) beside the cold one, and what a ready member costs (pool.go).
 //
 //	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
 //
@@ -47,7 +48,7 @@ func main() {
 	execPods := flag.Int("probe-exec-pods", 10, "of the probe pods, how many really run their exec probe (each costs ~0.1 s of CPU a second)")
 	probeWindow := flag.Duration("probe-window", 15*time.Second, "length of each of the probe cost's four windows")
 	gated := flag.Int("gated", 10, "iterations of each dependency-gated start (0: skip it)")
-	only := flag.String("only", "times,memory,probes,gated,sharedpid,runtimeclass,cri", "comma-separated measurements to run (runtimeclass needs crun; cri, the kubelet's path, a containerd 2.x; usage and breakdown are not in the default)")
+	only := flag.String("only", "times,pool,memory,probes,gated,sharedpid,runtimeclass,cri", "comma-separated measurements to run (runtimeclass needs crun; cri, the kubelet's path, a containerd 2.x; pool after times compares with its cold start; usage and breakdown are not in the default)")
 	many := flag.Int("many", 50, "with cri: pods started at once on podlife and on the CRI plugin (0: skip it)")
 	usagePods := flag.Int("usage-pods", 20, "pods sampled by the usage measurement")
 	usageRounds := flag.Int("usage-rounds", 10, "times the usage measurement samples each pod")
@@ -75,8 +76,8 @@ func main() {
 	}
 	for _, m := range strings.Split(*only, ",") {
 		m = strings.TrimSpace(m)
-		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "cri" && m != "probescale" && m != "manypods" && m != "usage" && m != "breakdown" {
-			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage, breakdown)\n", m)
+		if m != "times" && m != "memory" && m != "probes" && m != "gated" && m != "sharedpid" && m != "runtimeclass" && m != "cri" && m != "probescale" && m != "manypods" && m != "usage" && m != "breakdown" && m != "pool" {
+			fmt.Fprintf(os.Stderr, "podlife-bench: -only: unknown measurement %q (times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage, breakdown, pool)\n", m)
 			os.Exit(2)
 		}
 		o.only[m] = true
@@ -172,6 +173,11 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		rep.Iterations = o.n
 		if err := e.measureTimes(ctx, o.n, rep); err != nil {
 			return nil, err
+		}
+	}
+	if o.only["pool"] {
+		if err := e.measurePool(ctx, o.n, o.pods, rep); err != nil {
+			return nil, fmt.Errorf("pool: %w", err)
 		}
 	}
 	if o.only["memory"] {

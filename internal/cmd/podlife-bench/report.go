@@ -82,6 +82,7 @@ type report struct {
 	ProbeScale            *probeScaleReport   `json:"probe_scale,omitempty"`
 	ManyPods              *manyPodsReport     `json:"many_pods,omitempty"`
 	Usage                 *usageReport        `json:"usage,omitempty"`
+	Pool                  *poolReport         `json:"pool,omitempty"`
 }
 
 func (r *report) print(w io.Writer) {
@@ -91,6 +92,9 @@ func (r *report) print(w io.Writer) {
 	}
 	if r.Iterations > 0 {
 		r.printTimes(w)
+	}
+	if r.Pool != nil {
+		r.Pool.print(w)
 	}
 	if r.Pods > 0 {
 		r.printMemory(w)

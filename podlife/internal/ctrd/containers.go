@@ -181,3 +181,9 @@ func (c *Client) Leases(ctx context.Context, key string) ([]Lease, error) {
 	}
 	return out, nil
 }
+
+// SetLabels sets labels on the container (the others it has stay).
+func (c *Container) SetLabels(ctx context.Context, labels map[string]string) error {
+	_, err := c.ctr.SetLabels(ctx, labels)
+	return err
+}

@@ -152,3 +152,16 @@ func (c *Client) RemoveView(ctx context.Context, key string) error {
 	}
 	return err
 }
+
+// ImageDigest returns the digest the image name ref points to in containerd's image store (one
+// metadata read: nothing is unpacked); found is false (and err nil) if there is no such image.
+func (c *Client) ImageDigest(ctx context.Context, ref string) (digest string, found bool, err error) {
+	i, err := c.c.ImageService().Get(ctx, ref)
+	if errdefs.IsNotFound(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return i.Target.Digest.String(), true, nil
+}

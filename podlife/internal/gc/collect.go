@@ -104,6 +104,8 @@ type sandboxRecord struct {
 //     directory (without going through a mount: see hostmount.RemoveTree);
 //   - containerd containers (with their tasks, snapshots, cgroups and the stale socket of the
 //     pod's shim) and leases labeled with this state directory whose pod has no record;
+//   - warm pool members whose process died (see collectPool), and what the three points
+//     below find of them;
 //   - host-local IPAM leases of the runtime's bridge (when its state is under the state
 //     directory) held by a pod that has no record: CNI DEL releases them with their iptables
 //     rules.
@@ -121,6 +123,7 @@ func (r *Collector) Collect(ctx context.Context) {
 	}
 	defer unlock()
 	known, unreadable := r.collectDirs(ctx)
+	unreadable += r.collectPool(ctx, known)
 	if unreadable > 0 {
 		// The UIDs of those pods are unknown: any container, lease or IP lease may be theirs.
 		r.Log.Warn("startup garbage collection: pod records unreadable; containers, leases and IP leases not collected", "unreadable", unreadable)

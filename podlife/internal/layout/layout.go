@@ -33,3 +33,11 @@ func PodsDir(stateDir string) string { return filepath.Join(stateDir, "pods") }
 
 // PrivateDir is the directory of the state dir's private containerd (podlife.EmbeddedConfig).
 func PrivateDir(stateDir string) string { return filepath.Join(stateDir, "containerd") }
+
+// PoolDir is the directory of the state dir that holds one directory per warm pool member
+// (podlife.Runtime.Prewarm): a pod's directory whose pod has no name yet. Each holds
+// PoolMemberFile and is flocked (its adoption lock) by the process that keeps it.
+func PoolDir(stateDir string) string { return filepath.Join(stateDir, "pool") }
+
+// PoolMemberFile is the name of a warm pool member's record in its directory.
+const PoolMemberFile = "member.json"

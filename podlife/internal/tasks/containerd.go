@@ -260,3 +260,25 @@ func (t ctrdTask) Exec(ctx, bg context.Context, ps specs.Process, argv []string,
 }
 
 func (t ctrdTask) Resize(ctx context.Context, w, h uint32) error { return t.task.Resize(ctx, w, h) }
+
+// Relabeler is a Container whose labels can be set after its creation (containerd's are; a
+// fake's need not be): a warm pool member's containers get their pod's name when it is taken.
+type Relabeler interface {
+	SetLabels(ctx context.Context, labels map[string]string) error
+}
+
+// SetLabels implements Relabeler.
+func (c ctrdContainer) SetLabels(ctx context.Context, labels map[string]string) error {
+	return c.ctr.SetLabels(ctx, labels)
+}
+
+// ImageDigester is a Runtime that reads the digest an image name points to without more
+// (containerd's is; a fake's need not be): a warm pool member is checked against it at take.
+type ImageDigester interface {
+	ImageDigest(ctx context.Context, ref string) (digest string, found bool, err error)
+}
+
+// ImageDigest implements ImageDigester.
+func (t Containerd) ImageDigest(ctx context.Context, ref string) (string, bool, error) {
+	return t.Client.ImageDigest(ctx, ref)
+}

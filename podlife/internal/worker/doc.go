@@ -17,10 +17,12 @@
 // (sandbox.go, pause.go, cgroup_pod.go) and of containerd's objects (instance.go, labels.go),
 // and the pod's records on disk (record.go: pod.json and status.json).
 //
-// A Worker starts in one of two ways: [New] for a new pod (the Runtime then calls
-// [Worker.Start]), or [Restore] for a pod another process started, built from what an adopter
-// observed ([Observed]) and bound to the containerd objects that exist; adoption itself (the
-// decision to adopt, the record and lock checks) stays in package podlife.
+// A Worker starts in one of three ways: [New] for a new pod (the Runtime then calls
+// [Worker.Start]), [Restore] for a pod another process started, built from what an adopter
+// observed ([Observed]) and bound to the containerd objects that exist, or [NewMember] for a
+// warm pool member, made up to its processes ([Worker.Prewarm]) and started once Run claims it
+// ([Worker.ClaimMember]); adoption itself (the decision to adopt, the record and lock checks)
+// and the pools (their targets, refill and takes) stay in package podlife.
 //
 // # What it may use
 //
@@ -41,7 +43,9 @@
 // deadline and storage watchers (ended by the stop or the Host's Closing); per started
 // instance an exit watcher (watchExit, ended by the exit or by Abandon); probe workers (ended
 // with their instance or by Abandon); restart back-offs and restarts of all the containers
-// (restartAllContainers), counted in restarts and awaited by the stop; a stop (stopWith, once per pod); the pause's watcher. Lifecycle hooks run in
-// goroutines of their own and are abandoned, with a Warning event, when they outlive their
-// deadline: a hook that ignores its context is the one goroutine nothing awaits.
+// (restartAllContainers), counted in restarts and awaited by the stop; a stop (stopWith, once
+// per pod); the pause's watcher; for a warm pool member (pool_member.go), per created process
+// a watch of its exit (WatchMember, ended by the exit). Lifecycle hooks run in goroutines of
+// their own and are abandoned, with a Warning event, when they outlive their deadline: a hook
+// that ignores its context is the one goroutine nothing awaits.
 package worker

@@ -121,6 +121,8 @@ type Worker struct {
 	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
 	// is the form of it the record keeps and fingerprints (see recordedSpec).
 	recorded PodSpec
+	// warm is set on a warm pool member (see pool_member.go), before its loop starts.
+	warm *warmMember
 }
 
 // New makes the pod of spec (admitted: see Runtime.admit) and its directory.

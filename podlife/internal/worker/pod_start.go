@@ -79,6 +79,9 @@ func (p *Worker) run() {
 }
 
 func (p *Worker) startSequence() error {
+	if p.warm != nil {
+		return p.startPrewarmed() // taken from a warm pool: everything is made (pool_start.go)
+	}
 	ctx := p.startCtx
 	t0 := time.Now()
 	defer func() { p.log.Debug("start sequence done", "took", time.Since(t0)) }()

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/reasons"
+)
+
+// poolReport is the warm pool's measurement (-only pool): Run of a spec that Runtime.Prewarm
+// keeps ready, beside the cold start of the same run (times), and what a ready member costs.
+type poolReport struct {
+	Iterations int  `json:"iterations"`
+	Start      stat `json:"start"`
+	StartCPU   stat `json:"start_cpu"`
+	Stop       stat `json:"stop"`
+	// ColdRatio is Start's median over the cold podlife start's of the same run (0 without
+	// times); FloorRatio over the floor's.
+	ColdRatio  float64 `json:"cold_ratio,omitempty"`
+	FloorRatio float64 `json:"floor_ratio,omitempty"`
+	// Members ready while memory was read, and per member: the shim's PSS, the loggers', the
+	// created processes' (runc init, waiting to be started), and their sum.
+	Members             int     `json:"members"`
+	ShimPSSMiB          float64 `json:"shim_pss_mib"`
+	LoggersPSSMiB       float64 `json:"loggers_pss_mib"`
+	RuncInitPSSMiB      float64 `json:"runc_init_pss_mib"`
+	MemberPSSMiB        float64 `json:"member_pss_mib"`
+	ManagerMiBPerMember float64 `json:"manager_mib_per_member"`
+}
+
+// measurePool prewarms members of the bench pod, then n times (after one warm-up) waits for the
+// pool to be full again (not timed) and times Run of the spec (which takes a member) and the
+// pod's removal. Then it keeps `members` members ready and reads what they cost.
+func (e *env) measurePool(ctx context.Context, n, members int, rep *report) error {
+	ns := e.ns("pool")
+	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		rt.Close()
+		_ = checkShims(context.WithoutCancel(ctx), ns)
+	}()
+	tmpl := benchPod("pool-template")
+	if err := rt.Prewarm(ctx, tmpl, 1); err != nil {
+		return err
+	}
+	var ss, ps, cs []time.Duration
+	for i := -1; i < n; i++ {
+		if err := rt.Prewarm(ctx, tmpl, 1); err != nil { // waits until the member is ready
+			return err
+		}
+		t0, c0 := time.Now(), cpuTime()
+		pod, err := rt.Run(ctx, benchPod(fmt.Sprintf("pool-%d", i+1)))
+		if err != nil {
+			return err
+		}
+		start, cpu := time.Since(t0), cpuTime()-c0
+		if !startedFromPool(pod) {
+			return fmt.Errorf("pod %s was not started from the pool", pod.Name())
+		}
+		if err := rt.Prewarm(ctx, tmpl, 1); err != nil { // the refill, not timed: Remove alone is
+			return err
+		}
+		t1 := time.Now()
+		if err := pod.Remove(ctx); err != nil {
+			return err
+		}
+		if i >= 0 {
+			ss, ps, cs = append(ss, start), append(ps, time.Since(t1)), append(cs, cpu)
+		}
+	}
+	r := &poolReport{Iterations: n, Start: summarize(ss), StartCPU: summarize(cs), Stop: summarize(ps), Members: members}
+	if rep.PodlifeStart.Median > 0 {
+		r.ColdRatio = r.Start.Median / rep.PodlifeStart.Median
+	}
+	if rep.FloorStart.Median > 0 {
+		r.FloorRatio = r.Start.Median / rep.FloorStart.Median
+	}
+	if members > 0 {
+		m0 := settledRSSMiB()
+		if err := rt.Prewarm(ctx, tmpl, members); err != nil {
+			return err
+		}
+		if members > 1 { // the pool had one member when m0 was read
+			r.ManagerMiBPerMember = max(0, settledRSSMiB()-m0) / float64(members-1)
+		}
+		_, shim, _ := shimMemory(ns)
+		_, loggers, _ := loggerMemory(filepath.Join(e.dir, ns))
+		_, inits := runcInitMemory(ns)
+		k := float64(members)
+		r.ShimPSSMiB, r.LoggersPSSMiB, r.RuncInitPSSMiB = shim/k, loggers/k, inits/k
+		r.MemberPSSMiB = (shim + loggers + inits) / k
+		if err := rt.Prewarm(ctx, tmpl, 0); err != nil {
+			return err
+		}
+	}
+	rep.Pool = r
+	return nil
+}
+
+func startedFromPool(p *podlife.Pod) bool {
+	for _, e := range p.Events() {
+		if e.Reason == reasons.StartedFromPool {
+			return true
+		}
+	}
+	return false
+}
+
+// runcInitMemory sums the PSS (MiB) of the created, not started, container processes (runc
+// init) in the cgroups of containerd namespace ns.
+func runcInitMemory(ns string) (n int, pss float64) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		if len(args) < 2 || !strings.HasSuffix(args[0], "runc") || args[1] != "init" {
+			continue
+		}
+		dir := filepath.Dir(p)
+		cg, _ := os.ReadFile(filepath.Join(dir, "cgroup"))
+		if !slices.ContainsFunc(strings.Split(string(cg), "\n"), func(l string) bool { return strings.Contains(l, "/"+ns+"/") }) {
+			continue
+		}
+		n++
+		pss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Pss:") / 1024
+	}
+	return n, pss
+}
+
+func (r *poolReport) print(w io.Writer) {
+	fmt.Fprintf(w, "\nwarm pool (Runtime.Prewarm), the same pod, %d iterations\n\n", r.Iterations)
+	row := statTable(w)
+	row("pool start", r.Start, r.ColdRatio)
+	row("pool st. CPU", r.StartCPU, 0)
+	row("pool stop", r.Stop, 0)
+	if r.FloorRatio > 0 {
+		fmt.Fprintf(w, "(ratio: to podlife's cold start; %.2fx the floor's start)\n", r.FloorRatio)
+	}
+	if r.Members > 0 {
+		fmt.Fprintf(w, "a ready member, %d kept: %.2f MiB PSS (shim %.2f, loggers %.2f, created processes %.2f); manager +%.2f MiB RSS\n",
+			r.Members, r.MemberPSSMiB, r.ShimPSSMiB, r.LoggersPSSMiB, r.RuncInitPSSMiB, r.ManagerMiBPerMember)
+	}
+}
