@@ -163,17 +163,7 @@ func (p *Worker) startSequence() error {
 		}
 		return setupError(seqCtx, err)
 	}
-	names := make([]string, len(p.apps))
-	for i, c := range p.apps {
-		names[i] = c.spec.Name
-	}
-	err := p.spec.StartPolicy.Start(seqCtx, &podStarter{p: p, names: names, start: func(ctx context.Context, name string) error {
-		c, ok := p.byName[name]
-		if !ok || c.init {
-			return fmt.Errorf("start policy asked for unknown container %q", name)
-		}
-		return c.start(ctx)
-	}})
+	err := p.startApps(seqCtx)
 	for _, c := range p.byName {
 		<-c.prepared
 	}
@@ -184,26 +174,46 @@ func (p *Worker) startSequence() error {
 	if err := p.rootPrepError(); err != nil {
 		return err
 	}
+	return p.appsResult(seqCtx, err)
+}
+
+// startApps has the pod's start policy start its app containers (the init containers ran).
+func (p *Worker) startApps(seqCtx context.Context) error {
+	names := make([]string, len(p.apps))
+	for i, c := range p.apps {
+		names[i] = c.spec.Name
+	}
+	return p.spec.StartPolicy.Start(seqCtx, &podStarter{p: p, names: names, start: func(ctx context.Context, name string) error {
+		c, ok := p.byName[name]
+		if !ok || c.init {
+			return fmt.Errorf("start policy asked for unknown container %q", name)
+		}
+		return c.start(ctx)
+	}})
+}
+
+// appsResult is the start sequence's outcome from startApps' error: the sequence's cancel
+// cause first; a postStart failure is not the start's; a container's CreateContainerConfigError
+// leaves the pod (p.run), so any other container's failure goes first.
+func (p *Worker) appsResult(seqCtx context.Context, err error) error {
 	if cause := context.Cause(seqCtx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return cause
 	}
-	if err != nil && !p.isStopping() {
-		// A container's CreateContainerConfigError leaves the pod (p.run): any other
-		// container's failure goes first.
-		var configErr error
-		var se *StartError
-		for _, e := range api.UnwrapJoined(err) {
-			switch {
-			case !errors.As(e, &se) || se.Step == StepPostStart:
-			case errors.Is(e, ErrCreateContainerConfig):
-				configErr = cmp.Or(configErr, e)
-			default:
-				return e
-			}
-		}
-		return configErr
+	if err == nil || p.isStopping() {
+		return nil
 	}
-	return nil
+	var configErr error
+	var se *StartError
+	for _, e := range api.UnwrapJoined(err) {
+		switch {
+		case !errors.As(e, &se) || se.Step == StepPostStart:
+		case errors.Is(e, ErrCreateContainerConfig):
+			configErr = cmp.Or(configErr, e)
+		default:
+			return e
+		}
+	}
+	return configErr
 }
 
 // rootPrepError returns the failure that explains the others: in a shared shim, one container's
