@@ -17,7 +17,7 @@ export PODLIFE_CNI_PATH ?= $(CNI_BIN)
 # Debian's containernetworking-plugins stays as the fallback in the library's default plugin
 # dirs (/usr/lib/cni), for programs run outside make, such as `go run ./examples/quickstart`.
 DEBS := containerd runc crun containernetworking-plugins busybox-static catatonit iptables iproute2 docker-registry apache2-utils ca-certificates etcd-server
-TEST_TIMEOUT ?= 15m
+TEST_TIMEOUT ?= 25m
 # The Kubernetes control plane of the node e2e (examples/node): kube-apiserver, kube-scheduler,
 # kube-controller-manager and kubectl at the k8s.io/kubernetes version internal/apiserverdiff
 # pins, built from the Go module proxy once and cached outside the work tree.
