@@ -117,6 +117,11 @@ func newAgentEnv(t *testing.T) *agentEnv {
 			_ = os.Remove(filepath.Join(cni.BridgeClaimDir, e.bridge+ext))
 		}
 		_ = podlifetest.RemoveNamespaceDirs(e.ns)
+		// The agent's network keeps its masquerade rule (and localnet guard) until destroyed,
+		// which the agent never does.
+		if err := podlifetest.RemoveNetworkRules(dir); err != nil {
+			t.Error(err)
+		}
 		_ = podlifetest.RemoveAll(dir)
 	})
 	for _, d := range []string{e.manifests, e.out} {

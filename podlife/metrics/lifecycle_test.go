@@ -42,7 +42,10 @@ func TestCollectorStartAndProbes(t *testing.T) {
 	defer ctrd.Close()
 	id := make([]byte, 3)
 	_, _ = rand.Read(id)
-	rt, err := podlife.New(ctx, podlife.Config{Address: ctrd.Daemon.Address(), Namespace: "plm-" + hex.EncodeToString(id),
+	ns := "plm-" + hex.EncodeToString(id)
+	// The namespace's cgroup and runc dirs go with the test (run after the pods' removal).
+	t.Cleanup(func() { _ = podlifetest.RemoveNamespaceDirs(ns) })
+	rt, err := podlife.New(ctx, podlife.Config{Address: ctrd.Daemon.Address(), Namespace: ns,
 		StateDir: filepath.Join(dir, "s"), ContainerLogger: os.Getenv("PODLIFE_TEST_LOGGER")})
 	if err != nil {
 		t.Fatal(err)
