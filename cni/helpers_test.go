@@ -214,6 +214,17 @@ func randomHostPort(t testing.TB) uint16 {
 // network; any pod if id is empty.
 func natRulesOf(t testing.TB, network, id string) []string {
 	t.Helper()
+	return natRules(t, func(r rule) bool {
+		if r.comment == MasqueradeComment(network) {
+			return false // the network's, not a pod's
+		}
+		return ownedBy(r.comment, network, id) || strings.Contains(r.line, network)
+	})
+}
+
+// natRules returns the lines of the nat rules (both families) that keep accepts.
+func natRules(t testing.TB, keep func(rule) bool) []string {
+	t.Helper()
 	var found []string
 	for _, tool := range ipTools() {
 		tab, err := tool.dump(context.Background(), "nat")
@@ -224,10 +235,7 @@ func natRulesOf(t testing.TB, network, id string) []string {
 			continue
 		}
 		for _, r := range tab.rules {
-			if r.comment == MasqueradeComment(network) {
-				continue // the network's, not a pod's
-			}
-			if ownedBy(r.comment, network, id) || strings.Contains(r.line, network) {
+			if keep(r) {
 				found = append(found, r.line)
 			}
 		}

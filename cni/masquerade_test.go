@@ -11,22 +11,7 @@ import (
 // masqueradeRules lists the nat rules commented as network's masquerade rule.
 func masqueradeRules(t testing.TB, network string) []string {
 	t.Helper()
-	var found []string
-	for _, tool := range ipTools() {
-		tab, err := tool.dump(context.Background(), "nat")
-		if err != nil {
-			t.Fatalf("dump nat: %v", err)
-		}
-		if tab == nil {
-			continue
-		}
-		for _, r := range tab.rules {
-			if r.comment == MasqueradeComment(network) {
-				found = append(found, r.line)
-			}
-		}
-	}
-	return found
+	return natRules(t, func(r rule) bool { return r.comment == MasqueradeComment(network) })
 }
 
 // A masquerading Bridge's pods go out through one rule for the subnet, added once however many

@@ -55,7 +55,3 @@ func computePhase(restarts worker.RestartsFunc, stopping bool, initStatuses, sta
 func byPolicy(policy RestartPolicy) worker.RestartsFunc { return worker.ByPolicy(policy) }
 
 func normalizeRef(image string) (string, error) { return worker.NormalizeRef(image) }
-
-func terminatedAt(code int, started, finished time.Time) *StateTerminated {
-	return worker.TerminatedAt(code, started, finished)
-}

@@ -88,6 +88,19 @@ type StateRunning struct {
 	StartedAt time.Time `json:"startedAt"`
 }
 
+// TerminatedAt is the terminated state of a process that exited with code, as the kubelet
+// reports it: reason Completed for 0, else Error; a code 128+N of a signal N gives Signal N.
+func TerminatedAt(code int, started, finished time.Time) *StateTerminated {
+	t := &StateTerminated{ExitCode: code, Reason: ReasonCompleted, StartedAt: started, FinishedAt: finished}
+	if code != 0 {
+		t.Reason = ReasonError
+	}
+	if code > 128 && code < 128+65 {
+		t.Signal = code - 128
+	}
+	return t
+}
+
 // StateTerminated is a container whose process exited.
 type StateTerminated struct {
 	ExitCode   int       `json:"exitCode"`

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
@@ -76,12 +75,12 @@ func Reconcile(ctx context.Context, state TaskState, phase Phase, ownerPID int, 
 			id := strings.TrimPrefix(c.ContainerID, "containerd://")
 			term := &api.StateTerminated{ExitCode: -1, Reason: "Unknown", StartedAt: started}
 			if s, ok := exits[id]; ok {
-				term = TerminatedAt(int(s.ExitCode()), started, s.ExitTime())
+				term = api.TerminatedAt(int(s.ExitCode()), started, s.ExitTime())
 			} else if s, err := state(ctx, id); err == nil {
 				if s.Status == ctrd.Running || s.Status == ctrd.Paused {
 					continue
 				}
-				term = TerminatedAt(int(s.ExitStatus), started, s.ExitTime)
+				term = api.TerminatedAt(int(s.ExitStatus), started, s.ExitTime)
 			}
 			c.State = api.ContainerState{Terminated: term}
 		}
@@ -95,17 +94,4 @@ func Reconcile(ctx context.Context, state TaskState, phase Phase, ownerPID int, 
 			st.Conditions[i].Status = api.ConditionFalse
 		}
 	}
-}
-
-// TerminatedAt is the terminated state of a process that exited with code, as the pod
-// worker records it.
-func TerminatedAt(code int, started, finished time.Time) *api.StateTerminated {
-	t := &api.StateTerminated{ExitCode: code, Reason: api.ReasonCompleted, StartedAt: started, FinishedAt: finished}
-	if code != 0 {
-		t.Reason = api.ReasonError
-	}
-	if code > 128 && code < 128+65 {
-		t.Signal = code - 128
-	}
-	return t
 }

@@ -193,15 +193,3 @@ func (c *Container) deleteInstances(ctx context.Context, containers bool) error 
 	}
 	return errors.Join(errs...)
 }
-
-// TerminatedAt is the terminated state of a process that exited with code, as watchExit records it.
-func TerminatedAt(code int, started, finished time.Time) *StateTerminated {
-	t := &StateTerminated{ExitCode: code, Reason: ReasonCompleted, StartedAt: started, FinishedAt: finished}
-	if code != 0 {
-		t.Reason = ReasonError
-	}
-	if code > 128 && code < 128+65 {
-		t.Signal = code - 128
-	}
-	return t
-}
