@@ -44,10 +44,10 @@
 //
 // # Start order
 //
-// A [StartPolicy] decides when each container's process starts. The default, [Sequential],
+// A [startpolicy.Policy] decides when each container's process starts. The default, [startpolicy.Sequential],
 // is the kubelet's: containers start one by one in spec order and a container's postStart hook
 // must return before the next container starts (the "sidecar first" trick relies on it).
-// [Parallel] starts them at once. Whatever the policy, the work that does not change the order
+// [startpolicy.Parallel] starts them at once. Whatever the policy, the work that does not change the order
 // (image checks, snapshots, container and task creation, the network) runs ahead in parallel, so
 // a pod starts faster than the straightforward sequence would. [Runtime.Prewarm] goes further:
 // it keeps pods of a spec made that far ahead of time (a warm pool), and [Runtime.Run] of a
