@@ -44,14 +44,15 @@
 //
 // # Start order
 //
-// A [startpolicy.Policy] decides when each container's process starts. The default, [startpolicy.Sequential],
-// is the kubelet's: containers start one by one in spec order and a container's postStart hook
-// must return before the next container starts (the "sidecar first" trick relies on it).
-// [startpolicy.Parallel] starts them at once. Whatever the policy, the work that does not change the order
-// (image checks, snapshots, container and task creation, the network) runs ahead in parallel, so
-// a pod starts faster than the straightforward sequence would. [Runtime.Prewarm] goes further:
-// it keeps pods of a spec made that far ahead of time (a warm pool), and [Runtime.Run] of a
-// matching spec only starts their processes, in the same order (docs/warm-pool.md).
+// A start policy (package podlife/startpolicy) decides when each container's process starts.
+// The default, [startpolicy.Sequential], is the kubelet's: containers start one by one in spec
+// order and a container's postStart hook must return before the next container starts (the
+// "sidecar first" trick relies on it). [startpolicy.Parallel] starts them at once. Whatever the
+// policy, the work that does not change the order (image checks, snapshots, container and task
+// creation, the network) runs ahead in parallel, so a pod starts faster than the
+// straightforward sequence would. [Runtime.Prewarm] goes further: it keeps pods of a spec made
+// that far ahead of time (a warm pool), and [Runtime.Run] of a matching spec only starts their
+// processes, in the same order (docs/warm-pool.md).
 //
 // # Sandbox
 //

@@ -74,9 +74,9 @@ func (p *Pod) open() error {
 // Kubernetes: typically one named in the spec's ReadinessGates, so that the pod becomes Ready
 // only once the condition is True. status is conditions.True, conditions.False or
 // conditions.Unknown. The condition's last transition time changes when its status does. The
-// conditions podlife computes itself (Ready, conditions.ContainersReady, Initialized, conditions.PodScheduled,
-// conditions.PodReadyToStartContainers) cannot be set. A pod another process manages gets it from that
-// process, asked through its control socket.
+// conditions podlife computes itself ("Ready", "ContainersReady", "Initialized",
+// "PodScheduled", "PodReadyToStartContainers": package podlife/conditions) cannot be set. A
+// pod another process manages gets it from that process, asked through its control socket.
 //
 // The error wraps ErrInvalidSpec for an invalid type or status, ErrClosed once the pod was
 // removed or this Runtime closed, and ErrNotFound for a pod without a live manager: its
