@@ -21,7 +21,7 @@ const psaObjects = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n
 	"---\napiVersion: v1\nkind: Secret\nmetadata: {name: sec}\nstringData: {a: b}\n"
 
 // TestPodSecurityMatchesAdmission: for a table of pods touching every Pod Security check
-// podlife can meet, podlife's verdict on the converted PodSpec (CheckPodSecurity) is the
+// podlife can meet, podlife's verdict on the converted PodSpec (podsecurity.Check) is the
 // verdict, and the message, of the API server's PodSecurity admission
 // (k8s.io/pod-security-admission) on the manifest's v1.Pod, at each level; so the conversion
 // (v1.Pod -> podlife.PodSpec -> the checks' v1.PodSpec) keeps every field the checks read.
