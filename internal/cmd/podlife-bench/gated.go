@@ -22,7 +22,8 @@ const gatedFastPeriod = 50 * time.Millisecond
 
 // gatedPod is a "proxy" that becomes ready 0.5 s after it started (it creates a file its exec
 // readiness probe looks for) and an "app" that depends on the proxy being ready, under
-// startpolicy.DependencyOrder. dir is bind-mounted at /shared, so the host sees when the file was created.
+// startpolicy.DependencyOrder. dir is bind-mounted at /shared, so the host sees when the file
+// was created.
 func gatedPod(name, dir string, fast bool) podlife.PodSpec {
 	ready := &probe.Spec{Prober: probe.Exec("/bin/test", "-e", "/shared/ready"), Period: time.Second}
 	if fast {
