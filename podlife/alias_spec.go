@@ -7,25 +7,6 @@ import "github.com/podlife/podlife/podlife/internal/api"
 // [api.EphemeralContainerSpec].
 type EphemeralContainerSpec = api.EphemeralContainerSpec
 
-// Starter is a start policy's handle on the pod it starts. Its methods are documented at
-// [api.Starter].
-type Starter = api.Starter
-
-// StartPolicy decides when each of a pod's app containers starts. Its methods are documented at
-// [api.StartPolicy].
-type StartPolicy = api.StartPolicy
-
-// Sequential is the kubelet's order and podlife's default: containers start one at a time in spec
-// order, and each container's postStart hook must return before the next container starts.
-func Sequential() StartPolicy {
-	return api.Sequential()
-}
-
-// Parallel starts up to limit containers at once (limit <= 0 means all at once).
-func Parallel(limit int) StartPolicy {
-	return api.Parallel(limit)
-}
-
 // PodSecurityContext holds the security settings of every container of a pod, as Kubernetes'
 // pod-level securityContext. Its fields are documented at [api.PodSecurityContext].
 type PodSecurityContext = api.PodSecurityContext
@@ -89,24 +70,6 @@ const (
 // Resources are a container's CPU and memory limits and requests, in Kubernetes' units: CPU in
 // millicores, memory in bytes. Its fields are documented at [api.Resources].
 type Resources = api.Resources
-
-// Dependency is a condition on another container of the same pod. Its fields are documented at
-// [api.Dependency].
-type Dependency = api.Dependency
-
-// DependencyCondition is what a Dependency waits for.
-type DependencyCondition = api.DependencyCondition
-
-// Dependency conditions.
-const (
-	// ContainerStarted: the container's process started and its postStart hook and startup probe (if
-	// any) succeeded.
-	ContainerStarted = api.ContainerStarted
-	// ContainerReady: the container is ready (its readiness probe, if any, succeeds).
-	ContainerReady = api.ContainerReady
-	// ContainerCompleted: the container exited with code 0.
-	ContainerCompleted = api.ContainerCompleted
-)
 
 // EnvVar is an environment variable of a container: Value, or with From set, a value of the running
 // pod that podlife resolves when it creates the container (Value must then be empty). Its fields
@@ -199,29 +162,4 @@ const (
 	RestartAlways    = api.RestartAlways
 	RestartOnFailure = api.RestartOnFailure
 	RestartNever     = api.RestartNever
-)
-
-// ContainerRestartRule restarts a container on a matching exit code (ContainerRestartRules).
-type ContainerRestartRule = api.ContainerRestartRule
-
-// ContainerRestartRuleAction is what a matching restart rule does.
-type ContainerRestartRuleAction = api.ContainerRestartRuleAction
-
-// RestartRuleActionRestart restarts the container.
-const RestartRuleActionRestart = api.RestartRuleActionRestart
-
-// RestartRuleActionRestartAllContainers restarts the whole pod in place: every container is
-// stopped, the init containers run again in order, then the others start.
-const RestartRuleActionRestartAllContainers = api.RestartRuleActionRestartAllContainers
-
-// ContainerRestartRuleOnExitCodes matches an exit code against a set.
-type ContainerRestartRuleOnExitCodes = api.ContainerRestartRuleOnExitCodes
-
-// ContainerRestartRuleOnExitCodesOperator relates an exit code to a rule's values.
-type ContainerRestartRuleOnExitCodesOperator = api.ContainerRestartRuleOnExitCodesOperator
-
-// Exit-code operators of a restart rule.
-const (
-	RestartRuleOpIn    = api.RestartRuleOpIn
-	RestartRuleOpNotIn = api.RestartRuleOpNotIn
 )

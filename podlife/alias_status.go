@@ -2,18 +2,6 @@ package podlife
 
 import "github.com/podlife/podlife/podlife/internal/api"
 
-// ConditionType is a pod condition, as in Kubernetes.
-type ConditionType = api.ConditionType
-
-// Pod conditions, in the order the kubelet reports them.
-const (
-	PodReadyToStartContainers = api.PodReadyToStartContainers
-	PodInitialized            = api.PodInitialized
-	PodReady                  = api.PodReady
-	ContainersReady           = api.ContainersReady
-	PodScheduled              = api.PodScheduled
-)
-
 // PodCondition is one condition of a pod. Its fields are documented at [api.PodCondition].
 type PodCondition = api.PodCondition
 
@@ -29,16 +17,6 @@ const (
 // Event is something that happened to a pod or one of its containers. Its fields are documented at
 // [api.Event].
 type Event = api.Event
-
-// ConditionStatus is the status of a pod condition, as in Kubernetes.
-type ConditionStatus = api.ConditionStatus
-
-// Condition statuses, as in Kubernetes.
-const (
-	ConditionTrue    = api.ConditionTrue
-	ConditionFalse   = api.ConditionFalse
-	ConditionUnknown = api.ConditionUnknown
-)
 
 // PodField is a value of the running pod that an environment variable can take (EnvVar.From): the
 // fields of Kubernetes' downward API that the kubelet knows only once the pod's sandbox exists.

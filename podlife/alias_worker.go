@@ -25,12 +25,3 @@ const (
 // reasonEvicted is the kubelet's reason of an evicted pod and of its Warning event, also the
 // event of a pod refused under disk pressure.
 const reasonEvicted Reason = worker.ReasonEvicted
-
-// DependencyOrder starts every container as soon as the containers it depends on
-// (ContainerSpec.DependsOn) have reached their condition: Started, Ready or Completed. Containers
-// without dependencies start at once, in parallel. This is Compose's depends_on inside one pod,
-// which the kubelet does not offer; cycles and unknown names are rejected by validation.
-func DependencyOrder() StartPolicy { return worker.DependencyOrder() }
-
-// ErrDependencyFailed: a container a start waits for ended and will not reach the condition.
-var ErrDependencyFailed = worker.ErrDependencyFailed

@@ -14,6 +14,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eviction"
 	"github.com/podlife/podlife/podlife/internal/runtimeclass"
+	"github.com/podlife/podlife/podlife/podsecurity"
 )
 
 // Defaults of Config.
@@ -116,12 +117,12 @@ type Config struct {
 	AllowPrivileged bool `json:"allowPrivileged,omitempty"`
 	// PodSecurity is the Pod Security Standards level pods must meet, checked with the API
 	// server's own PodSecurity checks and messages (k8s.io/pod-security-admission, version
-	// "latest"): PodSecurityPrivileged, PodSecurityBaseline or PodSecurityRestricted. Empty
+	// "latest"): podsecurity.Privileged, podsecurity.Baseline or podsecurity.Restricted. Empty
 	// applies two of baseline's checks unless AllowPrivileged is set: a capability outside
 	// the baseline set in capabilities.add, and seccompProfile Unconfined, are refused.
-	// Refusals are *PodSecurityError. The level does not lift the other gates
+	// Refusals are *podsecurity.Error. The level does not lift the other gates
 	// (AllowPrivileged, AllowHostNamespaces, AllowedUnsafeSysctls).
-	PodSecurity PodSecurityLevel `json:"podSecurity,omitempty"`
+	PodSecurity podsecurity.Level `json:"podSecurity,omitempty"`
 	// AllowedCapabilities are capabilities containers may add beyond the baseline set,
 	// whatever PodSecurity is: names with or without CAP_, in any case ("NET_ADMIN"), or
 	// "ALL" for every one.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/specfp"
+	"github.com/podlife/podlife/podlife/startpolicy"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -65,13 +66,13 @@ func TestWithDefaults(t *testing.T) {
 				TerminationMessagePolicy: TerminationMessageFallbackToLogsOnError}},
 			Containers: []ContainerSpec{{Name: "app", Image: "x:1",
 				Ports:     []ContainerPort{{ContainerPort: 80}, {ContainerPort: 53, Protocol: ProtocolUDP}},
-				DependsOn: []Dependency{{Container: "i"}, {Container: "i", Condition: ContainerCompleted}}}}},
+				DependsOn: []startpolicy.Dependency{{Container: "i"}, {Container: "i", Condition: startpolicy.ContainerCompleted}}}}},
 			pod(PodSpec{Name: "p",
 				InitContainers: []ContainerSpec{ctr(ContainerSpec{Name: "i", Image: "x:1", TerminationMessagePath: "/m",
 					TerminationMessagePolicy: TerminationMessageFallbackToLogsOnError})},
 				Containers: []ContainerSpec{ctr(ContainerSpec{Name: "app", Image: "x:1",
 					Ports:     []ContainerPort{{ContainerPort: 80, Protocol: ProtocolTCP}, {ContainerPort: 53, Protocol: ProtocolUDP}},
-					DependsOn: []Dependency{{Container: "i", Condition: ContainerStarted}, {Container: "i", Condition: ContainerCompleted}}})}})},
+					DependsOn: []startpolicy.Dependency{{Container: "i", Condition: startpolicy.ContainerStarted}, {Container: "i", Condition: startpolicy.ContainerCompleted}}})}})},
 		{"probes", PodSpec{Name: "p", Containers: []ContainerSpec{{Name: "app", Image: "x:1",
 			StartupProbe:   &probe.Spec{Prober: tcpProbe},
 			ReadinessProbe: &probe.Spec{Prober: tcpProbe, Period: time.Second, SuccessThreshold: 2},
@@ -98,7 +99,7 @@ func TestWithDefaults(t *testing.T) {
 			if got.StartPolicy == nil {
 				t.Error("no start policy")
 			}
-			got.StartPolicy = nil // Sequential(), a func: not comparable
+			got.StartPolicy = nil // startpolicy.Sequential(), a func: not comparable
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("defaulted\n%s\nwant\n%s", specfp.Describe(reflect.ValueOf(got), 0), specfp.Describe(reflect.ValueOf(tc.want), 0))
 			}
@@ -114,7 +115,7 @@ func TestWithDefaultsIdempotent(t *testing.T) {
 			{Name: "f", Files: &FilesVolume{Files: []File{{Path: "x"}}}}},
 		InitContainers: []ContainerSpec{{Name: "i", Image: "x", LivenessProbe: &probe.Spec{Prober: probe.TCPSocket(1)}}},
 		Containers: []ContainerSpec{{Name: "app", Image: "x:1", Ports: []ContainerPort{{ContainerPort: 80}},
-			DependsOn: []Dependency{{Container: "i"}}, ReadinessProbe: &probe.Spec{Prober: probe.TCPSocket(1)}}}}
+			DependsOn: []startpolicy.Dependency{{Container: "i"}}, ReadinessProbe: &probe.Spec{Prober: probe.TCPSocket(1)}}}}
 	before := specfp.Describe(reflect.ValueOf(given), 0)
 	once := given.WithDefaults()
 	twice := once.WithDefaults()

@@ -44,14 +44,15 @@
 //
 // # Start order
 //
-// A [StartPolicy] decides when each container's process starts. The default, [Sequential],
-// is the kubelet's: containers start one by one in spec order and a container's postStart hook
-// must return before the next container starts (the "sidecar first" trick relies on it).
-// [Parallel] starts them at once. Whatever the policy, the work that does not change the order
-// (image checks, snapshots, container and task creation, the network) runs ahead in parallel, so
-// a pod starts faster than the straightforward sequence would. [Runtime.Prewarm] goes further:
-// it keeps pods of a spec made that far ahead of time (a warm pool), and [Runtime.Run] of a
-// matching spec only starts their processes, in the same order (docs/warm-pool.md).
+// A start policy (package podlife/startpolicy) decides when each container's process starts.
+// The default, [startpolicy.Sequential], is the kubelet's: containers start one by one in spec
+// order and a container's postStart hook must return before the next container starts (the
+// "sidecar first" trick relies on it). [startpolicy.Parallel] starts them at once. Whatever the
+// policy, the work that does not change the order (image checks, snapshots, container and task
+// creation, the network) runs ahead in parallel, so a pod starts faster than the
+// straightforward sequence would. [Runtime.Prewarm] goes further: it keeps pods of a spec made
+// that far ahead of time (a warm pool), and [Runtime.Run] of a matching spec only starts their
+// processes, in the same order (docs/warm-pool.md).
 //
 // # Sandbox
 //
@@ -78,16 +79,20 @@
 //
 // # Packages
 //
-// Package podlife imports hook, probe, cni, podlife/daemon, its internal packages
-// (podlife/internal/...) and the repository's internal/clock, crilog, failpoint, logdriver,
-// restart and sandboxns. It must never import podlife/kube, podlife/podlifetest,
-// podlife/containerlogger, internal/kubectl, internal/podwatch or a command: those build on it.
-// The README's Layout table lists what each package owns. The vocabulary (specs, their
-// defaults and validation, status, conditions, events, reasons, typed errors, start policies)
-// is declared in podlife/internal/api, which the internal packages share, and re-exported here
-// under the same names, but for the reasons: package podlife/reasons holds those (as the
-// kubelet's pkg/kubelet/events), so a program imports podlife, and podlife/reasons to switch on
-// a reason. docs/concepts.md lists the names a typical program uses. Each pod's worker (its
+// Package podlife imports hook, probe, cni, podlife/daemon, podlife/conditions,
+// podlife/podsecurity, its internal packages (podlife/internal/...) and the
+// repository's internal/clock, crilog, failpoint, logdriver, restart and sandboxns. It must
+// never import podlife/kube, podlife/podlifetest, podlife/containerlogger, internal/kubectl,
+// internal/podwatch or a command: those build on it. The README's Layout table lists what each
+// package owns. The vocabulary (specs, their defaults and validation, status, conditions,
+// events, reasons, typed errors, start policies) is declared in podlife/internal/api, which the
+// internal packages share, and re-exported here under the same names, but for five families
+// that small packages beside this one hold, each where a program that needs it looks:
+// podlife/reasons (the reasons, as the kubelet's pkg/kubelet/events), podlife/conditions (the
+// pod conditions and their statuses), podlife/startpolicy (PodSpec.StartPolicy and DependsOn),
+// podlife/restartrule (ContainerSpec.RestartPolicyRules) and podlife/podsecurity (the Pod
+// Security Standards). A program imports podlife, and one of those when it uses the family.
+// docs/concepts.md lists the names a typical program uses. Each pod's worker (its
 // owner loop and the state only the loop touches) is package podlife/internal/worker's, which
 // never sees the Runtime: [Container] is that package's type, re-exported.
 package podlife

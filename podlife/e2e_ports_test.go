@@ -15,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/reasons"
 	"github.com/podlife/podlife/probe"
 )
@@ -89,7 +90,7 @@ func TestE2EInitContainers(t *testing.T) {
 		if err != nil || st.Phase != podlife.PhaseSucceeded {
 			t.Fatalf("phase %s (%v), want Succeeded", st.Phase, err)
 		}
-		if c := st.Condition(podlife.PodInitialized); c.Status != "True" {
+		if c := st.Condition(conditions.PodInitialized); c.Status != "True" {
 			t.Errorf("Initialized %+v, want True", c)
 		}
 		for _, c := range st.InitContainerStatuses {
@@ -115,7 +116,7 @@ func TestE2EInitContainers(t *testing.T) {
 		if err != nil {
 			t.Fatalf("never running: %v; status %+v", err, st)
 		}
-		if c := st.Condition(podlife.PodInitialized); c.Status != "True" {
+		if c := st.Condition(conditions.PodInitialized); c.Status != "True" {
 			t.Errorf("Initialized %+v, want True", c)
 		}
 		for _, c := range st.InitContainerStatuses {
@@ -160,7 +161,7 @@ func TestE2EInitContainers(t *testing.T) {
 		if st.Phase != podlife.PhasePending {
 			t.Errorf("phase %s, want Pending", st.Phase)
 		}
-		c := st.Condition(podlife.PodInitialized)
+		c := st.Condition(conditions.PodInitialized)
 		if c.Status != "False" || c.Reason != "ContainersNotInitialized" || c.Message != "containers with incomplete status: [init1 init2]" {
 			t.Errorf("Initialized %+v, want False ContainersNotInitialized \"containers with incomplete status: [init1 init2]\"", c)
 		}
@@ -215,7 +216,7 @@ func TestE2EInitContainers(t *testing.T) {
 		if tt := st.InitContainerStatuses[1].State.Terminated; tt == nil || tt.ExitCode == 0 {
 			t.Errorf("init2 %+v, want terminated with a failure", st.InitContainerStatuses[1].State)
 		}
-		c := st.Condition(podlife.PodInitialized)
+		c := st.Condition(conditions.PodInitialized)
 		if c.Status != "False" || c.Reason != "ContainersNotInitialized" || c.Message != "containers with incomplete status: [init2]" {
 			t.Errorf("Initialized %+v, want False ContainersNotInitialized \"containers with incomplete status: [init2]\"", c)
 		}

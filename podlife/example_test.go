@@ -133,27 +133,6 @@ func ExamplePodSpec_Validate() {
 	// Output: invalid pod "demo": spec.containers[1].name: Duplicate value: "app"; spec.containers[1].image: Required value
 }
 
-// reverseOrder is a start policy of its own: it starts containers in reverse spec order, one at
-// a time.
-type reverseOrder struct{}
-
-func (reverseOrder) Start(ctx context.Context, s podlife.Starter) error {
-	names := s.Containers()
-	for i := len(names) - 1; i >= 0; i-- {
-		if err := s.Start(ctx, names[i]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// A start policy of your own is a type with a Start method.
-func ExampleStartPolicy() {
-	_ = podlife.PodSpec{Name: "p", StartPolicy: reverseOrder{}}
-	fmt.Println("ok")
-	// Output: ok
-}
-
 // A pod that runs as a non-root user with a read-only root, no capabilities but binding low
 // ports, a shared emptyDir owned by its fsGroup, and a safe sysctl.
 func ExamplePodSecurityContext() {

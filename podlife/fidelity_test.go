@@ -7,6 +7,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/reasons"
 )
 
@@ -44,7 +45,7 @@ func TestCompletedInitContainerIsReady(t *testing.T) {
 	if c := st.ContainerStatuses[0]; c.Ready {
 		t.Errorf("app container ready after it exited: %+v", c)
 	}
-	if c := st.Condition(podlife.PodInitialized); c.Status != "True" || c.Reason != "PodCompleted" {
+	if c := st.Condition(conditions.PodInitialized); c.Status != "True" || c.Reason != "PodCompleted" {
 		t.Errorf("Initialized %+v, want True with reason PodCompleted", c)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/kube"
 )
 
@@ -126,9 +127,9 @@ func TestReadinessGates(t *testing.T) {
 	h := newHarness(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	const gate = podlife.ConditionType("example.com/load-balancer")
+	const gate = conditions.Type("example.com/load-balancer")
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
-		Name: "gated", ReadinessGates: []podlife.ConditionType{gate},
+		Name: "gated", ReadinessGates: []conditions.Type{gate},
 		TerminationGracePeriod: ptr(2 * time.Second),
 		Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage,
 			Command: []string{"/bin/sh", "-c", "trap 'exit 0' TERM; while true; do sleep 1; done"}}},
@@ -136,14 +137,14 @@ func TestReadinessGates(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	containersReady := func(s podlife.PodStatus) bool { return s.Condition(podlife.ContainersReady).Status == "True" }
+	containersReady := func(s podlife.PodStatus) bool { return s.Condition(conditions.ContainersReady).Status == "True" }
 	st, err := pod.WaitFor(ctx, containersReady)
 	if err != nil {
 		t.Fatalf("containers never ready: %v", err)
 	}
-	checkReady := func(st podlife.PodStatus, status podlife.ConditionStatus, reason, msg string) {
+	checkReady := func(st podlife.PodStatus, status conditions.Status, reason, msg string) {
 		t.Helper()
-		c := st.Condition(podlife.PodReady)
+		c := st.Condition(conditions.PodReady)
 		if c.Status != status || c.Reason != reason || c.Message != msg {
 			t.Errorf("Ready = %s/%q/%q, want %s/%q/%q", c.Status, c.Reason, c.Message, status, reason, msg)
 		}
@@ -155,7 +156,7 @@ func TestReadinessGates(t *testing.T) {
 	}
 	waitCancel()
 
-	if err := pod.SetCondition(ctx, gate, podlife.ConditionFalse, "Pending", "no backend yet"); err != nil {
+	if err := pod.SetCondition(ctx, gate, conditions.False, "Pending", "no backend yet"); err != nil {
 		t.Fatal(err)
 	}
 	st = pod.Status()
@@ -169,7 +170,7 @@ func TestReadinessGates(t *testing.T) {
 	other := h.another(t)
 	done := make(chan error, 1)
 	go func() { done <- pod.WaitReady(ctx) }()
-	if err := podOf(t, other, "gated").SetCondition(ctx, gate, podlife.ConditionTrue, "Configured", ""); err != nil {
+	if err := podOf(t, other, "gated").SetCondition(ctx, gate, conditions.True, "Configured", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
@@ -179,7 +180,7 @@ func TestReadinessGates(t *testing.T) {
 	if c := pod.Status().Condition(gate); c.Status != "True" || c.Reason != "Configured" {
 		t.Errorf("gate condition %+v, want True/Configured", c)
 	}
-	if err := podOf(t, other, "gated").SetCondition(ctx, podlife.PodReady, "False", "", ""); !errors.Is(err, podlife.ErrInvalidSpec) {
+	if err := podOf(t, other, "gated").SetCondition(ctx, conditions.PodReady, "False", "", ""); !errors.Is(err, podlife.ErrInvalidSpec) {
 		t.Errorf("another runtime setting Ready: %v, want ErrInvalidSpec", err)
 	}
 	if _, err := other.Pod("nosuchpod"); !errors.Is(err, podlife.ErrNotFound) {
@@ -188,9 +189,9 @@ func TestReadinessGates(t *testing.T) {
 
 	// The conditions podlife computes are its own; a malformed type or status is refused.
 	for _, bad := range []struct {
-		t      podlife.ConditionType
-		status podlife.ConditionStatus
-	}{{podlife.PodReady, "True"}, {"not a/qualified/name", "True"}, {gate, "yes"}} {
+		t      conditions.Type
+		status conditions.Status
+	}{{conditions.PodReady, "True"}, {"not a/qualified/name", "True"}, {gate, "yes"}} {
 		if err := pod.SetCondition(ctx, bad.t, bad.status, "", ""); err == nil {
 			t.Errorf("SetCondition(%q, %q) = nil, want an error", bad.t, bad.status)
 		}
@@ -354,7 +355,7 @@ func TestPodCgroupOfUnmanagedPodRemoved(t *testing.T) {
 	})
 	pod, err := gone.Run(ctx, podlife.PodSpec{
 		Name: name, Resources: podlife.Resources{MemoryLimit: 64 << 20, CPULimit: 300},
-		ReadinessGates: []podlife.ConditionType{"example.com/x"},
+		ReadinessGates: []conditions.Type{"example.com/x"},
 		Containers:     []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}},
 	})
 	if err != nil {
@@ -374,7 +375,7 @@ func TestPodCgroupOfUnmanagedPodRemoved(t *testing.T) {
 	if err := gone.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if err := podOf(t, h.rt, name).SetCondition(ctx, "example.com/x", podlife.ConditionTrue, "", ""); !errors.Is(err, podlife.ErrNotFound) {
+	if err := podOf(t, h.rt, name).SetCondition(ctx, "example.com/x", conditions.True, "", ""); !errors.Is(err, podlife.ErrNotFound) {
 		t.Errorf("SetCondition on an unmanaged pod: %v, want ErrNotFound", err)
 	}
 	if err := removePod(ctx, h.rt, name, podlife.WithGracePeriod(time.Second)); err != nil {

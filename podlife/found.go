@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/found"
 	"github.com/podlife/podlife/podlife/internal/logs"
@@ -114,7 +115,7 @@ func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, 
 // setConditionRemote sets a condition of the named pod that this Runtime does not manage (see
 // Pod.SetCondition): its manager is asked through its control socket. A pod without a live
 // manager has no conditions to change: that is an error wrapping ErrNotFound.
-func (r *Runtime) setConditionRemote(ctx context.Context, name string, t ConditionType, status ConditionStatus, reason, message string) error {
+func (r *Runtime) setConditionRemote(ctx context.Context, name string, t conditions.Type, status conditions.Status, reason, message string) error {
 	if err := validateCondition(name, t, status); err != nil {
 		return fmt.Errorf("set condition: %w", err)
 	}

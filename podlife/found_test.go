@@ -17,6 +17,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/podlifetest"
 	"github.com/podlife/podlife/podlife/reasons"
 )
@@ -131,7 +132,7 @@ func TestOtherProcessSeesAndControlsPod(t *testing.T) {
 	if len(rec.Status.ContainerStatuses) != 2 || rec.Status.ContainerStatuses[0].Name != "app" || rec.Status.ContainerStatuses[1].Name != "side" {
 		t.Errorf("container statuses %+v, want app and side", rec.Status.ContainerStatuses)
 	}
-	if got := rec.Status.Condition(podlife.PodReady).Status; got != "True" {
+	if got := rec.Status.Condition(conditions.PodReady).Status; got != "True" {
 		t.Errorf("Ready condition %q, want True", got)
 	}
 	if rec.Status.Reason != "" {
@@ -361,7 +362,7 @@ func TestUnmanagedPodCleanedUp(t *testing.T) {
 			t.Errorf("%s: state %+v ready %v, want running (its task lives) and not ready (nothing probes it)", cs.Name, cs.State, cs.Ready)
 		}
 	}
-	if got := rec.Status.Condition(podlife.PodReady).Status; got != "False" {
+	if got := rec.Status.Condition(conditions.PodReady).Status; got != "False" {
 		t.Errorf("Ready condition %q, want False", got)
 	}
 	if recs, err := h.rt.ListPods(ctx); err != nil || len(recs) != 1 || recs[0].Manager != 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/podlife/podlife/podlife/conditions"
 	"io"
 	"time"
 )
@@ -71,16 +72,16 @@ func (p *Pod) open() error {
 
 // SetCondition sets a condition of the pod, as a controller patches a pod's status in
 // Kubernetes: typically one named in the spec's ReadinessGates, so that the pod becomes Ready
-// only once the condition is True. status is ConditionTrue, ConditionFalse or
-// ConditionUnknown. The condition's last transition time changes when its status does. The
-// conditions podlife computes itself (Ready, ContainersReady, Initialized, PodScheduled,
-// PodReadyToStartContainers) cannot be set. A pod another process manages gets it from that
-// process, asked through its control socket.
+// only once the condition is True. status is conditions.True, conditions.False or
+// conditions.Unknown. The condition's last transition time changes when its status does. The
+// conditions podlife computes itself ("Ready", "ContainersReady", "Initialized",
+// "PodScheduled", "PodReadyToStartContainers": package podlife/conditions) cannot be set. A
+// pod another process manages gets it from that process, asked through its control socket.
 //
 // The error wraps ErrInvalidSpec for an invalid type or status, ErrClosed once the pod was
 // removed or this Runtime closed, and ErrNotFound for a pod without a live manager: its
 // conditions are its manager's, and an unmanaged pod is never Ready (adopt it first).
-func (p *Pod) SetCondition(ctx context.Context, t ConditionType, status ConditionStatus, reason, message string) error {
+func (p *Pod) SetCondition(ctx context.Context, t conditions.Type, status conditions.Status, reason, message string) error {
 	if w := p.local(); w != nil {
 		return w.SetCondition(t, status, reason, message)
 	}
@@ -115,7 +116,7 @@ func (p *Pod) SetActiveDeadline(ctx context.Context, d time.Duration) error {
 // AddEphemeralContainer adds an ephemeral container to the running pod and starts it
 // (`kubectl debug`). It returns once its process has started, or with the error that kept it
 // from starting: a *ValidationError for a spec the API server would refuse, or a
-// *PodSecurityError for one the Config's Pod Security level refuses (the pod is then
+// *podsecurity.Error for one the Config's Pod Security level refuses (the pod is then
 // unchanged), ErrPodStopping if the pod is stopping or ended, or a *StartError; once its
 // validation passed, the container is in the pod's EphemeralContainerStatuses, even if it
 // failed to start, and its name stays taken (Kubernetes never removes an ephemeral container).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 )
 
 // One handle, wherever the pod's manager is: the handle Runtime.Pod gives stops, removes, execs
@@ -19,10 +20,10 @@ import (
 // refused with ErrNotLocal until this Runtime adopts the pod, and then works on the same handle.
 func TestPodHandleWhereverTheManager(t *testing.T) {
 	h := newHarness(t)
-	const gate = podlife.ConditionType("example.com/gate")
+	const gate = conditions.Type("example.com/gate")
 	spec := func(name string) podlife.PodSpec {
 		return podlife.PodSpec{Name: name, TerminationGracePeriod: ptr(10 * time.Second),
-			ReadinessGates: []podlife.ConditionType{gate},
+			ReadinessGates: []conditions.Type{gate},
 			Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage,
 				Command: []string{"/bin/sh", "-c", "echo hello-" + name + "; " + loopForever}}}}
 	}
@@ -135,7 +136,7 @@ func TestPodHandleWhereverTheManager(t *testing.T) {
 			}
 
 			// SetCondition: the manager sets it, wherever it is; an unmanaged pod has none to set.
-			err = pod.SetCondition(ctx, gate, podlife.ConditionTrue, "Set", "through the handle")
+			err = pod.SetCondition(ctx, gate, conditions.True, "Set", "through the handle")
 			switch {
 			case tc.manager == "nobody" && !tc.adopt:
 				if !errors.Is(err, podlife.ErrNotFound) {
@@ -146,10 +147,10 @@ func TestPodHandleWhereverTheManager(t *testing.T) {
 			default:
 				waitStatus(t, pod, "the gate True and the pod Ready", func(st podlife.PodStatus) bool {
 					c := st.Condition(gate)
-					return c.Status == podlife.ConditionTrue && c.Reason == "Set" && st.Condition(podlife.PodReady).Status == podlife.ConditionTrue
+					return c.Status == conditions.True && c.Reason == "Set" && st.Condition(conditions.PodReady).Status == conditions.True
 				})
 			}
-			if err := pod.SetCondition(ctx, podlife.PodReady, podlife.ConditionTrue, "", ""); !errors.Is(err, podlife.ErrInvalidSpec) {
+			if err := pod.SetCondition(ctx, conditions.PodReady, conditions.True, "", ""); !errors.Is(err, podlife.ErrInvalidSpec) {
 				t.Errorf("SetCondition of Ready: %v, want ErrInvalidSpec", err)
 			}
 

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/reasons"
+	"github.com/podlife/podlife/podlife/startpolicy"
 )
 
 // Init containers run one at a time, in order, before the app; the conditions follow.
@@ -44,8 +46,8 @@ func TestInitContainersInOrder(t *testing.T) {
 			t.Errorf("init %s: %+v, want terminated Completed", c.Name, c.State)
 		}
 	}
-	if st.Condition(podlife.PodInitialized).Status != "True" || st.Phase != podlife.PhaseRunning {
-		t.Errorf("after the inits: phase %s, Initialized %+v", st.Phase, st.Condition(podlife.PodInitialized))
+	if st.Condition(conditions.PodInitialized).Status != "True" || st.Phase != podlife.PhaseRunning {
+		t.Errorf("after the inits: phase %s, Initialized %+v", st.Phase, st.Condition(conditions.PodInitialized))
 	}
 }
 
@@ -72,7 +74,7 @@ func TestInitContainerFailure(t *testing.T) {
 		if st.ContainerStatuses[0].State.Waiting == nil || len(events(pod, "app", reasons.Started)) != 0 {
 			t.Errorf("app %+v: it must never start", st.ContainerStatuses[0].State)
 		}
-		if c := st.Condition(podlife.PodInitialized); c.Status != "False" || c.Reason != "ContainersNotInitialized" {
+		if c := st.Condition(conditions.PodInitialized); c.Status != "False" || c.Reason != "ContainersNotInitialized" {
 			t.Errorf("Initialized %+v", c)
 		}
 	})
@@ -153,9 +155,9 @@ func TestDependencyOrder(t *testing.T) {
 	// never start), and 1 s after that (b's wait is seen).
 	a.Command = []string{"/bin/sh", "-c", stampCmd(f, "a", "begin") + "; (until grep -q ' c begin' " + f + "; do sleep 0.1; done; sleep 1; touch /tmp/ready; " + stampCmd(f, "a", "ready") + ") & " + loopForever}
 	a.ReadinessProbe = execProbe("test -f /tmp/ready", 100*time.Millisecond, 1)
-	b.DependsOn = []podlife.Dependency{{Container: "a", Condition: podlife.ContainerReady}}
+	b.DependsOn = []startpolicy.Dependency{{Container: "a", Condition: startpolicy.ContainerReady}}
 	pod, err := h.rt.Run(ctx, podlife.PodSpec{
-		Name: "deps", StartPolicy: podlife.DependencyOrder(), Volumes: sharedVolume(), TerminationGracePeriod: ptr(3 * time.Second),
+		Name: "deps", StartPolicy: startpolicy.DependencyOrder(), Volumes: sharedVolume(), TerminationGracePeriod: ptr(3 * time.Second),
 		Containers: []podlife.ContainerSpec{b, a, c},
 	})
 	if err != nil {
@@ -224,12 +226,12 @@ func TestPhaseAndConditionTransitions(t *testing.T) {
 	}
 	type want struct {
 		phase                      podlife.Phase
-		sandbox, init, cready, rdy podlife.ConditionStatus
+		sandbox, init, cready, rdy conditions.Status
 	}
 	check := func(step string, st podlife.PodStatus, w want) {
 		t.Helper()
-		got := want{st.Phase, st.Condition(podlife.PodReadyToStartContainers).Status, st.Condition(podlife.PodInitialized).Status,
-			st.Condition(podlife.ContainersReady).Status, st.Condition(podlife.PodReady).Status}
+		got := want{st.Phase, st.Condition(conditions.PodReadyToStartContainers).Status, st.Condition(conditions.PodInitialized).Status,
+			st.Condition(conditions.ContainersReady).Status, st.Condition(conditions.PodReady).Status}
 		if got != w {
 			t.Errorf("%s: phase/PodReadyToStartContainers/Initialized/ContainersReady/Ready = %v, want %v", step, got, w)
 		}
@@ -249,7 +251,7 @@ func TestPhaseAndConditionTransitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("app running", st, want{podlife.PhaseRunning, "True", "True", "False", "False"})
-	if c := st.Condition(podlife.ContainersReady); c.Reason != "ContainersNotReady" || c.Message != "containers with unready status: [app]" {
+	if c := st.Condition(conditions.ContainersReady); c.Reason != "ContainersNotReady" || c.Message != "containers with unready status: [app]" {
 		t.Errorf("ContainersReady %+v", c)
 	}
 	// Ready.
@@ -266,7 +268,7 @@ func TestPhaseAndConditionTransitions(t *testing.T) {
 	}
 	st = pod.Status()
 	check("stopped", st, want{podlife.PhaseSucceeded, "False", "True", "False", "False"})
-	if r := st.Condition(podlife.PodReady).Reason; r != "PodCompleted" {
+	if r := st.Condition(conditions.PodReady).Reason; r != "PodCompleted" {
 		t.Errorf("Ready reason after success: %q, want PodCompleted", r)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
 	"github.com/podlife/podlife/podlife/reasons"
+	"github.com/podlife/podlife/podlife/startpolicy"
 )
 
 // badStopSignalImage makes, in the harness's namespace, a copy of the test image whose config
@@ -112,8 +113,8 @@ func TestEarlyFailureNeverHangs(t *testing.T) {
 	}{{"first", false, 0}, {"middle", false, 1}, {"last", false, 2}, {"init", true, 0}}
 	policies := []struct {
 		name   string
-		policy podlife.StartPolicy
-	}{{"sequential", podlife.Sequential()}, {"parallel", podlife.Parallel(0)}, {"dependency", podlife.DependencyOrder()}}
+		policy startpolicy.Policy
+	}{{"sequential", startpolicy.Sequential()}, {"parallel", startpolicy.Parallel(0)}, {"dependency", startpolicy.DependencyOrder()}}
 	for _, pol := range policies {
 		t.Run(pol.name, func(t *testing.T) {
 			h := newHarness(t)
@@ -127,7 +128,7 @@ func TestEarlyFailureNeverHangs(t *testing.T) {
 						for i := range 3 {
 							c := podlife.ContainerSpec{Name: fmt.Sprintf("c%d", i), Image: testImage, Command: []string{"/bin/sh", "-c", loopForever}}
 							if i > 0 && pol.name == "dependency" {
-								c.DependsOn = []podlife.Dependency{{Container: fmt.Sprintf("c%d", i-1)}}
+								c.DependsOn = []startpolicy.Dependency{{Container: fmt.Sprintf("c%d", i-1)}}
 							}
 							spec.Containers = append(spec.Containers, c)
 						}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/worker"
 )
@@ -82,7 +83,7 @@ func TestFakeExitRacingStop(t *testing.T) {
 	}
 }
 
-// A reader never sees a half-made change: in every snapshot the pod's ContainersReady and
+// A reader never sees a half-made change: in every snapshot the pod's conditions.ContainersReady and
 // Ready conditions agree with its containers' readiness, and a pod in a terminal phase has no
 // running container.
 func TestFakeSnapshotsConsistent(t *testing.T) {
@@ -105,7 +106,7 @@ func TestFakeSnapshotsConsistent(t *testing.T) {
 			}
 		}
 		for _, c := range st.Conditions {
-			if (c.Type == ContainersReady || c.Type == PodReady) && (c.Status == "True") != allReady {
+			if (c.Type == conditions.ContainersReady || c.Type == conditions.PodReady) && (c.Status == "True") != allReady {
 				return fmt.Errorf("condition %s %s with containers ready=%v: %+v", c.Type, c.Status, allReady, st)
 			}
 		}

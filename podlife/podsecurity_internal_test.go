@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/podsecurity"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -40,20 +41,20 @@ func TestAdmitPodSecurity(t *testing.T) {
 		{"AllowedCapabilities", Config{AllowedCapabilities: []string{"sys_admin", "CAP_NET_ADMIN"}}, capsPod("SYS_ADMIN", "NET_ADMIN", "KILL"), ""},
 		{"AllowedCapabilities partial", Config{AllowedCapabilities: []string{"NET_ADMIN"}}, capsPod("SYS_ADMIN", "NET_ADMIN"), `must not include "SYS_ADMIN" in`},
 		{"AllowedCapabilities ALL", Config{AllowedCapabilities: []string{"ALL"}}, capsPod("ALL", "BPF"), ""},
-		{"privileged level", Config{PodSecurity: PodSecurityPrivileged}, capsPod("ALL"), ""},
-		{"baseline hostPath", Config{PodSecurity: PodSecurityBaseline, AllowPrivileged: true}, hostPath,
+		{"privileged level", Config{PodSecurity: podsecurity.Privileged}, capsPod("ALL"), ""},
+		{"baseline hostPath", Config{PodSecurity: podsecurity.Baseline, AllowPrivileged: true}, hostPath,
 			`violates PodSecurity "baseline:latest": host namespaces (hostNetwork=true), hostPath volumes (volume "h"), hostPort (container "c" uses hostPort 80); fields: spec.hostNetwork, spec.volumes[0].hostPath, spec.containers[0].ports[0].hostPort`},
-		{"baseline AllowedCapabilities", Config{PodSecurity: PodSecurityBaseline, AllowedCapabilities: []string{"SYS_ADMIN"}}, capsPod("SYS_ADMIN"), ""},
-		{"restricted", Config{PodSecurity: PodSecurityRestricted}, capsPod("CHOWN"), `violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false`},
+		{"baseline AllowedCapabilities", Config{PodSecurity: podsecurity.Baseline, AllowedCapabilities: []string{"SYS_ADMIN"}}, capsPod("SYS_ADMIN"), ""},
+		{"restricted", Config{PodSecurity: podsecurity.Restricted}, capsPod("CHOWN"), `violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.admitSecurity(tc.spec)
-			var pse *PodSecurityError
+			var pse *podsecurity.Error
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("refused: %v", err)
 			case tc.want != "" && (!errors.As(err, &pse) || !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), tc.want)):
-				t.Errorf("admitSecurity: %v\nwant a *PodSecurityError with %q", err, tc.want)
+				t.Errorf("admitSecurity: %v\nwant a *podsecurity.Error with %q", err, tc.want)
 			}
 		})
 	}
@@ -65,9 +66,9 @@ func TestAdmitSecurityJoins(t *testing.T) {
 	spec.Containers[0].SecurityContext.Privileged = true
 	err := (&Config{}).admitSecurity(spec)
 	var ve *ValidationError
-	var pse *PodSecurityError
+	var pse *podsecurity.Error
 	if !errors.As(err, &ve) || !errors.As(err, &pse) || !errors.Is(err, ErrInvalidSpec) {
-		t.Fatalf("admitSecurity: %v; want a *ValidationError (privileged) and a *PodSecurityError (SYS_ADMIN)", err)
+		t.Fatalf("admitSecurity: %v; want a *ValidationError (privileged) and a *podsecurity.Error (SYS_ADMIN)", err)
 	}
 	if !strings.Contains(ve.Error(), "spec.containers[0].securityContext.privileged") || pse.Fields[0] != "spec.containers[0].securityContext.capabilities.add" {
 		t.Errorf("admitSecurity: %v", err)
@@ -80,7 +81,7 @@ func TestPodSecurityHostsAndEphemerals(t *testing.T) {
 	spec := &PodSpec{Name: "p", Containers: []ContainerSpec{{Name: "c", Image: "busybox",
 		LivenessProbe: &probe.Spec{Prober: probe.TCPSocket(22, probe.WithHost("127.0.0.1"))},
 		PreStop:       hook.HTTPGet(80, "/", hook.WithHost("169.254.169.254"))}}}
-	err := CheckPodSecurity(PodSecurityBaseline, spec)
+	err := podsecurity.Check(podsecurity.Baseline, spec)
 	want := `violates PodSecurity "baseline:latest": probe or lifecycle host (container "c" uses probe or lifecycle hosts "127.0.0.1", "169.254.169.254"); ` +
 		`fields: spec.containers[0].livenessProbe, spec.containers[0].lifecycle.preStop`
 	if err == nil || !strings.Contains(err.Error(), want) {
@@ -102,10 +103,10 @@ func TestConfigValidatePodSecurity(t *testing.T) {
 			t.Errorf("Validate: %v, want %q", err, want)
 		}
 	}
-	if err := CheckPodSecurity("strict", capsPod()); !errors.Is(err, ErrInvalidSpec) {
+	if err := podsecurity.Check("strict", capsPod()); !errors.Is(err, ErrInvalidSpec) {
 		t.Errorf("CheckPodSecurity(strict): %v", err)
 	}
-	if err := (Config{PodSecurity: PodSecurityRestricted, AllowedCapabilities: []string{"cap_bpf", "ALL"}}).Validate(); err != nil {
+	if err := (Config{PodSecurity: podsecurity.Restricted, AllowedCapabilities: []string{"cap_bpf", "ALL"}}).Validate(); err != nil {
 		t.Errorf("Validate: %v", err)
 	}
 }

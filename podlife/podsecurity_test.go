@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/podsecurity"
 )
 
 // sysAdminProbe is what the attacking container runs: it records its effective capabilities
@@ -47,7 +48,7 @@ func TestCapabilitiesRefusedByDefault(t *testing.T) {
 	}
 	want := `spec.containers[0].securityContext.capabilities.add`
 	apiserver := `violates PodSecurity "baseline:latest": non-default capabilities (container "c" must not include "SYS_ADMIN" in securityContext.capabilities.add)`
-	var pse *podlife.PodSecurityError
+	var pse *podsecurity.Error
 	if !errors.Is(err, podlife.ErrInvalidSpec) || !errors.As(err, &pse) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), apiserver) {
 		t.Errorf("Run: %v\nwant a *PodSecurityError naming %s with the API server's message %s", err, want, apiserver)
 	}
@@ -120,7 +121,7 @@ func TestEphemeralCapabilitiesRefusedByDefault(t *testing.T) {
 	_, err := pod.AddEphemeralContainer(ctx, podlife.EphemeralContainerSpec{ContainerSpec: podlife.ContainerSpec{
 		Name: "debugger", Image: testImage, Command: []string{"/bin/sh", "-c", "grep CapEff /proc/self/status"},
 		SecurityContext: &podlife.SecurityContext{Capabilities: &podlife.Capabilities{Add: []string{"SYS_ADMIN"}}}}})
-	var pse *podlife.PodSecurityError
+	var pse *podsecurity.Error
 	if !errors.As(err, &pse) || !errors.Is(err, podlife.ErrInvalidSpec) ||
 		!strings.Contains(err.Error(), `container "debugger" must not include "SYS_ADMIN" in securityContext.capabilities.add`) ||
 		!strings.Contains(err.Error(), "spec.ephemeralContainers[0].securityContext.capabilities.add") {

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/startpolicy"
 )
 
 // recorder is a fake Starter: it logs begin/end of each start and can fail or block some.
@@ -18,7 +18,7 @@ import (
 // and failed (ErrDependencyFailed) once its start failed.
 type recorder struct {
 	names    []string
-	deps     map[string][]podlife.Dependency
+	deps     map[string][]startpolicy.Dependency
 	mu       sync.Mutex
 	log      []string
 	fail     map[string]bool
@@ -39,9 +39,9 @@ func newRecorder(names ...string) *recorder {
 
 func (r *recorder) Containers() []string { return r.names }
 
-func (r *recorder) DependsOn(name string) []podlife.Dependency { return r.deps[name] }
+func (r *recorder) DependsOn(name string) []startpolicy.Dependency { return r.deps[name] }
 
-func (r *recorder) Wait(ctx context.Context, name string, _ podlife.DependencyCondition) error {
+func (r *recorder) Wait(ctx context.Context, name string, _ startpolicy.DependencyCondition) error {
 	select {
 	case <-r.ended[name]:
 	case <-ctx.Done():
@@ -50,7 +50,7 @@ func (r *recorder) Wait(ctx context.Context, name string, _ podlife.DependencyCo
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.failed[name] {
-		return fmt.Errorf("%s failed: %w", name, podlife.ErrDependencyFailed)
+		return fmt.Errorf("%s failed: %w", name, startpolicy.ErrDependencyFailed)
 	}
 	return nil
 }
@@ -95,7 +95,7 @@ func (o onStart) Start(ctx context.Context, name string) error {
 func TestSequentialOrderAndContinueAfterFailure(t *testing.T) {
 	r := newRecorder("a", "b", "c")
 	r.fail["b"] = true
-	err := podlife.Sequential().Start(context.Background(), r)
+	err := startpolicy.Sequential().Start(context.Background(), r)
 	want := []string{"begin a", "end a", "begin b", "end b", "begin c", "end c"}
 	if !slices.Equal(r.log, want) {
 		t.Errorf("log %v, want %v (one at a time, in order)", r.log, want)
@@ -108,7 +108,7 @@ func TestSequentialOrderAndContinueAfterFailure(t *testing.T) {
 func TestSequentialStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	err := podlife.Sequential().Start(ctx, onStart{newRecorder("a", "b"), func() { calls++; cancel() }})
+	err := startpolicy.Sequential().Start(ctx, onStart{newRecorder("a", "b"), func() { calls++; cancel() }})
 	if calls != 1 || !errors.Is(err, context.Canceled) {
 		t.Errorf("calls %d err %v, want 1 call and context.Canceled", calls, err)
 	}
@@ -122,7 +122,7 @@ func TestParallelRunsAtOnceUpToLimit(t *testing.T) {
 		r.gate = make(chan struct{})
 		done := make(chan error)
 		go func() {
-			done <- podlife.Parallel(tc.limit).Start(context.Background(), r)
+			done <- startpolicy.Parallel(tc.limit).Start(context.Background(), r)
 		}()
 		// Wait until as many starts as allowed are in flight, then release them all.
 		for int(r.inFlight.Load()) < tc.want {
@@ -147,13 +147,13 @@ func TestParallelRunsAtOnceUpToLimit(t *testing.T) {
 // dependents without starting them.
 func TestDependencyOrderWaitsForDependencies(t *testing.T) {
 	r := newRecorder("app", "db", "cache", "late")
-	r.deps = map[string][]podlife.Dependency{
-		"app":  {{Container: "db", Condition: podlife.ContainerStarted}, {Container: "cache", Condition: podlife.ContainerStarted}},
-		"late": {{Container: "app", Condition: podlife.ContainerStarted}},
+	r.deps = map[string][]startpolicy.Dependency{
+		"app":  {{Container: "db", Condition: startpolicy.ContainerStarted}, {Container: "cache", Condition: startpolicy.ContainerStarted}},
+		"late": {{Container: "app", Condition: startpolicy.ContainerStarted}},
 	}
 	r.fail["cache"] = true
-	err := podlife.DependencyOrder().Start(context.Background(), r)
-	if !errors.Is(err, podlife.ErrDependencyFailed) || !strings.Contains(err.Error(), `container "app"`) || !strings.Contains(err.Error(), `container "late"`) {
+	err := startpolicy.DependencyOrder().Start(context.Background(), r)
+	if !errors.Is(err, startpolicy.ErrDependencyFailed) || !strings.Contains(err.Error(), `container "app"`) || !strings.Contains(err.Error(), `container "late"`) {
 		t.Errorf("err %v, want app's and late's dependency failures", err)
 	}
 	begun := map[string]bool{}
@@ -167,8 +167,8 @@ func TestDependencyOrderWaitsForDependencies(t *testing.T) {
 	}
 
 	r = newRecorder("app", "db")
-	r.deps = map[string][]podlife.Dependency{"app": {{Container: "db", Condition: podlife.ContainerStarted}}}
-	if err := podlife.DependencyOrder().Start(context.Background(), r); err != nil {
+	r.deps = map[string][]startpolicy.Dependency{"app": {{Container: "db", Condition: startpolicy.ContainerStarted}}}
+	if err := startpolicy.DependencyOrder().Start(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"begin db", "end db", "begin app", "end app"}; !slices.Equal(r.log, want) {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
+	"github.com/podlife/podlife/podlife/restartrule"
 )
 
 // RestartAllContainers on containerd (the kubelet's RestartAllContainersOnContainerExits, as
@@ -18,8 +20,8 @@ func TestRestartAllContainers(t *testing.T) {
 	h := newHarness(t)
 	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
-	rule := []podlife.ContainerRestartRule{{Action: podlife.RestartRuleActionRestartAllContainers,
-		ExitCodes: &podlife.ContainerRestartRuleOnExitCodes{Operator: podlife.RestartRuleOpIn, Values: []int32{42}}}}
+	rule := []restartrule.Rule{{Action: restartrule.ActionRestartAllContainers,
+		ExitCodes: &restartrule.OnExitCodes{Operator: restartrule.OpIn, Values: []int32{42}}}}
 	work := []podlife.VolumeMount{{Name: "work", MountPath: "/mnt"}}
 	sleep := []string{"/bin/sh", "-c", "sleep 10000"}
 	all := func(s podlife.PodStatus) []podlife.ContainerStatus {
@@ -50,7 +52,7 @@ func TestRestartAllContainers(t *testing.T) {
 				t.Errorf("%s: restart count %d, last state %+v; want 1 and terminated", c.Name, c.RestartCount, c.LastState)
 			}
 		}
-		if c := st.Condition(podlife.AllContainersRestarting); c.Status != podlife.ConditionFalse {
+		if c := st.Condition(conditions.AllContainersRestarting); c.Status != conditions.False {
 			t.Errorf("AllContainersRestarting = %+v, want False once restarted", c)
 		}
 	}

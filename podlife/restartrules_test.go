@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/restartrule"
 )
 
 // Container restart rules on containerd (Kubernetes' ContainerRestartRules, as the kubelet):
@@ -59,8 +60,8 @@ func TestRestartRules(t *testing.T) {
 	})
 
 	t.Run("rule in a pod Never", func(t *testing.T) {
-		rule42 := []podlife.ContainerRestartRule{{Action: podlife.RestartRuleActionRestart,
-			ExitCodes: &podlife.ContainerRestartRuleOnExitCodes{Operator: podlife.RestartRuleOpIn, Values: []int32{42}}}}
+		rule42 := []restartrule.Rule{{Action: restartrule.ActionRestart,
+			ExitCodes: &restartrule.OnExitCodes{Operator: restartrule.OpIn, Values: []int32{42}}}}
 		pod, err := h.rt.Run(ctx, podlife.PodSpec{Name: "rules-42", RestartPolicy: podlife.RestartNever,
 			Volumes: []podlife.Volume{{Name: "d", EmptyDir: &podlife.EmptyDirVolume{}}},
 			Containers: []podlife.ContainerSpec{{

@@ -14,6 +14,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/podsecurity"
 	"github.com/podlife/podlife/podlife/reasons"
 )
 
@@ -94,7 +95,7 @@ func TestSecurityContext(t *testing.T) {
 		c.AllowedUnsafeSysctls = []string{"net.core.*"}
 		c.SeccompProfileRoot = profiles
 		// The pod adds NET_ADMIN, SYS_TIME and SYS_ADMIN and asks for seccomp Unconfined.
-		c.PodSecurity = podlife.PodSecurityPrivileged
+		c.PodSecurity = podsecurity.Privileged
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), budget(time.Minute))
 	defer cancel()

@@ -9,6 +9,7 @@ import (
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/reasons"
+	"github.com/podlife/podlife/podlife/startpolicy"
 )
 
 // loopForever keeps a container running and lets it exit at once on SIGTERM.
@@ -18,7 +19,7 @@ const hookSeconds = 3.0
 
 // seedSpec is the article's pod scaled down: container1 has a postStart hook that runs for
 // hookSeconds; both containers stamp their first line (host uptime) into a shared emptyDir.
-func seedSpec(name string, reversed bool, policy podlife.StartPolicy) podlife.PodSpec {
+func seedSpec(name string, reversed bool, policy startpolicy.Policy) podlife.PodSpec {
 	const f = "/shared/message"
 	mount := []podlife.VolumeMount{{Name: "shared", MountPath: "/shared"}}
 	c1 := podlife.ContainerSpec{
@@ -52,12 +53,12 @@ func TestSmokeStartupSequence(t *testing.T) {
 	cases := []struct {
 		name     string
 		reversed bool
-		policy   podlife.StartPolicy
+		policy   startpolicy.Policy
 		blocked  bool
 	}{
 		{"order1-sequential", false, nil, true},
 		{"order2-reversed", true, nil, false},
-		{"order1-parallel", false, podlife.Parallel(0), false},
+		{"order1-parallel", false, startpolicy.Parallel(0), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

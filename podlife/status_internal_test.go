@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/restartrule"
 )
 
 func running() ContainerStatus {
@@ -67,8 +68,8 @@ func TestComputePhase(t *testing.T) {
 // the pod Running whatever the pod's policy; one that will not counts as done.
 func TestComputePhaseRestartRules(t *testing.T) {
 	cs := func(s ...ContainerStatus) []ContainerStatus { return s }
-	rule42 := []ContainerRestartRule{{Action: RestartRuleActionRestart,
-		ExitCodes: &ContainerRestartRuleOnExitCodes{Operator: RestartRuleOpIn, Values: []int32{42}}}}
+	rule42 := []restartrule.Rule{{Action: restartrule.ActionRestart,
+		ExitCodes: &restartrule.OnExitCodes{Operator: restartrule.OpIn, Values: []int32{42}}}}
 	specs := map[string]ContainerSpec{
 		"never":  {RestartPolicy: RestartNever},
 		"always": {RestartPolicy: RestartAlways},

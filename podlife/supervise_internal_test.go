@@ -14,6 +14,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/worker"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/startpolicy"
 )
 
 // Unit tests of the supervision rules on the fake tasks.Runtime (tasks_fake_internal_test.go):
@@ -84,9 +85,9 @@ func containerStatus(st PodStatus, name string) ContainerStatus {
 // other container.
 func TestFakeStartOrder(t *testing.T) {
 	for _, tc := range []struct {
-		policy     StartPolicy
+		policy     startpolicy.Policy
 		sequential bool
-	}{{Sequential(), true}, {Parallel(0), false}} {
+	}{{startpolicy.Sequential(), true}, {startpolicy.Parallel(0), false}} {
 		name := "Parallel"
 		if tc.sequential {
 			name = "Sequential"
@@ -475,8 +476,8 @@ func TestFakeEarlyFailures(t *testing.T) {
 	} {
 		for _, sp := range []struct {
 			name   string
-			policy StartPolicy
-		}{{"Sequential", Sequential()}, {"Parallel", Parallel(0)}} {
+			policy startpolicy.Policy
+		}{{"Sequential", startpolicy.Sequential()}, {"Parallel", startpolicy.Parallel(0)}} {
 			for pos := range 3 {
 				pname, policy := sp.name, sp.policy
 				t.Run(fmt.Sprintf("%s/%s/%d", fail.step, pname, pos), func(t *testing.T) {
@@ -689,7 +690,7 @@ func TestFakeStopWithoutStuckPolicy(t *testing.T) {
 	r, f, _ := newFakeRuntime(t)
 	release := make(chan struct{})
 	var late atomic.Value
-	stuck := api.StartPolicyFunc(func(ctx context.Context, s Starter) error {
+	stuck := api.StartPolicyFunc(func(ctx context.Context, s startpolicy.Starter) error {
 		if err := s.Start(ctx, "a"); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/reasons"
 	"github.com/podlife/podlife/probe"
 )
@@ -91,7 +92,7 @@ func TestReadinessFlips(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	st := pod.Status()
-	if st.ContainerStatuses[0].Ready || st.Condition(podlife.PodReady).Status != "False" {
+	if st.ContainerStatuses[0].Ready || st.Condition(conditions.PodReady).Status != "False" {
 		t.Fatalf("ready before the probe passed: %+v", st)
 	}
 	for i, step := range []struct {
@@ -105,7 +106,7 @@ func TestReadinessFlips(t *testing.T) {
 		if err != nil {
 			t.Fatalf("step %d: ready never became %v", i, step.ready)
 		}
-		if got := st.Condition(podlife.ContainersReady).Status; got != map[bool]podlife.ConditionStatus{true: "True", false: "False"}[step.ready] {
+		if got := st.Condition(conditions.ContainersReady).Status; got != map[bool]conditions.Status{true: "True", false: "False"}[step.ready] {
 			t.Errorf("step %d: ContainersReady %s", i, got)
 		}
 		if st.ContainerStatuses[0].RestartCount != 0 {
@@ -267,7 +268,7 @@ func TestNetworkProbes(t *testing.T) {
 	})
 	waitEvent(t, ctx, pod, "tcpclosed", reasons.Unhealthy)
 	st := pod.Status()
-	if st.ContainerStatuses[1].Ready || st.ContainerStatuses[2].Ready || st.Condition(podlife.PodReady).Status != "False" {
+	if st.ContainerStatuses[1].Ready || st.ContainerStatuses[2].Ready || st.Condition(conditions.PodReady).Status != "False" {
 		t.Errorf("failing probes but ready: %+v", st)
 	}
 	if !st.ContainerStatuses[0].Ready || st.ContainerStatuses[0].RestartCount != 0 {

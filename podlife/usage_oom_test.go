@@ -11,6 +11,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/metrics"
 	"github.com/podlife/podlife/podlife/reasons"
+	"github.com/podlife/podlife/podlife/startpolicy"
 )
 
 // An OOM kill in a container (a child process over the memory limit; the container goes on) is
@@ -41,7 +42,7 @@ func TestPodUsageCountsOOMKillsAndRestarts(t *testing.T) {
 			{Name: "oom", Image: testImage, Resources: podlife.Resources{MemoryLimit: 32 << 20},
 				Command: []string{"/bin/sh", "-c", "head -c 100m /dev/zero | tail > /dev/null; " + loopForever}},
 			{Name: "crash", Image: testImage, Command: []string{"/bin/sh", "-c", burnThenFail}},
-		}, StartPolicy: podlife.Parallel(0)})
+		}, StartPolicy: startpolicy.Parallel(0)})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

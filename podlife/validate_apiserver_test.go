@@ -11,6 +11,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/restartrule"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -75,8 +76,8 @@ func TestValidateAPIServerWording(t *testing.T) {
 		{"restartPolicy on app container", mod(func(s *podlife.PodSpec) { s.Containers[0].RestartPolicy = "Sometimes" }),
 			[]string{`spec.containers[0].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"`}},
 		{"restartPolicyRules without restartPolicy", mod(func(s *podlife.PodSpec) {
-			s.Containers[0].RestartPolicyRules = []podlife.ContainerRestartRule{{Action: podlife.RestartRuleActionRestart,
-				ExitCodes: &podlife.ContainerRestartRuleOnExitCodes{Operator: podlife.RestartRuleOpIn, Values: []int32{42}}}}
+			s.Containers[0].RestartPolicyRules = []restartrule.Rule{{Action: restartrule.ActionRestart,
+				ExitCodes: &restartrule.OnExitCodes{Operator: restartrule.OpIn, Values: []int32{42}}}}
 		}), []string{`spec.containers[0].restartPolicy: Required value: must specify restartPolicy when restart rules are used`}},
 		{"hostname not a subdomain", mod(func(s *podlife.PodSpec) { s.Hostname = "web..example" }),
 			[]string{`spec.hostname: Invalid value: "web..example": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`}},

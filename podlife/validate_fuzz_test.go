@@ -7,6 +7,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/startpolicy"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -31,7 +32,7 @@ func FuzzValidate(f *testing.F) {
 	}
 	probed := validPod()
 	probed.Containers[0].LivenessProbe = &probe.Spec{FailureThreshold: 3}
-	probed.Containers = append(probed.Containers, podlife.ContainerSpec{Name: "b", Image: "busybox", DependsOn: []podlife.Dependency{{Container: "app"}}})
+	probed.Containers = append(probed.Containers, podlife.ContainerSpec{Name: "b", Image: "busybox", DependsOn: []startpolicy.Dependency{{Container: "app"}}})
 	add(probed, 7)
 	f.Fuzz(func(t *testing.T, data []byte, flags uint8) {
 		var s podlife.PodSpec

@@ -11,6 +11,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 )
 
 func namespacedCtx(ctx context.Context, ns string) context.Context {
@@ -80,7 +81,7 @@ func invalidSpecs() []invalidSpec {
 		{"empty exec hook", mod(func(s *podlife.PodSpec) { s.Containers[0].PostStart = hook.Exec() }), "spec.containers[0].lifecycle.postStart: Invalid value"},
 		{"bad httpGet port", mod(func(s *podlife.PodSpec) { s.Containers[0].PreStop = hook.HTTPGet(0, "/") }), "spec.containers[0].lifecycle.preStop: Invalid value"},
 		{"bad env name", mod(func(s *podlife.PodSpec) { s.Containers[0].Env = []podlife.EnvVar{{Name: "1=x"}} }), "spec.containers[0].env[0].name: Invalid value"},
-		{"bad readiness gate", mod(func(s *podlife.PodSpec) { s.ReadinessGates = []podlife.ConditionType{"a/b/c"} }), "spec.readinessGates[0].conditionType: Invalid value"},
+		{"bad readiness gate", mod(func(s *podlife.PodSpec) { s.ReadinessGates = []conditions.Type{"a/b/c"} }), "spec.readinessGates[0].conditionType: Invalid value"},
 		{"pod cpu request above its limit", mod(func(s *podlife.PodSpec) { s.Resources = podlife.Resources{CPULimit: 500, CPURequest: 600} }),
 			`spec.resources.requests[cpu]: Invalid value: "600m": must be less than or equal to cpu limit of 500m`},
 		{"pod memory limit below a container's", mod(func(s *podlife.PodSpec) {

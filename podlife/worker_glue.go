@@ -5,6 +5,7 @@ import (
 
 	"github.com/containerd/containerd/v2/pkg/cio"
 
+	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
@@ -36,7 +37,7 @@ func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
 	return worker.AttachFIFOs(podDir, id, stdin, tty)
 }
 
-func validateCondition(pod string, t ConditionType, status ConditionStatus) error {
+func validateCondition(pod string, t conditions.Type, status conditions.Status) error {
 	return worker.ValidateCondition(pod, t, status)
 }
 

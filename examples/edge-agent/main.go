@@ -32,6 +32,7 @@ import (
 	"github.com/podlife/podlife/podlife/containerlogger"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/kube"
+	"github.com/podlife/podlife/podlife/podsecurity"
 )
 
 const usage = `usage: edge-agent --manifests DIR [flags]
@@ -95,7 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.stopOnExit, "stop-pods-on-exit", false, "on SIGTERM/SIGINT, stop and remove the agent's pods (default: leave them running)")
 	fs.BoolVar(&o.allowPrivileged, "allow-privileged", false, "let pods run privileged containers (the kubelet's --allow-privileged)")
 	fs.BoolVar(&o.allowHostNamespaces, "allow-host-namespaces", false, "let pods use hostPID and hostIPC")
-	fs.StringVar(&o.podSecurity, "pod-security", string(podlife.PodSecurityBaseline), `Pod Security Standards level pods must meet: "privileged", "baseline" or "restricted"`)
+	fs.StringVar(&o.podSecurity, "pod-security", string(podsecurity.Baseline), `Pod Security Standards level pods must meet: "privileged", "baseline" or "restricted"`)
 	fs.Func("allowed-capabilities", "comma-separated capabilities containers may add beyond the baseline set, at any --pod-security level", func(s string) error {
 		for _, c := range strings.Split(s, ",") {
 			if c = strings.TrimSpace(c); c != "" {
@@ -187,7 +188,7 @@ func serve(ctx context.Context, o options, log *slog.Logger) error {
 		ImagePullBackOff:    &podlife.Backoff{Initial: o.pullBackoff},
 		AllowPrivileged:     o.allowPrivileged,
 		AllowHostNamespaces: o.allowHostNamespaces,
-		PodSecurity:         podlife.PodSecurityLevel(o.podSecurity),
+		PodSecurity:         podsecurity.Level(o.podSecurity),
 		AllowedCapabilities: o.allowedCapabilities,
 	}
 	cfg.Bridge.Name, cfg.Bridge.Bridge = o.network, o.bridge

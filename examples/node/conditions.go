@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 )
 
 // kubeletConditions are the pod conditions the kubelet owns (its status manager's
@@ -63,7 +64,7 @@ func (pr *provider) relayGates(e *entry, p *podlife.Pod, st podlife.PodStatus) b
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := p.SetCondition(ctx, podlife.ConditionType(c.Type), podlife.ConditionStatus(c.Status), c.Reason, c.Message)
+		err := p.SetCondition(ctx, conditions.Type(c.Type), conditions.Status(c.Status), c.Reason, c.Message)
 		cancel()
 		if err != nil {
 			pr.log.Warn("readiness gate", "podlife", e.name, "condition", c.Type, "err", err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
+	"github.com/podlife/podlife/podlife/podsecurity"
 )
 
 // convert returns the podlife spec of a Kubernetes pod, and the volumes the node materializes
@@ -103,10 +104,10 @@ type refusal struct {
 func (r *refusal) Error() string { return r.msg }
 func (r *refusal) Unwrap() error { return r.err }
 
-// checkPodSecurity is podlife.CheckPodSecurity, with nothing checked at an unset level.
-func checkPodSecurity(level podlife.PodSecurityLevel, spec *podlife.PodSpec) error {
+// checkPodSecurity is podsecurity.Check, with nothing checked at an unset level.
+func checkPodSecurity(level podsecurity.Level, spec *podlife.PodSpec) error {
 	if level == "" {
 		return nil
 	}
-	return podlife.CheckPodSecurity(level, spec)
+	return podsecurity.Check(level, spec)
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
+	"github.com/podlife/podlife/podlife/podsecurity"
 )
 
 // version is podlife's version as the node reports it (kubectl get nodes' VERSION column).
@@ -95,7 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	// The cluster's PodSecurity admission already enforced each namespace's level before the
 	// pod reached this node, as it does for a kubelet: the node accepts what it admitted unless
 	// the operator asks for a node-wide floor.
-	fs.StringVar(&c.podSecurity, "pod-security", string(podlife.PodSecurityPrivileged), `Pod Security Standards level every pod on this node must meet on top of the cluster's admission: "privileged", "baseline" or "restricted"`)
+	fs.StringVar(&c.podSecurity, "pod-security", string(podsecurity.Privileged), `Pod Security Standards level every pod on this node must meet on top of the cluster's admission: "privileged", "baseline" or "restricted"`)
 	// A kubelet runs privileged containers and pods in the host's PID and IPC namespaces
 	// (its --allow-privileged and --host-*-sources flags are gone): the cluster's PodSecurity
 	// admission decides who may. false keeps podlife's own gates, which refuse them.
@@ -164,8 +165,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		labels[k] = v
 	}
 
-	switch podlife.PodSecurityLevel(c.podSecurity) {
-	case podlife.PodSecurityPrivileged, podlife.PodSecurityBaseline, podlife.PodSecurityRestricted:
+	switch podsecurity.Level(c.podSecurity) {
+	case podsecurity.Privileged, podsecurity.Baseline, podsecurity.Restricted:
 	default:
 		return fmt.Errorf("--pod-security %q: want privileged, baseline or restricted", c.podSecurity)
 	}
@@ -179,7 +180,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		Bridge:          cni.BridgeConfig{Bridge: c.bridge},
 		// The provider checks the level on the pods as converted, before their configMap,
 		// secret, downwardAPI and projected volumes become host directories (provider.go).
-		PodSecurity: podlife.PodSecurityPrivileged,
+		PodSecurity: podsecurity.Privileged,
 		// A failed pull waits in ErrImagePull / ImagePullBackOff and is tried again with the
 		// kubelet's back-off (10 s to 300 s), the pod Pending, whatever its restart policy.
 		ImagePullBackOff: &podlife.Backoff{},
@@ -248,7 +249,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		log.With("component", "provider"), c.nodeIP, kube.Options{Allocatable: nodeObj.Status.Allocatable})
 	prov.stateDir = c.stateDir
 	prov.nodeName = c.nodeName
-	prov.podSecurity = podlife.PodSecurityLevel(c.podSecurity)
+	prov.podSecurity = podsecurity.Level(c.podSecurity)
 	prov.tokens = newProjector(client.CoreV1(), filepath.Join(c.stateDir, "k8s-volumes"), c.tokenMaxAge, log.With("component", "tokens"))
 	// The containers' Service variables (FOO_SERVICE_HOST...) come from a cache of the
 	// cluster's Services, as a kubelet's (services.go).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
+	"github.com/podlife/podlife/podlife/podsecurity"
 	"github.com/podlife/podlife/podlife/reasons"
 )
 
@@ -31,7 +32,7 @@ type provider struct {
 	stateDir string // where the v1.Pods are kept for a restarted node (adopt.go); "" for none
 	// podSecurity is the Pod Security level pods are checked against when converted (the
 	// Runtime's own is privileged, as the node volumes are host directories).
-	podSecurity podlife.PodSecurityLevel
+	podSecurity podsecurity.Level
 	// tokens materializes the configMap, secret, downwardAPI and projected volumes, tokens
 	// included, and keeps them up to date (projected.go, volumesync.go); nil leaves them to
 	// kube.Convert, which writes files once and refuses serviceAccountToken sources.

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 )
 
 // conditionCmd is `condition POD TYPE=STATUS`: set a pod condition (one a readiness gate names)
@@ -34,7 +34,7 @@ func conditionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	name := fs.Arg(0)
 	pod, err := rt.Pod(name)
 	if err == nil {
-		err = pod.SetCondition(ctx, podlife.ConditionType(typ), podlife.ConditionStatus(status), *reason, *message)
+		err = pod.SetCondition(ctx, conditions.Type(typ), conditions.Status(status), *reason, *message)
 	}
 	if err != nil {
 		return fail(stderr, "condition", err)

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
@@ -207,7 +207,7 @@ func TestDetachedPodAcrossProcesses(t *testing.T) {
 	// condition: the readiness gate holds Ready back until another process sets its condition
 	// through the supervisor.
 	c.waitPS("Ready held back by the readiness gate", func(l podList) bool {
-		r := l.Items[0].Status.Condition(podlife.PodReady)
+		r := l.Items[0].Status.Condition(conditions.PodReady)
 		return r.Status == "False" && r.Reason == "ReadinessGatesNotReady" &&
 			r.Message == `corresponding condition of pod readiness gate "example.com/cli" does not exist.`
 	})
@@ -216,7 +216,7 @@ func TestDetachedPodAcrossProcesses(t *testing.T) {
 	}
 	c.waitPS("Ready once the gate's condition is True", func(l podList) bool {
 		st := l.Items[0].Status
-		return st.Condition(podlife.PodReady).Status == "True" && st.Condition("example.com/cli").Reason == "Up"
+		return st.Condition(conditions.PodReady).Status == "True" && st.Condition("example.com/cli").Reason == "Up"
 	})
 	if _, e, code := c.run("condition", "cli-detached", "Ready=True"); code != 1 || !strings.Contains(e, "computed by podlife") {
 		t.Errorf("condition Ready: exit %d, %q; want refused", code, e)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/podsecurity"
 )
 
 // securityFlags are run's switches for what pods' security contexts may ask for.
@@ -33,7 +34,7 @@ func (s *securityFlags) apply(cfg *podlife.Config) {
 	cfg.AllowPrivileged = s.allowPrivileged
 	cfg.AllowHostNamespaces = s.allowHostNS
 	cfg.SeccompProfileRoot = s.seccompRoot
-	cfg.PodSecurity = podlife.PodSecurityLevel(s.podSecurity)
+	cfg.PodSecurity = podsecurity.Level(s.podSecurity)
 	cfg.AllowedUnsafeSysctls = append(cfg.AllowedUnsafeSysctls, splitList(s.unsafeSysctls)...)
 	cfg.AllowedCapabilities = append(cfg.AllowedCapabilities, splitList(s.allowedCaps)...)
 }

@@ -34,6 +34,7 @@ import (
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
 	"github.com/podlife/podlife/podlife/reasons"
+	"github.com/podlife/podlife/podlife/startpolicy"
 )
 
 const localImage = "podlife.local/busybox:1"
@@ -102,12 +103,12 @@ func run(ctx context.Context, short bool, image, policy, stateDir, containerLogg
 	if short {
 		hookSeconds, mainSeconds = 3, 6
 	}
-	var sp podlife.StartPolicy
+	var sp startpolicy.Policy
 	switch policy {
 	case "sequential":
-		sp = podlife.Sequential()
+		sp = startpolicy.Sequential()
 	case "parallel":
-		sp = podlife.Parallel(0)
+		sp = startpolicy.Parallel(0)
 	default:
 		return fmt.Errorf("--policy: unknown policy %q (sequential, parallel)", policy)
 	}
@@ -126,7 +127,7 @@ func run(ctx context.Context, short bool, image, policy, stateDir, containerLogg
 
 // SeedPod is the article's pod: container1 logs every second and has a postStart hook that logs
 // every second for hookSeconds; container2 only logs. Both write to one shared emptyDir file.
-func SeedPod(name, image string, hookSeconds, mainSeconds int, sp podlife.StartPolicy) podlife.PodSpec {
+func SeedPod(name, image string, hookSeconds, mainSeconds int, sp startpolicy.Policy) podlife.PodSpec {
 	const dir = "/var/log/startup-sequence-test"
 	loop := func(who string, n int) string {
 		return fmt.Sprintf(`for i in $(seq %d); do echo "$(date): %s" >> %s/message; sleep 1; done`, n, who, dir)

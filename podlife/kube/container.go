@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/restartrule"
 )
 
 // container converts a container or init container; i is its index in the list.
@@ -53,10 +54,10 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 		out.RestartPolicy = podlife.RestartPolicy(*ct.RestartPolicy)
 	}
 	for _, r := range ct.RestartPolicyRules {
-		rule := podlife.ContainerRestartRule{Action: podlife.ContainerRestartRuleAction(r.Action)}
+		rule := restartrule.Rule{Action: restartrule.Action(r.Action)}
 		if r.ExitCodes != nil {
-			rule.ExitCodes = &podlife.ContainerRestartRuleOnExitCodes{
-				Operator: podlife.ContainerRestartRuleOnExitCodesOperator(r.ExitCodes.Operator),
+			rule.ExitCodes = &restartrule.OnExitCodes{
+				Operator: restartrule.Operator(r.ExitCodes.Operator),
 				Values:   slices.Clone(r.ExitCodes.Values)}
 		}
 		out.RestartPolicyRules = append(out.RestartPolicyRules, rule)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/apirules"
 )
 
@@ -182,7 +183,7 @@ func (c *converter) convertSpec() {
 		c.out.Resources = c.resources(s.Resources, sp.Child("resources"), true)
 	}
 	for _, g := range s.ReadinessGates {
-		c.out.ReadinessGates = append(c.out.ReadinessGates, podlife.ConditionType(g.ConditionType))
+		c.out.ReadinessGates = append(c.out.ReadinessGates, conditions.Type(g.ConditionType))
 	}
 	c.volumes()
 	for i := range s.InitContainers {

@@ -12,8 +12,8 @@ import (
 	"k8s.io/pod-security-admission/policy"
 	"sigs.k8s.io/yaml"
 
-	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
+	"github.com/podlife/podlife/podlife/podsecurity"
 )
 
 // psaObjects are the ConfigMap and Secret the table's volumes name.
@@ -21,7 +21,7 @@ const psaObjects = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n
 	"---\napiVersion: v1\nkind: Secret\nmetadata: {name: sec}\nstringData: {a: b}\n"
 
 // TestPodSecurityMatchesAdmission: for a table of pods touching every Pod Security check
-// podlife can meet, podlife's verdict on the converted PodSpec (CheckPodSecurity) is the
+// podlife can meet, podlife's verdict on the converted PodSpec (podsecurity.Check) is the
 // verdict, and the message, of the API server's PodSecurity admission
 // (k8s.io/pod-security-admission) on the manifest's v1.Pod, at each level; so the conversion
 // (v1.Pod -> podlife.PodSpec -> the checks' v1.PodSpec) keeps every field the checks read.
@@ -90,10 +90,10 @@ func TestPodSecurityMatchesAdmission(t *testing.T) {
 				t.Fatalf("load: %v", err)
 			}
 			spec := onePod(t, res)
-			for _, level := range []podlife.PodSecurityLevel{podlife.PodSecurityPrivileged, podlife.PodSecurityBaseline, podlife.PodSecurityRestricted} {
+			for _, level := range []podsecurity.Level{podsecurity.Privileged, podsecurity.Baseline, podsecurity.Restricted} {
 				want := admission(t, level, &v1)
-				err := podlife.CheckPodSecurity(level, &spec)
-				var pse *podlife.PodSecurityError
+				err := podsecurity.Check(level, &spec)
+				var pse *podsecurity.Error
 				switch {
 				case want == "" && err != nil:
 					t.Errorf("%s: podlife refuses: %v; the API server admits the pod", level, err)
@@ -104,10 +104,10 @@ func TestPodSecurityMatchesAdmission(t *testing.T) {
 				case want != "" && (len(pse.Fields) == 0 || pse.Fields[0] == "spec" || !strings.Contains(err.Error(), want)):
 					t.Errorf("%s: %v: no field named, or not the API server's message", level, err)
 				}
-				if level == podlife.PodSecurityBaseline && (tc.field == "") != (want == "") {
+				if level == podsecurity.Baseline && (tc.field == "") != (want == "") {
 					t.Errorf("baseline: the API server says %q; the table expects a refusal naming %q", want, tc.field)
 				}
-				if level == podlife.PodSecurityBaseline && tc.field != "" && pse != nil && !strings.Contains(strings.Join(pse.Fields, " "), tc.field) {
+				if level == podsecurity.Baseline && tc.field != "" && pse != nil && !strings.Contains(strings.Join(pse.Fields, " "), tc.field) {
 					t.Errorf("baseline: fields %v, want %s among them", pse.Fields, tc.field)
 				}
 				if testing.Verbose() && err != nil {
@@ -120,7 +120,7 @@ func TestPodSecurityMatchesAdmission(t *testing.T) {
 
 // admission is what the API server's PodSecurity admission (enforcing level) answers for
 // pod: "" if it admits it, else its message after "pods "p" is forbidden: ".
-func admission(t *testing.T, level podlife.PodSecurityLevel, pod *corev1.Pod) string {
+func admission(t *testing.T, level podsecurity.Level, pod *corev1.Pod) string {
 	t.Helper()
 	e, err := policy.NewEvaluator(policy.DefaultChecks(), nil)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/podlife/podlife/internal/podwatch"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/reasons"
+	"github.com/podlife/podlife/podlife/startpolicy"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -21,20 +22,21 @@ const gatedFastPeriod = 50 * time.Millisecond
 
 // gatedPod is a "proxy" that becomes ready 0.5 s after it started (it creates a file its exec
 // readiness probe looks for) and an "app" that depends on the proxy being ready, under
-// DependencyOrder. dir is bind-mounted at /shared, so the host sees when the file was created.
+// startpolicy.DependencyOrder. dir is bind-mounted at /shared, so the host sees when the file
+// was created.
 func gatedPod(name, dir string, fast bool) podlife.PodSpec {
 	ready := &probe.Spec{Prober: probe.Exec("/bin/test", "-e", "/shared/ready"), Period: time.Second}
 	if fast {
 		ready.FastPeriod = gatedFastPeriod
 	}
 	mounts := []podlife.VolumeMount{{Name: "shared", MountPath: "/shared"}}
-	return podlife.PodSpec{Name: name, StartPolicy: podlife.DependencyOrder(),
+	return podlife.PodSpec{Name: name, StartPolicy: startpolicy.DependencyOrder(),
 		Volumes: []podlife.Volume{{Name: "shared", HostPath: &podlife.HostPathVolume{Path: dir, Type: podlife.HostPathDirectoryOrCreate}}},
 		Containers: []podlife.ContainerSpec{
 			{Name: "proxy", Image: image, Command: []string{"/bin/sh", "-c", "sleep 0.5 && touch /shared/ready && exec sleep 3600"},
 				StopSignal: syscall.SIGKILL, VolumeMounts: mounts, ReadinessProbe: ready},
 			{Name: "app", Image: image, Command: containerCmd, StopSignal: syscall.SIGKILL,
-				DependsOn: []podlife.Dependency{{Container: "proxy", Condition: podlife.ContainerReady}}},
+				DependsOn: []startpolicy.Dependency{{Container: "proxy", Condition: startpolicy.ContainerReady}}},
 		}}
 }
 

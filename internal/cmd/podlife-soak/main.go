@@ -34,6 +34,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
+	"github.com/podlife/podlife/podlife/startpolicy"
 )
 
 const image = "podlife.soak/busybox:1"
@@ -138,8 +139,8 @@ func run(ctx context.Context, o options, out io.Writer) (err error) {
 func (e *env) soak(ctx context.Context, o options, out io.Writer) error {
 	policies := []struct {
 		name string
-		p    podlife.StartPolicy
-	}{{"Sequential", podlife.Sequential()}, {"Parallel", podlife.Parallel(0)}}
+		p    startpolicy.Policy
+	}{{"Sequential", startpolicy.Sequential()}, {"Parallel", startpolicy.Parallel(0)}}
 	for i, p := range policies {
 		if err := e.cycle(ctx, fmt.Sprintf("soak-warm-%d", i), p.p, nil); err != nil {
 			return fmt.Errorf("warm-up (%s): %w", p.name, err)
@@ -212,7 +213,7 @@ func settled(ctx context.Context, cs []counter, before []int) ([]int, []error) {
 
 // cycle runs the pod, waits until it is ready (the probes ran), calls onReady if set, stops it
 // (preStop) and removes it.
-func (e *env) cycle(ctx context.Context, name string, policy podlife.StartPolicy, onReady func()) (err error) {
+func (e *env) cycle(ctx context.Context, name string, policy startpolicy.Policy, onReady func()) (err error) {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	pod, err := e.rt.Run(cctx, soakPod(name, policy))

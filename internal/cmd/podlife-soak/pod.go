@@ -5,6 +5,7 @@ import (
 
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/startpolicy"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -12,7 +13,7 @@ import (
 // container with a readiness probe), and an app serving HTTP with postStart and preStop exec
 // hooks, an exec readiness probe on what postStart wrote and an httpGet liveness probe. Every
 // process ends on SIGTERM at once, so a stop costs the hooks, not the grace period.
-func soakPod(name string, policy podlife.StartPolicy) podlife.PodSpec {
+func soakPod(name string, policy startpolicy.Policy) podlife.PodSpec {
 	grace := 10 * time.Second
 	data := []podlife.VolumeMount{{Name: "data", MountPath: "/data"}}
 	return podlife.PodSpec{

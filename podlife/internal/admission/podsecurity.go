@@ -12,7 +12,7 @@ import (
 
 // Level is a level of the Kubernetes Pod Security Standards, as the API server's
 // PodSecurity admission enforces them on a namespace (pod-security.kubernetes.io/enforce).
-// Package podlife re-exports it as PodSecurityLevel.
+// Package podlife/podsecurity re-exports it as Level.
 type Level string
 
 // Pod Security Standards levels.
@@ -98,8 +98,8 @@ func (c Policy) Validate() []error {
 }
 
 // PodSecurityError is a pod refused by the Pod Security Standards (Config.PodSecurity, or
-// podlife's default checks). errors.Is(err, ErrInvalidSpec) is true for it. Package podlife
-// re-exports it.
+// podlife's default checks). errors.Is(err, ErrInvalidSpec) is true for it. Package
+// podlife/podsecurity re-exports it as Error.
 type PodSecurityError struct {
 	// Pod is the pod's name.
 	Pod string
