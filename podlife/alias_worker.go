@@ -1,6 +1,9 @@
 package podlife
 
-import "github.com/podlife/podlife/podlife/internal/worker"
+import (
+	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/startorder"
+)
 
 // Container is a handle on one container of a pod, across its restarts. Its methods are safe
 // for concurrent use: its state belongs to the pod's owner loop, and reads come from the pod's
@@ -30,7 +33,7 @@ const reasonEvicted Reason = worker.ReasonEvicted
 // (ContainerSpec.DependsOn) have reached their condition: Started, Ready or Completed. Containers
 // without dependencies start at once, in parallel. This is Compose's depends_on inside one pod,
 // which the kubelet does not offer; cycles and unknown names are rejected by validation.
-func DependencyOrder() StartPolicy { return worker.DependencyOrder() }
+func DependencyOrder() StartPolicy { return startorder.DependencyOrder() }
 
 // ErrDependencyFailed: a container a start waits for ended and will not reach the condition.
-var ErrDependencyFailed = worker.ErrDependencyFailed
+var ErrDependencyFailed = startorder.ErrDependencyFailed
