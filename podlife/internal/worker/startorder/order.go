@@ -49,13 +49,16 @@ func waitDependency(ctx context.Context, s Starter, d Dependency, skipped <-chan
 	defer cancel(nil)
 	gaveUp := fmt.Errorf("container %q will not start: %w", d.Container, ErrDependencyFailed)
 	if skipped != nil {
+		done := make(chan struct{})
 		go func() {
+			defer close(done)
 			select {
 			case <-skipped:
 				cancel(gaveUp)
 			case <-ctx.Done():
 			}
 		}()
+		defer func() { cancel(nil); <-done }() // the watch ends before the wait returns
 	}
 	err := s.Wait(ctx, d.Container, d.Condition)
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrDependencyFailed) {
