@@ -1,6 +1,8 @@
 package podlife
 
-import "github.com/podlife/podlife/podlife/internal/worker"
+import (
+	"github.com/podlife/podlife/podlife/internal/worker"
+)
 
 // Container is a handle on one container of a pod, across its restarts. Its methods are safe
 // for concurrent use: its state belongs to the pod's owner loop, and reads come from the pod's

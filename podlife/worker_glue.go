@@ -7,6 +7,7 @@ import (
 
 	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/status"
 )
 
 // The per-pod worker lives in package worker (see its doc); these are the names the Runtime's
@@ -49,10 +50,10 @@ func deadlineUpdate(spec, recorded PodSpec, rec podRecord) (PodSpec, PodSpec, *t
 	return worker.DeadlineUpdate(spec, recorded, rec)
 }
 
-func computePhase(restarts worker.RestartsFunc, stopping bool, initStatuses, statuses []ContainerStatus, sidecars map[string]bool) Phase {
-	return worker.ComputePhase(restarts, stopping, initStatuses, statuses, sidecars)
+func computePhase(restarts status.RestartsFunc, stopping bool, initStatuses, statuses []ContainerStatus, sidecars map[string]bool) Phase {
+	return status.ComputePhase(restarts, stopping, initStatuses, statuses, sidecars)
 }
 
-func byPolicy(policy RestartPolicy) worker.RestartsFunc { return worker.ByPolicy(policy) }
+func byPolicy(policy RestartPolicy) status.RestartsFunc { return status.ByPolicy(policy) }
 
 func normalizeRef(image string) (string, error) { return worker.NormalizeRef(image) }

@@ -2,7 +2,7 @@ package startpolicy
 
 import (
 	"github.com/podlife/podlife/podlife/internal/api"
-	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/startorder"
 )
 
 // Policy decides when each of a pod's app containers starts (PodSpec.StartPolicy; nil means
@@ -34,11 +34,11 @@ func Parallel(limit int) Policy { return api.Parallel(limit) }
 // Containers without dependencies start at once, in parallel. This is Compose's depends_on
 // inside one pod, which the kubelet does not offer; cycles and unknown names are rejected by
 // validation.
-func DependencyOrder() Policy { return worker.DependencyOrder() }
+func DependencyOrder() Policy { return startorder.DependencyOrder() }
 
 // ErrDependencyFailed is wrapped by the error of a container whose dependency ended and will
 // not reach its condition (Starter.Wait's error), so that the container is not started.
-var ErrDependencyFailed = worker.ErrDependencyFailed
+var ErrDependencyFailed = startorder.ErrDependencyFailed
 
 // Dependency is a condition on another container of the same pod (ContainerSpec.DependsOn):
 // Container, the name of a container or init container of the pod, and Condition. Its fields

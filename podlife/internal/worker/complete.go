@@ -1,54 +1,49 @@
 package worker
 
-import . "github.com/podlife/podlife/podlife/internal/api"
+import (
+	. "github.com/podlife/podlife/podlife/internal/api"
 
-// A pod whose regular containers are done for good (restartPolicy Never or OnFailure), or whose
-// init container failed under Never, still has its sidecars running: they would otherwise run
-// forever, restarted whatever the pod's policy. The kubelet kills such a pod (computePodActions'
-// KillPod once no regular container is to be kept or started), sidecars included, with their
-// preStop hooks and in reverse order. Its getPhase counts a running sidecar as running: the
-// phase of a pod whose regular containers ran stays Running until the sidecars have stopped; a
-// failed init container under Never fails the pod at once. podlife does the same.
+	"context"
+	"time"
 
-// completionPhaseOwned returns the phase to report for computed, and starts the pod's stop if
-// computed is terminal while a sidecar is still running (or waiting for its restart).
-// It runs on the pod's loop.
+	"github.com/podlife/podlife/podlife/internal/worker/status"
+)
+
+// completionPhaseOwned returns the phase to report for computed (see status.Completion), and
+// starts the pod's stop if computed is terminal while a sidecar is still running (or waiting
+// for its restart). It runs on the pod's loop.
 func (p *Worker) completionPhaseOwned(computed Phase, inits, apps []ContainerStatus) Phase {
-	if p.terminated || computed != PhaseSucceeded && computed != PhaseFailed || !p.sidecarAliveOwned(inits) {
-		return computed
-	}
-	if !p.stopping && !p.completing {
+	phase, stop := status.Completion(computed, p.terminated, inits, apps, p.sidecars)
+	if stop && !p.stopping && !p.completing {
 		p.completing = true
 		go p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil)
 	}
-	appRan := false
-	for _, c := range apps {
-		appRan = appRan || c.State.Waiting == nil || c.LastState.Terminated != nil
-	}
-	if appRan && p.sidecarRunningOwned(inits) {
-		return PhaseRunning
-	}
-	// An init container failed under Never (Failed at once), or the sidecars wait for a restart
-	// that will not come (getPhase does not count them).
-	return computed
+	return phase
 }
 
-// sidecarRunningOwned reports whether a sidecar's process runs.
-func (p *Worker) sidecarRunningOwned(inits []ContainerStatus) bool {
-	for _, c := range inits {
-		if p.sidecars[c.Name] && c.State.Running != nil {
-			return true
+// waitOutlived blocks a sidecar's stop signal until every app container and every sidecar after
+// it in spec order has exited (the kubelet's termination order), or until deadline.
+func (p *Worker) waitOutlived(sidecar *Container, deadline time.Time) {
+	ctx, cancel := context.WithDeadline(p.lifeCtx, deadline)
+	defer cancel()
+	after := false
+	var outlived []*Container
+	for _, c := range p.inits {
+		if after && c.sidecar {
+			outlived = append(outlived, c)
 		}
+		after = after || c == sidecar
 	}
-	return false
-}
-
-// sidecarAliveOwned reports whether a sidecar has run and has not ended for good.
-func (p *Worker) sidecarAliveOwned(inits []ContainerStatus) bool {
-	for _, c := range inits {
-		if p.sidecars[c.Name] && c.State.Terminated == nil && (c.State.Running != nil || c.LastState.Terminated != nil) {
-			return true
-		}
-	}
-	return false
+	outlived = append(outlived, p.apps...)
+	_, _ = p.WaitFor(ctx, func(PodStatus) bool {
+		gone := true // also once the loop has ended
+		p.do(func() {
+			for _, c := range outlived {
+				if c.cur != nil && c.cur.running && c.state.Running != nil {
+					gone = false
+				}
+			}
+		})
+		return gone
+	})
 }

@@ -6,69 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
-	"github.com/podlife/podlife/podlife/internal/api"
-	"golang.org/x/sync/errgroup"
+	"github.com/podlife/podlife/podlife/internal/worker/startorder"
 )
-
-// DependencyOrder starts every container as soon as the containers it depends on
-// (ContainerSpec.DependsOn) have reached their condition: Started, Ready or Completed. Containers
-// without dependencies start at once, in parallel. This is Compose's depends_on inside one pod,
-// which the kubelet does not offer; cycles and unknown names are rejected by validation.
-func DependencyOrder() StartPolicy {
-	return api.StartPolicyFunc(func(ctx context.Context, s Starter) error {
-		containers := s.Containers()
-		// skipped[name] is closed once this policy will not start name (a dependency of it
-		// failed): what depends on name then fails too instead of waiting for ever.
-		skipped := make(map[string]chan struct{}, len(containers))
-		for _, name := range containers {
-			skipped[name] = make(chan struct{})
-		}
-		var g errgroup.Group
-		errs := make([]error, len(containers))
-		for i, name := range containers {
-			g.Go(func() error {
-				for _, d := range s.DependsOn(name) {
-					if err := waitDependency(ctx, s, d, skipped[d.Container]); err != nil {
-						errs[i] = fmt.Errorf("container %q: dependency: %w", name, err)
-						close(skipped[name])
-						return nil
-					}
-				}
-				errs[i] = s.Start(ctx, name)
-				return nil
-			})
-		}
-		_ = g.Wait()
-		return errors.Join(errs...)
-	})
-}
-
-// waitDependency waits for d through s, or fails with ErrDependencyFailed once the policy gave
-// up on starting d's container (skipped closed; nil for a container the policy does not start).
-func waitDependency(ctx context.Context, s Starter, d Dependency, skipped <-chan struct{}) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	gaveUp := fmt.Errorf("container %q will not start: %w", d.Container, ErrDependencyFailed)
-	if skipped != nil {
-		go func() {
-			select {
-			case <-skipped:
-				cancel(gaveUp)
-			case <-ctx.Done():
-			}
-		}()
-	}
-	err := s.Wait(ctx, d.Container, d.Condition)
-	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrDependencyFailed) {
-		return cause
-	}
-	return err
-}
-
-// ErrDependencyFailed: a container a start waits for ended and will not reach the condition.
-var ErrDependencyFailed = errors.New("dependency will not be met")
 
 // podStarter is the Starter podlife gives a pod's start policy.
 type podStarter struct {
@@ -76,8 +16,9 @@ type podStarter struct {
 	names []string
 	start func(ctx context.Context, name string) error
 
-	mu     sync.Mutex
-	failed map[string]bool // containers whose start failed before their process ran
+	// failed names the containers whose start failed before their process ran. Owned by the
+	// pod's loop.
+	failed map[string]bool
 }
 
 func (s *podStarter) Containers() []string { return append([]string(nil), s.names...) }
@@ -86,22 +27,16 @@ func (s *podStarter) Start(ctx context.Context, name string) error {
 	err := s.start(ctx, name)
 	var se *StartError
 	if errors.As(err, &se) && se.Step != StepPostStart {
-		// Its process never ran: what waits for it must not wait for ever.
-		s.mu.Lock()
-		if s.failed == nil {
-			s.failed = map[string]bool{}
-		}
-		s.failed[name] = true
-		s.mu.Unlock()
-		s.p.update(func() {}) // wakes what waits for it (Wait)
+		// Its process never ran: what waits for it must not wait for ever. The update wakes
+		// it (Wait).
+		s.p.update(func() {
+			if s.failed == nil {
+				s.failed = map[string]bool{}
+			}
+			s.failed[name] = true
+		})
 	}
 	return err
-}
-
-func (s *podStarter) startFailed(name string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.failed[name]
 }
 
 func (s *podStarter) DependsOn(name string) []Dependency {
@@ -131,19 +66,19 @@ func (s *podStarter) Wait(ctx context.Context, name string, cond DependencyCondi
 			default:
 				met = c.started
 			}
-			ended = t != nil && !c.shouldRestart(t.ExitCode)
+			ended = t != nil && !c.shouldRestart(t.ExitCode) || s.failed[name]
 		})
 		if met {
 			return true
 		}
-		failed = ended || s.startFailed(name)
+		failed = ended
 		return failed
 	})
 	if err != nil {
 		return err
 	}
 	if failed {
-		return fmt.Errorf("container %q ended before it was %s: %w", name, cond, ErrDependencyFailed)
+		return fmt.Errorf("container %q ended before it was %s: %w", name, cond, startorder.ErrDependencyFailed)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@
 // the snapshot the loop last published. The package also owns what changes that state: the
 // start sequence (pod_start.go), stop and removal (stop.go, remove_cutcreate.go), restarts and
 // their back-off (restart.go), restarts of all the containers (restart_all.go), in-place
-// resizes (resize.go), probes and lifecycle hooks (probes.go, container.go),
+// resizes (resize.go), probes and lifecycle hooks (probes.go over package probing, container.go),
 // supervision.json (supervision.go), termination messages, exec, attach and ephemeral
 // containers, the active deadline and storage eviction, the pod's use of its sandbox
 // (sandbox.go, pause.go, cgroup_pod.go) and of containerd's objects (instance.go, labels.go),

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/podlife/podlife/podlife/internal/worker/status"
 )
 
 // owner is a pod's event loop: one goroutine that is the only code to read or write the pod's
@@ -128,7 +130,7 @@ func (p *Worker) publish() {
 	case p.failReason != "" && p.terminated:
 		p.phase = PhaseFailed
 	case p.phase != PhaseSucceeded && p.phase != PhaseFailed || p.stopping:
-		p.phase = p.completionPhaseOwned(ComputePhase(p.restartsByName, p.terminated, inits, apps, p.sidecars), inits, apps)
+		p.phase = p.completionPhaseOwned(status.ComputePhase(p.restartsByName, p.terminated, inits, apps, p.sidecars), inits, apps)
 	}
 	p.conditions = p.conditionsOwned(inits, apps)
 	s := &snapshot{notify: make(chan struct{}), ephemerals: slices.Clip(slices.Clone(p.ephemerals)),

@@ -19,6 +19,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/worker/status"
 )
 
 // Pod is a handle on a running (or finished) pod. Its methods are safe for concurrent use: the
@@ -87,7 +88,7 @@ type Worker struct {
 	sandboxReady bool
 	failReason   Reason // set when the pod is failed by podlife itself (DeadlineExceeded)
 	conditions   []PodCondition
-	condTimes    map[ConditionType]condTime
+	condTimes    status.Transitions
 	custom       []PodCondition // set by SetCondition, in the order first set
 	phase        Phase
 	reason       Reason
@@ -156,7 +157,7 @@ func assemblePod(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid 
 		stopped: make(chan struct{}), removed: make(chan struct{}), deadlineChanged: make(chan struct{}, 1),
 		persistQuit: make(chan struct{}), persisted: make(chan struct{}),
 		phase: PhasePending, owner: newOwner(), startTime: r.Clock.Now(),
-		condTimes: map[ConditionType]condTime{},
+		condTimes: status.Transitions{},
 		sup:       newSupervisionStore(dir),
 		network:   r.Network, netRecord: r.NetworkRecord(),
 	}

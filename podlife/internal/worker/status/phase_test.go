@@ -1,11 +1,10 @@
-package podlife
+package status
 
 import (
 	"testing"
 	"time"
 
-	"github.com/podlife/podlife/podlife/internal/api"
-	"github.com/podlife/podlife/podlife/restartrule"
+	. "github.com/podlife/podlife/podlife/internal/api"
 )
 
 func running() ContainerStatus {
@@ -15,16 +14,16 @@ func exited(code int) ContainerStatus {
 	return ContainerStatus{State: ContainerState{Terminated: &StateTerminated{ExitCode: code}}}
 }
 func restarting(lastCode int) ContainerStatus {
-	return ContainerStatus{State: ContainerState{Waiting: &StateWaiting{Reason: api.ReasonCrashLoopBackOff}},
+	return ContainerStatus{State: ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff}},
 		LastState: ContainerState{Terminated: &StateTerminated{ExitCode: lastCode}}}
 }
 func named(name string, c ContainerStatus) ContainerStatus { c.Name = name; return c }
 func started(c ContainerStatus) ContainerStatus            { c.Started = true; return c }
 func waiting() ContainerStatus {
-	return ContainerStatus{State: ContainerState{Waiting: &StateWaiting{Reason: api.ReasonContainerCreating}}}
+	return ContainerStatus{State: ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}}
 }
 
-// computePhase follows the kubelet's getPhase table.
+// ComputePhase follows the kubelet's getPhase table.
 func TestComputePhase(t *testing.T) {
 	cs := func(s ...ContainerStatus) []ContainerStatus { return s }
 	for _, tc := range []struct {
@@ -58,18 +57,18 @@ func TestComputePhase(t *testing.T) {
 		{"sidecar started", RestartNever, false, cs(named("sidecar", started(running()))), cs(running()), PhaseRunning},
 	} {
 		sidecars := map[string]bool{"sidecar": true}
-		if got := computePhase(byPolicy(tc.policy), tc.terminated, tc.inits, tc.apps, sidecars); got != tc.want {
+		if got := ComputePhase(ByPolicy(tc.policy), tc.terminated, tc.inits, tc.apps, sidecars); got != tc.want {
 			t.Errorf("%s: phase %s, want %s", tc.name, got, tc.want)
 		}
 	}
 }
 
-// computePhase follows getPhase with ContainerRestartRules: a container that will restart keeps
+// ComputePhase follows getPhase with ContainerRestartRules: a container that will restart keeps
 // the pod Running whatever the pod's policy; one that will not counts as done.
 func TestComputePhaseRestartRules(t *testing.T) {
 	cs := func(s ...ContainerStatus) []ContainerStatus { return s }
-	rule42 := []restartrule.Rule{{Action: restartrule.ActionRestart,
-		ExitCodes: &restartrule.OnExitCodes{Operator: restartrule.OpIn, Values: []int32{42}}}}
+	rule42 := []ContainerRestartRule{{Action: RestartRuleActionRestart,
+		ExitCodes: &ContainerRestartRuleOnExitCodes{Operator: RestartRuleOpIn, Values: []int32{42}}}}
 	specs := map[string]ContainerSpec{
 		"never":  {RestartPolicy: RestartNever},
 		"always": {RestartPolicy: RestartAlways},
@@ -96,9 +95,9 @@ func TestComputePhaseRestartRules(t *testing.T) {
 	} {
 		restarts := func(name string, code int) bool {
 			c := specs[name]
-			return api.RestartsAfter(&c, tc.policy, code)
+			return RestartsAfter(&c, tc.policy, code)
 		}
-		if got := computePhase(restarts, false, tc.inits, tc.apps, nil); got != tc.want {
+		if got := ComputePhase(restarts, false, tc.inits, tc.apps, nil); got != tc.want {
 			t.Errorf("%s: phase %s, want %s", tc.name, got, tc.want)
 		}
 	}

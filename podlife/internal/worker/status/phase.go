@@ -1,4 +1,4 @@
-package worker
+package status
 
 import . "github.com/podlife/podlife/podlife/internal/api"
 
