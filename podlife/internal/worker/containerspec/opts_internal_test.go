@@ -56,7 +56,10 @@ func TestOpts(t *testing.T) {
 	c := &api.ContainerSpec{Name: "c", Args: []string{"a"}, WorkingDir: "/w",
 		Env: []api.EnvVar{{Name: "X", Value: "1"}, {Name: "UID", From: api.FieldPodUID}, {Name: "IP", From: api.FieldPodIP}}}
 	in := input(ps, c)
-	in.EphemeralPID = func() ([]oci.SpecOpts, error) { t.Error("ephemeral PID asked for with a shared PID namespace"); return nil, nil }
+	in.EphemeralPID = func() ([]oci.SpecOpts, error) {
+		t.Error("ephemeral PID asked for with a shared PID namespace")
+		return nil, nil
+	}
 	opts, err := Opts(in)
 	if err != nil {
 		t.Fatal(err)
