@@ -10,7 +10,7 @@ import "github.com/podlife/podlife/podlife/internal/api"
 //
 // Two defaults stay where the value becomes known: a container's stop signal (the image's
 // STOPSIGNAL, read after the pull: see Container.loadImage) and its user (the image's USER,
-// see securityOpts); the effective security settings merge pod and container contexts as the
+// see containerspec.Opts); the effective security settings merge pod and container contexts as the
 // kubelet does at create (ocibuild.SecurityOf), which is not defaulting.
 
 // recordedSpec is the form of a pod's spec that its record keeps and fingerprints (pod.json's

@@ -77,7 +77,7 @@ func TestLeftoverMountOddStateDir(t *testing.T) {
 					t.Fatalf("Run: %v", err)
 				}
 				podDir := filepath.Join(realDir, "pods", name)
-				// The manager dies between safeMount and privateMounts.release: the hostPath's
+				// The manager dies between volmount's safeMount and Private.Release: the hostPath's
 				// private mount point stays under the pod directory.
 				point := filepath.Join(podDir, "subpaths", "deadbeef", "0")
 				if err := os.MkdirAll(point, 0o700); err != nil {

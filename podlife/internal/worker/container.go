@@ -142,7 +142,7 @@ func (c *Container) prepare(ctx context.Context) {
 		// Not a setup failure: the pod stays and its other containers start (the kubelet
 		// admits the pod and reports this container's error in its status).
 		c.setWaiting(ReasonCreateContainerConfigError, err.Error())
-		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: &configError{err}}
+		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: &configError{Err: err}}
 		return
 	}
 	if c.needsPodIP() {

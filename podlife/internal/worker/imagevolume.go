@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"strconv"
-	"time"
 
-	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/imagepull"
 )
 
 // Image volumes: an image's unpacked filesystem, mounted read-only in the pod's directory from
@@ -19,8 +17,8 @@ import (
 // lease; Remove unmounts it and removes the view (the lease's deletion would let containerd's
 // garbage collector take it too, but not at once).
 
-// ImageViewKey is the snapshot key of the view of a pod's image volume.
-func ImageViewKey(podUID, volume string) string { return "podlife-" + podUID + "-image-" + volume }
+// ImageViewKey is the snapshot key of the view of a pod's image volume (see imagepull.ViewKey).
+func ImageViewKey(podUID, volume string) string { return imagepull.ViewKey(podUID, volume) }
 
 // mountImageVolumes ensures the image of each image volume (with its pull policy, emitting the
 // kubelet's pull events for the pod) and mounts a read-only view of it at the volume's
@@ -35,7 +33,8 @@ func (p *Worker) mountImageVolumes(ctx context.Context) error {
 		if v.Image == nil {
 			continue
 		}
-		img, err := p.imageVolumeWithBackoff(ctx, v)
+		img, err := p.getImage(ctx, imagepull.Request{Image: v.Image.Reference, PullPolicy: v.Image.PullPolicy, Volume: v.Name,
+			SetWaiting: func(reason Reason, msg string) { p.setWaitingUsers(v.Name, reason, msg) }, Emit: p.emitter("")})
 		if err != nil {
 			return fmt.Errorf("volume %q: %w", v.Name, err)
 		}
@@ -48,41 +47,6 @@ func (p *Worker) mountImageVolumes(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// imageVolumeWithBackoff ensures the image of the image volume v, under the pull back-off if
-// the Runtime has one (see mountImageVolumes).
-func (p *Worker) imageVolumeWithBackoff(ctx context.Context, v Volume) (tasks.Image, error) {
-	bo := p.rt.Cfg.ImagePullBackOff
-	var delay time.Duration
-	for {
-		img, err := p.ensure(ctx, "", v.Image.Reference, v.Image.PullPolicy)
-		if err == nil || bo == nil || ctx.Err() != nil || errors.Is(err, errInvalidImageRef) {
-			if err == nil && delay > 0 {
-				p.setWaitingUsers(v.Name, "", "")
-			}
-			return img, err
-		}
-		reason := ReasonErrImagePull
-		if errors.Is(err, ErrImageNeverPull) {
-			reason = ReasonErrImageNeverPull
-		}
-		msg := fmt.Sprintf("volume %q: %v", v.Name, err)
-		p.setWaitingUsers(v.Name, reason, msg)
-		p.emit("", EventWarning, ReasonFailed, "Error: "+string(reason)+": "+msg)
-		delay = nextPullDelay(delay, *bo)
-		backoff := fmt.Sprintf("Back-off pulling image %q", v.Image.Reference)
-		p.setWaitingUsers(v.Name, ReasonImagePullBackOff, backoff+" (volume "+strconv.Quote(v.Name)+"): "+string(reason)+": "+err.Error())
-		p.emit("", EventNormal, ReasonBackOff, backoff)
-		p.emit("", EventWarning, ReasonFailed, "Error: "+string(ReasonImagePullBackOff)+": volume "+strconv.Quote(v.Name))
-		timer := p.rt.Clock.NewTimer(delay)
-		select {
-		case <-timer.C():
-		case <-ctx.Done():
-			timer.Stop()
-			return tasks.Image{}, err
-		}
-	}
 }
 
 // setWaitingUsers sets the waiting state of every init and app container that mounts the

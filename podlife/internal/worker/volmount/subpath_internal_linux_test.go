@@ -1,11 +1,11 @@
-package worker
+package volmount
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	. "github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/subpath"
 )
 
@@ -30,22 +30,22 @@ func TestOpenMountSourceHostPath(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		path string
-		typ  HostPathType
+		typ  api.HostPathType
 		sub  string
 		want string // "" means an error
 	}{
-		{dir, HostPathDirectory, "", dir},
-		{link, HostPathDirectory, "", dir},
-		{link, HostPathDirectory, "sub", filepath.Join(dir, "sub")},
-		{file, HostPathFile, "", file},
-		{file, HostPathUnset, "", file},
-		{link, HostPathFile, "", ""},
-		{file, HostPathDirectory, "", ""},
-		{link, HostPathUnset, "out", ""},
-		{filepath.Join(base, "made"), HostPathDirectoryOrCreate, "", filepath.Join(base, "made")},
-		{filepath.Join(base, "missing"), HostPathUnset, "", ""},
+		{dir, api.HostPathDirectory, "", dir},
+		{link, api.HostPathDirectory, "", dir},
+		{link, api.HostPathDirectory, "sub", filepath.Join(dir, "sub")},
+		{file, api.HostPathFile, "", file},
+		{file, api.HostPathUnset, "", file},
+		{link, api.HostPathFile, "", ""},
+		{file, api.HostPathDirectory, "", ""},
+		{link, api.HostPathUnset, "out", ""},
+		{filepath.Join(base, "made"), api.HostPathDirectoryOrCreate, "", filepath.Join(base, "made")},
+		{filepath.Join(base, "missing"), api.HostPathUnset, "", ""},
 	} {
-		hp := &HostPathVolume{Path: tc.path, Type: tc.typ}
+		hp := &api.HostPathVolume{Path: tc.path, Type: tc.typ}
 		h, err := openMountSource(mountSource{root: tc.path, hostPath: hp, subPath: tc.sub})
 		if tc.want == "" {
 			if err == nil {

@@ -1,4 +1,4 @@
-package worker
+package imagepull
 
 import (
 	"testing"
@@ -7,11 +7,11 @@ import (
 
 // The image pull back-off doubles from Initial up to Max (here the kubelet's 10 s and 300 s,
 // Config.withDefaults' for zero fields: see podlife's TestPullBackoffDefaults).
-func TestNextPullDelay(t *testing.T) {
+func TestNextDelay(t *testing.T) {
 	var got []time.Duration
 	d := time.Duration(0)
 	for range 7 {
-		d = nextPullDelay(d, PullBackoff{Initial: 10 * time.Second, Max: 300 * time.Second})
+		d = NextDelay(d, Backoff{Initial: 10 * time.Second, Max: 300 * time.Second})
 		got = append(got, d)
 	}
 	want := []time.Duration{10, 20, 40, 80, 160, 300, 300}
@@ -20,7 +20,7 @@ func TestNextPullDelay(t *testing.T) {
 			t.Fatalf("delays %v, want %v seconds", got, want)
 		}
 	}
-	if d := nextPullDelay(0, PullBackoff{Initial: time.Second, Max: 500 * time.Millisecond}); d != 500*time.Millisecond {
+	if d := NextDelay(0, Backoff{Initial: time.Second, Max: 500 * time.Millisecond}); d != 500*time.Millisecond {
 		t.Errorf("first delay %v, want Max when Initial is above it", d)
 	}
 }

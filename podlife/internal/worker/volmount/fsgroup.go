@@ -1,22 +1,22 @@
-package worker
+package volmount
 
 import (
-	. "github.com/podlife/podlife/podlife/internal/api"
-
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/podlife/podlife/podlife/internal/api"
 )
 
-// applyFSGroup gives a volume podlife made (an emptyDir, a files volume) to the pod's fsGroup,
+// ApplyFSGroup gives a volume podlife made (an emptyDir, a files volume) to the pod's fsGroup,
 // as the kubelet's SetVolumeOwnership does: every file and directory gets group fsGroup and
 // group read-write (read-only for a read-only volume), directories also group search and the
 // setgid bit, so that what containers create in them belongs to the group too. Symbolic links
 // are neither followed nor changed in mode. Without an fsGroup it does nothing. It runs when the
 // sandbox is created, before any container of the pod exists, so no container can swap a path
 // for a link meanwhile.
-func applyFSGroup(s *PodSpec, dir string, readOnly bool) error {
+func ApplyFSGroup(s *api.PodSpec, dir string, readOnly bool) error {
 	if s.SecurityContext == nil || s.SecurityContext.FSGroup == nil {
 		return nil
 	}

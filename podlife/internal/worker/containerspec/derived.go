@@ -1,8 +1,6 @@
-package worker
+package containerspec
 
 import (
-	. "github.com/podlife/podlife/podlife/internal/api"
-
 	"strings"
 	"time"
 
@@ -11,12 +9,12 @@ import (
 )
 
 // GracePeriod is the pod's termination grace period (defaulted at admission: see WithDefaults).
-func GracePeriod(s *PodSpec) time.Duration {
+func GracePeriod(s *api.PodSpec) time.Duration {
 	return *s.TerminationGracePeriod
 }
 
 // PortMappings lists the host ports the pod publishes, for CNI portmap.
-func PortMappings(s *PodSpec) []cni.PortMapping {
+func PortMappings(s *api.PodSpec) []cni.PortMapping {
 	var pms []cni.PortMapping
 	for _, c := range api.AllContainers(s) {
 		for _, p := range c.Ports {
