@@ -25,7 +25,7 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 		return 0, time.Time{}, ErrClosed // the loop has ended: the runtime was closed
 	}
 	return attempt.AwaitExit(p.watchCtx, p.conn(), attempt.Waited{ // Close ends the wait
-		ID: inst.id, Name: c.spec.Name, Task: task, Exit: ch, ShimSocket: p.instanceShimSocket(inst)})
+		ID: inst.id, Name: c.spec.Name, Task: task, Exit: ch, ShimSocket: func() string { return p.instanceShimSocket(inst) }})
 }
 
 // instanceShimSocket is the socket of the shim that runs inst: the pod's shim group's, or with

@@ -29,8 +29,8 @@ type Waited struct {
 	Task tasks.Task
 	// Exit is the channel of Task's Wait, made at the create (or the adoption).
 	Exit <-chan ctrd.ExitStatus
-	// ShimSocket is the socket of the shim that runs it, asked while containerd is away.
-	ShimSocket string
+	// ShimSocket returns the socket of the shim that runs it, asked while containerd is away.
+	ShimSocket func() string
 }
 
 // shimExit is what the shim said when asked directly for an exit.
@@ -145,5 +145,5 @@ func AwaitExit(ctx context.Context, conn Conn, w Waited) (uint32, time.Time, err
 // attempt's process (for use while containerd is away). It tries the task API v3 (shims of
 // containerd 2.x), then v2 (1.6, 1.7).
 func shimWait(ctx context.Context, w Waited) (uint32, time.Time, error) {
-	return ctrd.ShimWait(ctx, w.ShimSocket, w.ID)
+	return ctrd.ShimWait(ctx, w.ShimSocket(), w.ID)
 }
