@@ -18,7 +18,7 @@ import (
 func (c *Container) watchExit(inst *instance) {
 	p := c.pod
 	code, at, err := c.awaitExit(inst)
-	lost := errors.Is(err, errTaskLost)
+	lost := errors.Is(err, attempt.ErrTaskLost)
 	if err != nil && !lost {
 		// The runtime detached: the process may well still run. Record nothing.
 		return

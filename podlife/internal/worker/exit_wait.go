@@ -10,12 +10,8 @@ import (
 	"github.com/podlife/podlife/podlife/internal/worker/attempt"
 )
 
-// errTaskLost: containerd answered again without the instance's task and its shim had not
-// reported the exit, so the exit status is unknown.
-var errTaskLost = attempt.ErrTaskLost
-
 // awaitExit returns the exit status and time of an instance's process, following it across
-// losses of the connection to containerd (see attempt.AwaitExit). It fails with errTaskLost if
+// losses of the connection to containerd (see attempt.AwaitExit). It fails with attempt.ErrTaskLost if
 // the task is gone and the shim did not tell, and with ErrClosed if the runtime was closed.
 func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 	p := c.pod

@@ -17,6 +17,14 @@
 // names (log files, attach FIFOs, termination message files) and the crash points
 // ("stop.signalled") are this package's.
 //
+// # Goroutines
+//
+// Every call runs on its caller's goroutine, except what it hands on: AwaitExit, while
+// containerd is away, asks the shim in a goroutine whose context it cancels before it returns
+// (the goroutine then ends, its answer going to a buffered channel nobody reads); the copy of
+// an interactive attempt's output (tasks.TeeAttach) ends with the process's output or the
+// Runtime's close.
+//
 // # What it may use
 //
 // containerd only through the tasks seam (podlife/internal/tasks) and ctrd's shim wait, the
