@@ -150,8 +150,8 @@ func reconnectGoroutines() []string {
 	buf = buf[:runtime.Stack(buf, true)]
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		for _, fn := range []string{"podlife.(*Runtime).reconnect", "podlife.(*Runtime).tryConnect", "podlife.(*Container).awaitExit",
-			"podlife.(*Runtime).waitConnected", "podlife.(*Container).shimWait", "podlife.(*Runtime).retry"} {
+		for _, fn := range []string{"podlife.(*Runtime).reconnect", "podlife.(*Runtime).tryConnect", "attempt.AwaitExit",
+			"podlife.(*Runtime).waitConnected", "attempt.shimWait", "podlife.(*Runtime).retry"} {
 			if strings.Contains(g, fn+"(") {
 				out = append(out, g)
 				break

@@ -62,6 +62,7 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/worker/containerspec", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon"}},
 		{"podlife/internal/worker/volmount", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/worker/imagepull", []string{"podlife/internal/worker", "podlife/internal/poddir", "podlife/daemon", "cni"}},
+		{"podlife/internal/worker/attempt", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt", "podlife/internal/poddir", "podlife/internal/eventbus", "cni"}},
 		{"podlife/internal/tasks", []string{"podlife/internal/poddir", "podlife/internal/eventbus", "podlife/internal/specfp", "podlife/daemon", "cni"}},
 		{"podlife/daemon", []string{"podlife"}},
 		{"podlife/containerlogger", []string{"podlife"}},

@@ -6,21 +6,19 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"syscall"
 	"time"
-
-	"github.com/containerd/errdefs"
 
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/attempt"
 )
 
 // watchExit records an instance's exit and decides what follows.
 func (c *Container) watchExit(inst *instance) {
 	p := c.pod
 	code, at, err := c.awaitExit(inst)
-	lost := errors.Is(err, errTaskLost)
+	lost := errors.Is(err, attempt.ErrTaskLost)
 	if err != nil && !lost {
 		// The runtime detached: the process may well still run. Record nothing.
 		return
@@ -139,40 +137,11 @@ func (c *Container) killInstance(inst *instance, grace time.Duration, reason str
 		p.waitOutlived(c, deadline)
 	}
 	remaining := max(time.Until(deadline), MinGracePeriod)
-	if err := p.rt.Retry(ctx, func() error { return task.Kill(ctx, c.stopSignal, false) }); err != nil && !errdefs.IsNotFound(err) {
-		p.log.Debug("stop signal", "container", c.spec.Name, "err", err)
-	}
-	failpoint.Hit("stop.signalled")
-	timer := time.NewTimer(remaining)
-	defer timer.Stop()
-	select {
-	case <-inst.exited:
-		return
-	case <-p.rt.Closing: // detached: nobody follows the exit any more; the pod is left as it is
-		return
-	case <-timer.C:
-	case <-p.rt.Closing:
-		return // detached: the pod is left as it is
-	}
-	if err := p.rt.Retry(ctx, func() error { return task.Kill(ctx, syscall.SIGKILL, true) }); err != nil && !errdefs.IsNotFound(err) {
-		p.log.Debug("SIGKILL", "container", c.spec.Name, "err", err)
-	}
-	// Bounded: if containerd cannot tell the exit (it is away, or the runtime was closed and
-	// its exit watcher returned), the task's deletion kills what is left.
-	timer.Reset(killWaitTimeout)
-	select {
-	case <-inst.exited:
-	case <-timer.C:
-		p.log.Warn("no exit seen after SIGKILL", "container", c.spec.Name, "waited", killWaitTimeout)
-	case <-p.rt.Closing:
-	}
+	attempt.Kill(ctx, p.conn(), attempt.Signalled{Name: c.spec.Name, Task: task, Exited: inst.exited}, c.stopSignal, remaining)
 }
 
-// killWaitTimeout bounds the wait for a container's exit after SIGKILL.
-const killWaitTimeout = 10 * time.Second
-
 // MinGracePeriod is the kubelet's minimum time between the stop signal and SIGKILL.
-const MinGracePeriod = 2 * time.Second
+const MinGracePeriod = attempt.MinGracePeriod
 
 // deleteInstances removes every instance's task (and, with containers, its container).
 func (c *Container) deleteInstances(ctx context.Context, containers bool) error {

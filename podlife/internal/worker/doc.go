@@ -15,7 +15,9 @@
 // supervision.json (supervision.go), termination messages, exec, attach and ephemeral
 // containers, the active deadline and storage eviction, the pod's use of its sandbox
 // (sandbox.go, pause.go, cgroup_pod.go) and of containerd's objects (instance.go, labels.go),
-// and the pod's records on disk (record.go: pod.json and status.json).
+// and the pod's records on disk (record.go: pod.json and status.json). The I/O of one attempt
+// of a container (create, exit wait, kill, exec, delete, logs, termination message) is
+// podlife/internal/worker/attempt's, called with plain values.
 //
 // A Worker starts in one of three ways: [New] for a new pod (the Runtime then calls
 // [Worker.Start]), [Restore] for a pod another process started, built from what an adopter

@@ -2,21 +2,17 @@ package worker
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"log/slog"
 	"strconv"
 	"time"
 
-	"github.com/containerd/errdefs"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/crilog"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/attempt"
 )
 
 // instance is one attempt of a container: its containerd container and task, its log file and
@@ -51,15 +47,13 @@ type instance struct {
 	cancel       context.CancelFunc // stops this instance's probes
 }
 
-// newInstance creates attempt's containerd container and task (runc create) with the log file
-// open. The process is not started.
-func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*instance, error) {
+// newInstance creates attempt n's containerd container and task (runc create) with the log
+// file open (attempt.Create). The process is not started.
+func (c *Container) newInstance(ctx context.Context, n int, id string) (*instance, error) {
 	p := c.pod
 	r := p.rt
-	// Not cancellable: a create cancelled half-way can leave a task, a cgroup or a shim that
-	// containerd made after the client gave up. It is bounded, and a stop waits for it and
-	// then deletes what it made. Only the wait for the pod's shim (withShim) ends with the
-	// caller's ctx.
+	// Not cancellable (see attempt.Create); only the wait for the pod's shim (withShim) ends
+	// with the caller's ctx.
 	waitCtx := ctx
 	ctx = context.WithoutCancel(ctx)
 	t0 := time.Now()
@@ -73,7 +67,7 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 			p.log.Warn("private volume mounts left", "container", c.spec.Name, "err", err)
 		}
 	}()
-	termPath, termMount, err := c.terminationMount(id)
+	termPath, termMount, err := attempt.TerminationMount(p.sandbox.dir, id, c.spec.TerminationMessagePath)
 	if err != nil {
 		return nil, err
 	}
@@ -84,155 +78,68 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 		return nil, err
 	}
 	labels := p.labels(c)
-	labels[LabelAttempt] = strconv.Itoa(attempt)
+	labels[LabelAttempt] = strconv.Itoa(n)
 	labels[labelStopSignal] = strconv.Itoa(int(c.stopSignal))
 	t1 := time.Now()
-	ctr, err := r.Tasks.NewContainer(ctx, id, p.handler, c.image, labels, p.containerCgroup(id), opts)
+	made, err := attempt.Create(ctx, p.conn(), attempt.Spec{
+		ID: id, Attempt: n, Name: c.spec.Name, Class: p.handler, Image: c.image, Labels: labels,
+		Cgroup: p.containerCgroup(id), Opts: opts, PodDir: p.sandbox.dir, FIFODir: p.sandbox.fifoDir(),
+		Stdin: c.stdin, TTY: c.tty, Logs: r.logConfig(), TermPath: termPath,
+		WithShim: func(create func() error) error { return p.withShim(waitCtx, c, create) },
+		Explain:  private.explain, WatchCtx: p.watchCtx,
+	})
 	if err != nil {
-		if r.LostConn(ctx, err) {
-			r.deleteOrphanContainer(ctx, id)
-			return nil, fmt.Errorf("create container: %w: %w", errCreateCut, err)
-		}
-		return nil, fmt.Errorf("create container: %w", err)
-	}
-	inst := &instance{rt: r, pod: p, attempt: attempt, id: id, ctr: ctr, cg: ctr, termPath: termPath, exited: make(chan struct{})}
-	t2 := time.Now()
-	var out tasks.Output
-	if c.stdin || c.tty {
-		// Its output goes to its log too, written by this process (see tasks.TeeAttach).
-		out, err = attachOutput(p.sandbox.dir, id, c.stdin, c.tty)
-		out.StopCopy = r.Closing
-		if err == nil {
-			var w *crilog.Writer
-			var path string
-			if w, path, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt, r.Cfg.Logs); err == nil {
-				out.Stdout, out.Stderr = w.Stream("stdout"), w.Stream("stderr")
-				inst.log, inst.logPath, inst.streams = w, path, []io.Closer{out.Stdout.(io.Closer), out.Stderr.(io.Closer)}
-			}
-		}
-	} else {
-		out, err = inst.openLog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), p.sandbox.fifoDir())
-	}
-	if err != nil {
-		inst.delete(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	err = p.withShim(waitCtx, c, func() error {
-		task, err := ctr.NewTask(ctx, out)
-		if err == nil {
-			inst.task = task
-		}
-		return err
-	})
-	if err != nil {
-		cut := r.LostConn(ctx, err)
-		if cut {
-			// containerd may have made the task and lost the connection before it answered:
-			// find it once containerd answers again, so that delete removes it (and its shim).
-			_ = r.Retry(ctx, func() error {
-				t, terr := ctr.LoadTask(ctx)
-				if terr == nil {
-					inst.task = t
-				}
-				return terr
-			})
-		}
-		inst.delete(context.WithoutCancel(ctx))
-		// A failed runc create can leave the container's (empty) cgroup behind, in some
-		// hierarchies and not others.
-		if cerr := ctr.SweepCgroup(); cerr != nil {
-			p.log.Warn("failed create left its cgroup", "container", c.spec.Name, "err", cerr)
-		}
-		if cut {
-			return nil, fmt.Errorf("create task: %w: %w", errCreateCut, err)
-		}
-		return nil, fmt.Errorf("create task: %w", private.explain(err))
-	}
-	t3 := time.Now()
-	if inst.exitCh, err = inst.task.Wait(p.watchCtx); err != nil {
-		inst.delete(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("wait task: %w", err)
-	}
-	p.log.Debug("container created", "container", c.spec.Name, "attempt", attempt, "id", id, "spec", t1.Sub(t0),
-		"newContainer", t2.Sub(t1), "newTask", t3.Sub(t2))
-	return inst, nil
+	p.log.Debug("container created", "container", c.spec.Name, "attempt", n, "id", id, "spec", t1.Sub(t0),
+		"newContainer", made.NewContainer, "newTask", made.NewTask)
+	return &instance{rt: r, pod: p, attempt: n, id: id, ctr: made.Ctr, cg: made.Ctr, task: made.Task, exitCh: made.Exit,
+		log: made.Log.Writer, logPath: made.Log.Path, streams: made.Log.Streams, termPath: termPath, exited: make(chan struct{})}, nil
 }
 
-// errCreateCut is wrapped by newInstance's error when containerd went away during the create:
-// newInstance has waited for it to answer again and deleted what the create made, so the create
-// can be tried again at once (a restart does).
-var errCreateCut = errors.New("containerd went away during the create")
+// errCreateCut is wrapped by newInstance's error when containerd went away during the create
+// (see attempt.ErrCreateCut): the create can be tried again at once.
+var errCreateCut = attempt.ErrCreateCut
 
-// deleteOrphanContainer deletes the container id (and its snapshot) if containerd made it
-// though NewContainer failed because the connection was lost before containerd answered. It
-// waits for containerd to answer again (or the runtime to be closed).
-func (r *Host) deleteOrphanContainer(ctx context.Context, id string) {
-	var ctr tasks.Container
-	err := r.Retry(ctx, func() (err error) {
-		ctr, err = r.Tasks.LoadContainer(ctx, id, "")
-		return err
-	})
-	if err != nil {
-		return // not made (NotFound), or the runtime was closed
-	}
-	if err := r.Retry(ctx, func() error { return ctr.Purge(ctx) }); err != nil && !errdefs.IsNotFound(err) {
-		r.Log.Warn("container made by a create whose answer was lost is left", "id", id, "err", err)
-	}
+// conn is what the attempt package's calls need of the Host (attempt.Conn), logging to log.
+func (r *Host) conn(log *slog.Logger) attempt.Conn {
+	return attempt.Conn{Tasks: r.Tasks, LostConn: r.LostConn, Retry: r.Retry, Disconnected: r.Disconnected,
+		ConnUp: r.ConnUp, Closing: r.Closing, IsClosed: r.IsClosed, Log: log}
+}
+
+// conn is the Host's attempt.Conn, logging to the pod's log.
+func (p *Worker) conn() attempt.Conn { return p.rt.conn(p.log) }
+
+// logConfig is where the containers' output goes (attempt.LogConfig).
+func (r *Host) logConfig() attempt.LogConfig {
+	return attempt.LogConfig{Logger: r.Cfg.ContainerLogger, Limits: r.Cfg.Logs, StateDir: r.Cfg.StateDir, Shared: r.SharedLogger}
+}
+
+// logs is the instance's log as the attempt package sees it.
+func (i *instance) logs() attempt.Log {
+	return attempt.Log{Path: i.logPath, Writer: i.log, Streams: i.streams}
 }
 
 // deleteTask removes the task (and the shim, if it was the last task in it), killing the process
-// if it still runs.
+// if it still runs (see attempt.DeleteTask).
 func (i *instance) deleteTask(ctx context.Context) error {
 	var task tasks.Task
 	i.own(func() { task = i.task })
 	if task == nil {
 		return nil
 	}
-	err := i.rt.Retry(ctx, func() error {
-		return task.Delete(ctx)
-	})
-	if err != nil && !errdefs.IsNotFound(err) {
-		// Deleting tasks of one shim in parallel, the shim may shut down (its last task gone)
-		// before it answers another delete it has done ("ttrpc: closed"). containerd tells.
-		if i.cg.TaskGone(ctx) {
-			err = nil
-		}
-	}
-	for _, s := range i.streams {
-		_ = s.Close()
-	}
-	if i.log != nil {
-		_ = i.log.Close()
-	}
-	i.own(func() { i.task = nil })
-	if err != nil && !errdefs.IsNotFound(err) {
-		return fmt.Errorf("delete task %s: %w", i.id, err)
-	}
-	if err := i.cg.RemoveCgroup(); err != nil {
-		return fmt.Errorf("container %s: cgroup left behind: %w", i.id, err)
-	}
-	return nil
+	return attempt.DeleteTask(ctx, i.rt.conn(i.rt.Log), i.id, task, i.cg, i.logs().Closers(), func() { i.own(func() { i.task = nil }) })
 }
 
-// deleteContainer removes the containerd container and its snapshot.
+// deleteContainer removes the containerd container and its snapshot, and the termination
+// message file.
 func (i *instance) deleteContainer(ctx context.Context) error {
 	var ctr tasks.Container
 	i.own(func() { ctr = i.ctr })
 	if ctr == nil {
 		return nil
 	}
-	err := i.rt.Retry(ctx, func() error { return ctr.Delete(ctx) })
-	i.own(func() { i.ctr = nil })
-	if err != nil && !errdefs.IsNotFound(err) {
-		return fmt.Errorf("delete container %s: %w", i.id, err)
-	}
-	if i.termPath != "" {
-		// Its message was read at its exit; a crash-looping container leaves no file per run.
-		if err := os.Remove(i.termPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("container %s: termination message file: %w", i.id, err)
-		}
-	}
-	return nil
+	return attempt.DeleteContainer(ctx, i.rt.conn(i.rt.Log), i.id, ctr, i.termPath, func() { i.own(func() { i.ctr = nil }) })
 }
 
 // delete removes the task and the container.
@@ -241,12 +148,8 @@ func (i *instance) delete(ctx context.Context) error {
 	i.own(func() { hadTask = i.task != nil })
 	err := joinErrs(i.deleteTask(ctx), i.deleteContainer(ctx))
 	if !hadTask && err == nil {
-		// No task to delete: its creation may have been cut short by containerd going away
-		// (NewTask failed, runc had created the cgroup). containerd, starting again, cleans up
-		// the half-made shim but leaves that cgroup; deleteContainer has waited for it.
-		if cerr := i.cg.SweepCgroup(); cerr != nil {
-			err = fmt.Errorf("container %s: cgroup left behind: %w", i.id, cerr)
-		}
+		// No task to delete: its creation may have been cut short (see attempt.SweepCgroup).
+		err = attempt.SweepCgroup(i.id, i.cg)
 	}
 	return err
 }

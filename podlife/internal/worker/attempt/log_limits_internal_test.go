@@ -1,4 +1,4 @@
-package worker
+package attempt
 
 import (
 	"github.com/podlife/podlife/internal/crilog"

@@ -1,4 +1,4 @@
-package worker
+package attempt
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 // The CRI log writer splits output into lines, tags streams, marks partial lines with P.
 func TestCRILog(t *testing.T) {
 	dir := t.TempDir()
-	lg, path, err := openCRILog(dir, 0, defaultLogLimits)
+	lg, path, err := OpenCRILog(dir, 0, defaultLogLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package worker
+package attempt
 
 import (
 	"errors"
@@ -25,9 +25,9 @@ func AttachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
 	return cfg
 }
 
-// attachOutput makes the FIFOs of an interactive instance id (the clients' and the shim's, see
+// AttachOutput makes the FIFOs of an interactive instance id (the clients' and the shim's, see
 // tasks.TeeAttach) and returns them as its output.
-func attachOutput(podDir, id string, stdin, tty bool) (tasks.Output, error) {
+func AttachOutput(podDir, id string, stdin, tty bool) (tasks.Output, error) {
 	cfg := AttachFIFOs(podDir, id, stdin, tty)
 	if err := os.MkdirAll(filepath.Join(podDir, "attach"), 0o700); err != nil {
 		return tasks.Output{}, fmt.Errorf("attach: %w", err)

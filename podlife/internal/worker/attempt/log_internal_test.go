@@ -1,4 +1,4 @@
-package worker
+package attempt
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"github.com/podlife/podlife/internal/crilog"
 )
 
-// With a container logger, openLog hands the task to it: the log URI's arguments name the
+// With a container logger, OpenLog hands the task to it: the log URI's arguments name the
 // attempt's file and the limits, the file exists already (Logs finds it at once), older
 // attempts are pruned, and this process keeps no writer. Without one, this process writes.
 func TestOpenLog(t *testing.T) {
@@ -20,22 +20,21 @@ func TestOpenLog(t *testing.T) {
 		}
 	}
 	limits := crilog.Limits{MaxSize: 1 << 20, MaxFiles: 3}
-	inst := &instance{rt: &Host{Cfg: HostConfig{ContainerLogger: "/usr/local/bin/podlife-logger", Logs: limits, StateDir: "/state"},
-		SharedLogger: func() bool { return true }}, attempt: 2}
-	out, err := inst.openLog(dir, "/fifo")
+	out, lg, err := OpenLog(dir, "/fifo", 2, LogConfig{Logger: "/usr/local/bin/podlife-logger", Limits: limits, StateDir: "/state",
+		Shared: func() bool { return true }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := filepath.Join(dir, "2.log")
-	if out.Logger != "/usr/local/bin/podlife-logger" || out.Stdout != nil || out.Stderr != nil || inst.log != nil || len(inst.streams) != 0 {
-		t.Errorf("output %+v, writer %v: want the logger alone", out, inst.log)
+	if out.Logger != "/usr/local/bin/podlife-logger" || out.Stdout != nil || out.Stderr != nil || lg.Writer != nil || len(lg.Streams) != 0 {
+		t.Errorf("output %+v, writer %v: want the logger alone", out, lg.Writer)
 	}
 	if out.LoggerArgs["--podlife-log-file"] != want || out.LoggerArgs["--podlife-log-max-size"] != "1048576" || out.LoggerArgs["--podlife-log-max-files"] != "3" ||
 		out.LoggerArgs["--podlife-log-shared"] != "/state" {
 		t.Errorf("logger args %v, want the file %s, the limits and the state dir's shared logger", out.LoggerArgs, want)
 	}
-	if inst.logPath != want {
-		t.Errorf("logPath %s, want %s", inst.logPath, want)
+	if lg.Path != want {
+		t.Errorf("log path %s, want %s", lg.Path, want)
 	}
 	entries, _ := os.ReadDir(dir)
 	var names []string
@@ -48,13 +47,12 @@ func TestOpenLog(t *testing.T) {
 		t.Errorf("files %v, want the previous attempt's and the new one's, with its flush FIFOs", names)
 	}
 
-	inst = &instance{rt: &Host{Cfg: HostConfig{Logs: limits}}, attempt: 3}
-	out, err = inst.openLog(dir, "/fifo")
+	out, lg, err = OpenLog(dir, "/fifo", 3, LogConfig{Limits: limits})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer inst.log.Close()
-	if out.Logger != "" || out.Stdout == nil || out.Stderr == nil || out.FIFODir != "/fifo" || inst.log == nil || len(inst.streams) != 2 {
+	defer lg.Writer.Close()
+	if out.Logger != "" || out.Stdout == nil || out.Stderr == nil || out.FIFODir != "/fifo" || lg.Writer == nil || len(lg.Streams) != 2 {
 		t.Errorf("fallback output %+v: want this process's streams through FIFOs", out)
 	}
 }

@@ -1,4 +1,4 @@
-package worker
+package attempt
 
 import (
 	"bufio"
@@ -19,7 +19,7 @@ import (
 func TestCRILogRotation(t *testing.T) {
 	dir := t.TempDir()
 	limits := crilog.Limits{MaxSize: crilog.MinMaxSize, MaxFiles: 3}
-	lg, path, err := openCRILog(dir, 0, limits)
+	lg, path, err := OpenCRILog(dir, 0, limits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestCRILogPrunesOldAttempts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	lg, _, err := openCRILog(dir, 4, defaultLogLimits)
+	lg, _, err := OpenCRILog(dir, 4, defaultLogLimits)
 	if err != nil {
 		t.Fatal(err)
 	}

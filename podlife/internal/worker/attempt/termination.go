@@ -1,9 +1,6 @@
-package worker
+package attempt
 
 import (
-	. "github.com/podlife/podlife/podlife/internal/api"
-	"github.com/podlife/podlife/podlife/internal/logs"
-
 	"bytes"
 	"errors"
 	"fmt"
@@ -17,6 +14,7 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/logdriver"
+	"github.com/podlife/podlife/podlife/internal/logs"
 	"github.com/podlife/podlife/podlife/internal/ocibuild"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 )
@@ -26,9 +24,9 @@ import (
 // new empty file, mounted at its TerminationMessagePath; when it exits, the file's end (or,
 // with FallbackToLogsOnError, the end of its log) becomes its terminated state's Message.
 const (
-	// terminationDir is the directory, in the pod's, of the message files (one per instance,
+	// TerminationDir is the directory, in the pod's, of the message files (one per instance,
 	// named by its containerd ID): off the containers' root filesystems, removed with the pod.
-	terminationDir = "termination"
+	TerminationDir = "termination"
 	// maxTerminationMessage is the kubelet's MaxContainerTerminationMessageLength: the file's
 	// last bytes are read, up to this many.
 	maxTerminationMessage = 4096
@@ -46,10 +44,11 @@ const (
 	outputSettle = 2 * time.Second
 )
 
-// terminationMount creates instance id's empty message file, writable by any user (the
-// container's may not be root: the kubelet makes it 0666 too), and returns its mount.
-func (c *Container) terminationMount(id string) (string, specs.Mount, error) {
-	dir := filepath.Join(c.pod.sandbox.dir, terminationDir)
+// TerminationMount creates instance id's empty message file in the pod's directory podDir,
+// writable by any user (the container's may not be root: the kubelet makes it 0666 too), and
+// returns it and its mount at target (the container's TerminationMessagePath).
+func TerminationMount(podDir, id, target string) (string, specs.Mount, error) {
+	dir := filepath.Join(podDir, TerminationDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", specs.Mount{}, fmt.Errorf("termination message file: %w", err)
 	}
@@ -65,34 +64,47 @@ func (c *Container) terminationMount(id string) (string, specs.Mount, error) {
 	if err != nil {
 		return "", specs.Mount{}, fmt.Errorf("termination message file: %w", err)
 	}
-	return path, ocibuild.BindMount(path, c.spec.TerminationMessagePath, false), nil
+	return path, ocibuild.BindMount(path, target, false), nil
 }
 
-// terminationMessage reads the message of an instance whose process exited with code: the end
+// Exited is an exited attempt, as its termination message is read.
+type Exited struct {
+	TermPath string // its message file ("" for an instance made before messages were collected)
+	LogPath  string // its log ("" if none)
+	Task     tasks.Task
+	Log      Log // the log this process writes (no Writer when a logger program does)
+	// Fallback: the container's TerminationMessagePolicy is FallbackToLogsOnError.
+	Fallback bool
+	// Containers is the number of the pod's containers and init containers, which share
+	// maxPodTerminationMessages.
+	Containers int
+}
+
+// TerminationMessage reads the message of an attempt whose process exited with code: the end
 // of its message file, else, under FallbackToLogsOnError and a non-zero code, the end of its
-// log (once its last output is written), cut to the pod's share. It does I/O: it runs before
-// the exit is handed to the pod's loop.
-func (c *Container) terminationMessage(inst *instance, task tasks.Task, code int) string {
-	fallback := c.spec.TerminationMessagePolicy == TerminationMessageFallbackToLogsOnError && code != 0
-	msg, err := readFileTail(inst.termPath, maxTerminationMessage)
+// log (once its last output is written), cut to the pod's share. It does I/O: the worker calls
+// it before it hands the exit to the pod's loop.
+func TerminationMessage(e Exited, code int) string {
+	fallback := e.Fallback && code != 0
+	msg, err := readFileTail(e.TermPath, maxTerminationMessage)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || inst.termPath == "":
+	case errors.Is(err, fs.ErrNotExist) || e.TermPath == "":
 		msg = "" // an instance made before messages were collected
 	case err != nil:
-		return c.pod.cutTerminationMessage(fmt.Sprintf("Error on reading termination log: %v", err))
+		return cutTerminationMessage(fmt.Sprintf("Error on reading termination log: %v", err), e.Containers)
 	}
-	if msg == "" && fallback && inst.logPath != "" {
-		inst.settleOutput(task)
-		msg = logTail(inst.logPath, terminationLogLines, terminationLogBytes)
+	if msg == "" && fallback && e.LogPath != "" {
+		settleOutput(e.Task, e.Log.Streams, e.LogPath)
+		msg = logTail(e.LogPath, terminationLogLines, terminationLogBytes)
 	}
-	return c.pod.cutTerminationMessage(msg)
+	return cutTerminationMessage(msg, e.Containers)
 }
 
-// cutTerminationMessage keeps the first bytes of msg that the pod's share allows (the kubelet
-// cuts them when it reports the status).
-func (p *Worker) cutTerminationMessage(msg string) string {
+// cutTerminationMessage keeps the first bytes of msg that the pod's share allows, the pod having
+// n containers and init containers (the kubelet cuts them when it reports the status).
+func cutTerminationMessage(msg string, n int) string {
 	share := maxPodTerminationMessages
-	if n := len(p.spec.Containers) + len(p.spec.InitContainers); n > 0 {
+	if n > 0 {
 		share /= n
 	}
 	if len(msg) > share {
@@ -164,26 +176,26 @@ func logTail(path string, lines, maxBytes int) string {
 	return string(out)
 }
 
-// settleOutput waits (outputSettle at most) until the exited instance's last output is in its
-// log, a last line without a newline included: copied by this process (its streams then
+// settleOutput waits (outputSettle at most) until the exited task's last output is in its log
+// at logPath, a last line without a newline included: copied by this process to streams (then
 // flushed), or written by the logger program beside the shim (asked to flush through its FIFO
 // pair, see logdriver.Flush; a logger without one: until its file stops growing).
-func (i *instance) settleOutput(task tasks.Task) {
-	if len(i.streams) > 0 {
+func settleOutput(task tasks.Task, streams []io.Closer, logPath string) {
+	if len(streams) > 0 {
 		if w, ok := task.(tasks.OutputWaiter); ok && w.WaitOutput(outputSettle) {
-			for _, s := range i.streams {
+			for _, s := range streams {
 				_ = s.Close() // flushes a partial line; closed again with the task, harmlessly
 			}
 		}
 		return
 	}
-	if logdriver.Flush(logdriver.FlushPrefix(i.logPath), outputSettle) == nil {
+	if logdriver.Flush(logdriver.FlushPrefix(logPath), outputSettle) == nil {
 		return
 	}
 	size := int64(-1)
 	steady := 0
 	for deadline := time.Now().Add(outputSettle); time.Now().Before(deadline); {
-		fi, err := os.Stat(i.logPath)
+		fi, err := os.Stat(logPath)
 		if err != nil {
 			return
 		}
