@@ -5,6 +5,8 @@ import (
 
 	"strings"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
 )
 
 func boolStatus(b bool) ConditionStatus {
@@ -80,7 +82,7 @@ func (p *Worker) conditionsOwned(inits, apps []ContainerStatus) []PodCondition {
 	ready := len(unready) == 0 && !terminal
 	// The pod is Ready when its containers are and every readiness gate's condition is True.
 	podReady, podReason, podMsg := ready, reason, msg
-	if gm := gatesMessage(p.spec.ReadinessGates, p.custom); ready && gm != "" {
+	if gm := podupdate.GatesMessage(p.spec.ReadinessGates, p.custom); ready && gm != "" {
 		podReady, podReason, podMsg = false, "ReadinessGatesNotReady", gm
 	}
 	add(PodReady, podReady, podReason, podMsg)

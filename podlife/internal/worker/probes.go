@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -49,7 +50,7 @@ func (c *Container) startProbesFrom(inst *instance, startupDone bool) {
 	c.runProbe(ctx, inst, probe.Startup, c.spec.StartupProbe, func(r probe.Result) {
 		switch r {
 		case probe.Success:
-			c.persistSupervision(func(s *ContainerSupervision) { s.Started = inst.id })
+			c.persistSupervision(func(s *record.ContainerSupervision) { s.Started = inst.id })
 			c.markStarted(ctx, readyCtx, inst)
 		case probe.Failure:
 			go c.killForProbe(inst, probe.Startup, c.spec.StartupProbe)
