@@ -15,7 +15,10 @@
 // supervision.json (supervision.go), termination messages, exec, attach and ephemeral
 // containers, the active deadline and storage eviction, the pod's use of its sandbox
 // (sandbox.go, pause.go, cgroup_pod.go) and of containerd's objects (instance.go, labels.go),
-// and the pod's records on disk (record.go: pod.json and status.json).
+// and the pod's records on disk (record.go, supervision.go: pod.json, status.json and
+// supervision.json), which package record (podlife/internal/worker/record) writes from the
+// values the worker takes on the loop; the rules of a running pod's updates from outside
+// (deadline, conditions, readiness gates) are package podupdate's.
 //
 // A Worker starts in one of three ways: [New] for a new pod (the Runtime then calls
 // [Worker.Start]), [Restore] for a pod another process started, built from what an adopter

@@ -26,24 +26,13 @@ func (p *Worker) enforceStorage() {
 	if period < 0 || !limits.Any() {
 		return
 	}
-	timer := p.rt.Clock.NewTimer(period)
-	defer timer.Stop()
-	for {
-		select {
-		case <-timer.C():
-		case <-p.stopped:
-			return
-		case <-p.rt.Closing:
-			return
-		}
+	measure := func() eviction.Usage {
 		ctx, cancel := context.WithTimeout(p.lifeCtx, measureTimeout)
-		u := p.storageUsage(ctx)
-		cancel()
-		if d, ok := eviction.Decide(limits, u); ok {
-			p.evict(d)
-			return
-		}
-		timer.Reset(period)
+		defer cancel()
+		return p.storageUsage(ctx)
+	}
+	if d, ok := eviction.Watch(p.rt.Clock, period, limits, measure, p.stopped, p.rt.Closing); ok {
+		p.evict(d)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	. "github.com/podlife/podlife/podlife/internal/api"
 
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
@@ -22,18 +21,7 @@ func (p *Worker) SetCondition(t ConditionType, status ConditionStatus, reason, m
 		return fmt.Errorf("set condition: %w", err)
 	}
 	now := time.Now()
-	if !p.update(func() {
-		i := slices.IndexFunc(p.custom, func(c PodCondition) bool { return c.Type == t })
-		if i < 0 {
-			p.custom = append(p.custom, PodCondition{Type: t, LastTransitionTime: now})
-			i = len(p.custom) - 1
-		}
-		c := &p.custom[i]
-		if c.Status != status {
-			c.LastTransitionTime = now
-		}
-		c.Status, c.Reason, c.Message = status, reason, message
-	}) {
+	if !p.update(func() { p.custom = podupdate.SetCondition(p.custom, t, status, reason, message, now) }) {
 		return fmt.Errorf("set condition: pod %q: %w", p.name, ErrClosed)
 	}
 	return nil

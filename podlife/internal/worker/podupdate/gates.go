@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -33,6 +34,23 @@ func ValidateCondition(pod string, t ConditionType, status ConditionStatus) erro
 		return &ValidationError{Pod: pod, Errs: errs}
 	}
 	return nil
+}
+
+// SetCondition sets condition t of conds, the conditions set from outside in the order first
+// set, to status, reason and message, and returns them. The condition's last transition time
+// becomes now when it is new or its status changes.
+func SetCondition(conds []PodCondition, t ConditionType, status ConditionStatus, reason, message string, now time.Time) []PodCondition {
+	i := slices.IndexFunc(conds, func(c PodCondition) bool { return c.Type == t })
+	if i < 0 {
+		conds = append(conds, PodCondition{Type: t, LastTransitionTime: now})
+		i = len(conds) - 1
+	}
+	c := &conds[i]
+	if c.Status != status {
+		c.LastTransitionTime = now
+	}
+	c.Status, c.Reason, c.Message = status, reason, message
+	return conds
 }
 
 // GatesMessage returns why the readiness gates hold the pod back, in the kubelet's words
