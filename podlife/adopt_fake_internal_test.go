@@ -15,7 +15,7 @@ import (
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/internal/clock"
 	"github.com/podlife/podlife/podlife/internal/api"
-	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -65,9 +65,9 @@ func closeManager(t *testing.T, r *Runtime) {
 
 // editSupervision changes container's entry of the pod's supervision.json as a manager that
 // died at that point would have left it.
-func editSupervision(t *testing.T, r *Runtime, pod, container string, fn func(*worker.ContainerSupervision)) {
+func editSupervision(t *testing.T, r *Runtime, pod, container string, fn func(*record.ContainerSupervision)) {
 	t.Helper()
-	if err := worker.EditSupervision(filepath.Join(r.cfg.StateDir, "pods", pod), container, fn); err != nil {
+	if err := record.EditSupervision(filepath.Join(r.cfg.StateDir, "pods", pod), container, fn); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -146,7 +146,7 @@ func TestFakeAdoptInterruptedPostStart(t *testing.T) {
 	id := strings.TrimPrefix(containerStatus(p0.Status(), "a").ContainerID, "containerd://")
 	closeManager(t, r)
 	// What a manager killed in the middle of the hook leaves (crash point start.poststart).
-	editSupervision(t, r, spec.Name, "a", func(s *worker.ContainerSupervision) { s.PostStart = id })
+	editSupervision(t, r, spec.Name, "a", func(s *record.ContainerSupervision) { s.PostStart = id })
 
 	a := newFakeAdopter(t, r, f, clk)
 	p, err := a.Adopt(ctx, spec)
@@ -171,7 +171,7 @@ func TestFakeAdoptInterruptedPostStart(t *testing.T) {
 	if cs.RestartCount != 1 || cs.State.Running == nil || cs.LastState.Terminated == nil || cs.LastState.Terminated.ExitCode != 143 {
 		t.Errorf("status %+v, want running, restart count 1, last state terminated 143", cs)
 	}
-	sup, err := worker.ReadSupervision(filepath.Join(r.cfg.StateDir, "pods", spec.Name), "a")
+	sup, err := record.ReadSupervision(filepath.Join(r.cfg.StateDir, "pods", spec.Name), "a")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/podlife/podlife/podlife/internal/specfp"
-	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
 var testSpecKey = bytes.Repeat([]byte{7}, specfp.KeyLen)
@@ -90,7 +90,7 @@ func TestStoppableSpecHasNoValues(t *testing.T) {
 	s.Containers[0].Env = []EnvVar{{Name: "K", Value: "v"}}
 	s.Volumes = []Volume{{Name: "f", Files: &FilesVolume{Medium: MediumMemory, Files: []File{{Path: "a", Data: []byte("secret"), Mode: 0o400}}}}}
 	s.PullCredentials = []RegistryCredential{{Registry: "r", Password: "pw"}}
-	got := worker.StoppableSpec(s)
+	got := record.StoppableSpec(s)
 	c := got.Containers[0]
 	if c.Env != nil || c.Command != nil || c.Args != nil || got.PullCredentials != nil {
 		t.Errorf("values kept: %+v", c)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 	"github.com/podlife/podlife/podlife/internal/worker/status"
 )
 
@@ -16,13 +18,13 @@ import (
 // podWorker is a pod's worker: its owner loop and the state only the loop touches.
 type podWorker = worker.Worker
 
-// podRecord is a pod's record, pod.json (see worker.Record).
-type podRecord = worker.Record
+// podRecord is a pod's record, pod.json (see record.Record).
+type podRecord = record.Record
 
 // The files of a pod's directory its worker writes.
 const (
-	recordFile = worker.RecordFile
-	statusFile = worker.StatusFile
+	recordFile = record.RecordFile
+	statusFile = record.StatusFile
 )
 
 // Labels of the containerd containers (see package worker's labels.go).
@@ -39,15 +41,15 @@ func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
 }
 
 func validateCondition(pod string, t conditions.Type, status conditions.Status) error {
-	return worker.ValidateCondition(pod, t, status)
+	return podupdate.ValidateCondition(pod, t, status)
 }
 
 func checkDeadlineUpdate(pod string, cur *time.Duration, d time.Duration) error {
-	return worker.CheckDeadlineUpdate(pod, cur, d)
+	return podupdate.CheckDeadlineUpdate(pod, cur, d)
 }
 
 func deadlineUpdate(spec, recorded PodSpec, rec podRecord) (PodSpec, PodSpec, *time.Duration) {
-	return worker.DeadlineUpdate(spec, recorded, rec)
+	return record.DeadlineUpdate(spec, recorded, rec)
 }
 
 func computePhase(restarts status.RestartsFunc, stopping bool, initStatuses, statuses []ContainerStatus, sidecars map[string]bool) Phase {

@@ -23,6 +23,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/sandbox"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
 // taskState is what an adopter finds of an instance's task.
@@ -60,7 +61,7 @@ func (p *Worker) bind(ctx context.Context) (*adoptPlan, error) {
 	cctx := r.Ctx(ctx)
 	s := p.sandbox
 	var last PodStatus
-	if err := poddir.ReadJSON(filepath.Join(s.dir, StatusFile), &last); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := poddir.ReadJSON(filepath.Join(s.dir, record.StatusFile), &last); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.log.Warn("status.json unreadable", "err", err)
 	}
 	var sb sandbox.Record

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
 // errPostStartInterrupted is the postStart failure of a hook that its manager's death cut.
@@ -23,8 +24,8 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 	// Bound before the loop runs (as New builds a pod): the state is set here, then the
 	// loop owns it.
 	p.sandboxReady = !plan.stopped && plan.interrupted == ""
-	// A stop the previous manager began is finished, never undone (see stopIntent).
-	intent := p.sup.stopIntent()
+	// A stop the previous manager began is finished, never undone (see record.StopIntent).
+	intent := p.supLoaded.Stop
 	finishStop := intent != nil && !plan.stopped && !forStop
 	if plan.stopped || forStop || finishStop {
 		p.stopping = true // no restart, no probe, no hook: the stop follows
@@ -66,7 +67,7 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 			}
 		}
 		if finishStop {
-			left := intent.remaining(p.rt.Clock.Now())
+			left := intent.Remaining(p.rt.Clock.Now())
 			go p.stopWith(p.lifeCtx, left, intent.Hooks && left > 0, nil)
 		}
 		return
@@ -80,7 +81,7 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 		go p.watchPause(plan.pauseExited)
 	}
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
-		if sup := p.sup.get(c.spec.Name); sup.BackoffDelay > 0 {
+		if sup := p.supLoaded.Containers[c.spec.Name]; sup.BackoffDelay > 0 {
 			p.rt.Backoff.Restore(c.backoffKey(), sup.BackoffDelay, sup.BackoffUpdated)
 		}
 	}
@@ -89,13 +90,13 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 			continue
 		}
 		inst := a.inst
-		sup := p.sup.get(c.spec.Name)
+		sup := p.supLoaded.Containers[c.spec.Name]
 		switch a.state {
 		case taskRunning, taskStopped:
 			interrupted := sup.PostStart == inst.id && c.spec.PostStart != nil
 			if interrupted && a.state == taskStopped {
 				// Before its exit is recorded: its restart then shows the hook's failure.
-				c.persistSupervision(func(s *ContainerSupervision) { s.PostStart = "" })
+				c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = "" })
 				c.markPostStartFailed(errPostStartInterrupted)
 			}
 			if c.ephemeral && a.state == taskRunning {
@@ -104,7 +105,7 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 			go c.watchExit(inst)
 			switch {
 			case interrupted && a.state == taskRunning:
-				c.persistSupervision(func(s *ContainerSupervision) { s.PostStart = "" })
+				c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = "" })
 				go func() { _ = c.postStartFailed(inst, errPostStartInterrupted) }()
 			case a.state == taskRunning && plan.interrupted == "":
 				c.startProbesFrom(inst, c.spec.StartupProbe == nil || sup.Started == inst.id)

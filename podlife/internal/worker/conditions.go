@@ -5,6 +5,7 @@ import (
 
 	"time"
 
+	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
 	"github.com/podlife/podlife/podlife/internal/worker/status"
 )
 
@@ -15,7 +16,7 @@ func (p *Worker) conditionsOwned(inits, apps []ContainerStatus) []PodCondition {
 	conds, times := status.Conditions(time.Now(), status.Input{
 		Phase: p.phase, SandboxReady: p.sandboxReady, Terminated: p.terminated,
 		Inits: inits, Apps: apps, Sidecars: p.sidecars,
-		GatesMessage: gatesMessage(p.spec.ReadinessGates, p.custom), Custom: p.custom,
+		GatesMessage: podupdate.GatesMessage(p.spec.ReadinessGates, p.custom), Custom: p.custom,
 	}, p.condTimes)
 	p.condTimes = times
 	return conds

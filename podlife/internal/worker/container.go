@@ -19,6 +19,7 @@ import (
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/ocibuild"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
 // Container is a handle on one container of a pod, across its restarts. Its methods are safe for
@@ -274,10 +275,10 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	if h := c.spec.PostStart; h != nil {
 		// Recorded while it runs: a manager that dies meanwhile leaves it for its adopter to
 		// report as failed (see Runtime.Adopt), rather than silently lost.
-		c.persistSupervision(func(s *ContainerSupervision) { s.PostStart = inst.id })
+		c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = inst.id })
 		failpoint.Hit("start.poststart") // with a delay: in the middle of the hook
 		err := c.runHook(ctx, h, "PostStart")
-		c.persistSupervision(func(s *ContainerSupervision) { s.PostStart = "" })
+		c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = "" })
 		if err != nil {
 			return c.postStartFailed(inst, err)
 		}

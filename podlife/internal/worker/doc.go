@@ -18,6 +18,10 @@
 // and the pod's records on disk (record.go: pod.json and status.json). The I/O of one attempt
 // of a container (create, exit wait, kill, exec, delete, logs, termination message) is
 // podlife/internal/worker/attempt's, called with plain values.
+// and the pod's records on disk (record.go, supervision.go: pod.json, status.json and
+// supervision.json), which package record (podlife/internal/worker/record) writes from the
+// values the worker takes on the loop; the rules of a running pod's updates from outside
+// (deadline, conditions, readiness gates) are package podupdate's.
 //
 // A Worker starts in one of three ways: [New] for a new pod (the Runtime then calls
 // [Worker.Start]), [Restore] for a pod another process started, built from what an adopter

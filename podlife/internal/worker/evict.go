@@ -16,38 +16,23 @@ import (
 // event of a pod refused under disk pressure.
 const ReasonEvicted Reason = eviction.Reason
 
-const (
-	defaultEvictionPeriod = 10 * time.Second // the kubelet's housekeeping period
-	evictionGrace         = time.Second      // immediateEvictionGracePeriodSeconds
-	measureTimeout        = 30 * time.Second // bounds one measurement (containerd may be away)
-)
+const measureTimeout = 30 * time.Second // bounds one measurement (containerd may be away)
 
 // enforceStorage measures the pod's local storage every Eviction.Period and evicts the pod
 // when it is over one of its limits (eviction.Decide), until the pod stops.
 func (p *Worker) enforceStorage() {
-	period := cmp.Or(p.rt.Cfg.EvictionPeriod, defaultEvictionPeriod)
-	limits := storageLimits(&p.spec)
+	period := cmp.Or(p.rt.Cfg.EvictionPeriod, eviction.DefaultPeriod)
+	limits := eviction.PodLimits(&p.spec)
 	if period < 0 || !limits.Any() {
 		return
 	}
-	timer := p.rt.Clock.NewTimer(period)
-	defer timer.Stop()
-	for {
-		select {
-		case <-timer.C():
-		case <-p.stopped:
-			return
-		case <-p.rt.Closing:
-			return
-		}
+	measure := func() eviction.Usage {
 		ctx, cancel := context.WithTimeout(p.lifeCtx, measureTimeout)
-		u := p.storageUsage(ctx)
-		cancel()
-		if d, ok := eviction.Decide(limits, u); ok {
-			p.evict(d)
-			return
-		}
-		timer.Reset(period)
+		defer cancel()
+		return p.storageUsage(ctx)
+	}
+	if d, ok := eviction.Watch(p.rt.Clock, period, limits, measure, p.stopped, p.rt.Closing); ok {
+		p.evict(d)
 	}
 }
 
@@ -65,35 +50,16 @@ func (p *Worker) evict(d eviction.Decision) {
 	})
 	if failed {
 		p.emit("", EventWarning, ReasonEvicted, d.Message)
-		p.stopWith(p.lifeCtx, evictionGrace, true, nil)
+		p.stopWith(p.lifeCtx, eviction.Grace, true, nil)
 	}
-}
-
-// storageLimits are the spec's local storage limits.
-func storageLimits(s *PodSpec) eviction.Limits {
-	l := eviction.Limits{Pod: s.Resources.EphemeralStorageLimit}
-	for _, v := range s.Volumes {
-		if v.EmptyDir != nil && v.EmptyDir.Medium != MediumMemory {
-			l.EmptyDirs = append(l.EmptyDirs, eviction.Volume{Name: v.Name, Limit: v.EmptyDir.SizeLimit})
-		}
-	}
-	for i, cs := range [][]ContainerSpec{s.InitContainers, s.Containers} {
-		for _, c := range cs {
-			l.Containers = append(l.Containers, eviction.Container{Name: c.Name, Limit: c.Resources.EphemeralStorageLimit,
-				Init: i == 0, Sidecar: c.RestartPolicy == RestartAlways})
-		}
-	}
-	return l
 }
 
 // storageUsage measures the pod's disk-backed volumes, and each container's writable layer
 // and logs (every attempt's); what cannot be measured counts as 0.
 func (p *Worker) storageUsage(ctx context.Context) eviction.Usage {
 	u := eviction.Usage{Volumes: map[string]uint64{}, Containers: map[string]uint64{}}
-	for _, v := range p.spec.Volumes {
-		if v.EmptyDir != nil && v.EmptyDir.Medium != MediumMemory || v.Files != nil && v.Files.Medium != MediumMemory {
-			u.Volumes[v.Name], _ = usage.Disk(ctx, p.sandbox.volumeDir(v.Name))
-		}
+	for _, v := range eviction.DiskVolumes(&p.spec) {
+		u.Volumes[v], _ = usage.Disk(ctx, p.sandbox.volumeDir(v))
 	}
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		n, _ := usage.Disk(ctx, filepath.Join(p.sandbox.dir, "logs", c.spec.Name))

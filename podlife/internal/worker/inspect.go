@@ -50,23 +50,5 @@ func (p *Worker) Update(fn func()) bool { return p.update(fn) }
 // LoopDone is closed when the pod's loop has ended.
 func (p *Worker) LoopDone() <-chan struct{} { return p.owner.done }
 
-// EditSupervision changes container's entry of the supervision.json of the pod in podDir.
-func EditSupervision(podDir, container string, fn func(*ContainerSupervision)) error {
-	s := newSupervisionStore(podDir)
-	if err := s.load(); err != nil {
-		return err
-	}
-	return s.update(container, fn)
-}
-
-// ReadSupervision reads container's entry of the supervision.json of the pod in podDir.
-func ReadSupervision(podDir, container string) (ContainerSupervision, error) {
-	s := newSupervisionStore(podDir)
-	if err := s.load(); err != nil {
-		return ContainerSupervision{}, err
-	}
-	return s.get(container), nil
-}
-
 // LogPath is the CRI-format log file of c's current attempt ("" until created).
 func LogPath(c *Container) string { return c.logPath() }

@@ -19,6 +19,8 @@ import (
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 	"github.com/podlife/podlife/podlife/internal/worker/status"
 )
 
@@ -71,7 +73,6 @@ type Worker struct {
 	shimStarter   *Container // starts the pod's shim: shimOwner, or another if it cannot be created (handOverShim)
 
 	restarts   sync.WaitGroup // restarts in flight
-	dirUnlock  func()         // releases the pods' lock taken when the directory was created (see package poddir)
 	removeOnce sync.Once
 	removed    chan struct{}
 	removeErr  error
@@ -101,21 +102,22 @@ type Worker struct {
 	startsInFlight int
 	startsIdle     chan struct{}
 
-	sup *supervisionStore // supervision.json: what an adopter needs (see supervision.go)
+	sup *record.SupervisionWriter // supervision.json: what an adopter needs (see supervision.go)
+	// supLoaded is supervision.json as the previous manager left it (Restore), for resume.
+	supLoaded record.Supervision
 	// stopRecord is the record of a pod adopted only to stop it: its spec (the record's, without
 	// values) is not the pod's, so its record keeps the fingerprints it had (see writeRecord).
-	stopRecord *Record
+	stopRecord *record.Record
 	// network is the network the pod is attached to, and netRecord its description in the
 	// pod's record: the runtime's, or for an adopted pod the recorded one (recordedNetwork).
 	network   cni.Network
 	netRecord *cni.Record
 	// deadlineSet is the active deadline set on the running pod (see deadline.go), nil if none;
-	// deadlineChanged (buffered) tells enforceDeadline of a change. deadlineMu guards it.
-	deadlineMu      sync.Mutex
+	// deadlineChanged (buffered) tells enforceDeadline of a change.
 	deadlineSet     *time.Duration
 	deadlineChanged chan struct{}
-	// recordMu serializes the writes of pod.json (writeRecord).
-	recordMu sync.Mutex
+	// records writes pod.json (writeRecord) in the order of its snapshots.
+	records  *record.Writer
 	resizeMu sync.Mutex // serializes the pod's resizes (resize.go)
 	// restartAll is the restart of all the pod's containers in progress (restart_all.go).
 	restartAll restartAllState
@@ -140,7 +142,7 @@ func New(r *Host, spec, recorded PodSpec, handler tasks.Class) (*Worker, error) 
 		return nil, fmt.Errorf("podlife: pod dir: %w", err)
 	}
 	p := assemblePod(r, spec, recorded, handler, dir, NewID())
-	p.dirUnlock = dirUnlock
+	p.records = record.NewWriter(dirUnlock)
 	return p, nil
 }
 
@@ -158,7 +160,8 @@ func assemblePod(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid 
 		persistQuit: make(chan struct{}), persisted: make(chan struct{}),
 		phase: PhasePending, owner: newOwner(), startTime: r.Clock.Now(),
 		condTimes: status.Transitions{},
-		sup:       newSupervisionStore(dir),
+		sup:       record.NewSupervisionWriter(dir, record.Supervision{}),
+		records:   record.NewWriter(nil),
 		network:   r.Network, netRecord: r.NetworkRecord(),
 	}
 	p.lifeCtx = r.Ctx(context.Background())
@@ -300,7 +303,7 @@ func (p *Worker) WaitStarted(ctx context.Context) error {
 func (p *Worker) WaitReady(ctx context.Context) error {
 	ready := func(s PodStatus) bool {
 		r, n := s.ReadyCount()
-		return r == n && gatesMessage(p.spec.ReadinessGates, s.Conditions) == ""
+		return r == n && podupdate.GatesMessage(p.spec.ReadinessGates, s.Conditions) == ""
 	}
 	st, err := p.WaitFor(ctx, func(s PodStatus) bool {
 		return ready(s) || s.Phase == PhaseSucceeded || s.Phase == PhaseFailed

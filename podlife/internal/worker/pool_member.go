@@ -231,15 +231,13 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 			s.nsPaths[k] = rebase(v)
 		}
 		s.pidNS = rebase(s.pidNS)
-		p.sup.mu.Lock()
-		p.sup.path = rebase(p.sup.path)
-		p.sup.mu.Unlock()
+		p.sup.SetDir(newDir)
 		for _, c := range p.specContainers() {
 			for _, inst := range c.live {
 				inst.logPath, inst.termPath = rebase(inst.logPath), rebase(inst.termPath)
 			}
 		}
-		p.dirUnlock = release // once pod.json is written (run)
+		p.records.SetRelease(release) // once pod.json is written (run)
 	})
 	if err := p.sandbox.writeEtc(); err != nil {
 		p.log.Warn("warm pool: /etc files", "err", err)

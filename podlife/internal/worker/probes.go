@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/podlife/podlife/podlife/internal/worker/probing"
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -45,7 +46,7 @@ func (c *Container) startProbesFrom(inst *instance, startupDone bool) {
 		Target: c.target(), StartedAt: inst.startedAt, Clock: p.rt.Clock, Log: p.log,
 		Warn:          func(reason Reason, msg string) { p.emit(c.spec.Name, EventWarning, reason, msg) },
 		Publish:       p.rt.PublishProbe,
-		StartupPassed: func() { c.persistSupervision(func(s *ContainerSupervision) { s.Started = inst.id }) },
+		StartupPassed: func() { c.persistSupervision(func(s *record.ContainerSupervision) { s.Started = inst.id }) },
 		Started: func() bool {
 			current := false
 			p.updateIf(func() bool {

@@ -159,18 +159,18 @@ func (p *Worker) restartResized(ctx context.Context, c *Container, inst *instanc
 // recordResize writes the resized resources into the pod's record: its spec and fingerprints
 // are then those of the spec as resized (see the top of this file).
 func (p *Worker) recordResize(c *Container, next Resources) error {
-	p.recordMu.Lock()
-	list := &p.recorded.Containers
-	if c.init {
-		list = &p.recorded.InitContainers
-	}
-	*list = slices.Clone(*list) // the recorded form may share its array with another spec
-	for i := range *list {
-		if (*list)[i].Name == c.spec.Name {
-			(*list)[i].Resources = next
+	p.do(func() {
+		list := &p.recorded.Containers
+		if c.init {
+			list = &p.recorded.InitContainers
 		}
-	}
-	p.recordMu.Unlock()
+		*list = slices.Clone(*list) // the recorded form may share its array with another spec
+		for i := range *list {
+			if (*list)[i].Name == c.spec.Name {
+				(*list)[i].Resources = next
+			}
+		}
+	})
 	return p.writeRecord()
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
 // What the Runtime calls on its workers beyond the pod's own API (pod.go, stop.go, ...): the
@@ -25,7 +26,7 @@ func (p *Worker) Start() {
 // (nothing else of the pod exists) and releases the pods' lock New took.
 func (p *Worker) Discard() error {
 	err := poddir.Remove(p.sandbox.dir)
-	p.dirUnlock()
+	p.records.Release()
 	return err
 }
 
@@ -83,7 +84,7 @@ type Observed struct {
 	Handler tasks.Class
 	// Dir is the pod's directory, Record its pod.json (read under Lock).
 	Dir    string
-	Record Record
+	Record record.Record
 	// Network is the network the pod is attached to (its record's).
 	Network cni.Network
 	// ForStop adopts the pod only to stop or remove it: nothing is resumed but exit watching,
@@ -97,7 +98,7 @@ type Observed struct {
 func Restore(ctx context.Context, h *Host, o Observed) (w *Worker, resume func(), err error) {
 	rec := o.Record
 	// The deadline set on the running pod is kept; the spec's as started stays its spec.
-	spec, recorded, deadline := DeadlineUpdate(o.Spec, o.Recorded, rec)
+	spec, recorded, deadline := record.DeadlineUpdate(o.Spec, o.Recorded, rec)
 	p := assemblePod(h, spec, recorded, o.Handler, o.Dir, rec.UID)
 	p.deadlineSet = deadline
 	p.startTime = rec.Created
@@ -117,9 +118,11 @@ func Restore(ctx context.Context, h *Host, o Observed) (w *Worker, resume func()
 			p.shimOwner.plannedID = rec.ShimGroup
 		}
 	}
-	if err := p.sup.load(); err != nil {
-		p.log.Warn("supervision state unreadable: restart back-off and hook state start afresh", "err", err)
+	sup, supErr := record.LoadSupervision(o.Dir)
+	if supErr != nil {
+		p.log.Warn("supervision state unreadable: restart back-off and hook state start afresh", "err", supErr)
 	}
+	p.supLoaded, p.sup = sup, record.NewSupervisionWriter(o.Dir, sup)
 	plan, err := p.bind(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pod %q: adopt: %w", spec.Name, err)

@@ -1,0 +1,48 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/podlife/podlife/internal/failpoint"
+	"github.com/podlife/podlife/podlife/internal/poddir"
+)
+
+// PersistStatus rewrites status.json in dir whenever the status changes, until quit is closed,
+// or closing is (then it writes the latest status a last time). latest returns the pod's
+// status and a channel closed when it changes, taken before the status. Changes that come
+// faster than the writes are coalesced: the file always ends with the latest status.
+func PersistStatus(dir string, latest func() (status any, changed <-chan struct{}), quit, closing <-chan struct{}, log *slog.Logger) {
+	path := filepath.Join(dir, StatusFile)
+	var last []byte
+	write := func(status any) {
+		b, err := json.Marshal(status)
+		if err == nil && !bytes.Equal(b, last) {
+			failpoint.Hit("status.write")
+			if err := poddir.WriteAtomic(path, b); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				log.Debug("persist status", "err", err)
+			}
+			last = b
+			failpoint.Hit("status.written")
+		}
+	}
+	for {
+		status, ch := latest()
+		write(status)
+		select {
+		case <-ch:
+		case <-quit:
+			return
+		case <-closing:
+			// A change may have come with the close (select picks at random): the file is what
+			// other processes know of the pod from now on, so it ends with the latest status.
+			status, _ := latest()
+			write(status)
+			return
+		}
+	}
+}

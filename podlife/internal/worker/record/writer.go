@@ -1,0 +1,100 @@
+package record
+
+import (
+	. "github.com/podlife/podlife/podlife/internal/api"
+
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/specfp"
+)
+
+// Snapshot is what a pod's record is written from: values its worker took on the pod's loop
+// (Record's fields but the spec and its fingerprints), and the ones it took outside it (Key).
+type Snapshot struct {
+	// Dir is the pod's directory.
+	Dir string
+	// Record is the record without Spec and the fingerprints, which Write computes.
+	Record Record
+	// Recorded is the recorded form of the pod's spec (see Record.Spec).
+	Recorded PodSpec
+	// Key is the state dir's key of spec fingerprints.
+	Key []byte
+	// Kept is the record of a pod adopted only to stop it (nil for others): its spec (the
+	// record's, without values) is not the pod's, so the record keeps the fingerprints it had.
+	Kept *Record
+}
+
+// Writer writes a pod's pod.json. The worker takes a ticket on the pod's loop with the
+// snapshot, so that tickets follow the order of the pod's changes; a snapshot older than the
+// one on disk is not written. Its lock guards the file's writes only.
+type Writer struct {
+	tickets atomic.Uint64
+	mu      sync.Mutex // the file's writes: written, release
+	written uint64     // the ticket of the snapshot on disk
+	release func()     // releases the pods' lock once pod.json is written (see package poddir)
+}
+
+// NewWriter returns the writer of a pod's record; release (nil for none) is called once, after
+// the first write (see SetRelease).
+func NewWriter(release func()) *Writer { return &Writer{release: release} }
+
+// Ticket numbers a snapshot: take it where the snapshot is taken (on the pod's loop).
+func (w *Writer) Ticket() uint64 { return w.tickets.Add(1) }
+
+// SetRelease replaces the release called after the next write (a warm pool member's pods'
+// lock, taken when its directory became the pod's).
+func (w *Writer) SetRelease(release func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.release = release
+}
+
+// Release calls the release now if no write did (the pod's directory is discarded).
+func (w *Writer) Release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.releaseLocked()
+}
+
+func (w *Writer) releaseLocked() {
+	if w.release != nil {
+		w.release()
+		w.release = nil // once: an adopter writes the record again
+	}
+}
+
+// Write writes s, numbered ticket, as the pod's record unless a newer snapshot is on disk, and
+// calls the release (see NewWriter) whatever the outcome.
+func (w *Writer) Write(ticket uint64, s Snapshot) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	defer w.releaseLocked()
+	if ticket < w.written {
+		return nil // a newer snapshot is on disk
+	}
+	rec := s.Record
+	// The recorded form, not the defaulted spec: records keep what they always kept.
+	fields := specfp.Fields(s.Recorded, s.Key)
+	spec, err := json.Marshal(StoppableSpec(s.Recorded))
+	if err != nil {
+		return fmt.Errorf("pod record: spec: %w", err)
+	}
+	rec.SpecMAC, rec.SpecMACs, rec.SpecKey, rec.Spec = specfp.Hash(fields), fields, specfp.KeyID(s.Key), spec
+	if old := s.Kept; old != nil {
+		// Adopted to be stopped, from the record's spec: the fingerprints are those of the
+		// spec the pod was started with (an older manager's unkeyed ones stay until an
+		// adoption with the full spec writes keyed ones).
+		rec.SpecMAC, rec.SpecMACs, rec.SpecKey = old.SpecMAC, old.SpecMACs, old.SpecKey
+		rec.SpecHash, rec.SpecFields = old.SpecHash, old.SpecFields
+	}
+	if err := poddir.WriteJSON(filepath.Join(s.Dir, RecordFile), rec); err != nil {
+		return err
+	}
+	w.written = ticket
+	return nil
+}
