@@ -56,6 +56,7 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/hostcheck", []string{"podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/found", []string{"podlife/internal/tasks", "podlife/internal/eventbus", "podlife/daemon", "cni"}},
 		{"podlife/internal/worker", []string{"podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt"}},
+		{"podlife/internal/worker/podsandbox", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt"}},
 		{"podlife/internal/tasks", []string{"podlife/internal/poddir", "podlife/internal/eventbus", "podlife/internal/specfp", "podlife/daemon", "cni"}},
 		{"podlife/daemon", []string{"podlife"}},
 		{"podlife/containerlogger", []string{"podlife"}},

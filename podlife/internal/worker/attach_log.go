@@ -22,7 +22,7 @@ import (
 // output waited in the shim's FIFO. An instance that is not interactive, or whose previous
 // manager had the clients' FIFOs written by the shim (no -out FIFO), is left alone.
 func (i *instance) resumeAttachCopy(p *Worker) {
-	dir := p.sandbox.dir
+	dir := p.sandbox.Dir()
 	client := AttachFIFOs(dir, i.id, false, true)
 	if _, err := os.Stat(client.Stdout); err != nil {
 		return

@@ -13,8 +13,9 @@
 // their back-off (restart.go), restarts of all the containers (restart_all.go), in-place
 // resizes (resize.go), probes and lifecycle hooks (probes.go, container.go),
 // supervision.json (supervision.go), termination messages, exec, attach and ephemeral
-// containers, the active deadline and storage eviction, the pod's use of its sandbox
-// (sandbox.go, pause.go, cgroup_pod.go) and of containerd's objects (instance.go, labels.go),
+// containers, the active deadline and storage eviction, the pod's use of its sandbox and
+// shims (sandbox.go: when they are made and undone; how is podlife/internal/worker/podsandbox's)
+// and of containerd's objects (instance.go),
 // and the pod's records on disk (record.go: pod.json and status.json).
 //
 // A Worker starts in one of three ways: [New] for a new pod (the Runtime then calls

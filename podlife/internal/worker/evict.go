@@ -92,11 +92,11 @@ func (p *Worker) storageUsage(ctx context.Context) eviction.Usage {
 	u := eviction.Usage{Volumes: map[string]uint64{}, Containers: map[string]uint64{}}
 	for _, v := range p.spec.Volumes {
 		if v.EmptyDir != nil && v.EmptyDir.Medium != MediumMemory || v.Files != nil && v.Files.Medium != MediumMemory {
-			u.Volumes[v.Name], _ = usage.Disk(ctx, p.sandbox.volumeDir(v.Name))
+			u.Volumes[v.Name], _ = usage.Disk(ctx, p.sandbox.VolumeDir(v.Name))
 		}
 	}
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
-		n, _ := usage.Disk(ctx, filepath.Join(p.sandbox.dir, "logs", c.spec.Name))
+		n, _ := usage.Disk(ctx, filepath.Join(p.sandbox.Dir(), "logs", c.spec.Name))
 		if id := c.ID(); id != "" && p.rt.Ctrd != nil {
 			if layer, err := p.rt.Ctrd.SnapshotUsage(ctx, id); err == nil && layer > 0 {
 				n += uint64(layer)

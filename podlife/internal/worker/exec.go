@@ -77,7 +77,7 @@ func (c *Container) exec(ctx context.Context, argv []string, streams ExecIO) (in
 		pspec = ps
 		p.do(func() { inst.procSpec = pspec })
 	}
-	code, err := task.Exec(ctx, bg, *pspec, argv, streams, p.sandbox.fifoDir())
+	code, err := task.Exec(ctx, bg, *pspec, argv, streams, p.sandbox.FIFODir())
 	switch {
 	case err == nil:
 		return code, nil

@@ -145,7 +145,7 @@ func (p *Worker) instanceShimSocket(inst *instance) string {
 	if group == "" {
 		group = inst.id
 	}
-	return p.shimSocketOf(group)
+	return p.shim.SocketOf(group)
 }
 
 // Back-off between attempts to reach containerd (or a shim) again.

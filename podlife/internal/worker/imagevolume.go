@@ -39,7 +39,7 @@ func (p *Worker) mountImageVolumes(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("volume %q: %w", v.Name, err)
 		}
-		dir := p.sandbox.volumeDir(v.Name)
+		dir := p.sandbox.VolumeDir(v.Name)
 		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("volume %q: %w", v.Name, err)
 		}

@@ -100,18 +100,18 @@ func (c *Container) newInstance(ctx context.Context, attempt int, id string) (*i
 	var out tasks.Output
 	if c.stdin || c.tty {
 		// Its output goes to its log too, written by this process (see tasks.TeeAttach).
-		out, err = attachOutput(p.sandbox.dir, id, c.stdin, c.tty)
+		out, err = attachOutput(p.sandbox.Dir(), id, c.stdin, c.tty)
 		out.StopCopy = r.Closing
 		if err == nil {
 			var w *crilog.Writer
 			var path string
-			if w, path, err = openCRILog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), attempt, r.Cfg.Logs); err == nil {
+			if w, path, err = openCRILog(filepath.Join(p.sandbox.Dir(), "logs", c.spec.Name), attempt, r.Cfg.Logs); err == nil {
 				out.Stdout, out.Stderr = w.Stream("stdout"), w.Stream("stderr")
 				inst.log, inst.logPath, inst.streams = w, path, []io.Closer{out.Stdout.(io.Closer), out.Stderr.(io.Closer)}
 			}
 		}
 	} else {
-		out, err = inst.openLog(filepath.Join(p.sandbox.dir, "logs", c.spec.Name), p.sandbox.fifoDir())
+		out, err = inst.openLog(filepath.Join(p.sandbox.Dir(), "logs", c.spec.Name), p.sandbox.FIFODir())
 	}
 	if err != nil {
 		inst.delete(context.WithoutCancel(ctx))

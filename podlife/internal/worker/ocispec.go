@@ -62,9 +62,9 @@ func (c *Container) specOpts(ctx context.Context, volumes []specs.Mount) ([]oci.
 		opts = append(opts, ocibuild.WithHostDevShm)
 	}
 	mounts := []specs.Mount{
-		ocibuild.BindMount(s.etc("hosts"), "/etc/hosts", false),
-		ocibuild.BindMount(s.etc("hostname"), "/etc/hostname", false),
-		ocibuild.BindMount(s.etc("resolv.conf"), "/etc/resolv.conf", false),
+		ocibuild.BindMount(s.Etc("hosts"), "/etc/hosts", false),
+		ocibuild.BindMount(s.Etc("hostname"), "/etc/hostname", false),
+		ocibuild.BindMount(s.Etc("resolv.conf"), "/etc/resolv.conf", false),
 		ocibuild.CgroupMount(c.spec.SecurityContext != nil && c.spec.SecurityContext.Privileged),
 	}
 	mounts = append(mounts, volumes...)
@@ -91,14 +91,14 @@ func (p *Worker) sharedNamespaceOpts() []oci.SpecOpts {
 		opts = append(opts, oci.WithHostNamespace(specs.NetworkNamespace), oci.WithHostNamespace(specs.UTSNamespace))
 	} else {
 		opts = append(opts,
-			oci.WithHostname(s.hostname),
-			oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: s.nsPaths[sandboxns.Net]}),
-			oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.UTSNamespace, Path: s.nsPaths[sandboxns.UTS]}))
+			oci.WithHostname(s.Hostname()),
+			oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: s.NSPath(sandboxns.Net)}),
+			oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.UTSNamespace, Path: s.NSPath(sandboxns.UTS)}))
 	}
 	if p.spec.HostIPC {
 		opts = append(opts, oci.WithHostNamespace(specs.IPCNamespace))
 	} else {
-		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.IPCNamespace, Path: s.nsPaths[sandboxns.IPC]}))
+		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.IPCNamespace, Path: s.NSPath(sandboxns.IPC)}))
 	}
 	return opts
 }
@@ -110,7 +110,7 @@ func (p *Worker) volumeSource(name string) string {
 			return v.HostPath.Path
 		}
 	}
-	return p.sandbox.volumeDir(name)
+	return p.sandbox.VolumeDir(name)
 }
 
 // volumeReadOnly tells whether a volume is always mounted read-only (files and image volumes).

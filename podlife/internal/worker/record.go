@@ -97,14 +97,14 @@ func (p *Worker) writeRecord() error {
 		rec.SpecMAC, rec.SpecMACs, rec.SpecKey = old.SpecMAC, old.SpecMACs, old.SpecKey
 		rec.SpecHash, rec.SpecFields = old.SpecHash, old.SpecFields
 	}
-	return poddir.WriteJSON(filepath.Join(p.sandbox.dir, RecordFile), rec)
+	return poddir.WriteJSON(filepath.Join(p.sandbox.Dir(), RecordFile), rec)
 }
 
 // persistStatus rewrites status.json whenever the status changes, until quit is closed. Changes
 // that come faster than the writes are coalesced: the file always ends with the latest status.
 func (p *Worker) persistStatus(quit <-chan struct{}) {
 	defer close(p.persisted)
-	path := filepath.Join(p.sandbox.dir, StatusFile)
+	path := filepath.Join(p.sandbox.Dir(), StatusFile)
 	var last []byte
 	write := func() {
 		b, err := json.Marshal(p.Status())

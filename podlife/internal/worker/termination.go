@@ -49,7 +49,7 @@ const (
 // terminationMount creates instance id's empty message file, writable by any user (the
 // container's may not be root: the kubelet makes it 0666 too), and returns its mount.
 func (c *Container) terminationMount(id string) (string, specs.Mount, error) {
-	dir := filepath.Join(c.pod.sandbox.dir, terminationDir)
+	dir := filepath.Join(c.pod.sandbox.Dir(), terminationDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", specs.Mount{}, fmt.Errorf("termination message file: %w", err)
 	}

@@ -40,13 +40,13 @@ type privateMounts struct {
 // container's task is created.
 func (c *Container) volumeMounts(id string) ([]specs.Mount, *privateMounts, error) {
 	p := c.pod
-	pm := &privateMounts{dir: filepath.Join(p.sandbox.dir, "subpaths", id)}
+	pm := &privateMounts{dir: filepath.Join(p.sandbox.Dir(), "subpaths", id)}
 	var out []specs.Mount
 	for i, m := range c.spec.VolumeMounts {
 		ro := m.ReadOnly || p.volumeReadOnly(m.Name)
 		hp := p.hostPathVolume(m.Name)
 		if hp == nil && m.SubPath == "" {
-			out = append(out, ocibuild.BindMount(p.sandbox.volumeDir(m.Name), m.MountPath, ro))
+			out = append(out, ocibuild.BindMount(p.sandbox.VolumeDir(m.Name), m.MountPath, ro))
 			continue
 		}
 		if len(pm.points) == 0 {
