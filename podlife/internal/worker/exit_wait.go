@@ -139,7 +139,7 @@ func (c *Container) shimWait(ctx context.Context, inst *instance) (uint32, time.
 
 // instanceShimSocket is the socket of the shim that runs inst: the pod's shim group's, or with
 // one shim per container, the one derived from the instance's own ID (the formula of
-// containerd's shim manager, see shimSocket).
+// containerd's shim manager, see podsandbox.Shim.SocketOf).
 func (p *Worker) instanceShimSocket(inst *instance) string {
 	group := p.shimGroup()
 	if group == "" {

@@ -107,7 +107,7 @@ func (p *Worker) setWaitingUsers(volume string, reason Reason, msg string) {
 }
 
 // removeImageViews removes the views of the pod's image volumes (once they are unmounted: see
-// Sandbox.removeVolumes). A view already gone is not an error.
+// Sandbox.RemoveVolumes). A view already gone is not an error.
 func (p *Worker) removeImageViews(ctx context.Context) error {
 	var errs []error
 	for _, v := range p.spec.Volumes {
