@@ -147,7 +147,7 @@ func (p *Worker) startPause(ctx context.Context) error {
 // again; the Runtime's Close ends it.
 func (p *Worker) watchPause(exited <-chan ctrd.ExitStatus) {
 	conn := podsandbox.Conn{Retry: p.rt.Retry, WaitConnected: p.rt.WaitConnected}
-	st, ok := podsandbox.FollowPause(p.watchCtx, conn, exited, func() (ctr tasks.Container) {
+	st, ok, err := podsandbox.FollowPause(p.watchCtx, conn, exited, func() (ctr tasks.Container) {
 		p.do(func() { ctr = p.pause.ctr })
 		return ctr
 	}, func(task tasks.Task) {
@@ -156,7 +156,10 @@ func (p *Worker) watchPause(exited <-chan ctrd.ExitStatus) {
 				p.pause.task = task
 			}
 		})
-	}, p.log)
+	})
+	if err != nil {
+		p.log.Warn("pause no longer watched", "err", err)
+	}
 	if !ok || p.rt.IsClosed() {
 		return
 	}

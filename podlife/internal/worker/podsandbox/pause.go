@@ -114,20 +114,20 @@ type Conn struct {
 // FollowPause waits for the pause's exit on exited, following its task again whenever
 // containerd went away: current returns the pause's container (nil once a stop deleted it),
 // reloaded records the task loaded again. It returns the exit, or ok false if the watch ended
-// without one (ctx ended, the Runtime detached, or the pause was deleted); a pause gone while
-// containerd was away exits with an unknown status.
-func FollowPause(ctx context.Context, conn Conn, exited <-chan ctrd.ExitStatus, current func() tasks.Container, reloaded func(tasks.Task), log *slog.Logger) (st ctrd.ExitStatus, ok bool) {
+// without one (ctx ended, the Runtime detached, the pause was deleted, or err: its task could
+// not be followed again); a pause gone while containerd was away exits with an unknown status.
+func FollowPause(ctx context.Context, conn Conn, exited <-chan ctrd.ExitStatus, current func() tasks.Container, reloaded func(tasks.Task)) (st ctrd.ExitStatus, ok bool, err error) {
 	for {
 		st = <-exited
 		if st.Error() == nil {
-			return st, true
+			return st, true, nil
 		}
 		if ctx.Err() != nil || conn.WaitConnected(ctx) != nil {
-			return st, false // the Runtime detached: the pause may well still run
+			return st, false, nil // the Runtime detached: the pause may well still run
 		}
 		ctr := current()
 		if ctr == nil {
-			return st, false // deleted by a stop
+			return st, false, nil // deleted by a stop
 		}
 		var task tasks.Task
 		err := conn.Retry(ctx, func() (err error) {
@@ -138,11 +138,10 @@ func FollowPause(ctx context.Context, conn Conn, exited <-chan ctrd.ExitStatus, 
 			return err
 		})
 		if errdefs.IsNotFound(err) {
-			return *ctrd.NewExitStatus(ctrd.UnknownExitStatus, time.Time{}, nil), true // gone while containerd was away
+			return *ctrd.NewExitStatus(ctrd.UnknownExitStatus, time.Time{}, nil), true, nil // gone while containerd was away
 		}
 		if err != nil {
-			log.Warn("pause no longer watched", "err", err)
-			return st, false
+			return st, false, err
 		}
 		reloaded(task)
 	}
