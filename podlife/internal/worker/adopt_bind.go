@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/containerd/errdefs"
 
-	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
@@ -61,26 +59,17 @@ func (p *Worker) bind(ctx context.Context) (*adoptPlan, error) {
 	cctx := r.Ctx(ctx)
 	s := p.sandbox
 	var last PodStatus
-	if err := poddir.ReadJSON(filepath.Join(s.dir, record.StatusFile), &last); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := poddir.ReadJSON(filepath.Join(s.Dir(), record.StatusFile), &last); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.log.Warn("status.json unreadable", "err", err)
 	}
 	var sb sandbox.Record
-	if err := poddir.ReadJSON(filepath.Join(s.dir, "sandbox.json"), &sb); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := poddir.ReadJSON(filepath.Join(s.Dir(), "sandbox.json"), &sb); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("sandbox.json: %w", err)
 	}
-	s.nsPaths = map[sandboxns.Kind]string{}
-	for _, k := range []sandboxns.Kind{sandboxns.Net, sandboxns.IPC, sandboxns.UTS} {
-		if path := filepath.Join(s.dir, "ns", string(k)); fileExists(path) {
-			s.nsPaths[k] = path
-		}
-	}
-	if p.spec.HostNetwork {
-		s.hostname, _ = os.Hostname()
-	}
 	if ip, err := netip.ParseAddr(sb.IP); err == nil {
-		s.ip = ip
+		p.podIP = ip
 	}
-	s.attached = sb.Network != ""
+	p.netAttached = sb.Network != ""
 	plan := &adoptPlan{cur: map[*Container]adoptedInstance{}, restartNoPrev: map[*Container]*StateTerminated{}}
 	if !p.spec.HostNetwork && sb.Network != "attached" {
 		plan.interrupted = "the pod's network was not attached"
@@ -111,6 +100,7 @@ func (p *Worker) bind(ctx context.Context) (*adoptPlan, error) {
 				p.pause = &pause{}
 			}
 			p.pause.id = ctr.ID
+			p.shim.SetPause(ctr.ID)
 			p.pause.ctr = cg
 			if task != nil {
 				p.pause.task = task
@@ -129,14 +119,12 @@ func (p *Worker) bind(ctx context.Context) (*adoptPlan, error) {
 		name := labels[LabelContainer]
 		inst := &instance{rt: r, attempt: attempt, id: ctr.ID, task: task, exited: make(chan struct{})}
 		inst.ctr, inst.cg = cg, cg
-		inst.logPath = filepath.Join(s.dir, "logs", name, strconv.Itoa(attempt)+".log")
-		inst.termPath = filepath.Join(s.dir, terminationDir, ctr.ID)
+		inst.logPath = filepath.Join(s.Dir(), "logs", name, strconv.Itoa(attempt)+".log")
+		inst.termPath = filepath.Join(s.Dir(), terminationDir, ctr.ID)
 		found[name] = append(found[name], adoptedInstance{inst: inst, state: state, labels: labels})
 	}
+	s.Restore(&p.spec, p.pause != nil) // the namespaces the previous manager pinned
 	if p.pause != nil {
-		if pidNS := filepath.Join(s.dir, "ns", string(sandboxns.PID)); fileExists(pidNS) {
-			s.pidNS = pidNS
-		}
 		if p.pause.task == nil && anyTask {
 			plan.interrupted = "the pod's pause is missing"
 		}
