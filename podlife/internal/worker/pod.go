@@ -20,10 +20,10 @@ import (
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 	"github.com/podlife/podlife/podlife/internal/worker/status"
-	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 )
 
 // Pod is a handle on a running (or finished) pod. Its methods are safe for concurrent use: the
