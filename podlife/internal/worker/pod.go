@@ -38,9 +38,8 @@ type Worker struct {
 	byName  map[string]*Container
 	// sidecars names the restartable init containers (immutable).
 	sidecars map[string]bool
-	// ephemeralOps counts AddEphemeralContainer creations and starts in flight: registered
-	// on the pod's loop while the pod is not stopping, waited for by the stop.
-	ephemeralOps sync.WaitGroup
+	// goroutines are the goroutines the worker started for the pod (group.go).
+	goroutines *group
 
 	lifeCtx     context.Context    // containerd calls that must outlive callers (namespaced, never cancelled)
 	startCtx    context.Context    // cancelled when a stop begins
@@ -69,8 +68,7 @@ type Worker struct {
 	shimMu        sync.Mutex
 	shimStarter   *Container // starts the pod's shim: shimOwner, or another if it cannot be created (handOverShim)
 
-	restarts   sync.WaitGroup // restarts in flight
-	dirUnlock  func()         // releases the pods' lock taken when the directory was created (see package poddir)
+	dirUnlock  func() // releases the pods' lock taken when the directory was created (see package poddir)
 	removeOnce sync.Once
 	removed    chan struct{}
 	removeErr  error
@@ -115,8 +113,10 @@ type Worker struct {
 	deadlineChanged chan struct{}
 	// recordMu serializes the writes of pod.json (writeRecord).
 	recordMu sync.Mutex
-	resizeMu sync.Mutex // serializes the pod's resizes (resize.go)
-	// restartAll is the restart of all the pod's containers in progress (restart_all.go).
+	// resizing is the resize in progress (resize.go), nil if none; on the loop.
+	resizing chan struct{}
+	// restartAll is the restart of all the pod's containers in progress (restart_all.go); on
+	// the loop.
 	restartAll restartAllState
 	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
 	// is the form of it the record keeps and fingerprints (see recordedSpec).
@@ -154,7 +154,7 @@ func assemblePod(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid 
 		byName:   map[string]*Container{},
 		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
 		stopped: make(chan struct{}), removed: make(chan struct{}), deadlineChanged: make(chan struct{}, 1),
-		persistQuit: make(chan struct{}), persisted: make(chan struct{}),
+		persistQuit: make(chan struct{}), persisted: make(chan struct{}), goroutines: newGroup(),
 		phase: PhasePending, owner: newOwner(), startTime: r.Clock.Now(),
 		condTimes: map[ConditionType]condTime{},
 		sup:       newSupervisionStore(dir),
