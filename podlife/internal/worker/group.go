@@ -15,13 +15,14 @@ import (
 // spawn(what, fn), counted under its name while it runs, and awaited: Remove returns once none
 // is left (but the caller's own: a hook that removes its own pod), AwaitAbandoned (the
 // Runtime's close) waits for them until its deadline, and the stop waits for the restarts and
-// the ephemeral containers' starts in flight (awaitNamed). A Worker that was removed has none
-// left.
+// the ephemeral containers' starts in flight (awaitRestarts). A Worker that was removed has none
+// left. A goroutine of the group that awaits it does not wait for itself: each one's goroutine
+// number is noted when it starts (goroutineID, as owner.go's checks do).
 //
 // The one exception is user Go code that ignores its context: a lifecycle hook written in Go
 // (hook.HandlerFunc, or a Handler of another package than podlife/hook) that outlives its
 // deadline, or a start policy that does not return after the stop cancelled it. The worker
-// abandons it, with a Warning event, as before (runHook, awaitStartSequence): release then
+// abandons it, with a Warning event (runHook, awaitStartSequence): release then
 // takes its goroutine out of what is awaited, and Goroutines reports it as abandoned until it
 // returns. The hooks of package hook are never released: an exec hook's process is killed
 // through containerd when its context ends, an HTTP hook's request has its context, a sleep
