@@ -424,11 +424,10 @@ func (r *Runtime) Close() error {
 	}
 	r.control.close()
 	// Each pod's status.json ends with its last status, for the next Runtime on the state dir.
-	persisted := time.NewTimer(5 * time.Second)
-	defer persisted.Stop()
+	persisted := time.Now().Add(5 * time.Second)
 	for _, p := range pods {
-		p.AwaitAbandoned(persisted.C) // each loop ends once its current closure has run
-		r.adoptLocks.release(p)       // another process may adopt it now
+		p.AwaitAbandoned(persisted) // each loop ends once its current closure has run
+		r.adoptLocks.release(p)     // another process may adopt it now
 	}
 	var errs []error
 	if r.ctrd != nil {

@@ -36,11 +36,11 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 		p.message = "The pod's start sequence was interrupted by its previous manager's death (" + plan.interrupted + "): it is not resumed; remove the pod"
 	}
 	p.publish()
-	go p.runLoop()
+	p.spawn(gLoop, p.runLoop)
 	if err := p.writeRecord(); err != nil {
 		p.log.Warn("pod record not written: other processes will not see this manager", "err", err)
 	}
-	go p.persistStatus(p.persistQuit)
+	p.spawn(gStatus, func() { p.persistStatus(p.persistQuit) })
 	why := ""
 	switch {
 	case forStop:
@@ -53,32 +53,32 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 		// No task is left: the pod was stopped, or its start never got to its tasks. The stop
 		// runs again (or for the first time) to finish the teardown: network, namespaces, pause.
 		if !forStop {
-			go p.stopWith(p.lifeCtx, 0, false, nil)
+			p.spawn(gStop, func() { p.stopWith(p.lifeCtx, 0, false, nil) })
 		}
 		return
 	}
 	if forStop || finishStop {
 		if plan.pauseExited != nil {
-			go p.watchPause(plan.pauseExited)
+			p.spawn(gPauseWatch, func() { p.watchPause(plan.pauseExited) })
 		}
 		for c, a := range plan.cur {
 			if a.state == taskRunning || a.state == taskStopped {
-				go c.watchExit(a.inst)
+				p.spawn(gExitWatch, func() { c.watchExit(a.inst) })
 			}
 		}
 		if finishStop {
 			left := intent.Remaining(p.rt.Clock.Now())
-			go p.stopWith(p.lifeCtx, left, intent.Hooks && left > 0, nil)
+			p.spawn(gStop, func() { p.stopWith(p.lifeCtx, left, intent.Hooks && left > 0, nil) })
 		}
 		return
 	}
 	if p.rt.Cfg.ContainerLogger == "" {
 		p.emit("", EventWarning, ReasonLogsNotFollowed, "The containers' output went through the previous manager, which is gone: their current attempts' output is not logged (set Config.ContainerLogger)")
 	}
-	go p.enforceDeadline() // the spec's deadline, or the one set on the running pod
-	go p.enforceStorage()
+	p.spawn(gDeadline, p.enforceDeadline) // the spec's deadline, or the one set on the running pod
+	p.spawn(gStorage, p.enforceStorage)
 	if plan.pauseExited != nil {
-		go p.watchPause(plan.pauseExited)
+		p.spawn(gPauseWatch, func() { p.watchPause(plan.pauseExited) })
 	}
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		if sup := p.supLoaded.Containers[c.spec.Name]; sup.BackoffDelay > 0 {
@@ -102,43 +102,33 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 			if c.ephemeral && a.state == taskRunning {
 				inst.resumeAttachCopy(p) // an interactive one's output to its log and clients
 			}
-			go c.watchExit(inst)
+			p.spawn(gExitWatch, func() { c.watchExit(inst) })
 			switch {
 			case interrupted && a.state == taskRunning:
 				c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = "" })
-				go func() { _ = c.postStartFailed(inst, errPostStartInterrupted) }()
+				p.spawn(gPostStart, func() { _ = c.postStartFailed(inst, errPostStartInterrupted) })
 			case a.state == taskRunning && plan.interrupted == "":
 				c.startProbesFrom(inst, c.spec.StartupProbe == nil || sup.Started == inst.id)
 			}
 		case taskCreated:
 			if inst.attempt > 0 && plan.interrupted == "" {
 				// A restart cut between its create and its start: the start follows.
-				if !p.registerRestart() {
-					continue
-				}
-				go func() {
-					defer p.restarts.Done()
+				p.spawnRestart(gRestart, func() {
 					if err := c.startInstance(p.startCtx, inst); err != nil && p.startCtx.Err() == nil {
 						p.log.Info("restart failed", "container", c.spec.Name, "err", err)
 					}
-				}()
+				})
 			}
 		}
 	}
 	if plan.interrupted == "" {
 		for c, term := range plan.restartNoPrev {
-			if !p.registerRestart() {
-				continue
-			}
-			go func() {
-				defer p.restarts.Done()
-				c.restart(p.startCtx, nil, term)
-			}()
+			p.spawnRestart(gRestart, func() { c.restart(p.startCtx, nil, term) })
 		}
 		return
 	}
 	p.emit("", EventWarning, ReasonStartInterrupted, p.message)
-	go p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil)
+	p.spawn(gStop, func() { p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil) })
 }
 
 // markPostStartFailed records the failure of a postStart hook whose container has exited
@@ -153,17 +143,4 @@ func (c *Container) markPostStartFailed(hookErr error) {
 func fileExists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
-}
-
-// registerRestart registers a restart with the stop (see Container.onExit): false if the pod is
-// stopping.
-func (p *Worker) registerRestart() bool {
-	registered := false
-	p.do(func() {
-		if !p.stopping {
-			p.restarts.Add(1)
-			registered = true
-		}
-	})
-	return registered
 }

@@ -16,7 +16,7 @@ func (p *Worker) completionPhaseOwned(computed Phase, inits, apps []ContainerSta
 	phase, stop := status.Completion(computed, p.terminated, inits, apps, p.sidecars)
 	if stop && !p.stopping && !p.completing {
 		p.completing = true
-		go p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil)
+		p.spawn(gStop, func() { p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil) })
 	}
 	return phase
 }

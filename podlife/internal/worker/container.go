@@ -269,7 +269,7 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 		c.state = ContainerState{Running: &StateRunning{StartedAt: now}}
 		p.endStartOwned()
 	})
-	go c.watchExit(inst)
+	p.spawn(gExitWatch, func() { c.watchExit(inst) })
 	p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
 	failpoint.Hit("start.started") // between Task.Start and postStart
 	if h := c.spec.PostStart; h != nil {
@@ -306,8 +306,9 @@ func (c *Container) postStartFailed(inst *instance, hookErr error) error {
 
 // runHook runs a lifecycle handler (kind "PostStart" or "PreStop") against this container,
 // bounded by HookTimeout if set. It never waits for the handler much past the end of ctx: a
-// handler that has not returned hookSettle after ctx ended (Go code that ignores its context) is
-// abandoned, its goroutine left to finish on its own, and a Warning event says so.
+// handler that has not returned hookSettle after ctx ended is abandoned, and a Warning event says
+// so: its goroutine stays the worker's, awaited by Remove, unless it is Go code, which may ignore
+// its context (see group.go).
 func (c *Container) runHook(ctx context.Context, h hook.Handler, kind string) error {
 	if t := c.spec.HookTimeout; t > 0 {
 		var cancel context.CancelFunc
@@ -315,7 +316,7 @@ func (c *Container) runHook(ctx context.Context, h hook.Handler, kind string) er
 		defer cancel()
 	}
 	done := make(chan error, 1) // the handler's goroutine never blocks on it
-	go func() { done <- h.Run(ctx, c.target()) }()
+	run := c.pod.spawn(gHook, func() { done <- h.Run(ctx, c.target()) })
 	select {
 	case err := <-done:
 		return err
@@ -329,6 +330,9 @@ func (c *Container) runHook(ctx context.Context, h hook.Handler, kind string) er
 	case <-settle.C:
 	}
 	p := c.pod
+	if !endsWithContext(h) {
+		p.goroutines.release(run) // Go code that ignores its context: see group.go
+	}
 	why := "the pod is stopping"
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && kind == "PreStop":

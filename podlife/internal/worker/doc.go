@@ -46,16 +46,28 @@
 //
 // # Goroutines
 //
-// A Worker starts, for each pod: its loop (runLoop, ended by Remove or by the Runtime's close
-// and awaited by [Worker.AwaitAbandoned] and Remove); the start sequence (run) and, inside it,
-// one preparation per container and the network attach, all awaited by the start sequence
-// (awaitStartSequence); the status writer (persistStatus, awaited through persisted); the
-// deadline and storage watchers (ended by the stop or the Host's Closing); per started
-// instance an exit watcher (watchExit, ended by the exit or by Abandon); probe workers (ended
-// with their instance or by Abandon); restart back-offs and restarts of all the containers
-// (restartAllContainers), counted in restarts and awaited by the stop; a stop (stopWith, once
-// per pod); the pause's watcher; for a warm pool member (pool_member.go), per created process
-// a watch of its exit (WatchMember, ended by the exit). Lifecycle hooks run in goroutines of
-// their own and are abandoned, with a Warning event, when they outlive their deadline: a hook
-// that ignores its context is the one goroutine nothing awaits.
+// Every goroutine a Worker starts for its pod is started with spawn (group.go): counted by name
+// while it runs, and awaited. Remove returns once none is left (a removed Worker has none), the
+// Runtime's close waits for them until its deadline ([Worker.AwaitAbandoned]), and the stop waits
+// for the restarts and ephemeral containers' starts in flight. They are: the loop (runLoop,
+// ended by Remove or by the Runtime's close); the start sequence (run) and, inside it, one
+// preparation per container, the network attach and the watch of setup failures, all awaited by
+// the start sequence (awaitStartSequence); the status writer (persistStatus, awaited through
+// persisted); the deadline and storage watchers (ended by the stop or the Host's Closing); per
+// started instance an exit watcher (watchExit, ended by the exit or by Abandon); restart
+// back-offs and restarts of all the containers (restartAllContainers); a stop (stopWith, once per
+// pod); the removal; the pause's watcher; lifecycle hooks' handlers (runHook). The hooks of
+// package hook end with their context (an exec hook's process is killed through containerd,
+// an HTTP hook's request has the context, a sleep returns), so they are awaited even once
+// runHook gave up on them. The one exception is user Go code that ignores its context: a Go
+// hook abandoned when it outlives its deadline, or a start policy abandoned by the stop (each
+// with a Warning event) is released from the group, reported by [Worker.Goroutines] as abandoned
+// until it returns, and awaited by nothing. The pod's state has no lock: it is the loop's (the
+// restart of all the containers and the resize in progress included); the group's own mutex
+// guards only which goroutines run.
+//
+// Not through spawn yet (files other changes own; to convert): the probe workers and probe kills
+// (probes.go), a warm pool member's goroutines (pool_member.go), the pause's watcher started by
+// pause.go, the shim's exit wait (exit_wait.go), the shim start (labels.go), a dependency's watch
+// (dependency.go) and a completed pod's stop (complete.go).
 package worker

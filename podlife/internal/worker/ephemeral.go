@@ -50,6 +50,7 @@ func (p *Worker) AddEphemeralContainer(ctx context.Context, spec EphemeralContai
 		plannedID: NewID(), prepared: make(chan struct{}),
 		state: ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}}
 	err := fmt.Errorf("pod %q: %w", p.name, ErrClosed) // unless the loop runs the closure
+	done := make(chan error, 1)
 	p.updateIf(func() bool {
 		if p.stopping || p.terminated || p.phase == PhaseSucceeded || p.phase == PhaseFailed {
 			err = fmt.Errorf("pod %q: add ephemeral container %q: %w", p.name, cs.Name, ErrPodStopping)
@@ -59,19 +60,16 @@ func (p *Worker) AddEphemeralContainer(ctx context.Context, spec EphemeralContai
 			return false
 		}
 		p.ephemerals = append(p.ephemerals, c)
-		// Registered on the loop, which orders it with the stop's wait (see stopWith).
-		p.ephemeralOps.Add(1)
+		// Spawned on the loop, which orders it with the stop's wait (awaitRestarts).
+		p.spawn(gEphemeral, func() {
+			c.prepare(leasedCtx(p.startCtx, p))
+			done <- c.start(p.startCtx)
+		})
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
-	done := make(chan error, 1)
-	go func() {
-		defer p.ephemeralOps.Done()
-		c.prepare(leasedCtx(p.startCtx, p))
-		done <- c.start(p.startCtx)
-	}()
 	select {
 	case err := <-done:
 		if err != nil && p.isStopping() {

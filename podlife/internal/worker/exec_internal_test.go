@@ -16,7 +16,7 @@ import (
 
 // hookTestContainer is a container of a pod with no runtime, enough to run hooks.
 func hookTestContainer() *Container {
-	p := &Worker{name: "p", log: slog.New(slog.DiscardHandler), events: eventbus.New(nil)}
+	p := &Worker{name: "p", log: slog.New(slog.DiscardHandler), events: eventbus.New(nil), goroutines: newGroup()}
 	p.sandbox = podsandbox.New("", "", "", "", nil, podNet{p})
 	return &Container{pod: p, spec: &ContainerSpec{Name: "c"}}
 }
@@ -73,6 +73,9 @@ func TestRunHookAbandons(t *testing.T) {
 		if len(es) != 1 || es[0].Type != EventWarning || es[0].Reason != ReasonFailedPreStopHook ||
 			!strings.Contains(es[0].Message, "PreStopHook (func) abandoned") || !strings.Contains(es[0].Message, "grace period") {
 			t.Errorf("events %v, want one Warning saying the preStop func hook was abandoned at the grace period", es)
+		}
+		if live, abandoned := c.pod.goroutines.counts(); len(live) != 0 || abandoned[gHook] != 1 {
+			t.Errorf("goroutines: live %v, abandoned %v; want the Go hook abandoned, nothing else", live, abandoned)
 		}
 		close(release)
 		select {

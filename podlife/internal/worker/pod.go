@@ -43,9 +43,8 @@ type Worker struct {
 	byName  map[string]*Container
 	// sidecars names the restartable init containers (immutable).
 	sidecars map[string]bool
-	// ephemeralOps counts AddEphemeralContainer creations and starts in flight: registered
-	// on the pod's loop while the pod is not stopping, waited for by the stop.
-	ephemeralOps sync.WaitGroup
+	// goroutines are the goroutines the worker started for the pod (group.go).
+	goroutines *group
 
 	lifeCtx     context.Context    // containerd calls that must outlive callers (namespaced, never cancelled)
 	startCtx    context.Context    // cancelled when a stop begins
@@ -70,7 +69,6 @@ type Worker struct {
 	pause     *pause           // the pause of a pod with ShareProcessNamespace, else nil
 	handler   tasks.Class      // the containerd runtime of its containers and pause (spec.RuntimeClassName)
 
-	restarts   sync.WaitGroup // restarts in flight
 	removeOnce sync.Once
 	removed    chan struct{}
 	removeErr  error
@@ -117,9 +115,11 @@ type Worker struct {
 	deadlineSet     *time.Duration
 	deadlineChanged chan struct{}
 	// records writes pod.json (writeRecord) in the order of its snapshots.
-	records  *record.Writer
-	resizeMu sync.Mutex // serializes the pod's resizes (resize.go)
-	// restartAll is the restart of all the pod's containers in progress (restart_all.go).
+	records *record.Writer
+	// resizing is the resize in progress (resize.go), nil if none; on the loop.
+	resizing chan struct{}
+	// restartAll is the restart of all the pod's containers in progress (restart_all.go); on
+	// the loop.
 	restartAll restartAllState
 	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
 	// is the form of it the record keeps and fingerprints (see recordedSpec).
@@ -157,7 +157,7 @@ func assemblePod(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid 
 		byName:   map[string]*Container{},
 		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
 		stopped: make(chan struct{}), removed: make(chan struct{}), deadlineChanged: make(chan struct{}, 1),
-		persistQuit: make(chan struct{}), persisted: make(chan struct{}),
+		persistQuit: make(chan struct{}), persisted: make(chan struct{}), goroutines: newGroup(),
 		phase: PhasePending, owner: newOwner(), startTime: r.Clock.Now(),
 		condTimes: status.Transitions{},
 		sup:       record.NewSupervisionWriter(dir, record.Supervision{}),

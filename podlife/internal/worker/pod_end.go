@@ -12,7 +12,7 @@ func (p *Worker) onContainerExit() {
 	var terminal bool
 	p.do(func() { terminal = p.phase == PhaseSucceeded || p.phase == PhaseFailed })
 	if terminal && !p.rt.IsClosed() {
-		go p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil)
+		p.spawn(gStop, func() { p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil) })
 	}
 }
 

@@ -22,12 +22,12 @@ func (p *Worker) run() {
 	// leftover of a crash by their startup garbage collection (gc.go): it does not start.
 	recErr := p.writeRecord()
 	failpoint.Hit("run.record")
-	go p.persistStatus(p.persistQuit)
+	p.spawn(gStatus, func() { p.persistStatus(p.persistQuit) })
 	if recErr == nil {
-		go p.enforceDeadline() // also without one: one may be set on the running pod
+		p.spawn(gDeadline, p.enforceDeadline) // also without one: one may be set on the running pod
 	}
 	if recErr == nil {
-		go p.enforceStorage()
+		p.spawn(gStorage, p.enforceStorage)
 	}
 	var err error
 	if recErr != nil {
@@ -60,13 +60,13 @@ func (p *Worker) run() {
 		p.log.Info("pod failed to start; removing it", "err", err)
 		p.startErr = err
 		removed := make(chan struct{})
-		go func() {
+		p.spawn(gFailedStart, func() {
 			defer close(removed)
 			ctx, cancel := context.WithTimeout(p.lifeCtx, time.Minute)
 			defer cancel()
 			p.stopWith(ctx, 0, false, err)
-			_ = p.Remove(ctx)
-		}()
+			_ = p.removal(ctx) // not Remove: it would wait for this start sequence
+		})
 		select {
 		case <-removed:
 		case <-p.rt.ConnLostCh():
@@ -106,7 +106,7 @@ func (p *Worker) startSequence() error {
 	}
 	p.log.Debug("sandbox created", "took", time.Since(t0))
 	setupFailed := make(chan error, 1+len(p.byName))
-	go func() {
+	p.spawn(gNetwork, func() {
 		defer close(p.netReady)
 		if err := p.sandbox.Attach(ctx, p.network, &p.spec, PortMappings(&p.spec)); err != nil {
 			p.netErr = &StartError{Pod: p.name, Step: StepNetwork, Err: err}
@@ -116,7 +116,7 @@ func (p *Worker) startSequence() error {
 		}
 		p.update(func() { p.sandboxReady = true })
 		p.emit("", EventNormal, api.ReasonSandboxReady, "Pod sandbox ready, IP "+p.sandbox.IP().String())
-	}()
+	})
 	if p.pause != nil {
 		// While the network attaches, before the containers' preparations: their specs
 		// join the pause's PID namespace.
@@ -140,20 +140,20 @@ func (p *Worker) startSequence() error {
 	defer cancel(nil)
 	lctx := leasedCtx(seqCtx, p)
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
-		go func() {
+		p.spawn(gPrepare, func() {
 			c.prepare(lctx)
 			if c.prepErr != nil && lctx.Err() == nil && !errors.Is(c.prepErr, errShimAborted) && !errors.Is(c.prepErr, ErrCreateContainerConfig) {
 				setupFailed <- c.prepErr
 			}
-		}()
+		})
 	}
-	go func() {
+	p.spawn(gSetupWatch, func() {
 		select {
 		case err := <-setupFailed:
 			cancel(err)
 		case <-seqCtx.Done():
 		}
-	}()
+	})
 	if err := p.runInits(seqCtx); err != nil {
 		for _, c := range p.byName {
 			<-c.prepared

@@ -39,7 +39,7 @@ func (c *Container) startProbesFrom(inst *instance, startupDone bool) {
 		cancelReady()
 		return
 	}
-	probing.Start(ctx, readyCtx, probing.Config{
+	set := probing.Start(ctx, readyCtx, probing.Config{
 		Pod: p.name, Namespace: p.spec.Namespace, PodUID: p.uid, Container: c.spec.Name,
 		Startup: c.spec.StartupProbe, Liveness: c.spec.LivenessProbe,
 		Readiness: c.spec.ReadinessProbe, StartupDone: startupDone,
@@ -69,6 +69,9 @@ func (c *Container) startProbesFrom(inst *instance, startupDone bool) {
 		},
 		Kill: func(kind probe.Kind, spec *probe.Spec) { c.killForProbe(inst, kind, spec) },
 	})
+	// The probe workers and their kills end with the instance (or Abandon): the pod's group
+	// awaits them through the set.
+	p.spawn(gProbes, set.Wait)
 }
 
 // killForProbe kills an instance whose liveness or startup probe failed, with the probe's grace

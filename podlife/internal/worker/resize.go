@@ -24,8 +24,8 @@ import (
 // and restarts its containers with them.
 
 // resizeState is a container's resources as resized. Its fields are atomic: the creation of an
-// instance (ocispec) and the status (statusOwned, on the loop) read them; resize writes them
-// under the pod's resizeMu.
+// instance (ocispec) and the status (statusOwned, on the loop) read them; only the resize in
+// progress writes them (one at a time: see beginResize).
 type resizeState struct {
 	// alloc is the resources of the last resize accepted (nil: the spec's).
 	alloc atomic.Pointer[Resources]
@@ -58,12 +58,15 @@ func (c *Container) statusResources(st *ContainerStatus) {
 // Resize changes the CPU and memory of the named container of the running pod (see
 // Pod.Resize).
 func (p *Worker) Resize(ctx context.Context, name string, next Resources) error {
-	p.resizeMu.Lock()
-	defer p.resizeMu.Unlock()
 	c, ok := p.byName[name]
 	if !ok || c.ephemeral {
 		return fmt.Errorf("resize: pod %q: container %q: %w", p.name, name, ErrNotFound)
 	}
+	end, err := p.beginResize(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
 	if p.isStopping() {
 		return fmt.Errorf("resize: pod %q: %w", p.name, ErrPodStopping)
 	}
@@ -101,6 +104,36 @@ func (p *Worker) Resize(ctx context.Context, name string, next Resources) error 
 		p.restartResized(ctx, c, inst)
 	}
 	return nil
+}
+
+// beginResize waits for the pod's resize in progress, if any, to end, then makes this one the
+// pod's resize in progress (p.resizing, on the loop): the pod's resizes run one at a time. end
+// ends it. It fails if ctx ends first, or with ErrClosed once the pod's loop has ended.
+func (p *Worker) beginResize(ctx context.Context) (end func(), err error) {
+	for {
+		var busy, mine chan struct{}
+		if !p.do(func() {
+			if busy = p.resizing; busy == nil {
+				mine = make(chan struct{})
+				p.resizing = mine
+			}
+		}) {
+			return nil, fmt.Errorf("resize: pod %q: %w", p.name, ErrClosed)
+		}
+		if mine != nil {
+			return func() {
+				// The loop may have ended meanwhile: the waiters then see it end too.
+				p.do(func() { p.resizing = nil })
+				close(mine)
+			}, nil
+		}
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("resize: pod %q: %w", p.name, ctx.Err())
+		case <-p.owner.done:
+		}
+	}
 }
 
 // resizeInPlace updates the running instance's cgroup. A memory limit is not decreased to

@@ -40,22 +40,27 @@ func (c *Container) onExit(inst *instance, term *StateTerminated) {
 		}
 		return
 	}
-	// Registered on the loop, which orders it with the stop's p.restarts.Wait (the stop sets
-	// p.stopping on the loop before it waits).
-	registered := false
+	p.spawnRestart(gRestart, func() { c.restart(p.startCtx, inst, term) })
+}
+
+// spawnRestart starts fn, a restart, in the pod's group unless the pod is stopping: spawned on
+// the loop, which orders it with the stop's wait for the restarts (awaitRestarts: the stop sets
+// p.stopping on the loop before it waits). It reports whether fn was started.
+func (p *Worker) spawnRestart(what string, fn func()) bool {
+	started := false
 	p.do(func() {
 		if !p.stopping {
-			p.restarts.Add(1)
-			registered = true
+			p.spawn(what, fn)
+			started = true
 		}
 	})
-	if !registered {
-		return
-	}
-	go func() {
-		defer p.restarts.Done()
-		c.restart(p.startCtx, inst, term)
-	}()
+	return started
+}
+
+// awaitRestarts waits, once the pod is stopping, for the restarts in flight (those of
+// spawnRestart and of restart_all.go) and the ephemeral containers' creations and starts.
+func (p *Worker) awaitRestarts() {
+	p.goroutines.await(nil, gRestart, gRestartAll, gEphemeral)
 }
 
 // restart waits out the back-off, creates the next instance (before deleting the one that
@@ -152,7 +157,8 @@ func (c *Container) dropInstance(inst *instance) {
 }
 
 // restartsByName is the pod's RestartsFunc for ComputePhase: the named container's shouldRestart.
+// It runs on the loop.
 func (p *Worker) restartsByName(name string, code int) bool {
 	c, ok := p.byName[name]
-	return ok && (c.shouldRestart(code) || p.restartAll.active.Load())
+	return ok && (c.shouldRestart(code) || p.restartAll.active)
 }

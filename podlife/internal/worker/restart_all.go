@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -23,11 +22,11 @@ import (
 // init containers restarts those (the sequence then goes on to the app containers). An exit that
 // matches while a restart of all is under way runs another one after it, never two at once.
 
-// restartAllState is the pod's restart of all its containers in progress. Its fields are
-// guarded by mu, but for active, which the exit path reads without it.
+// restartAllState is the pod's restart of all its containers in progress: the loop's state
+// (Worker.restartAll), read and written in closures on the loop only.
 type restartAllState struct {
-	active atomic.Bool
-	mu     sync.Mutex
+	// active: a restart of all the containers runs (its goroutine, gRestartAll).
+	active bool
 	// killed are the instances this restart stops: their exits are not crashes.
 	killed map[*instance]bool
 	// again: another container's exit matched a RestartAllContainers rule meanwhile.
@@ -39,53 +38,43 @@ type restartAllState struct {
 // container this restart stopped, or one that starts such a restart.
 func (c *Container) exitRestartsAll(inst *instance, term *StateTerminated) bool {
 	p := c.pod
-	ra := &p.restartAll
-	ra.mu.Lock()
-	defer ra.mu.Unlock()
-	if ra.killed[inst] {
-		return true
-	}
-	if c.ephemeral || !c.spec.RestartsAll(term.ExitCode) || p.isStopping() {
-		return false
-	}
-	if ra.active.Load() {
-		ra.again = true
-		return true
-	}
-	registered := false
+	rule := !c.ephemeral && c.spec.RestartsAll(term.ExitCode)
+	handled := false
 	p.do(func() {
-		if !p.stopping {
-			p.restarts.Add(1) // the stop waits for it, as for a restart
-			registered = true
+		ra := &p.restartAll
+		switch {
+		case ra.killed[inst]:
+			handled = true
+		case !rule || p.stopping:
+		case ra.active:
+			ra.again = true
+			handled = true
+		default:
+			// Spawned on the loop, which orders it with the stop's wait for the restarts
+			// (the stop sets p.stopping on the loop before it waits).
+			ra.active, handled = true, true
+			p.spawn(gRestartAll, func() { p.restartAllContainers(p.startCtx, c) })
 		}
 	})
-	if !registered {
-		return false
-	}
-	ra.active.Store(true)
-	go func() {
-		defer p.restarts.Done()
-		p.restartAllContainers(p.startCtx, c)
-	}()
-	return true
+	return handled
 }
 
 // restartAllContainers restarts every container of the pod in place, started by trigger's exit
 // (see the top of this file), and again while another exit asked for it meanwhile.
 func (p *Worker) restartAllContainers(ctx context.Context, trigger *Container) {
-	ra := &p.restartAll
 	for {
 		p.restartAllOnce(ctx, trigger)
-		ra.mu.Lock()
-		ra.killed = nil
-		again := ra.again && ctx.Err() == nil && !p.isStopping()
-		ra.again = false
+		again := false
+		p.do(func() {
+			ra := &p.restartAll
+			ra.killed = nil
+			again = ra.again && ctx.Err() == nil && !p.stopping
+			ra.again = false
+			ra.active = again
+		})
 		if !again {
-			ra.active.Store(false)
-			ra.mu.Unlock()
 			return
 		}
-		ra.mu.Unlock()
 	}
 }
 
@@ -121,12 +110,12 @@ func (p *Worker) restartAllOnce(ctx context.Context, trigger *Container) {
 		if inst == nil {
 			continue
 		}
-		p.restartAll.mu.Lock()
-		if p.restartAll.killed == nil {
-			p.restartAll.killed = map[*instance]bool{}
-		}
-		p.restartAll.killed[inst] = true
-		p.restartAll.mu.Unlock()
+		p.do(func() {
+			if p.restartAll.killed == nil {
+				p.restartAll.killed = map[*instance]bool{}
+			}
+			p.restartAll.killed[inst] = true
+		})
 		wg.Go(func() {
 			c.killInstance(inst, grace, "Container "+c.spec.Name+" restarts with all the pod's containers", true)
 		})

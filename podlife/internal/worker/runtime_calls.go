@@ -18,8 +18,8 @@ import (
 
 // Start starts the pod's loop and its start sequence, once the Runtime registered the pod.
 func (p *Worker) Start() {
-	go p.runLoop()
-	go p.run()
+	p.spawn(gLoop, p.runLoop)
+	p.spawn(gStart, p.run)
 }
 
 // Discard undoes New for a pod the Runtime could not register: it removes the pod's directory
@@ -61,14 +61,22 @@ func (p *Worker) Abandon() {
 }
 
 // AwaitAbandoned waits, after Abandon and the close of the Host's Closing, for the pod's
-// status.json to be written a last time (or for timeout) and for its loop to end: nothing of
-// this process changes the pod any more, and another process may adopt it.
-func (p *Worker) AwaitAbandoned(timeout <-chan time.Time) {
+// status.json to be written a last time (or for the deadline) and for its loop to end: nothing
+// of this process changes the pod any more, and another process may adopt it. Then it waits,
+// until the deadline, for the other goroutines the worker started (a stop in progress may
+// outlive it: it is logged).
+func (p *Worker) AwaitAbandoned(deadline time.Time) {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
 	select {
 	case <-p.persisted:
-	case <-timeout:
+	case <-ctx.Done():
 	}
 	<-p.owner.done
+	if !p.goroutines.await(ctx.Done()) {
+		live, _ := p.goroutines.counts()
+		p.log.Info("runtime closed: goroutines of the pod still run", "goroutines", describeGoroutines(live))
+	}
 }
 
 // Detach leaves a stopped pod adopted for its stop (Observed.ForStop) unmanaged again: its

@@ -135,7 +135,7 @@ func (p *Worker) startPause(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("wait pause: %w", err)
 	}
-	go p.watchPause(exited)
+	p.spawn(gPauseWatch, func() { p.watchPause(exited) })
 	p.log.Debug("pause running", "id", p.pause.id, "pid", task.PID())
 	return nil
 }

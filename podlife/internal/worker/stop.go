@@ -47,7 +47,7 @@ func (p *Worker) Stop(ctx context.Context, o StopOptions) error {
 	if o.Grace != nil {
 		grace = *o.Grace
 	}
-	go p.stopWith(p.lifeCtx, grace, !o.NoHooks, nil)
+	p.spawn(gStop, func() { p.stopWith(p.lifeCtx, grace, !o.NoHooks, nil) })
 	select {
 	case <-p.stopped:
 		return p.stopErr
@@ -71,8 +71,7 @@ func (p *Worker) stopWith(ctx context.Context, grace time.Duration, hooks bool, 
 		p.awaitStartSequence()
 		// No Task.Start in flight, and none after this point (they check p.stopping).
 		p.awaitStarts()
-		p.restarts.Wait()
-		p.ephemeralOps.Wait() // creations are bounded; their starts see p.stopping
+		p.awaitRestarts() // ephemeral containers' creations are bounded; their starts see p.stopping
 		p.stopErr = p.stopAll(ctx, grace, hooks)
 		p.update(func() { p.terminated = true })
 		// Emitted before the stop is seen as over, so that a Stop that returned has its event.
@@ -99,6 +98,7 @@ func (p *Worker) awaitStartSequence() {
 	case <-timer.C:
 	}
 	msg := fmt.Sprintf("the start policy did not return %v after the stop cancelled it: stopping without it", StartPolicySettle)
+	p.goroutines.releaseNamed(gStart) // user code that ignores its context: see group.go
 	p.log.Warn(msg)
 	p.emit("", EventWarning, ReasonStartPolicyAbandoned, msg)
 	for _, c := range p.byName {
@@ -126,19 +126,12 @@ func (p *Worker) stopAll(ctx context.Context, grace time.Duration, hooks bool) e
 		return fmt.Errorf("pod %q: stop cut short: %w", p.name, ErrClosed)
 	}
 	all := p.allContainers()
-	errs := make([]error, 0, len(all)+2)
-	var mu sync.Mutex
+	errs := make([]error, len(all), len(all)+3) // each deletion writes its own
 	var detachErr, pauseErr error
 	wg.Go(func() { detachErr = p.sandbox.Detach(ctx, p.network, PortMappings(&p.spec)) })
 	var tasks sync.WaitGroup
-	for _, c := range all {
-		tasks.Go(func() {
-			if err := c.deleteInstances(ctx, false); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		})
+	for i, c := range all {
+		tasks.Go(func() { errs[i] = c.deleteInstances(ctx, false) })
 	}
 	wg.Go(func() {
 		tasks.Wait()
@@ -158,64 +151,74 @@ func (p *Worker) stopAll(ctx context.Context, grace time.Duration, hooks bool) e
 // If a step fails (CNI DEL among them), Remove returns the error and the state directory stays,
 // so that nothing is lost of what is left to release: Pod.Remove of a handle got again retries.
 // Once the Runtime is closed, Remove of a pod not removed yet fails with ErrClosed: use a handle
-// of another Runtime.
+// of another Runtime. Remove returns once every goroutine the worker started for the pod has
+// returned (but the caller's own, and user code abandoned: see group.go).
 func (p *Worker) Remove(ctx context.Context) error {
+	if err := p.removal(ctx); err != nil {
+		return err
+	}
+	if !p.goroutines.await(ctx.Done()) {
+		return p.rt.WaitErr(ctx)
+	}
+	return p.removeErr
+}
+
+// removal runs the removal (once) and waits for it to end, not for the worker's goroutines
+// (the removal of a pod whose start failed: the start sequence waits for it): nil once the pod
+// is removed (how: p.removeErr), else why the wait ended.
+func (p *Worker) removal(ctx context.Context) error {
 	select {
 	case <-p.removed:
-		return p.removeErr
+		return nil
 	default:
 	}
 	if p.rt.IsClosed() {
 		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
-	go p.removeOnce.Do(func() {
-		p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil)
-		var errs []error
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		all := p.allContainers()
-		cut := p.cutCreates(all)
-		for _, c := range all {
-			wg.Go(func() {
-				if err := c.deleteInstances(p.lifeCtx, true); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-			})
-		}
-		wg.Wait()
-		errs = append(errs, p.stopPause(p.lifeCtx)) // if the stop could not
-		errs = append(errs, p.sandbox.RemoveCgroup(p.spec.Resources))
-		for _, c := range all {
-			// The Runtime outlives its pods: their back-off entries must not pile up. (No
-			// restart is left to advance one: the stop waited for them.)
-			p.rt.Backoff.Reset(c.backoffKey())
-		}
-		p.shim.RemoveStale(p.log)
-		errs = append(errs, cut.settle(p.lifeCtx, p.log))
-		// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
-		// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
-		// hostPort rules and libcni cache): Pod.Remove retries from it.
-		errs = append(errs, p.sandbox.Detach(p.lifeCtx, p.network, PortMappings(&p.spec)))
-		// The image volumes are unmounted before their views are removed.
-		errs = append(errs, p.sandbox.RemoveVolumes(&p.spec, p.rt.RealDir), p.removeImageViews(p.lifeCtx), p.sandbox.DeleteLease(p.lifeCtx, p.rt.Retry))
-		failpoint.Hit("remove.lease-deleted")
-		close(p.persistQuit)
-		<-p.persisted
-		if err := errors.Join(errs...); err == nil {
-			errs = append(errs, poddir.Remove(p.sandbox.Dir()))
-		}
-		p.removeErr = errors.Join(errs...)
-		p.rt.Forget(p) // and the Runtime releases its adoption lock, if it adopted it
-		p.emit("", EventNormal, ReasonRemoved, "Pod removed")
-		p.endLoop() // nothing of the pod is left to own
-		close(p.removed)
-	})
+	p.spawn(gRemove, func() { p.removeOnce.Do(p.remove) })
 	select {
 	case <-p.removed:
-		return p.removeErr
+		return nil
 	case <-ctx.Done():
 		return p.rt.WaitErr(ctx)
 	}
+}
+
+// remove is the removal, once: the stop, then the deletion of everything of the pod.
+func (p *Worker) remove() {
+	p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil)
+	var wg sync.WaitGroup
+	all := p.allContainers()
+	cut := p.cutCreates(all)
+	errs := make([]error, len(all)) // each deletion writes its own
+	for i, c := range all {
+		wg.Go(func() { errs[i] = c.deleteInstances(p.lifeCtx, true) })
+	}
+	wg.Wait()
+	errs = append(errs, p.stopPause(p.lifeCtx)) // if the stop could not
+	errs = append(errs, p.sandbox.RemoveCgroup(p.spec.Resources))
+	for _, c := range all {
+		// The Runtime outlives its pods: their back-off entries must not pile up. (No
+		// restart is left to advance one: the stop waited for them.)
+		p.rt.Backoff.Reset(c.backoffKey())
+	}
+	p.shim.RemoveStale(p.log)
+	errs = append(errs, cut.settle(p.lifeCtx, p.log))
+	// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
+	// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
+	// hostPort rules and libcni cache): Pod.Remove retries from it.
+	errs = append(errs, p.sandbox.Detach(p.lifeCtx, p.network, PortMappings(&p.spec)))
+	// The image volumes are unmounted before their views are removed.
+	errs = append(errs, p.sandbox.RemoveVolumes(&p.spec, p.rt.RealDir), p.removeImageViews(p.lifeCtx), p.sandbox.DeleteLease(p.lifeCtx, p.rt.Retry))
+	failpoint.Hit("remove.lease-deleted")
+	close(p.persistQuit)
+	<-p.persisted
+	if err := errors.Join(errs...); err == nil {
+		errs = append(errs, poddir.Remove(p.sandbox.Dir()))
+	}
+	p.removeErr = errors.Join(errs...)
+	p.rt.Forget(p) // and the Runtime releases its adoption lock, if it adopted it
+	p.emit("", EventNormal, ReasonRemoved, "Pod removed")
+	p.endLoop() // nothing of the pod is left to own
+	close(p.removed)
 }

@@ -76,10 +76,20 @@ func AwaitExit(ctx context.Context, conn Conn, w Waited) (uint32, time.Time, err
 			delay = min(2*delay, ReconnectMax)
 		}
 		var fromShim chan shimExit
-		sctx, cancel := context.WithCancel(ctx)
+		sctx, cancelShim := context.WithCancel(ctx)
+		// cancel ends the ask of the shim and waits for it: no goroutine outlives the call.
+		var shimDone chan struct{}
+		cancel := func() {
+			cancelShim()
+			if shimDone != nil {
+				<-shimDone
+			}
+		}
 		if conn.Disconnected() {
 			fromShim = make(chan shimExit, 1)
+			shimDone = make(chan struct{})
 			go func() {
+				defer close(shimDone)
 				code, at, err := shimWait(sctx, w)
 				fromShim <- shimExit{code, at, err}
 			}()
