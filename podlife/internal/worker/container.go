@@ -59,7 +59,11 @@ type Container struct {
 	restartCount int
 	hookFailed   string // the postStart failure of the current instance, for its waiting state
 
-	rz resizeState // its resources as resized (see resize.go)
+	// allocated is the resources of the last resize accepted (nil: the spec's), and
+	// resizeRestart is set while the container is stopped to be restarted by a resize: its exit
+	// restarts it whatever its restart policy says (shouldRestart). Loop state (resize.go).
+	allocated     *Resources
+	resizeRestart bool
 }
 
 // Name is the container's name in the pod spec.

@@ -51,7 +51,7 @@ func (c *Container) watchExit(inst *instance) {
 		}
 		if c.cur == inst {
 			c.ready, c.started = false, false
-			if c.hookFailed != "" && !p.stopping && c.shouldRestart(term.ExitCode) {
+			if c.hookFailed != "" && !p.stopping && c.shouldRestartOwned(term.ExitCode) {
 				// The kubelet's state while the restart after a failed postStart is pending; a
 				// container that will not restart shows how it ended.
 				c.lastState = ContainerState{Terminated: term}

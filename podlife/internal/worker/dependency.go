@@ -66,7 +66,7 @@ func (s *podStarter) Wait(ctx context.Context, name string, cond DependencyCondi
 			default:
 				met = c.started
 			}
-			ended = t != nil && !c.shouldRestart(t.ExitCode) || s.failed[name]
+			ended = t != nil && !c.shouldRestartOwned(t.ExitCode) || s.failed[name]
 		})
 		if met {
 			return true

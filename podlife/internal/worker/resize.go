@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync/atomic"
 
 	"github.com/podlife/podlife/podlife/internal/ocibuild"
 	"github.com/podlife/podlife/podlife/internal/tasks"
@@ -23,23 +22,19 @@ import (
 // adopter given the spec as resized (the spec an API server holds after the resize) adopts it,
 // and restarts its containers with them.
 
-// resizeState is a container's resources as resized. Its fields are atomic: the creation of an
-// instance (ocispec) and the status (statusOwned, on the loop) read them; only the resize in
-// progress writes them (one at a time: see beginResize).
-type resizeState struct {
-	// alloc is the resources of the last resize accepted (nil: the spec's).
-	alloc atomic.Pointer[Resources]
-	// restart is set while the container is stopped to be restarted by a resize: its exit
-	// restarts it whatever its restart policy says (shouldRestart).
-	restart atomic.Bool
-}
-
-// resources are the container's CPU and memory as allocated: its spec's, or the last resize's.
-func (c *Container) resources() Resources {
-	if r := c.rz.alloc.Load(); r != nil {
+// resourcesOwned are the container's CPU and memory as allocated: its spec's, or the last
+// resize's. It runs on the loop.
+func (c *Container) resourcesOwned() Resources {
+	if r := c.allocated; r != nil {
 		return *r
 	}
 	return c.spec.Resources
+}
+
+// resources is resourcesOwned, read through the loop (or after it ended: nothing writes then).
+func (c *Container) resources() (r Resources) {
+	c.pod.onLoopOrAfter(func() { r = c.resourcesOwned() })
+	return r
 }
 
 // statusResources sets st's allocated resources, and its actual ones while an instance runs;
@@ -48,7 +43,7 @@ func (c *Container) statusResources(st *ContainerStatus) {
 	if c.ephemeral {
 		return
 	}
-	r := c.resources()
+	r := c.resourcesOwned()
 	st.AllocatedResources = r
 	if c.state.Running != nil {
 		st.Resources = &r
@@ -71,9 +66,11 @@ func (p *Worker) Resize(ctx context.Context, name string, next Resources) error 
 		return fmt.Errorf("resize: pod %q: %w", p.name, ErrPodStopping)
 	}
 	cur := map[string]Resources{}
-	for _, o := range slices.Concat(p.inits, p.apps) {
-		cur[o.spec.Name] = o.resources()
-	}
+	p.onLoopOrAfter(func() {
+		for _, o := range slices.Concat(p.inits, p.apps) {
+			cur[o.spec.Name] = o.resourcesOwned()
+		}
+	})
 	if errs := CheckResize(&p.spec, cur, name, next); len(errs) > 0 {
 		return &ValidationError{Pod: p.name, Errs: errs}
 	}
@@ -94,8 +91,7 @@ func (p *Worker) Resize(ctx context.Context, name string, next Resources) error 
 			return err
 		}
 	}
-	c.rz.alloc.Store(&next)
-	p.update(func() {}) // its status shows the new resources
+	p.update(func() { c.allocated = &next }) // and its status shows the new resources
 	if err := p.recordResize(c, next); err != nil {
 		p.log.Warn("resize: not recorded (an adopter would need the spec as resized)", "container", name, "err", err)
 	}
@@ -168,8 +164,8 @@ func (p *Worker) resizeInPlace(ctx context.Context, c *Container, id string, tas
 // the new resources, has replaced it: at once, the crash-loop back-off reset as the kubelet
 // restarts a container for a resize without one.
 func (p *Worker) restartResized(ctx context.Context, c *Container, inst *instance) {
-	c.rz.restart.Store(true)
-	defer c.rz.restart.Store(false)
+	p.do(func() { c.resizeRestart = true })
+	defer p.do(func() { c.resizeRestart = false })
 	p.rt.Backoff.Reset(c.backoffKey())
 	c.killInstance(inst, GracePeriod(&p.spec), "Container "+c.spec.Name+" resize requires restart", true)
 	for {

@@ -13,7 +13,13 @@ import (
 // shouldRestart applies the kubelet's rules to an exited container: a sidecar always restarts;
 // a regular init container restarts on failure, an app container on any exit, as its own
 // restart policy and rules or else the pod's policy say (api.RestartsAfter).
-func (c *Container) shouldRestart(code int) bool {
+func (c *Container) shouldRestart(code int) (restart bool) {
+	c.pod.onLoopOrAfter(func() { restart = c.shouldRestartOwned(code) })
+	return restart
+}
+
+// shouldRestartOwned is shouldRestart, on the loop.
+func (c *Container) shouldRestartOwned(code int) bool {
 	switch {
 	case c.ephemeral:
 		return false // never restarted (Kubernetes' ephemeral containers)
@@ -21,7 +27,7 @@ func (c *Container) shouldRestart(code int) bool {
 		return true
 	case c.init && code == 0:
 		return false
-	case c.rz.restart.Load():
+	case c.resizeRestart:
 		return true // stopped to be resized (resize.go)
 	}
 	return RestartsAfter(c.spec, c.pod.spec.RestartPolicy, code)
@@ -160,5 +166,5 @@ func (c *Container) dropInstance(inst *instance) {
 // It runs on the loop.
 func (p *Worker) restartsByName(name string, code int) bool {
 	c, ok := p.byName[name]
-	return ok && (c.shouldRestart(code) || p.restartAll.active)
+	return ok && (c.shouldRestartOwned(code) || p.restartAll.active)
 }
