@@ -34,6 +34,16 @@ type warmMember struct {
 	id      string // its directory's name under <state dir>/pool
 	created time.Time
 	dead    atomic.Bool // a created process is gone (see WatchMember)
+	trace   warmTrace   // its start once taken, step by step
+	// syncLater: the pod's first record is synced while its processes start, not before
+	// (set by ClaimMember; see writeRecordFile); recordSynced then gives the sync's result.
+	syncLater    bool
+	recordSynced chan error
+	// etcDone is closed once ClaimMember's rewrite of the /etc files and the hostname is done:
+	// the start sequence waits for it before any process starts.
+	etcDone chan struct{}
+	// oldLabels are the member's labels, which relabel replaces once the pod started.
+	oldLabels map[string]string
 }
 
 // errMemberStale is ClaimMember's error for a member that cannot be handed out.
@@ -157,6 +167,8 @@ func (p *Worker) DiscardMember(why string) error {
 func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, register func(*Worker) error) error {
 	r := p.rt
 	t0 := time.Now()
+	tr := &p.warm.trace
+	tr.begin(t0)
 	if p.warm.dead.Load() {
 		return fmt.Errorf("%w: a created process is gone", errMemberStale)
 	}
@@ -183,6 +195,7 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 		}
 	}
 	t1 := time.Now()
+	tr.markAt("checks", t1)
 	release, err := poddir.LockPods(r.Cfg.StateDir, syscall.LOCK_SH)
 	if err != nil {
 		return err
@@ -197,6 +210,7 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 	if err := os.Symlink(filepath.Join("..", "pods", spec.Name), oldDir); err != nil {
 		p.log.Warn("warm pool: link from the member's directory", "err", err)
 	}
+	tr.mark("rename")
 	rebase := func(path string) string {
 		rel, err := filepath.Rel(oldDir, path)
 		if path == "" || err != nil || strings.HasPrefix(rel, "..") {
@@ -241,23 +255,38 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 		}
 		p.dirUnlock = release // once pod.json is written (run)
 	})
+	tr.mark("identity")
+	// The /etc files and the hostname are the pod's before any process starts (startPrewarmed
+	// waits for them), written meanwhile the record is.
+	etcDone := make(chan struct{})
+	p.warm.etcDone, p.warm.syncLater, p.warm.oldLabels = etcDone, true, memberLabels
+	go func() {
+		defer close(etcDone)
+		p.rewriteEtc(spec.Hostname)
+	}()
+	if err := register(p); err != nil {
+		<-etcDone
+		release()
+		return err
+	}
+	tr.mark("register")
+	p.log.Debug("warm pool: member taken", "member", p.warm.id, "checks", t1.Sub(t0), "took", time.Since(t0))
+	p.emit("", EventNormal, ReasonStartedFromPool, fmt.Sprintf("Pod sandbox and containers taken from the warm pool (member %s, made %v ago)", p.warm.id, age))
+	go p.run()
+	return nil
+}
+
+// rewriteEtc gives a taken member's sandbox the pod's hostname: /etc/hostname and /etc/hosts,
+// and the UTS namespace's. A failure is logged: the pod starts with the member's.
+func (p *Worker) rewriteEtc(hostname string) {
 	if err := p.sandbox.writeEtc(); err != nil {
 		p.log.Warn("warm pool: /etc files", "err", err)
 	}
 	if uts := p.sandbox.nsPaths[sandboxns.UTS]; uts != "" {
-		if err := sandboxns.SetHostname(uts, spec.Hostname); err != nil {
+		if err := sandboxns.SetHostname(uts, hostname); err != nil {
 			p.log.Warn("warm pool: hostname", "err", err)
 		}
 	}
-	if err := register(p); err != nil {
-		release()
-		return err
-	}
-	p.log.Debug("warm pool: member taken", "member", p.warm.id, "checks", t1.Sub(t0), "took", time.Since(t0))
-	p.emit("", EventNormal, ReasonStartedFromPool, fmt.Sprintf("Pod sandbox and containers taken from the warm pool (member %s, made %v ago)", p.warm.id, age))
-	go p.relabel(memberLabels)
-	go p.run()
-	return nil
 }
 
 // relabel gives the containers (and pause) of a taken member their pod's name (LabelPod) and

@@ -97,7 +97,7 @@ func (p *Worker) writeRecord() error {
 		rec.SpecMAC, rec.SpecMACs, rec.SpecKey = old.SpecMAC, old.SpecMACs, old.SpecKey
 		rec.SpecHash, rec.SpecFields = old.SpecHash, old.SpecFields
 	}
-	return poddir.WriteJSON(filepath.Join(p.sandbox.dir, RecordFile), rec)
+	return p.writeRecordFile(filepath.Join(p.sandbox.dir, RecordFile), rec)
 }
 
 // persistStatus rewrites status.json whenever the status changes, until quit is closed. Changes
