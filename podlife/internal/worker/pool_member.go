@@ -219,6 +219,7 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 		return filepath.Join(newDir, rel)
 	}
 	memberLabels := p.spec.Labels // the template's: relabel replaces them with the pod's
+	memberHost := p.sandbox.hostname
 	now := r.Clock.Now()
 	age := time.Since(p.warm.created).Round(time.Millisecond)
 	p.update(func() {
@@ -260,10 +261,14 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 	// waits for them), written meanwhile the record is.
 	etcDone := make(chan struct{})
 	p.warm.etcDone, p.warm.syncLater, p.warm.oldLabels = etcDone, true, memberLabels
-	go func() {
-		defer close(etcDone)
-		p.rewriteEtc(spec.Hostname)
-	}()
+	if spec.Hostname == memberHost {
+		close(etcDone) // an explicit hostname (the pool's key has it): the member's files are the pod's
+	} else {
+		go func() {
+			defer close(etcDone)
+			p.rewriteEtc(spec.Hostname)
+		}()
+	}
 	if err := register(p); err != nil {
 		<-etcDone
 		release()
