@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/api"
@@ -18,7 +19,9 @@ func (p *Worker) startPrewarmed() error {
 	tr.markAt("record (pod.json)", t0)
 	defer func() {
 		p.log.Debug("start sequence done (from the warm pool)", "took", time.Since(t0))
-		p.log.Debug("warm start timings", p.traceDone(tr)...)
+		if p.log.Enabled(ctx, slog.LevelDebug) {
+			p.log.Debug("warm start timings", p.traceDone(tr)...)
+		}
 	}()
 	<-p.warm.etcDone
 	tr.mark("etc files, hostname")
