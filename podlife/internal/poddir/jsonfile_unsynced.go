@@ -10,9 +10,10 @@ import (
 
 // WriteJSONUnsynced replaces path with v's JSON as WriteJSON does, except that nothing is synced:
 // other processes (and this one after a kill -9) see the old content or the new, never a part,
-// but after a crash of the host the file may be missing, empty or cut short until Sync(path)
-// has returned. It returns the file, open, for Sync.
-func WriteJSONUnsynced(path string, v any) (*os.File, error) {
+// but after a crash of the host the file may be missing, empty or cut short until SyncWritten
+// has returned. The new content replaces the old only once ready is closed (nil: at once). It
+// returns the file, open, for SyncWritten.
+func WriteJSONUnsynced(path string, v any, ready <-chan struct{}) (*os.File, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -26,6 +27,9 @@ func WriteJSONUnsynced(path string, v any) (*os.File, error) {
 		_ = f.Close()
 		_ = os.Remove(tmp)
 		return nil, err
+	}
+	if ready != nil {
+		<-ready
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		_ = f.Close()

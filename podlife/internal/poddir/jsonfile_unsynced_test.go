@@ -8,7 +8,7 @@ import (
 
 func TestWriteJSONUnsynced(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pod.json")
-	f, err := WriteJSONUnsynced(path, map[string]string{"name": "a"})
+	f, err := WriteJSONUnsynced(path, map[string]string{"name": "a"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

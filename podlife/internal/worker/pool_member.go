@@ -257,8 +257,8 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 		p.dirUnlock = release // once pod.json is written (run)
 	})
 	tr.mark("identity")
-	// The /etc files and the hostname are the pod's before any process starts (startPrewarmed
-	// waits for them), written meanwhile the record is.
+	// The /etc files and the hostname are the pod's before its record is in place (and so
+	// before any process starts: see writeRecordFile), rewritten meanwhile the record is made.
 	etcDone := make(chan struct{})
 	p.warm.etcDone, p.warm.syncLater, p.warm.oldLabels = etcDone, true, memberLabels
 	if spec.Hostname == memberHost {

@@ -17,7 +17,9 @@ func (p *Worker) writeRecordFile(path string, rec Record) error {
 		return poddir.WriteJSON(path, rec)
 	}
 	p.warm.syncLater = false // once: later records are synced as they are written
-	f, err := poddir.WriteJSONUnsynced(path, rec)
+	// In place only once the /etc files and the hostname are the pod's (ClaimMember rewrites
+	// them meanwhile): a pod with a record is whole, for an adopter that would start it.
+	f, err := poddir.WriteJSONUnsynced(path, rec, p.warm.etcDone)
 	if err != nil {
 		return err
 	}

@@ -16,15 +16,14 @@ func (p *Worker) startPrewarmed() error {
 	ctx := p.startCtx
 	t0 := time.Now()
 	tr := &p.warm.trace
-	tr.markAt("record (pod.json)", t0)
+	tr.markAt("record (pod.json) and /etc files", t0)
 	defer func() {
 		p.log.Debug("start sequence done (from the warm pool)", "took", time.Since(t0))
 		if p.log.Enabled(ctx, slog.LevelDebug) {
 			p.log.Debug("warm start timings", p.traceDone(tr)...)
 		}
 	}()
-	<-p.warm.etcDone
-	tr.mark("etc files, hostname")
+	<-p.warm.etcDone // done: the record waited for it
 	err := p.startProcesses(ctx)
 	// The record is durable before Run returns, as a cold start's (see writeRecordFile).
 	if serr := p.syncRecord(); serr != nil && err == nil {
