@@ -85,6 +85,10 @@ type warmPools struct {
 	// settling counts the members made that the refill has not yet kept or removed: a Prewarm
 	// that lowers a target waits for them.
 	settling atomic.Int64
+	// starting are the starts of pods taken from a pool (their Started channels) that the
+	// refill waits for before it makes a member (afterStart, waitStarts).
+	startingMu sync.Mutex
+	starting   []<-chan struct{}
 }
 
 // memberTemplate is what makes a pool's members: an admitted spec, its recorded form and its
@@ -231,6 +235,41 @@ func (r *Runtime) warm() *warmPools {
 	return wp
 }
 
+// afterStart tells the refill of the start of a pod taken from a pool (started is closed once
+// it is over) and wakes it: the refill waits for that start before it makes the member that
+// replaces the one taken.
+func (wp *warmPools) afterStart(started <-chan struct{}) {
+	wp.startingMu.Lock()
+	wp.starting = append(wp.starting, started)
+	wp.startingMu.Unlock()
+	wp.wake()
+}
+
+// waitStarts waits until the starts afterStart was told of are over (each for
+// poolRefillAfterStart at most: a start policy may wait for readiness), or quit. It reports
+// whether there were any.
+func (wp *warmPools) waitStarts() bool {
+	wp.startingMu.Lock()
+	starting := wp.starting
+	wp.starting = nil
+	wp.startingMu.Unlock()
+	if len(starting) == 0 {
+		return false
+	}
+	t := time.NewTimer(poolRefillAfterStart)
+	defer t.Stop()
+	for _, started := range starting {
+		select {
+		case <-started:
+		case <-t.C:
+			return true
+		case <-wp.quit:
+			return true
+		}
+	}
+	return true
+}
+
 func (wp *warmPools) wake() {
 	select {
 	case wp.kick <- struct{}{}:
@@ -250,14 +289,15 @@ func (r *Runtime) refill() {
 			return
 		case <-wp.kick:
 		}
-		// A burst of takes (user starts) goes first.
+		// A burst of takes (user starts) goes first: the refill waits until the starts of the
+		// pods taken are over, and poolRefillDelay more without a take.
 		for settled := false; !settled; {
 			select {
 			case <-wp.quit:
 				return
 			case <-wp.kick:
 			case <-time.After(poolRefillDelay):
-				settled = true
+				settled = !wp.waitStarts()
 			}
 		}
 		for {
@@ -318,8 +358,9 @@ func (r *Runtime) discardLater(m *podWorker, why string) {
 // takeWarm gives Run's pod (spec admitted, its name reserved) a ready member of its pool, if
 // there is one, and starts it (see claimMember): the pod it returns is registered and its
 // start sequence runs. It returns nil and no error if there is none or none could be claimed:
-// the pod then starts cold.
-func (r *Runtime) takeWarm(ctx context.Context, spec, recorded PodSpec, handler ctrRuntime) (*podWorker, error) {
+// the pod then starts cold, its name still reserved. On an error (ErrClosed), the name is given
+// back.
+func (r *Runtime) takeWarm(ctx context.Context, spec, recorded PodSpec) (*podWorker, error) {
 	ps := r.pool.pools.Load()
 	if ps == nil || warmpool.Takeable(spec) != nil {
 		return nil, nil
@@ -335,6 +376,7 @@ func (r *Runtime) takeWarm(ctx context.Context, spec, recorded PodSpec, handler 
 		}
 		if err := r.claimMember(ctx, m, spec, recorded); err != nil {
 			if errors.Is(err, ErrClosed) {
+				r.unreserve(spec.Name)
 				return nil, err
 			}
 			r.log.Info("warm pool: member not taken; trying the next", "pod", spec.Name, "member", m.Name(), "err", err)
@@ -342,17 +384,7 @@ func (r *Runtime) takeWarm(ctx context.Context, spec, recorded PodSpec, handler 
 			r.pool.wake() // its replacement (of the new image, say)
 			continue
 		}
-		go func() {
-			// The refill waits for the pod's start (a second at most: a start policy may wait
-			// for readiness): it must not compete with it.
-			t := time.NewTimer(poolRefillAfterStart)
-			defer t.Stop()
-			select {
-			case <-m.Started():
-			case <-t.C:
-			}
-			r.pool.wake()
-		}()
+		r.pool.afterStart(m.Started())
 		return m, nil
 	}
 }

@@ -266,7 +266,7 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := r.reserve(spec.Name); err != nil {
 		return nil, err
 	}
-	if p, err := r.takeWarm(ctx, spec, recorded, handler); p != nil || err != nil {
+	if p, err := r.takeWarm(ctx, spec, recorded); p != nil || err != nil {
 		return p, err // from a warm pool member (see pool.go)
 	}
 	p, err := worker.New(r.workerHost(), spec, recorded, handler.class())

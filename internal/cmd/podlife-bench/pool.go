@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +17,8 @@ import (
 
 // poolReport is the warm pool's measurement (-only pool): Run of a spec that Runtime.Prewarm
 // keeps ready, beside the cold start of the same run (times), and what a ready member costs.
+// With crun on the host, the same pod of runtime class crun from its own pool, iterations
+// alternating with runc's (Crun).
 type poolReport struct {
 	Iterations int  `json:"iterations"`
 	Start      stat `json:"start"`
@@ -25,6 +28,9 @@ type poolReport struct {
 	// times); FloorRatio over the floor's.
 	ColdRatio  float64 `json:"cold_ratio,omitempty"`
 	FloorRatio float64 `json:"floor_ratio,omitempty"`
+	// Crun is the pool of runtime class crun (nil without crun; CrunError says why).
+	Crun      *poolClassReport `json:"crun,omitempty"`
+	CrunError string           `json:"crun_error,omitempty"`
 	// Members ready while memory was read, and per member: the shim's PSS, the loggers', the
 	// created processes' (runc init, waiting to be started), and their sum.
 	Members             int     `json:"members"`
@@ -35,9 +41,58 @@ type poolReport struct {
 	ManagerMiBPerMember float64 `json:"manager_mib_per_member"`
 }
 
-// measurePool prewarms members of the bench pod, then n times (after one warm-up) waits for the
-// pool to be full again (not timed) and times Run of the spec (which takes a member) and the
-// pod's removal. Then it keeps `members` members ready and reads what they cost.
+// poolClassReport is a pool's figures for a runtime class other than the default.
+type poolClassReport struct {
+	Class    string `json:"class"`
+	Start    stat   `json:"start"`
+	StartCPU stat   `json:"start_cpu"`
+	Stop     stat   `json:"stop"`
+	// RuncRatio is Start's median over the runc pool's of the same run.
+	RuncRatio float64 `json:"runc_ratio"`
+}
+
+// poolRun is one runtime class's pool during measurePool: its runtime, template and samples.
+type poolRun struct {
+	class          string
+	rt             *podlife.Runtime
+	tmpl           podlife.PodSpec
+	start, cpu, rm []time.Duration
+}
+
+// iterate waits for the pool to be full (not timed), times Run of the spec (which takes the
+// member), waits for the refill (not timed) and times the pod's removal; i < 0 is a warm-up.
+func (p *poolRun) iterate(ctx context.Context, i int) error {
+	if err := p.rt.Prewarm(ctx, p.tmpl, 1); err != nil { // waits until the member is ready
+		return err
+	}
+	spec := benchPod(fmt.Sprintf("pool-%s%d", p.class, i+1))
+	spec.RuntimeClassName = p.class
+	t0, c0 := time.Now(), cpuTime()
+	pod, err := p.rt.Run(ctx, spec)
+	if err != nil {
+		return err
+	}
+	start, cpu := time.Since(t0), cpuTime()-c0
+	if !startedFromPool(pod) {
+		return fmt.Errorf("pod %s was not started from the pool", pod.Name())
+	}
+	if err := p.rt.Prewarm(ctx, p.tmpl, 1); err != nil { // the refill, not timed: Remove alone is
+		return err
+	}
+	t1 := time.Now()
+	if err := pod.Remove(ctx); err != nil {
+		return err
+	}
+	if i >= 0 {
+		p.start, p.rm, p.cpu = append(p.start, start), append(p.rm, time.Since(t1)), append(p.cpu, cpu)
+	}
+	return nil
+}
+
+// measurePool prewarms members of the bench pod, then n times (after one warm-up) times a start
+// from the pool and the pod's removal (poolRun.iterate), alternating with the same on a pool of
+// runtime class crun if the host has crun. Then it keeps `members` members (runc) ready and
+// reads what they cost.
 func (e *env) measurePool(ctx context.Context, n, members int, rep *report) error {
 	ns := e.ns("pool")
 	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
@@ -49,35 +104,48 @@ func (e *env) measurePool(ctx context.Context, n, members int, rep *report) erro
 		_ = checkShims(context.WithoutCancel(ctx), ns)
 	}()
 	tmpl := benchPod("pool-template")
-	if err := rt.Prewarm(ctx, tmpl, 1); err != nil {
-		return err
-	}
-	var ss, ps, cs []time.Duration
-	for i := -1; i < n; i++ {
-		if err := rt.Prewarm(ctx, tmpl, 1); err != nil { // waits until the member is ready
-			return err
-		}
-		t0, c0 := time.Now(), cpuTime()
-		pod, err := rt.Run(ctx, benchPod(fmt.Sprintf("pool-%d", i+1)))
+	runs := []*poolRun{{rt: rt, tmpl: tmpl}}
+	if _, err := exec.LookPath("crun"); err == nil {
+		cns := e.ns("pool-crun")
+		crt, err := e.runtime(ctx, cns, podlife.ShimPerPod)
 		if err != nil {
 			return err
 		}
-		start, cpu := time.Since(t0), cpuTime()-c0
-		if !startedFromPool(pod) {
-			return fmt.Errorf("pod %s was not started from the pool", pod.Name())
-		}
-		if err := rt.Prewarm(ctx, tmpl, 1); err != nil { // the refill, not timed: Remove alone is
-			return err
-		}
-		t1 := time.Now()
-		if err := pod.Remove(ctx); err != nil {
-			return err
-		}
-		if i >= 0 {
-			ss, ps, cs = append(ss, start), append(ps, time.Since(t1)), append(cs, cpu)
+		defer func() {
+			crt.Close()
+			_ = checkShims(context.WithoutCancel(ctx), cns)
+		}()
+		ctmpl := benchPod("pool-template")
+		ctmpl.RuntimeClassName = "crun"
+		runs = append(runs, &poolRun{class: "crun", rt: crt, tmpl: ctmpl})
+	}
+	var crunErr string
+	for i := -1; i < n; i++ {
+		for j, r := range runs {
+			if err := r.iterate(ctx, i); err != nil {
+				if j == 0 {
+					return err
+				}
+				// crun may refuse the host (docs/troubleshooting.md): runc's figures stand.
+				crunErr = fmt.Sprintf("%s: %v", r.class, err)
+				runs = runs[:1]
+				break
+			}
 		}
 	}
-	r := &poolReport{Iterations: n, Start: summarize(ss), StartCPU: summarize(cs), Stop: summarize(ps), Members: members}
+	r := &poolReport{Iterations: n, Start: summarize(runs[0].start), StartCPU: summarize(runs[0].cpu), Stop: summarize(runs[0].rm), Members: members, CrunError: crunErr}
+	if len(runs) > 1 {
+		c := runs[1]
+		r.Crun = &poolClassReport{Class: c.class, Start: summarize(c.start), StartCPU: summarize(c.cpu), Stop: summarize(c.rm)}
+		if r.Start.Median > 0 {
+			r.Crun.RuncRatio = r.Crun.Start.Median / r.Start.Median
+		}
+		if err := c.rt.Prewarm(ctx, c.tmpl, 0); err != nil {
+			return err
+		}
+	} else if r.CrunError == "" {
+		r.CrunError = "crun not found"
+	}
 	if rep.PodlifeStart.Median > 0 {
 		r.ColdRatio = r.Start.Median / rep.PodlifeStart.Median
 	}
@@ -145,6 +213,14 @@ func (r *poolReport) print(w io.Writer) {
 	row("pool start", r.Start, r.ColdRatio)
 	row("pool st. CPU", r.StartCPU, 0)
 	row("pool stop", r.Stop, 0)
+	if c := r.Crun; c != nil {
+		row("pool start "+c.Class, c.Start, 0)
+		row("pool st.CPU "+c.Class, c.StartCPU, 0)
+		row("pool stop "+c.Class, c.Stop, 0)
+		fmt.Fprintf(w, "(runtime class %s: its own pool, iterations alternating with runc's; start %.2fx runc's)\n", c.Class, c.RuncRatio)
+	} else if r.CrunError != "" {
+		fmt.Fprintf(w, "(runtime class crun: not measured: %s)\n", r.CrunError)
+	}
 	if r.FloorRatio > 0 {
 		fmt.Fprintf(w, "(ratio: to podlife's cold start; %.2fx the floor's start)\n", r.FloorRatio)
 	}

@@ -51,6 +51,10 @@ const (
 	gPauseWatch  = "pause-watch"   // the pause's exit watcher (watchPause)
 	gHook        = "hook"          // a lifecycle hook's handler (runHook)
 	gProbes      = "probes"        // an instance's probe workers and their kills (probing.Set)
+	gMemberExit  = "member-exit"   // a warm pool member's watch of a created process (WatchMember)
+	gWarmEtc     = "warm-etc"      // a taken member's /etc files and hostname (ClaimMember)
+	gRelabel     = "relabel"       // a taken member's containerd labels, after its start
+	gRecordSync  = "record-sync"   // a taken member's first record's sync (pool_record.go)
 	gPostStart   = "poststart"     // an adopted pod's interrupted postStart, failed
 )
 

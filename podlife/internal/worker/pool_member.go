@@ -34,6 +34,16 @@ type warmMember struct {
 	id      string // its directory's name under <state dir>/pool
 	created time.Time
 	dead    atomic.Bool // a created process is gone (see WatchMember)
+	trace   warmTrace   // its start once taken, step by step
+	// syncLater: the pod's first record is synced while its processes start, not before
+	// (set by ClaimMember; see writeRecordFile); recordSynced then gives the sync's result.
+	syncLater    bool
+	recordSynced chan error
+	// etcDone is closed once ClaimMember's rewrite of the /etc files and the hostname is done:
+	// the start sequence waits for it before any process starts.
+	etcDone chan struct{}
+	// oldLabels are the member's labels, which relabel replaces once the pod started.
+	oldLabels map[string]string
 }
 
 // errMemberStale is ClaimMember's error for a member that cannot be handed out.
@@ -46,7 +56,7 @@ func NewMember(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid, i
 	p := assemblePod(r, spec, recorded, handler, dir, uid)
 	p.events = eventbus.New(nil)
 	p.warm = &warmMember{id: id, created: created}
-	go p.runLoop()
+	p.spawn(gLoop, p.runLoop)
 	return p
 }
 
@@ -73,14 +83,14 @@ func (p *Worker) Prewarm() error {
 		close(p.netReady)
 		return err
 	}
-	go func() {
+	p.spawn(gNetwork, func() {
 		defer close(p.netReady)
 		if err := p.sandbox.Attach(ctx, p.network, &p.spec, PortMappings(&p.spec)); err != nil {
 			p.netErr = &StartError{Pod: p.name, Step: StepNetwork, Err: err}
 			return
 		}
 		p.update(func() { p.sandboxReady = true })
-	}()
+	})
 	if p.pause != nil {
 		if err := p.startPause(ctx); err != nil {
 			<-p.netReady
@@ -123,12 +133,12 @@ func (p *Worker) WatchMember(onDead func()) map[string]string {
 			images[c.spec.Name] = c.imageID
 			orig, fwd := c.cur.exitCh, make(chan ctrd.ExitStatus, 1)
 			c.cur.exitCh = fwd
-			go func() {
+			p.spawn(gMemberExit, func() {
 				st := <-orig
 				fwd <- st
 				p.warm.dead.Store(true)
 				onDead()
-			}()
+			})
 		}
 	})
 	return images
@@ -138,7 +148,7 @@ func (p *Worker) WatchMember(onDead func()) map[string]string {
 // under <state dir>/pool), as a failed start removes a pod.
 func (p *Worker) DiscardMember(why string) error {
 	p.log.Debug("warm pool: removing a member", "why", why)
-	go p.persistStatus(p.persistQuit)
+	p.spawn(gStatus, func() { p.persistStatus(p.persistQuit) })
 	close(p.seqDone)
 	ctx, cancel := context.WithTimeout(p.lifeCtx, time.Minute)
 	defer cancel()
@@ -157,6 +167,8 @@ func (p *Worker) DiscardMember(why string) error {
 func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, register func(*Worker) error) error {
 	r := p.rt
 	t0 := time.Now()
+	tr := &p.warm.trace
+	tr.begin(t0)
 	if p.warm.dead.Load() {
 		return fmt.Errorf("%w: a created process is gone", errMemberStale)
 	}
@@ -183,6 +195,7 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 		}
 	}
 	t1 := time.Now()
+	tr.markAt("checks", t1)
 	release, err := poddir.LockPods(r.Cfg.StateDir, syscall.LOCK_SH)
 	if err != nil {
 		return err
@@ -197,6 +210,7 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 	if err := os.Symlink(filepath.Join("..", "pods", spec.Name), oldDir); err != nil {
 		p.log.Warn("warm pool: link from the member's directory", "err", err)
 	}
+	tr.mark("rename")
 	rebase := func(path string) string {
 		rel, err := filepath.Rel(oldDir, path)
 		if path == "" || err != nil || strings.HasPrefix(rel, "..") {
@@ -205,6 +219,7 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 		return filepath.Join(newDir, rel)
 	}
 	memberLabels := p.spec.Labels // the template's: relabel replaces them with the pod's
+	memberHost := p.sandbox.Hostname()
 	now := r.Clock.Now()
 	age := time.Since(p.warm.created).Round(time.Millisecond)
 	p.update(func() {
@@ -234,23 +249,42 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 		}
 		p.records.SetRelease(release) // once pod.json is written (run)
 	})
+	tr.mark("identity")
+	// The /etc files and the hostname are the pod's before its record is in place (and so
+	// before any process starts: see writeRecordFile), rewritten meanwhile the record is made.
+	etcDone := make(chan struct{})
+	p.warm.etcDone, p.warm.syncLater, p.warm.oldLabels = etcDone, true, memberLabels
+	if spec.Hostname == memberHost {
+		close(etcDone) // an explicit hostname (the pool's key has it): the member's files are the pod's
+	} else {
+		p.spawn(gWarmEtc, func() {
+			defer close(etcDone)
+			p.rewriteEtc(spec.Hostname)
+		})
+	}
+	if err := register(p); err != nil {
+		<-etcDone
+		release()
+		return err
+	}
+	tr.mark("register")
+	p.log.Debug("warm pool: member taken", "member", p.warm.id, "checks", t1.Sub(t0), "took", time.Since(t0))
+	p.emit("", EventNormal, ReasonStartedFromPool, fmt.Sprintf("Pod sandbox and containers taken from the warm pool (member %s, made %v ago)", p.warm.id, age))
+	p.spawn(gStart, p.run)
+	return nil
+}
+
+// rewriteEtc gives a taken member's sandbox the pod's hostname: /etc/hostname and /etc/hosts,
+// and the UTS namespace's. A failure is logged: the pod starts with the member's.
+func (p *Worker) rewriteEtc(hostname string) {
 	if err := p.sandbox.WriteEtc(&p.spec); err != nil {
 		p.log.Warn("warm pool: /etc files", "err", err)
 	}
 	if uts := p.sandbox.NSPath(sandboxns.UTS); uts != "" {
-		if err := sandboxns.SetHostname(uts, spec.Hostname); err != nil {
+		if err := sandboxns.SetHostname(uts, hostname); err != nil {
 			p.log.Warn("warm pool: hostname", "err", err)
 		}
 	}
-	if err := register(p); err != nil {
-		release()
-		return err
-	}
-	p.log.Debug("warm pool: member taken", "member", p.warm.id, "checks", t1.Sub(t0), "took", time.Since(t0))
-	p.emit("", EventNormal, ReasonStartedFromPool, fmt.Sprintf("Pod sandbox and containers taken from the warm pool (member %s, made %v ago)", p.warm.id, age))
-	go p.relabel(memberLabels)
-	go p.run()
-	return nil
 }
 
 // relabel gives the containers (and pause) of a taken member their pod's name (LabelPod) and

@@ -32,6 +32,7 @@ func (p *Worker) writeRecord() error {
 		}
 		ticket = p.records.Ticket()
 	})
+	s.WriteFile = p.writeRecordFile // a taken warm pool member's first record: see pool_record.go
 	return p.records.Write(ticket, s)
 }
 

@@ -27,6 +27,8 @@ type Snapshot struct {
 	// Kept is the record of a pod adopted only to stop it (nil for others): its spec (the
 	// record's, without values) is not the pod's, so the record keeps the fingerprints it had.
 	Kept *Record
+	// WriteFile writes the record at path (nil: poddir.WriteJSON, synced before it returns).
+	WriteFile func(path string, rec Record) error
 }
 
 // Writer writes a pod's pod.json. The worker takes a ticket on the pod's loop with the
@@ -92,7 +94,11 @@ func (w *Writer) Write(ticket uint64, s Snapshot) error {
 		rec.SpecMAC, rec.SpecMACs, rec.SpecKey = old.SpecMAC, old.SpecMACs, old.SpecKey
 		rec.SpecHash, rec.SpecFields = old.SpecHash, old.SpecFields
 	}
-	if err := poddir.WriteJSON(filepath.Join(s.Dir, RecordFile), rec); err != nil {
+	write := s.WriteFile
+	if write == nil {
+		write = func(path string, rec Record) error { return poddir.WriteJSON(path, rec) }
+	}
+	if err := write(filepath.Join(s.Dir, RecordFile), rec); err != nil {
 		return err
 	}
 	w.written = ticket
