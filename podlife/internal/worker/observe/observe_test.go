@@ -57,7 +57,9 @@ type fakeTask struct {
 	status ctrd.ProcessStatus
 }
 
-func (t *fakeTask) Status(context.Context) (ctrd.Status, error) { return ctrd.Status{Status: t.status}, nil }
+func (t *fakeTask) Status(context.Context) (ctrd.Status, error) {
+	return ctrd.Status{Status: t.status}, nil
+}
 
 // found is a container of the pod with the given labels, its task in status st ("" for none).
 func found(id string, labels map[string]string, st ctrd.ProcessStatus, handles map[string]*fakeCtr) tasks.Found {
