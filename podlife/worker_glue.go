@@ -27,7 +27,7 @@ const (
 	statusFile = record.StatusFile
 )
 
-// Labels of the containerd containers (see package worker's labels.go).
+// Labels of the containerd containers (see package podsandbox's labels.go).
 const (
 	labelPodUID    = worker.LabelPodUID
 	labelAttempt   = worker.LabelAttempt

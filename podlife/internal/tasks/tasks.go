@@ -64,7 +64,7 @@ type Runtime interface {
 	// on its socket.
 	ShimAnswers(group string) bool
 	// RemoveStaleShim removes the socket of a shim group whose tasks are all deleted if no
-	// shim serves it any more (see the pod worker's removeStaleShimSocket).
+	// shim serves it any more (see podsandbox.Shim.RemoveStale).
 	RemoveStaleShim(group string, log *slog.Logger)
 	// Containers lists the Containers whose labels have exactly the values of match and that
 	// have each label of has, whatever its value: how adoption, the startup GC and the

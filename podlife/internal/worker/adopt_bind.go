@@ -6,14 +6,12 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"syscall"
 	"time"
 
-	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/worker/observe"
 )
@@ -59,17 +57,10 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 		p.log.Warn("status.json unreadable", "err", o.LastErr)
 	}
 	sb := o.Sandbox
-	s.nsPaths = map[sandboxns.Kind]string{}
-	for k, path := range o.NSPaths {
-		s.nsPaths[k] = path
-	}
-	if p.spec.HostNetwork {
-		s.hostname, _ = os.Hostname()
-	}
 	if ip, err := netip.ParseAddr(sb.IP); err == nil {
-		s.ip = ip
+		p.podIP = ip
 	}
-	s.attached = sb.Network != ""
+	p.netAttached = sb.Network != ""
 	plan := &adoptPlan{cur: map[*Container]adoptedInstance{}, restartNoPrev: map[*Container]*StateTerminated{}}
 	if !p.spec.HostNetwork && sb.Network != "attached" {
 		plan.interrupted = "the pod's network was not attached"
@@ -81,6 +72,7 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 			p.pause = &pause{}
 		}
 		p.pause.id = pa.ID
+		p.shim.SetPause(pa.ID)
 		p.pause.ctr = pa.Ctr
 		if pa.Task != nil {
 			p.pause.task = pa.Task
@@ -101,15 +93,13 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 			}
 			inst := &instance{rt: r, attempt: f.Attempt, id: f.ID, task: f.Task, exited: make(chan struct{})}
 			inst.ctr, inst.cg = f.Ctr, f.Ctr
-			inst.logPath = filepath.Join(s.dir, "logs", name, strconv.Itoa(f.Attempt)+".log")
-			inst.termPath = filepath.Join(s.dir, terminationDir, f.ID)
+			inst.logPath = filepath.Join(s.Dir(), "logs", name, strconv.Itoa(f.Attempt)+".log")
+			inst.termPath = filepath.Join(s.Dir(), terminationDir, f.ID)
 			found[name] = append(found[name], adoptedInstance{inst: inst, state: f.State, labels: f.Labels})
 		}
 	}
+	s.Restore(&p.spec, o.NSPaths, o.PIDNS, p.pause != nil) // the namespaces the previous manager pinned
 	if p.pause != nil {
-		if o.PIDNS != "" {
-			s.pidNS = o.PIDNS
-		}
 		if p.pause.task == nil && o.AnyTask {
 			plan.interrupted = "the pod's pause is missing"
 		}

@@ -20,7 +20,7 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 	close(p.netReady)
 	close(p.seqDone)
 	close(p.started)
-	p.shimReadyOnce.Do(func() { close(p.shimReady) })
+	p.shim.MarkReady()
 	// Bound before the loop runs (as New builds a pod): the state is set here, then the
 	// loop owns it.
 	p.sandboxReady = !plan.stopped && plan.interrupted == ""

@@ -22,6 +22,10 @@
 // supervision.json), which package record (podlife/internal/worker/record) writes from the
 // values the worker takes on the loop; the rules of a running pod's updates from outside
 // (deadline, conditions, readiness gates) are package podupdate's.
+// containers, the active deadline and storage eviction, the pod's use of its sandbox and
+// shims (sandbox.go: when they are made and undone; how is podlife/internal/worker/podsandbox's)
+// and of containerd's objects (instance.go),
+// and the pod's records on disk (record.go: pod.json and status.json).
 //
 // A Worker starts in one of three ways: [New] for a new pod (the Runtime then calls
 // [Worker.Start]), [Restore] for a pod another process started, built from what an adopter

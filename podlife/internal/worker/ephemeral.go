@@ -167,7 +167,7 @@ func (c *Container) targetPIDNamespace() (string, error) {
 	if pid == 0 {
 		return "", fmt.Errorf("target container %q: no process", c.targetName)
 	}
-	dir := filepath.Join(p.sandbox.dir, "ns", "target-"+c.plannedID)
+	dir := filepath.Join(p.sandbox.Dir(), "ns", "target-"+c.plannedID)
 	path, err := p.rt.Tasks.PinContainerNamespace(dir, sandboxns.PID, int(pid), p.containerCgroup(inst.id))
 	if err != nil {
 		return "", fmt.Errorf("target container %q: join its PID namespace: %w", c.targetName, err)

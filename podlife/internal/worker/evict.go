@@ -59,10 +59,10 @@ func (p *Worker) evict(d eviction.Decision) {
 func (p *Worker) storageUsage(ctx context.Context) eviction.Usage {
 	u := eviction.Usage{Volumes: map[string]uint64{}, Containers: map[string]uint64{}}
 	for _, v := range eviction.DiskVolumes(&p.spec) {
-		u.Volumes[v], _ = usage.Disk(ctx, p.sandbox.volumeDir(v))
+		u.Volumes[v], _ = usage.Disk(ctx, p.sandbox.VolumeDir(v))
 	}
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
-		n, _ := usage.Disk(ctx, filepath.Join(p.sandbox.dir, "logs", c.spec.Name))
+		n, _ := usage.Disk(ctx, filepath.Join(p.sandbox.Dir(), "logs", c.spec.Name))
 		if id := c.ID(); id != "" && p.rt.Ctrd != nil {
 			if layer, err := p.rt.Ctrd.SnapshotUsage(ctx, id); err == nil && layer > 0 {
 				n += uint64(layer)

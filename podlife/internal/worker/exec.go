@@ -67,5 +67,5 @@ func (c *Container) exec(ctx context.Context, argv []string, streams ExecIO) (in
 		pspec = ps
 		p.do(func() { inst.procSpec = pspec })
 	}
-	return attempt.Exec(ctx, bg, conn, c.spec.Name, task, *pspec, argv, streams, p.sandbox.fifoDir())
+	return attempt.Exec(ctx, bg, conn, c.spec.Name, task, *pspec, argv, streams, p.sandbox.FIFODir())
 }

@@ -11,12 +11,13 @@ import (
 	"github.com/podlife/podlife/hook"
 	. "github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 )
 
 // hookTestContainer is a container of a pod with no runtime, enough to run hooks.
 func hookTestContainer() *Container {
 	p := &Worker{name: "p", log: slog.New(slog.DiscardHandler), events: eventbus.New(nil)}
-	p.sandbox = &Sandbox{pod: p}
+	p.sandbox = podsandbox.New("", "", "", "", nil, podNet{p})
 	return &Container{pod: p, spec: &ContainerSpec{Name: "c"}}
 }
 

@@ -26,13 +26,13 @@ func (c *Container) awaitExit(inst *instance) (uint32, time.Time, error) {
 
 // instanceShimSocket is the socket of the shim that runs inst: the pod's shim group's, or with
 // one shim per container, the one derived from the instance's own ID (the formula of
-// containerd's shim manager, see shimSocket).
+// containerd's shim manager, see podsandbox.Shim.SocketOf).
 func (p *Worker) instanceShimSocket(inst *instance) string {
 	group := p.shimGroup()
 	if group == "" {
 		group = inst.id
 	}
-	return p.shimSocketOf(group)
+	return p.shim.SocketOf(group)
 }
 
 // terminationMessage reads the message of an instance whose process exited with code (see

@@ -38,7 +38,7 @@ func (p *Worker) mountImageVolumes(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("volume %q: %w", v.Name, err)
 		}
-		dir := p.sandbox.volumeDir(v.Name)
+		dir := p.sandbox.VolumeDir(v.Name)
 		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("volume %q: %w", v.Name, err)
 		}
@@ -71,7 +71,7 @@ func (p *Worker) setWaitingUsers(volume string, reason Reason, msg string) {
 }
 
 // removeImageViews removes the views of the pod's image volumes (once they are unmounted: see
-// Sandbox.removeVolumes). A view already gone is not an error.
+// Sandbox.RemoveVolumes). A view already gone is not an error.
 func (p *Worker) removeImageViews(ctx context.Context) error {
 	var errs []error
 	for _, v := range p.spec.Volumes {

@@ -1,6 +1,10 @@
 package worker
 
-import "time"
+import (
+	"time"
+
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
+)
 
 // What the tests of the package that runs workers (podlife's) check and users cannot see: a
 // worker's internals, read or driven from outside its package. Nothing else calls these.
@@ -27,7 +31,7 @@ func (p *Worker) PauseID() string {
 }
 
 // LeaseID is the ID of the pod's containerd lease.
-func (p *Worker) LeaseID() string { return p.leaseID() }
+func (p *Worker) LeaseID() string { return podsandbox.LeaseID(p.uid) }
 
 // VolumeReadOnly reports whether the pod's volume of that name is mounted read-only.
 func (p *Worker) VolumeReadOnly(name string) bool { return p.volumeReadOnly(name) }

@@ -67,7 +67,7 @@ func (c *Container) newInstance(ctx context.Context, n int, id string) (*instanc
 			p.log.Warn("private volume mounts left", "container", c.spec.Name, "err", err)
 		}
 	}()
-	termPath, termMount, err := attempt.TerminationMount(p.sandbox.dir, id, c.spec.TerminationMessagePath)
+	termPath, termMount, err := attempt.TerminationMount(p.sandbox.Dir(), id, c.spec.TerminationMessagePath)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (c *Container) newInstance(ctx context.Context, n int, id string) (*instanc
 	t1 := time.Now()
 	made, err := attempt.Create(ctx, p.conn(), attempt.Spec{
 		ID: id, Attempt: n, Name: c.spec.Name, Class: p.handler, Image: c.image, Labels: labels,
-		Cgroup: p.containerCgroup(id), Opts: opts, PodDir: p.sandbox.dir, FIFODir: p.sandbox.fifoDir(),
+		Cgroup: p.containerCgroup(id), Opts: opts, PodDir: p.sandbox.Dir(), FIFODir: p.sandbox.FIFODir(),
 		Stdin: c.stdin, TTY: c.tty, Logs: r.logConfig(), TermPath: termPath,
 		WithShim: func(create func() error) error { return p.withShim(waitCtx, c, create) },
 		Explain:  private.explain, WatchCtx: p.watchCtx,

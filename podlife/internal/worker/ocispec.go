@@ -39,7 +39,7 @@ func (c *Container) specOpts(_ context.Context, volumes []specs.Mount) ([]oci.Sp
 // specSandbox is what a container joins of the pod's sandbox.
 func (p *Worker) specSandbox() containerspec.Sandbox {
 	s := p.sandbox
-	return containerspec.Sandbox{Hostname: s.hostname, NSPaths: s.nsPaths, PIDNS: s.PIDNSPath(), EtcDir: filepath.Join(s.dir, "etc")}
+	return containerspec.Sandbox{Hostname: s.Hostname(), NSPaths: s.NSPaths(), PIDNS: s.PIDNSPath(), EtcDir: filepath.Join(s.Dir(), "etc")}
 }
 
 // sharedNamespaceOpts are the namespaces the pause and every container join (see

@@ -136,7 +136,7 @@ func (p *Worker) publish() {
 	s := &snapshot{notify: make(chan struct{}), ephemerals: slices.Clip(slices.Clone(p.ephemerals)),
 		ctrs: make(map[*Container]ctrSnapshot, len(p.byName)+len(p.ephemerals))}
 	s.status = PodStatus{Name: p.name, Phase: p.phase, Reason: p.reason, Message: p.message,
-		PodIP: p.sandbox.ip, StartTime: p.startTime, Stopping: p.stopping,
+		PodIP: p.podIP, StartTime: p.startTime, Stopping: p.stopping,
 		Conditions: slices.Clone(p.conditions), ContainerStatuses: apps}
 	if len(p.inits) > 0 {
 		s.status.InitContainerStatuses = inits

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 	"github.com/podlife/podlife/podlife/internal/worker/status"
@@ -35,7 +37,7 @@ type Worker struct {
 	spec    PodSpec
 	log     *slog.Logger
 	events  *eventbus.Bus
-	sandbox *Sandbox
+	sandbox *podsandbox.Sandbox
 	inits   []*Container
 	apps    []*Container
 	byName  map[string]*Container
@@ -60,17 +62,13 @@ type Worker struct {
 	// settings (ErrCreateContainerConfig): unlike startErr, the pod stays.
 	configErr error
 
-	stopOnce      sync.Once
-	stopped       chan struct{} // closed when every process is gone and the network released
-	stopErr       error
-	shimOwner     *Container    // the container whose NewTask starts the pod's shim (see withShim)
-	sharedGroup   string        // the shim group shared with other pods (Config.Shims ShimShared)
-	pause         *pause        // the pause of a pod with ShareProcessNamespace, else nil
-	handler       tasks.Class   // the containerd runtime of its containers and pause (spec.RuntimeClassName)
-	shimReady     chan struct{} // closed once the pod's shim answers
-	shimReadyOnce sync.Once
-	shimMu        sync.Mutex
-	shimStarter   *Container // starts the pod's shim: shimOwner, or another if it cannot be created (handOverShim)
+	stopOnce  sync.Once
+	stopped   chan struct{} // closed when every process is gone and the network released
+	stopErr   error
+	shimOwner *Container       // the container whose NewTask starts the pod's shim (see withShim)
+	shim      *podsandbox.Shim // the pod's shim choice and the start of its shim
+	pause     *pause           // the pause of a pod with ShareProcessNamespace, else nil
+	handler   tasks.Class      // the containerd runtime of its containers and pause (spec.RuntimeClassName)
 
 	restarts   sync.WaitGroup // restarts in flight
 	removeOnce sync.Once
@@ -87,7 +85,9 @@ type Worker struct {
 	completing   bool // the stop of a completed pod with sidecars still running was started
 	terminated   bool // every process gone after a stop: the phase is final
 	sandboxReady bool
-	failReason   Reason // set when the pod is failed by podlife itself (DeadlineExceeded)
+	netAttached  bool       // a network attachment may exist (intent recorded; see podNet)
+	podIP        netip.Addr // the pod's IP on its network
+	failReason   Reason     // set when the pod is failed by podlife itself (DeadlineExceeded)
 	conditions   []PodCondition
 	condTimes    status.Transitions
 	custom       []PodCondition // set by SetCondition, in the order first set
@@ -167,7 +167,6 @@ func assemblePod(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid 
 	p.lifeCtx = r.Ctx(context.Background())
 	p.startCtx, p.cancelStart = context.WithCancel(p.lifeCtx)
 	p.watchCtx, p.stopWatch = context.WithCancel(p.lifeCtx)
-	p.sandbox = &Sandbox{pod: p, dir: dir, hostname: spec.Hostname}
 	p.sidecars = map[string]bool{}
 	add := func(cs []ContainerSpec, init bool) []*Container {
 		out := make([]*Container, len(cs))
@@ -197,14 +196,10 @@ func assemblePod(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid 
 	if len(p.inits) > 0 {
 		p.shimOwner = p.inits[0]
 	}
-	p.shimStarter = p.shimOwner
-	p.shimReady = make(chan struct{})
 	if spec.ShareProcessNamespace {
 		p.pause = &pause{id: NewID()}
 	}
-	if r.Cfg.ShimShared && p.pause == nil {
-		p.sharedGroup = r.ShimGroups.Acquire(uid, p.shimOwner.plannedID)
-	}
+	p.newSandbox(dir)
 	p.publish() // the first snapshot, before the loop starts
 	return p
 }

@@ -85,11 +85,11 @@ func (p *Worker) startSequence() error {
 	ctx := p.startCtx
 	t0 := time.Now()
 	defer func() { p.log.Debug("start sequence done", "took", time.Since(t0)) }()
-	if err := p.createLease(ctx); err != nil {
+	if err := p.sandbox.CreateLease(ctx, p.name, p.rt.Cfg.StateDir); err != nil {
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
 	}
-	if err := p.sandbox.create(); err != nil {
+	if err := p.createSandbox(); err != nil {
 		p.emit("", EventWarning, api.ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
@@ -99,7 +99,7 @@ func (p *Worker) startSequence() error {
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepPull, Err: err}
 	}
-	if err := p.createPodCgroup(); err != nil {
+	if err := p.sandbox.CreateCgroup(p.spec.Resources); err != nil {
 		p.emit("", EventWarning, api.ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
@@ -108,7 +108,7 @@ func (p *Worker) startSequence() error {
 	setupFailed := make(chan error, 1+len(p.byName))
 	go func() {
 		defer close(p.netReady)
-		if err := p.sandbox.attach(ctx, p.network); err != nil {
+		if err := p.sandbox.Attach(ctx, p.network, &p.spec, PortMappings(&p.spec)); err != nil {
 			p.netErr = &StartError{Pod: p.name, Step: StepNetwork, Err: err}
 			p.emit("", EventWarning, api.ReasonFailedCreateSandbox, "Failed to create pod sandbox: "+err.Error())
 			setupFailed <- p.netErr

@@ -57,11 +57,11 @@ func (p *Worker) CancelMember() { p.cancelStart() }
 // pause if any, and every container's preparation (image, containerd container, task).
 func (p *Worker) Prewarm() error {
 	ctx := p.startCtx
-	if err := p.createLease(ctx); err != nil {
+	if err := p.sandbox.CreateLease(ctx, p.name, p.rt.Cfg.StateDir); err != nil {
 		close(p.netReady)
 		return err
 	}
-	if err := p.sandbox.create(); err != nil {
+	if err := p.createSandbox(); err != nil {
 		close(p.netReady)
 		return err
 	}
@@ -69,13 +69,13 @@ func (p *Worker) Prewarm() error {
 		close(p.netReady)
 		return err
 	}
-	if err := p.createPodCgroup(); err != nil {
+	if err := p.sandbox.CreateCgroup(p.spec.Resources); err != nil {
 		close(p.netReady)
 		return err
 	}
 	go func() {
 		defer close(p.netReady)
-		if err := p.sandbox.attach(ctx, p.network); err != nil {
+		if err := p.sandbox.Attach(ctx, p.network, &p.spec, PortMappings(&p.spec)); err != nil {
 			p.netErr = &StartError{Pod: p.name, Step: StepNetwork, Err: err}
 			return
 		}
@@ -187,7 +187,7 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 	if err != nil {
 		return err
 	}
-	oldDir, newDir := p.sandbox.dir, filepath.Join(layout.PodsDir(r.Cfg.StateDir), spec.Name)
+	oldDir, newDir := p.sandbox.Dir(), filepath.Join(layout.PodsDir(r.Cfg.StateDir), spec.Name)
 	if err := poddir.RenameNoReplace(oldDir, newDir); err != nil {
 		release()
 		return err
@@ -225,12 +225,7 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 			p.events.Publish(e)
 		}
 		p.startTime = now
-		s := p.sandbox
-		s.dir, s.hostname = newDir, spec.Hostname
-		for k, v := range s.nsPaths {
-			s.nsPaths[k] = rebase(v)
-		}
-		s.pidNS = rebase(s.pidNS)
+		p.sandbox.Rebase(newDir, spec.Hostname, rebase)
 		p.sup.SetDir(newDir)
 		for _, c := range p.specContainers() {
 			for _, inst := range c.live {
@@ -239,10 +234,10 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 		}
 		p.records.SetRelease(release) // once pod.json is written (run)
 	})
-	if err := p.sandbox.writeEtc(); err != nil {
+	if err := p.sandbox.WriteEtc(&p.spec); err != nil {
 		p.log.Warn("warm pool: /etc files", "err", err)
 	}
-	if uts := p.sandbox.nsPaths[sandboxns.UTS]; uts != "" {
+	if uts := p.sandbox.NSPath(sandboxns.UTS); uts != "" {
 		if err := sandboxns.SetHostname(uts, spec.Hostname); err != nil {
 			p.log.Warn("warm pool: hostname", "err", err)
 		}

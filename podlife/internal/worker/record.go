@@ -23,7 +23,7 @@ func (p *Worker) writeRecord() error {
 	var ticket uint64
 	shimGroup, control := p.shimGroup(), p.rt.ControlPath()
 	p.onLoopOrAfter(func() {
-		s.Dir, s.Recorded, s.Kept = p.sandbox.dir, p.recorded, p.stopRecord
+		s.Dir, s.Recorded, s.Kept = p.sandbox.Dir(), p.recorded, p.stopRecord
 		s.Record = record.Record{
 			Name: p.name, Namespace: p.spec.Namespace, UID: p.uid, Created: p.startTime,
 			OwnerPID: os.Getpid(), Control: control, Grace: GracePeriod(&p.spec),
@@ -43,7 +43,7 @@ func (p *Worker) persistStatus(quit <-chan struct{}) {
 		ch := p.view().notify
 		return p.Status(), ch
 	}
-	record.PersistStatus(p.sandbox.dir, latest, quit, p.rt.Closing, p.log)
+	record.PersistStatus(p.sandbox.Dir(), latest, quit, p.rt.Closing, p.log)
 }
 
 // onLoopOrAfter runs f on the pod's loop, or here once the loop has ended: the loop's state

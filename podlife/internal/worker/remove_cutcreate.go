@@ -64,7 +64,7 @@ func (p *Worker) cutCreates(all []*Container) cutCreates {
 	if p.pause != nil {
 		p.do(func() { anyTask = anyTask || p.pause.task != nil })
 	}
-	if p.sharedGroup == "" || p.pause != nil {
+	if !p.shim.Shared() {
 		// A shim shared with other pods (Config.Shims ShimShared) is never ended here: it
 		// serves their tasks, and its own rule ends it once it serves none.
 		cc.shims = ctrd.FindShims(p.rt.Cfg.Namespace, started)

@@ -25,7 +25,7 @@ func (p *Worker) Start() {
 // Discard undoes New for a pod the Runtime could not register: it removes the pod's directory
 // (nothing else of the pod exists) and releases the pods' lock New took.
 func (p *Worker) Discard() error {
-	err := poddir.Remove(p.sandbox.dir)
+	err := poddir.Remove(p.sandbox.Dir())
 	p.records.Release()
 	return err
 }
@@ -116,12 +116,8 @@ func Restore(ctx context.Context, h *Host, o Observed) (w *Worker, resume func()
 	if n := o.Found.Drained; n > 0 {
 		p.log.Info("reading away the output of the previous manager's execs in flight", "fifos", n)
 	}
-	if rec.ShimGroup != "" && p.pause == nil {
-		if p.sharedGroup != "" {
-			p.sharedGroup = h.ShimGroups.Adopt(rec.ShimGroup, p.uid)
-		} else {
-			p.shimOwner.plannedID = rec.ShimGroup
-		}
+	if rec.ShimGroup != "" && p.pause == nil && p.shim.AdoptGroup(rec.ShimGroup) {
+		p.shimOwner.plannedID = rec.ShimGroup
 	}
 	sup, supErr := record.LoadSupervision(o.Dir)
 	if supErr != nil {

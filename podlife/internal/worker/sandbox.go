@@ -6,201 +6,212 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/netip"
-	"os"
-	"path/filepath"
 
-	"github.com/podlife/podlife/cni"
-	"github.com/podlife/podlife/internal/failpoint"
-	"github.com/podlife/podlife/internal/sandboxns"
-	"github.com/podlife/podlife/podlife/internal/hostmount"
-	"github.com/podlife/podlife/podlife/internal/poddir"
-	"github.com/podlife/podlife/podlife/internal/sandbox"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 )
 
-// Sandbox is what a pod's containers share: the pinned network, IPC and UTS namespaces (and
-// with ShareProcessNamespace the pause's PID namespace), the pod network attachment, the
-// generated /etc/hosts, /etc/hostname and /etc/resolv.conf, and the volumes. Only a shared PID
-// namespace needs a pause process (see Pod.startPause).
-type Sandbox struct {
-	pod      *Worker
-	dir      string
-	nsPaths  map[sandboxns.Kind]string
-	pidNS    string // the pause's pinned PID namespace (ShareProcessNamespace)
-	hostname string
-	ip       netip.Addr // owned by the pod's loop, like attached
-	attached bool       // a network attachment may exist (intent recorded)
+// The pod's sandbox and shims are made and undone by package podsandbox; the worker decides
+// when, and its loop records the outcome: the network's attachment and IP (podNet), the
+// pause's handles (pause), the failure of the pod when its pause exits (watchPause).
+
+// Sandbox is the pod's sandbox: its directory, namespaces and address (see podsandbox.Sandbox).
+type Sandbox = podsandbox.Sandbox
+
+// The labels on the pod's containerd containers (see podsandbox's).
+const (
+	LabelPod        = podsandbox.LabelPod
+	LabelContainer  = podsandbox.LabelContainer
+	LabelPodUID     = podsandbox.LabelPodUID
+	LabelKind       = podsandbox.LabelKind
+	LabelAttempt    = podsandbox.LabelAttempt
+	LabelKindPause  = podsandbox.LabelKindPause
+	PauseNameInPod  = podsandbox.PauseNameInPod
+	labelStopSignal = podsandbox.LabelStopSignal
+	// annotationShimGroup is the OCI annotation of the shim group (see podsandbox.Shim).
+	annotationShimGroup = podsandbox.AnnotationShimGroup
+)
+
+// errShimAborted fails a create that waited for the pod's shim (see podsandbox.ErrShimAborted).
+var errShimAborted = podsandbox.ErrShimAborted
+
+// podNet is the pod's loop's record of its network attachment, as its sandbox reports it.
+type podNet struct{ p *Worker }
+
+func (n podNet) SetAttached(v bool) { n.p.do(func() { n.p.netAttached = v }) }
+
+func (n podNet) Attached() (v bool) {
+	n.p.do(func() { v = n.p.netAttached })
+	return v
 }
 
-// Dir is the pod's directory under the runtime's state dir.
-func (s *Sandbox) Dir() string { return s.dir }
+func (n podNet) SetIP(ip netip.Addr) { n.p.update(func() { n.p.podIP = ip }) }
 
-// NetNSPath is the pinned network namespace ("" with host networking).
-func (s *Sandbox) NetNSPath() string { return s.nsPaths[sandboxns.Net] }
-
-// Hostname is the pod's hostname.
-func (s *Sandbox) Hostname() string { return s.hostname }
-
-// IP is the pod's IP on its network (invalid until the network is attached, or with host networking).
-func (s *Sandbox) IP() netip.Addr {
-	if v := s.pod.view(); v != nil {
+func (n podNet) IP() netip.Addr {
+	if v := n.p.view(); v != nil {
 		return v.status.PodIP
 	}
 	return netip.Addr{}
 }
 
-func (s *Sandbox) etc(name string) string { return filepath.Join(s.dir, "etc", name) }
+// shimStarter is a container as the pod's shim start sees it (podsandbox.Starter).
+type shimStarter struct{ c *Container }
 
-// fifoDir keeps the pod's stdio FIFOs in the pod dir rather than containerd's global
-// /run/containerd/fifo, so that nothing of the pod is left elsewhere if the managing process dies.
-func (s *Sandbox) fifoDir() string { return filepath.Join(s.dir, "fifo") }
+func (s shimStarter) Prepared() <-chan struct{} { return s.c.prepared }
+func (s shimStarter) ConfigFailed() bool        { return errors.Is(s.c.prepErr, ErrCreateContainerConfig) }
+func (s shimStarter) Name() string              { return s.c.spec.Name }
 
-// create pins namespaces, writes the /etc files and prepares volumes. It does not touch the
-// network (attach does).
-func (s *Sandbox) create() error {
-	spec := &s.pod.spec
-	for _, d := range []string{"etc", "volumes", "logs"} {
-		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o700); err != nil {
-			return err
-		}
-	}
-	var kinds []sandboxns.Kind
-	if !spec.HostIPC {
-		kinds = append(kinds, sandboxns.IPC)
-	}
-	if spec.HostNetwork {
-		s.hostname, _ = os.Hostname()
-	} else {
-		kinds = append(kinds, sandboxns.UTS, sandboxns.Net)
-	}
-	paths := map[sandboxns.Kind]string{}
-	if len(kinds) > 0 {
-		var err error
-		if paths, err = s.pod.rt.Tasks.PinNamespaces(filepath.Join(s.dir, "ns"), kinds, s.hostname); err != nil {
-			return fmt.Errorf("pin namespaces: %w", err)
-		}
-	}
-	s.nsPaths = paths // before anything that reads it starts
-	failpoint.Hit("run.netns-pinned")
-	if err := s.writeEtc(); err != nil {
-		return err
-	}
-	return s.createVolumes()
+// withShim runs fn, the NewTask of container c, once the pod's shim may be started by it or
+// answers (see podsandbox.Shim.Start).
+func (p *Worker) withShim(ctx context.Context, c *Container, fn func() error) error {
+	return p.shim.Start(ctx, p.log, shimStarter{c}, fn)
 }
 
-// writeEtc writes the pod's /etc files (see sandbox.WriteEtc).
-func (s *Sandbox) writeEtc() error {
-	return sandbox.WriteEtc(filepath.Join(s.dir, "etc"), &s.pod.spec, s.hostname, s.IP())
+// shimGroup is the runc shim group of the pod's containers (see podsandbox.Shim.Group).
+func (p *Worker) shimGroup() string { return p.shim.Group() }
+
+// leasedCtx makes containerd keep what is created under ctx as the pod's (until Remove).
+func leasedCtx(ctx context.Context, p *Worker) context.Context { return p.sandbox.Leased(ctx) }
+
+// containerCgroup is the cgroup of the pod's container id (see podsandbox.Sandbox.ContainerCgroup).
+func (p *Worker) containerCgroup(id string) string {
+	return p.sandbox.ContainerCgroup(p.spec.Resources, id)
 }
 
-func (s *Sandbox) volumeDir(name string) string { return filepath.Join(s.dir, "volumes", name) }
-
-// createVolumes makes emptyDir directories (a tmpfs for medium Memory) and checks hostPaths.
-func (s *Sandbox) createVolumes() error {
-	for _, v := range s.pod.spec.Volumes {
-		switch {
-		case v.EmptyDir != nil:
-			dir := s.volumeDir(v.Name)
-			if err := os.Mkdir(dir, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
-				return fmt.Errorf("volume %q: %w", v.Name, err)
-			}
-			if err := os.Chmod(dir, 0o777); err != nil {
-				return err
-			}
-			if v.EmptyDir.Medium == MediumMemory {
-				data := "mode=1777" // tmpfs's default root mode, which the kubelet keeps (sticky)
-				if v.EmptyDir.SizeLimit > 0 {
-					data += fmt.Sprintf(",size=%d", v.EmptyDir.SizeLimit)
-				}
-				if err := hostmount.MountTmpfs(dir, data); err != nil {
-					return fmt.Errorf("volume %q: mount tmpfs: %w", v.Name, err)
-				}
-			}
-			if err := applyFSGroup(&s.pod.spec, dir, false); err != nil {
-				return fmt.Errorf("volume %q: %w", v.Name, err)
-			}
-		case v.HostPath != nil:
-			if err := sandbox.CheckHostPath(v.HostPath); err != nil {
-				return fmt.Errorf("volume %q: %w", v.Name, err)
-			}
-		case v.Files != nil:
-			if err := sandbox.WriteFiles(s.volumeDir(v.Name), v.Files); err != nil {
-				return fmt.Errorf("volume %q: %w", v.Name, err)
-			}
-			if err := applyFSGroup(&s.pod.spec, s.volumeDir(v.Name), true); err != nil {
-				return fmt.Errorf("volume %q: %w", v.Name, err)
-			}
-		}
-	}
-	return nil
+// podLabels is what the pod's containerd containers are labelled with.
+func (p *Worker) podLabels() podsandbox.PodLabels {
+	return podsandbox.PodLabels{Pod: p.name, UID: p.uid, Namespace: p.spec.Namespace, StateDir: p.rt.Cfg.StateDir, Labels: p.spec.Labels}
 }
 
-// removeVolumes unmounts memory-backed emptyDirs, image volumes, and any private volume mount point left by a
-// create (see privateMounts); the directories go with the pod dir.
-func (s *Sandbox) removeVolumes() error {
-	var errs []error
-	if err := hostmount.UnmountUnder(s.pod.rt.RealDir(filepath.Join(s.dir, "subpaths"))); err != nil {
-		errs = append(errs, fmt.Errorf("private volume mounts: %w", err))
+func (p *Worker) labels(c *Container) map[string]string {
+	kind := podsandbox.KindApp
+	switch {
+	case c.init:
+		kind = podsandbox.KindInit
+	case c.ephemeral:
+		kind = podsandbox.KindEphemeral
 	}
-	for _, v := range s.pod.spec.Volumes {
-		if v.EmptyDir != nil && v.EmptyDir.Medium == MediumMemory || v.Files != nil && v.Files.Medium == MediumMemory || v.Image != nil {
-			if err := hostmount.UnmountLazy(s.volumeDir(v.Name)); err != nil {
-				errs = append(errs, fmt.Errorf("volume %q: unmount: %w", v.Name, err))
-			}
-		}
-	}
-	return errors.Join(errs...)
+	return p.podLabels().For(c.spec.Name, kind)
 }
 
-func (s *Sandbox) record(rec sandbox.Record) error {
-	rec.UID = s.pod.uid
-	rec.NetNS = s.NetNSPath()
-	return poddir.WriteJSON(filepath.Join(s.dir, "sandbox.json"), rec)
+// createSandbox makes the pod's sandbox (see podsandbox.Sandbox.Create), the pod's fsGroup
+// applied to its volumes.
+func (p *Worker) createSandbox() error {
+	return p.sandbox.Create(&p.spec, func(dir string, files bool) error { return applyFSGroup(&p.spec, dir, files) })
 }
 
-// cniID is the container ID the pod's network attachment is known by.
-func (s *Sandbox) cniID() string { return "podlife-" + s.pod.uid }
+// pause is a pod's pause container and task. Its fields are owned by the pod's loop.
+type pause struct {
+	id   string
+	ctr  tasks.Container // nil until created, and once deleted
+	task tasks.Task      // nil until created, and once deleted
+}
 
-// attach runs CNI ADD, recording the intent before and the result after, and rewrites /etc/hosts
-// with the pod IP (in place: containers bind-mount the file).
-func (s *Sandbox) attach(ctx context.Context, nw cni.Network) error {
-	if s.pod.spec.HostNetwork {
-		return nil
-	}
-	if err := s.record(sandbox.Record{Network: "attaching"}); err != nil {
-		return err
-	}
-	failpoint.Hit("run.cni-intent")
-	s.pod.do(func() { s.attached = true })
-	res, err := nw.Setup(ctx, s.cniID(), s.NetNSPath(), cni.WithPortMappings(PortMappings(&s.pod.spec)...))
+// startPause creates and starts the pod's pause (see podsandbox.Sandbox.StartPause) and
+// watches it. On failure what it made stays for stopPause to delete.
+func (p *Worker) startPause(ctx context.Context) error {
+	bin, err := p.rt.PauseBinary()
 	if err != nil {
 		return err
 	}
-	failpoint.Hit("run.cni-added")
-	s.pod.update(func() { s.ip = res.IP })
-	if err := s.record(sandbox.Record{Network: "attached", IP: res.IP.String()}); err != nil {
+	pc := podsandbox.Pause{ID: p.pause.id, Handler: p.handler, Binary: bin, Labels: p.podLabels().Pause(),
+		Namespaces: p.sharedNamespaceOpts(), ShimGroup: p.shimGroup()}
+	task, err := p.sandbox.StartPause(ctx, pc, func(ctr tasks.Container, task tasks.Task) {
+		p.do(func() {
+			if ctr != nil {
+				p.pause.ctr = ctr
+			}
+			if task != nil {
+				p.pause.task = task
+			}
+		})
+	}, p.log)
+	if err != nil {
 		return err
 	}
-	return sandbox.WriteHosts(filepath.Join(s.dir, "etc"), &s.pod.spec, s.hostname, s.IP())
+	exited, err := task.Wait(p.watchCtx)
+	if err != nil {
+		return fmt.Errorf("wait pause: %w", err)
+	}
+	go p.watchPause(exited)
+	p.log.Debug("pause running", "id", p.pause.id, "pid", task.PID())
+	return nil
 }
 
-// detach runs CNI DEL if an attachment may exist; it is idempotent and works without the netns.
-func (s *Sandbox) detach(ctx context.Context, nw cni.Network) error {
-	var attached bool
-	s.pod.do(func() { attached = s.attached })
-	if !attached {
+// watchPause fails the pod if its pause exits before a stop: its PID namespace, and every
+// process in it, is gone, and no container could join it again. (The kubelet recreates the
+// sandbox and restarts the containers; podlife stops the pod, which ends Failed with reason
+// SandboxChanged.) While containerd is away the watch waits for it, then follows the task
+// again; the Runtime's Close ends it.
+func (p *Worker) watchPause(exited <-chan ctrd.ExitStatus) {
+	conn := podsandbox.Conn{Retry: p.rt.Retry, WaitConnected: p.rt.WaitConnected}
+	st, ok, err := podsandbox.FollowPause(p.watchCtx, conn, exited, func() (ctr tasks.Container) {
+		p.do(func() { ctr = p.pause.ctr })
+		return ctr
+	}, func(task tasks.Task) {
+		p.do(func() {
+			if p.pause.task != nil {
+				p.pause.task = task
+			}
+		})
+	})
+	if err != nil {
+		p.log.Warn("pause no longer watched", "err", err)
+	}
+	if !ok || p.rt.IsClosed() {
+		return
+	}
+	msg := fmt.Sprintf("the pod's pause process exited (code %d): its PID namespace is gone with every process in it; stopping the pod", st.ExitCode())
+	failed := false
+	p.updateIf(func() bool {
+		if p.stopping {
+			return false
+		}
+		p.failReason = ReasonSandboxChanged
+		p.reason, p.message = ReasonSandboxChanged, msg
+		failed = true
+		return true
+	})
+	if !failed {
+		return
+	}
+	p.log.Warn("pause exited", "code", st.ExitCode())
+	p.emit("", EventWarning, ReasonSandboxChanged, msg)
+	p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil)
+}
+
+// stopPause deletes the pause (see podsandbox.StopPause) and records what is gone. It is
+// idempotent; the pod's containers' tasks must be deleted first.
+func (p *Worker) stopPause(ctx context.Context) error {
+	if p.pause == nil {
 		return nil
 	}
-	if err := nw.Remove(ctx, s.cniID(), s.NetNSPath(), cni.WithPortMappings(PortMappings(&s.pod.spec)...)); err != nil {
-		return fmt.Errorf("network detach: %w", err)
-	}
-	failpoint.Hit("stop.cni-deleted")
-	s.pod.do(func() { s.attached = false })
-	return s.record(sandbox.Record{Network: ""})
+	var ctr tasks.Container
+	var task tasks.Task
+	p.do(func() { ctr, task = p.pause.ctr, p.pause.task })
+	taskGone, ctrGone, err := podsandbox.StopPause(ctx, p.rt.Retry, ctr, task)
+	p.do(func() {
+		if taskGone {
+			p.pause.task = nil
+		}
+		if ctrGone {
+			p.pause.ctr = nil
+		}
+	})
+	return err
 }
 
-// release unpins the namespaces.
-func (s *Sandbox) release() error {
-	return s.pod.rt.Tasks.UnpinNamespaces(filepath.Join(s.dir, "ns"))
+// newSandbox is the sandbox and shim choice of a pod being assembled in dir (nothing made yet).
+func (p *Worker) newSandbox(dir string) {
+	r := p.rt
+	p.sandbox = podsandbox.New(dir, p.uid, r.Cfg.Namespace, p.spec.Hostname, r.Tasks, podNet{p})
+	pauseID := ""
+	if p.pause != nil {
+		pauseID = p.pause.id
+	}
+	p.shim = podsandbox.NewShim(podsandbox.ShimConfig{Tasks: r.Tasks, Groups: r.ShimGroups, Address: r.Address,
+		Namespace: r.Cfg.Namespace, PerContainer: r.Cfg.ShimPerContainer, Shared: r.Cfg.ShimShared},
+		p.uid, shimStarter{p.shimOwner}, p.shimOwner.plannedID, pauseID)
 }

@@ -129,7 +129,7 @@ func (p *Worker) stopAll(ctx context.Context, grace time.Duration, hooks bool) e
 	errs := make([]error, 0, len(all)+2)
 	var mu sync.Mutex
 	var detachErr, pauseErr error
-	wg.Go(func() { detachErr = p.sandbox.detach(ctx, p.network) })
+	wg.Go(func() { detachErr = p.sandbox.Detach(ctx, p.network, PortMappings(&p.spec)) })
 	var tasks sync.WaitGroup
 	for _, c := range all {
 		tasks.Go(func() {
@@ -146,9 +146,9 @@ func (p *Worker) stopAll(ctx context.Context, grace time.Duration, hooks bool) e
 		pauseErr = p.stopPause(ctx)
 	})
 	wg.Wait()
-	p.removeStaleShimSocket()
+	p.shim.RemoveStale(p.log)
 	errs = append(errs, pauseErr, detachErr)
-	errs = append(errs, p.sandbox.release())
+	errs = append(errs, p.sandbox.Release())
 	failpoint.Hit("stop.unpinned")
 	return errors.Join(errs...)
 }
@@ -186,25 +186,25 @@ func (p *Worker) Remove(ctx context.Context) error {
 		}
 		wg.Wait()
 		errs = append(errs, p.stopPause(p.lifeCtx)) // if the stop could not
-		errs = append(errs, p.removePodCgroup())
+		errs = append(errs, p.sandbox.RemoveCgroup(p.spec.Resources))
 		for _, c := range all {
 			// The Runtime outlives its pods: their back-off entries must not pile up. (No
 			// restart is left to advance one: the stop waited for them.)
 			p.rt.Backoff.Reset(c.backoffKey())
 		}
-		p.removeStaleShimSocket()
+		p.shim.RemoveStale(p.log)
 		errs = append(errs, cut.settle(p.lifeCtx, p.log))
 		// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
 		// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
 		// hostPort rules and libcni cache): Pod.Remove retries from it.
-		errs = append(errs, p.sandbox.detach(p.lifeCtx, p.network))
+		errs = append(errs, p.sandbox.Detach(p.lifeCtx, p.network, PortMappings(&p.spec)))
 		// The image volumes are unmounted before their views are removed.
-		errs = append(errs, p.sandbox.removeVolumes(), p.removeImageViews(p.lifeCtx), p.deleteLease(p.lifeCtx))
+		errs = append(errs, p.sandbox.RemoveVolumes(&p.spec, p.rt.RealDir), p.removeImageViews(p.lifeCtx), p.sandbox.DeleteLease(p.lifeCtx, p.rt.Retry))
 		failpoint.Hit("remove.lease-deleted")
 		close(p.persistQuit)
 		<-p.persisted
 		if err := errors.Join(errs...); err == nil {
-			errs = append(errs, poddir.Remove(p.sandbox.dir))
+			errs = append(errs, poddir.Remove(p.sandbox.Dir()))
 		}
 		p.removeErr = errors.Join(errs...)
 		p.rt.Forget(p) // and the Runtime releases its adoption lock, if it adopted it

@@ -21,7 +21,7 @@ func (pm privateMounts) explain(err error) error { return pm.Private.Explain(err
 // the private mounts once the container's task is created.
 func (c *Container) volumeMounts(id string) ([]specs.Mount, privateMounts, error) {
 	p := c.pod
-	out, pm, err := volmount.Mounts(&p.spec, c.spec, p.sandbox.volumeDir, filepath.Join(p.sandbox.dir, "subpaths", id))
+	out, pm, err := volmount.Mounts(&p.spec, c.spec, p.sandbox.VolumeDir, filepath.Join(p.sandbox.Dir(), "subpaths", id))
 	return out, privateMounts{pm}, err
 }
 

@@ -1,0 +1,177 @@
+package podsandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/containerd/containerd/v2/pkg/oci"
+	"github.com/containerd/errdefs"
+	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/podlife/podlife/internal/sandboxns"
+	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/ocibuild"
+	"github.com/podlife/podlife/podlife/internal/tasks"
+)
+
+// A pod with ShareProcessNamespace has a pause process: PID 1 of the pod's PID namespace, which
+// every container joins. It is a containerd task like the containers (so it lives as long as the
+// pod, whatever happens to the process that started it, and containerd's labels find it again),
+// created and started before any container, and deleted after every container's task. Its PID
+// namespace is pinned in the pod's ns directory with the other namespaces: containers join it by
+// that path, which can never come to name another process's namespace. Other pods have no pause.
+//
+// The pause is catatonit in pause mode ("catatonit -P", podman's infra process): statically
+// linked, it runs from an empty root directory in the pod's dir with only its own binary
+// bind-mounted, as user 65535 with no capabilities. It reaps the pod's orphaned processes (the
+// kernel reparents them to the namespace's PID 1) and exits on SIGTERM or SIGINT; it is
+// stopped with SIGKILL, which takes every process left in the namespace with it.
+
+// pauseRoot is the pause's root directory: empty but for the mount points runc makes.
+func (s *Sandbox) pauseRoot() string { return filepath.Join(s.dir, "pause") }
+
+// PIDNSPath is the pinned PID namespace the containers share ("" unless ShareProcessNamespace).
+func (s *Sandbox) PIDNSPath() string { return s.pidNS }
+
+// Pause is the pod's pause to make.
+type Pause struct {
+	ID      string
+	Handler tasks.Class       // the containerd runtime of the pod (spec.RuntimeClassName)
+	Binary  string            // catatonit, bind-mounted in the pause's root
+	Labels  map[string]string // see PodLabels.Pause
+	// Namespaces join the pod's network, UTS and IPC namespaces (or the host's).
+	Namespaces []oci.SpecOpts
+	ShimGroup  string // the pod's shim group ("" for a shim of its own)
+}
+
+// StartPause creates and starts the pod's pause task and pins its PID namespace. made reports
+// the pause's container, then its task, as soon as each exists (the pod's loop records them):
+// on failure what was made stays for StopPause to delete. The calls are not cancellable, as a
+// container's create: a stop waits for them.
+func (s *Sandbox) StartPause(ctx context.Context, pc Pause, made func(tasks.Container, tasks.Task), log *slog.Logger) (tasks.Task, error) {
+	ctx = context.WithoutCancel(ctx)
+	if err := os.Mkdir(s.pauseRoot(), 0o755); err != nil {
+		return nil, fmt.Errorf("pause root: %w", err)
+	}
+	ctr, err := s.tasks.NewPause(ctx, pc.ID, pc.Handler, pc.Labels, s.pauseSpecOpts(pc))
+	if err != nil {
+		return nil, fmt.Errorf("create pause container: %w", err)
+	}
+	made(ctr, nil)
+	task, err := ctr.NewTask(ctx, tasks.Output{Stdout: io.Discard, Stderr: io.Discard, FIFODir: s.FIFODir()})
+	if err != nil {
+		if cerr := ctr.SweepCgroup(); cerr != nil {
+			log.Warn("failed pause create left its cgroup", "err", cerr)
+		}
+		return nil, fmt.Errorf("create pause task: %w", err)
+	}
+	made(nil, task)
+	if err := task.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start pause: %w", err)
+	}
+	path, err := s.tasks.PinProcessNamespace(s.nsDir(), sandboxns.PID, int(task.PID()))
+	if err != nil {
+		return nil, fmt.Errorf("pin the pause's PID namespace: %w", err)
+	}
+	s.pidNS = path // before the containers' preparations start (see the worker's startSequence)
+	return task, nil
+}
+
+// pauseSpecOpts is the pause's OCI spec, on top of containerd's default: a new PID namespace,
+// the pod's network, UTS and IPC namespaces, no privilege.
+func (s *Sandbox) pauseSpecOpts(pc Pause) []oci.SpecOpts {
+	opts := []oci.SpecOpts{
+		oci.WithRootFSPath(s.pauseRoot()),
+		oci.WithProcessArgs("/catatonit", "-P"),
+		oci.WithProcessCwd("/"),
+		oci.WithMounts([]specs.Mount{ocibuild.BindMount(pc.Binary, "/catatonit", true)}),
+		oci.WithUIDGID(65535, 65535),
+		oci.WithCapabilities(nil),
+		oci.WithAmbientCapabilities(nil),
+		oci.WithNoNewPrivileges,
+	}
+	opts = append(opts, pc.Namespaces...)
+	if pc.ShimGroup != "" {
+		opts = append(opts, oci.WithAnnotations(map[string]string{AnnotationShimGroup: pc.ShimGroup}))
+	}
+	return opts
+}
+
+// Conn is the connection to containerd as the pause's watch and stop use it (see the worker's
+// Host): Retry runs call until it succeeds or fails for another reason than a lost connection;
+// WaitConnected waits until containerd answers.
+type Conn struct {
+	Retry         func(ctx context.Context, call func() error) error
+	WaitConnected func(ctx context.Context) error
+}
+
+// FollowPause waits for the pause's exit on exited, following its task again whenever
+// containerd went away: current returns the pause's container (nil once a stop deleted it),
+// reloaded records the task loaded again. It returns the exit, or ok false if the watch ended
+// without one (ctx ended, the Runtime detached, the pause was deleted, or err: its task could
+// not be followed again); a pause gone while containerd was away exits with an unknown status.
+func FollowPause(ctx context.Context, conn Conn, exited <-chan ctrd.ExitStatus, current func() tasks.Container, reloaded func(tasks.Task)) (st ctrd.ExitStatus, ok bool, err error) {
+	for {
+		st = <-exited
+		if st.Error() == nil {
+			return st, true, nil
+		}
+		if ctx.Err() != nil || conn.WaitConnected(ctx) != nil {
+			return st, false, nil // the Runtime detached: the pause may well still run
+		}
+		ctr := current()
+		if ctr == nil {
+			return st, false, nil // deleted by a stop
+		}
+		var task tasks.Task
+		err := conn.Retry(ctx, func() (err error) {
+			if task, err = ctr.LoadTask(ctx); err != nil {
+				return err
+			}
+			exited, err = task.Wait(ctx)
+			return err
+		})
+		if errdefs.IsNotFound(err) {
+			return *ctrd.NewExitStatus(ctrd.UnknownExitStatus, time.Time{}, nil), true, nil // gone while containerd was away
+		}
+		if err != nil {
+			return st, false, err
+		}
+		reloaded(task)
+	}
+}
+
+// StopPause kills and deletes the pause's task (and the cgroup runc may leave), then its
+// container; the pod's containers' tasks must be deleted first. It reports which of task and
+// ctr (either may be nil) it deleted or found gone, for the pod's loop to record; what is left
+// is deleted by the next call.
+func StopPause(ctx context.Context, retry func(context.Context, func() error) error, ctr tasks.Container, task tasks.Task) (taskGone, ctrGone bool, err error) {
+	var errs []error
+	if task != nil {
+		// The delete kills the process (SIGKILL) and waits for it.
+		err := retry(ctx, func() error { return task.Delete(ctx) })
+		if err != nil && !errdefs.IsNotFound(err) && !ctr.TaskGone(ctx) {
+			errs = append(errs, fmt.Errorf("delete pause task: %w", err))
+		} else {
+			taskGone = true
+			if err := ctr.RemoveCgroup(); err != nil {
+				errs = append(errs, fmt.Errorf("pause: cgroup left behind: %w", err))
+			}
+		}
+	}
+	if ctr != nil && len(errs) == 0 {
+		err := retry(ctx, func() error { return ctr.Delete(ctx) })
+		if err != nil && !errdefs.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("delete pause container: %w", err))
+		} else {
+			ctrGone = true
+		}
+	}
+	return taskGone, ctrGone, errors.Join(errs...)
+}
