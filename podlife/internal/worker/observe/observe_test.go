@@ -151,3 +151,23 @@ func TestObserve(t *testing.T) {
 		t.Errorf("image of a = %+v, want not found", img)
 	}
 }
+
+// A pod with pod-level resources has its containers' cgroups under the pod cgroup; its pause
+// and ephemeral containers keep containerd's default.
+func TestObservePodCgroup(t *testing.T) {
+	handles := map[string]*fakeCtr{}
+	ft := &fakeTasks{found: []tasks.Found{
+		found("p", map[string]string{LabelContainer: "POD", LabelKind: KindPause}, ctrd.Running, handles),
+		found("a0", map[string]string{LabelContainer: "a", LabelKind: "app", LabelAttempt: "0"}, ctrd.Running, handles),
+		found("e0", map[string]string{LabelContainer: "dbg", LabelKind: KindEphemeral, LabelAttempt: "0"}, ctrd.Running, handles),
+	}}
+	spec := api.PodSpec{Resources: api.Resources{MemoryLimit: 64 << 20}}
+	if _, err := Observe(context.Background(), Request{Tasks: ft, Namespace: "ns1", Spec: spec, UID: "u1", Dir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{"p": cgroupfs.Path("ns1", "p"), "a0": "/ns1/podu1/a0", "e0": cgroupfs.Path("ns1", "e0")} {
+		if got := handles[id].cgroup; got != want {
+			t.Errorf("cgroup of %s = %q, want %q", id, got, want)
+		}
+	}
+}
