@@ -96,10 +96,10 @@ type Observed struct {
 }
 
 // Restore builds the worker of a pod from what an adopter observed, its containers bound to
-// the containerd objects found (o.Found): it reads nothing of containerd, but deletes the
-// instances of restarts cut before their task existed and subscribes to the exits of the tasks
-// found. The pod's loop and supervision start with resume, which the caller runs once it
-// registered the worker.
+// the containerd objects found (o.Found): it reads nothing of the pod's directory or of
+// containerd (its adopter did, with observe.Observe), but deletes the instances of restarts
+// cut before their task existed and subscribes to the exits of the tasks found. The pod's
+// loop and supervision start with resume, which the caller runs once it registered the worker.
 func Restore(ctx context.Context, h *Host, o Observed) (w *Worker, resume func(), err error) {
 	rec := o.Record
 	// The deadline set on the running pod is kept; the spec's as started stays its spec.
@@ -119,7 +119,7 @@ func Restore(ctx context.Context, h *Host, o Observed) (w *Worker, resume func()
 	if rec.ShimGroup != "" && p.pause == nil && p.shim.AdoptGroup(rec.ShimGroup) {
 		p.shimOwner.plannedID = rec.ShimGroup
 	}
-	sup, supErr := record.LoadSupervision(o.Dir)
+	sup, supErr := o.Found.Supervision, o.Found.SupervisionErr
 	if supErr != nil {
 		p.log.Warn("supervision state unreadable: restart back-off and hook state start afresh", "err", supErr)
 	}

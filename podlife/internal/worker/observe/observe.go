@@ -79,6 +79,9 @@ type Pod struct {
 	// could not be read, if it exists.
 	Last    api.PodStatus
 	LastErr error
+	// Supervision is the pod's supervision.json (zero if none or unreadable: SupervisionErr).
+	Supervision    record.Supervision
+	SupervisionErr error
 	// Sandbox is the pod's sandbox.json (zero if none).
 	Sandbox sandbox.Record
 	// NSPaths are the pinned network, IPC and UTS namespaces that exist; PIDNS the pinned PID
@@ -128,6 +131,7 @@ func Observe(ctx context.Context, req Request) (*Pod, error) {
 	if err := poddir.ReadJSON(filepath.Join(req.Dir, record.StatusFile), &o.Last); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		o.LastErr = err
 	}
+	o.Supervision, o.SupervisionErr = record.LoadSupervision(req.Dir)
 	if err := poddir.ReadJSON(filepath.Join(req.Dir, layout.SandboxFile), &o.Sandbox); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("sandbox.json: %w", err)
 	}
