@@ -10,6 +10,7 @@ import (
 
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/observe"
 )
 
 // Adopt takes over the supervision of a pod that another process started and that no live
@@ -104,9 +105,16 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 	if err := r.waitConnected(ctx); err != nil {
 		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
 	}
-	p, resume, err := worker.Restore(ctx, r.workerHost(), worker.Observed{
+	h := r.workerHost()
+	found, err := observe.Observe(h.Ctx(ctx), observe.Request{
+		Tasks: h.Tasks, Namespace: h.Cfg.Namespace, Spec: spec, UID: rec.UID, Dir: dir, Closing: h.Closing,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pod %q: adopt: %w", spec.Name, err)
+	}
+	p, resume, err := worker.Restore(ctx, h, worker.Observed{
 		Spec: spec, Recorded: recorded, Handler: handler.class(), Dir: dir, Record: rec,
-		Network: r.recordedNetwork(rec.Network, spec.Name), ForStop: forStop,
+		Network: r.recordedNetwork(rec.Network, spec.Name), ForStop: forStop, Found: found,
 	})
 	if err != nil {
 		return nil, err

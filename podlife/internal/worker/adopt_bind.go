@@ -4,9 +4,7 @@ import (
 	. "github.com/podlife/podlife/podlife/internal/api"
 
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/netip"
 	"path/filepath"
 	"sort"
@@ -14,24 +12,18 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/containerd/errdefs"
-
-	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
-	"github.com/podlife/podlife/podlife/internal/poddir"
-	"github.com/podlife/podlife/podlife/internal/sandbox"
-	"github.com/podlife/podlife/podlife/internal/tasks"
-	"github.com/podlife/podlife/podlife/internal/worker/record"
+	"github.com/podlife/podlife/podlife/internal/worker/observe"
 )
 
-// taskState is what an adopter finds of an instance's task.
-type taskState int
+// taskState is what an adopter found of an instance's task (see observe.TaskState).
+type taskState = observe.TaskState
 
 const (
-	taskNone    taskState = iota // no task: never made, or deleted
-	taskCreated                  // made, its process not started
-	taskRunning                  // its process runs (or is paused)
-	taskStopped                  // its process exited
+	taskNone    = observe.TaskNone
+	taskCreated = observe.TaskCreated
+	taskRunning = observe.TaskRunning
+	taskStopped = observe.TaskStopped
 )
 
 // adoptedInstance is an instance found in containerd.
@@ -53,19 +45,18 @@ type adoptPlan struct {
 	pauseExited   <-chan ctrd.ExitStatus
 }
 
-// bind finds what runs of the pod and sets its state from it; it starts nothing.
-func (p *Worker) bind(ctx context.Context) (*adoptPlan, error) {
+// bind sets the pod's state from what its adopter observed (o); it starts nothing. Its only
+// calls to containerd delete the instances of restarts cut before their task existed and
+// subscribe to the exits of the tasks found.
+func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 	r := p.rt
 	cctx := r.Ctx(ctx)
 	s := p.sandbox
-	var last PodStatus
-	if err := poddir.ReadJSON(filepath.Join(s.Dir(), record.StatusFile), &last); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		p.log.Warn("status.json unreadable", "err", err)
+	last := o.Last
+	if o.LastErr != nil {
+		p.log.Warn("status.json unreadable", "err", o.LastErr)
 	}
-	var sb sandbox.Record
-	if err := poddir.ReadJSON(filepath.Join(s.Dir(), "sandbox.json"), &sb); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("sandbox.json: %w", err)
-	}
+	sb := o.Sandbox
 	if ip, err := netip.ParseAddr(sb.IP); err == nil {
 		p.podIP = ip
 	}
@@ -75,61 +66,45 @@ func (p *Worker) bind(ctx context.Context) (*adoptPlan, error) {
 		plan.interrupted = "the pod's network was not attached"
 	}
 
-	ctrs, err := r.Tasks.Containers(cctx, map[string]string{LabelPodUID: p.uid})
-	if err != nil {
-		return nil, fmt.Errorf("list containers: %w", err)
+	if pa := o.Pause; pa != nil {
+		if p.pause == nil {
+			p.log.Warn("a pause container in a pod without ShareProcessNamespace", "id", pa.ID)
+			p.pause = &pause{}
+		}
+		p.pause.id = pa.ID
+		p.shim.SetPause(pa.ID)
+		p.pause.ctr = pa.Ctr
+		if pa.Task != nil {
+			p.pause.task = pa.Task
+			if pa.State == taskRunning {
+				var err error
+				if plan.pauseExited, err = pa.Task.Wait(p.watchCtx); err != nil {
+					return nil, fmt.Errorf("wait pause: %w", err)
+				}
+			}
+		}
 	}
 	found := map[string][]adoptedInstance{}
 	ephemeralImages := map[string]string{}
-	anyTask := false
-	for _, ctr := range ctrs {
-		labels := ctr.Labels
-		cgroup := p.containerCgroup(ctr.ID)
-		if labels[LabelKind] == LabelKindPause || labels[LabelKind] == "ephemeral" {
-			cgroup = cgroupfs.Path(r.Cfg.Namespace, ctr.ID)
-		}
-		cg := ctr.Handle(cgroup)
-		task, state, err := loadTaskState(cctx, cg)
-		if err != nil {
-			return nil, fmt.Errorf("container %s: %w", ctr.ID, err)
-		}
-		anyTask = anyTask || state != taskNone
-		if labels[LabelKind] == LabelKindPause {
-			if p.pause == nil {
-				p.log.Warn("a pause container in a pod without ShareProcessNamespace", "id", ctr.ID)
-				p.pause = &pause{}
+	for name, seen := range o.Containers {
+		for _, f := range seen {
+			if f.Labels[LabelKind] == observe.KindEphemeral {
+				ephemeralImages[name] = f.Image
 			}
-			p.pause.id = ctr.ID
-			p.shim.SetPause(ctr.ID)
-			p.pause.ctr = cg
-			if task != nil {
-				p.pause.task = task
-				if state == taskRunning {
-					if plan.pauseExited, err = task.Wait(p.watchCtx); err != nil {
-						return nil, fmt.Errorf("wait pause: %w", err)
-					}
-				}
-			}
-			continue
+			inst := &instance{rt: r, attempt: f.Attempt, id: f.ID, task: f.Task, exited: make(chan struct{})}
+			inst.ctr, inst.cg = f.Ctr, f.Ctr
+			inst.logPath = filepath.Join(s.Dir(), "logs", name, strconv.Itoa(f.Attempt)+".log")
+			inst.termPath = filepath.Join(s.Dir(), terminationDir, f.ID)
+			found[name] = append(found[name], adoptedInstance{inst: inst, state: f.State, labels: f.Labels})
 		}
-		if labels[LabelKind] == "ephemeral" {
-			ephemeralImages[labels[LabelContainer]] = ctr.Image
-		}
-		attempt, _ := strconv.Atoi(labels[LabelAttempt])
-		name := labels[LabelContainer]
-		inst := &instance{rt: r, attempt: attempt, id: ctr.ID, task: task, exited: make(chan struct{})}
-		inst.ctr, inst.cg = cg, cg
-		inst.logPath = filepath.Join(s.Dir(), "logs", name, strconv.Itoa(attempt)+".log")
-		inst.termPath = filepath.Join(s.Dir(), terminationDir, ctr.ID)
-		found[name] = append(found[name], adoptedInstance{inst: inst, state: state, labels: labels})
 	}
-	s.Restore(&p.spec, p.pause != nil) // the namespaces the previous manager pinned
+	s.Restore(&p.spec, o.NSPaths, o.PIDNS, p.pause != nil) // the namespaces the previous manager pinned
 	if p.pause != nil {
-		if p.pause.task == nil && anyTask {
+		if p.pause.task == nil && o.AnyTask {
 			plan.interrupted = "the pod's pause is missing"
 		}
 	}
-	plan.stopped = !anyTask
+	plan.stopped = !o.AnyTask
 	byStatus := map[string]ContainerStatus{}
 	for _, cs := range append(append(append([]ContainerStatus{}, last.InitContainerStatuses...), last.ContainerStatuses...), last.EphemeralContainerStatuses...) {
 		byStatus[cs.Name] = cs
@@ -151,25 +126,23 @@ func (p *Worker) bind(ctx context.Context) (*adoptPlan, error) {
 		if !c.ephemeral {
 			// For the container's restarts: the image the pod ran with is local (no pull, whatever
 			// the policy: the previous manager resolved it once too).
-			ref, err := NormalizeRef(c.spec.Image)
-			var img tasks.Image
-			found := false
-			if err == nil {
-				img, found, err = r.Tasks.LocalImage(cctx, ref)
-			}
+			img := o.Images[c.spec.Name]
 			switch {
-			case err != nil || !found:
-				p.log.Warn("the container's image is not present: its restarts will fail", "container", c.spec.Name, "err", err)
+			case img.Err != nil || !img.Found:
+				p.log.Warn("the container's image is not present: its restarts will fail", "container", c.spec.Name, "err", img.Err)
 			default:
 				// Before the pod's loop runs: its state is set directly, as in New.
-				if err := c.loadImage(cctx, img); err != nil {
+				err := img.ConfigErr
+				if err == nil {
+					err = c.useImage(img.Image, img.Config)
+				}
+				if err != nil {
 					p.log.Warn("the container's image config is unusable", "container", c.spec.Name, "err", err)
 				}
-				c.imageID = img.ID
+				c.imageID = img.Image.ID
 			}
 		}
 		insts := found[c.spec.Name]
-		sort.Slice(insts, func(i, j int) bool { return insts[i].inst.attempt < insts[j].inst.attempt })
 		st := byStatus[c.spec.Name]
 		if c.stopSignal == 0 {
 			c.stopSignal = stopSignalOf(insts)
@@ -194,28 +167,28 @@ func (p *Worker) bind(ctx context.Context) (*adoptPlan, error) {
 		case c.init:
 			kind = "init"
 		}
-		fi := make([]foundInstance, len(insts))
+		fi := make([]observe.Seen, len(insts))
 		for i, a := range insts {
-			fi[i] = foundInstance{attempt: a.inst.attempt, state: a.state}
+			fi[i] = observe.Seen{Attempt: a.inst.attempt, State: a.state}
 		}
-		d := decideContainer(c.spec.Name, kind, fi, st)
-		for _, a := range insts[len(insts)-d.cut:] {
+		d := observe.Decide(c.spec.Name, kind, fi, st)
+		for _, a := range insts[len(insts)-d.Cut:] {
 			if err := a.inst.deleteContainer(cctx); err != nil {
 				return nil, err
 			}
 		}
-		insts = insts[:len(insts)-d.cut]
+		insts = insts[:len(insts)-d.Cut]
 		for _, a := range insts {
 			c.live = append(c.live, a.inst)
 		}
 		c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
-		switch d.action {
-		case actInterrupted:
-			plan.interrupted = d.why
-		case actCompleted:
+		switch d.Action {
+		case observe.Interrupted:
+			plan.interrupted = d.Why
+		case observe.Completed:
 			c.state = st.State
-		case actRestart:
-			c.restartCount = fi[len(fi)-1].attempt - 1
+		case observe.Restart:
+			c.restartCount = fi[len(fi)-1].Attempt - 1
 			term := st.State.Terminated
 			if term == nil {
 				term = st.LastState.Terminated
@@ -225,13 +198,13 @@ func (p *Worker) bind(ctx context.Context) (*adoptPlan, error) {
 			}
 			plan.restartNoPrev[c] = term
 		}
-		if d.cur < 0 {
+		if d.Cur < 0 {
 			continue
 		}
-		cur := insts[d.cur]
+		cur := insts[d.Cur]
 		c.cur = cur.inst
 		c.restartCount = cur.inst.attempt
-		if d.action == actFollow || d.action == actExited {
+		if d.Action == observe.Follow || d.Action == observe.Exited {
 			started := time.Now()
 			if st.ContainerID == "containerd://"+cur.inst.id {
 				switch {
@@ -245,6 +218,7 @@ func (p *Worker) bind(ctx context.Context) (*adoptPlan, error) {
 			c.state = ContainerState{Running: &StateRunning{StartedAt: started}}
 		}
 		if cur.state != taskNone {
+			var err error
 			if cur.inst.exitCh, err = cur.inst.task.Wait(p.watchCtx); err != nil {
 				return nil, fmt.Errorf("container %q: wait task: %w", c.spec.Name, err)
 			}
@@ -252,28 +226,6 @@ func (p *Worker) bind(ctx context.Context) (*adoptPlan, error) {
 		plan.cur[c] = cur
 	}
 	return plan, nil
-}
-
-// loadTaskState loads ctr's task, if any, and tells its state.
-func loadTaskState(ctx context.Context, ctr tasks.Container) (tasks.Task, taskState, error) {
-	task, err := ctr.LoadTask(ctx)
-	if errdefs.IsNotFound(err) {
-		return nil, taskNone, nil
-	}
-	if err != nil {
-		return nil, taskNone, err
-	}
-	st, err := task.Status(ctx)
-	if err != nil {
-		return nil, taskNone, err
-	}
-	switch st.Status {
-	case ctrd.Created:
-		return task, taskCreated, nil
-	case ctrd.Running, ctrd.Paused, ctrd.Pausing:
-		return task, taskRunning, nil
-	}
-	return task, taskStopped, nil
 }
 
 // stopSignalOf reads the stop signal the previous manager recorded on the newest instance.

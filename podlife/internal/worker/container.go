@@ -196,6 +196,12 @@ func (c *Container) loadImage(ctx context.Context, img tasks.Image) error {
 	if err != nil {
 		return fmt.Errorf("read image config: %w", err)
 	}
+	return c.useImage(img, cfg)
+}
+
+// useImage sets what the container takes from its image and the image's config (see
+// loadImage).
+func (c *Container) useImage(img tasks.Image, cfg ocispec.Image) error {
 	// The stop signal's default is the image's STOPSIGNAL, known only now: the one default
 	// admission cannot apply (see defaults.go).
 	stop := c.spec.StopSignal

@@ -29,7 +29,8 @@
 //
 // A Worker starts in one of three ways: [New] for a new pod (the Runtime then calls
 // [Worker.Start]), [Restore] for a pod another process started, built from what an adopter
-// observed ([Observed]) and bound to the containerd objects that exist, or [NewMember] for a
+// observed ([Observed]: what podlife/internal/worker/observe read of the pod's directory and
+// containerd objects) and bound to them, or [NewMember] for a
 // warm pool member, made up to its processes ([Worker.Prewarm]) and started once Run claims it
 // ([Worker.ClaimMember]); adoption itself (the decision to adopt, the record and lock checks)
 // and the pools (their targets, refill and takes) stay in package podlife.

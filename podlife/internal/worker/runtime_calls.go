@@ -7,9 +7,9 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife/internal/api"
-	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/observe"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
@@ -98,11 +98,16 @@ type Observed struct {
 	// ForStop adopts the pod only to stop or remove it: nothing is resumed but exit watching,
 	// and its record keeps the fingerprints it had.
 	ForStop bool
+	// Found is what exists of the pod in Dir and in containerd (observe.Observe in the Host's
+	// namespace, with Spec, Record's UID and Dir).
+	Found *observe.Pod
 }
 
 // Restore builds the worker of a pod from what an adopter observed, its containers bound to
-// the containerd objects that exist (read through the Host's tasks). The pod's loop and
-// supervision start with resume, which the caller runs once it registered the worker.
+// the containerd objects found (o.Found): it reads nothing of the pod's directory or of
+// containerd (its adopter did, with observe.Observe), but deletes the instances of restarts
+// cut before their task existed and subscribes to the exits of the tasks found. The pod's
+// loop and supervision start with resume, which the caller runs once it registered the worker.
 func Restore(ctx context.Context, h *Host, o Observed) (w *Worker, resume func(), err error) {
 	rec := o.Record
 	// The deadline set on the running pod is kept; the spec's as started stays its spec.
@@ -116,18 +121,18 @@ func Restore(ctx context.Context, h *Host, o Observed) (w *Worker, resume func()
 	p.network, p.netRecord = o.Network, rec.Network
 	// The dead manager's execs in flight (a hook, a probe) wait for a reader of their output:
 	// until one comes, the shim holds back their container's exit for 30 s (see ctrd).
-	if n, _ := ctrd.DrainOrphanFIFOs(p.sandbox.FIFODir(), tasks.ExecIDPrefix, h.Closing); n > 0 {
+	if n := o.Found.Drained; n > 0 {
 		p.log.Info("reading away the output of the previous manager's execs in flight", "fifos", n)
 	}
 	if rec.ShimGroup != "" && p.pause == nil && p.shim.AdoptGroup(rec.ShimGroup) {
 		p.shimOwner.plannedID = rec.ShimGroup
 	}
-	sup, supErr := record.LoadSupervision(o.Dir)
+	sup, supErr := o.Found.Supervision, o.Found.SupervisionErr
 	if supErr != nil {
 		p.log.Warn("supervision state unreadable: restart back-off and hook state start afresh", "err", supErr)
 	}
 	p.supLoaded, p.sup = sup, record.NewSupervisionWriter(o.Dir, sup)
-	plan, err := p.bind(ctx)
+	plan, err := p.bind(ctx, o.Found)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pod %q: adopt: %w", spec.Name, err)
 	}

@@ -180,19 +180,18 @@ func (s *Sandbox) RemoveVolumes(spec *api.PodSpec, realDir func(string) string) 
 // Release unpins the namespaces.
 func (s *Sandbox) Release() error { return s.tasks.UnpinNamespaces(s.nsDir()) }
 
-// Restore finds the namespaces a previous manager pinned for the pod (and the pause's PID
-// namespace if pause), for an adopted pod.
-func (s *Sandbox) Restore(spec *api.PodSpec, pause bool) {
+// Restore sets the namespaces a previous manager pinned for the pod, as its adopter found
+// them (worker/observe): nsPaths the network, IPC and UTS ones that exist, pidNS the pause's
+// PID namespace ("" if none; kept only for a pod with a pause).
+func (s *Sandbox) Restore(spec *api.PodSpec, nsPaths map[sandboxns.Kind]string, pidNS string, pause bool) {
 	s.nsPaths = map[sandboxns.Kind]string{}
-	for _, k := range []sandboxns.Kind{sandboxns.Net, sandboxns.IPC, sandboxns.UTS} {
-		if path := filepath.Join(s.nsDir(), string(k)); fileExists(path) {
-			s.nsPaths[k] = path
-		}
+	for k, path := range nsPaths {
+		s.nsPaths[k] = path
 	}
 	if spec.HostNetwork {
 		s.hostname, _ = os.Hostname()
 	}
-	if pidNS := filepath.Join(s.nsDir(), string(sandboxns.PID)); pause && fileExists(pidNS) {
+	if pause && pidNS != "" {
 		s.pidNS = pidNS
 	}
 }
@@ -206,11 +205,6 @@ func (s *Sandbox) Rebase(newDir, hostname string, rebase func(string) string) {
 		s.nsPaths[k] = rebase(v)
 	}
 	s.pidNS = rebase(s.pidNS)
-}
-
-func fileExists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 // NSPaths returns the paths of the pod's pinned namespaces by kind (a copy).
