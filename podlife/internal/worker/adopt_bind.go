@@ -49,7 +49,7 @@ type adoptPlan struct {
 // calls to containerd delete the instances of restarts cut before their task existed and
 // subscribe to the exits of the tasks found.
 func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
-	r := p.rt
+	r := p.host
 	cctx := r.Ctx(ctx)
 	s := p.sandbox
 	last := o.Last
@@ -91,7 +91,7 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 			if f.Labels[LabelKind] == observe.KindEphemeral {
 				ephemeralImages[name] = f.Image
 			}
-			inst := &instance{rt: r, attempt: f.Attempt, id: f.ID, task: f.Task, exited: make(chan struct{})}
+			inst := &instance{host: r, attempt: f.Attempt, id: f.ID, task: f.Task, exited: make(chan struct{})}
 			inst.ctr, inst.cg = f.Ctr, f.Ctr
 			inst.logPath = filepath.Join(s.Dir(), "logs", name, strconv.Itoa(f.Attempt)+".log")
 			inst.termPath = filepath.Join(s.Dir(), terminationDir, f.ID)

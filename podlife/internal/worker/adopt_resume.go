@@ -67,12 +67,12 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 			}
 		}
 		if finishStop {
-			left := intent.Remaining(p.rt.Clock.Now())
+			left := intent.Remaining(p.host.Clock.Now())
 			p.spawn(gStop, func() { p.stopWith(p.lifeCtx, left, intent.Hooks && left > 0, nil) })
 		}
 		return
 	}
-	if p.rt.Cfg.ContainerLogger == "" {
+	if p.host.Cfg.ContainerLogger == "" {
 		p.emit("", EventWarning, ReasonLogsNotFollowed, "The containers' output went through the previous manager, which is gone: their current attempts' output is not logged (set Config.ContainerLogger)")
 	}
 	p.spawn(gDeadline, p.enforceDeadline) // the spec's deadline, or the one set on the running pod
@@ -82,7 +82,7 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 	}
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		if sup := p.supLoaded.Containers[c.spec.Name]; sup.BackoffDelay > 0 {
-			p.rt.Backoff.Restore(c.backoffKey(), sup.BackoffDelay, sup.BackoffUpdated)
+			p.host.Backoff.Restore(c.backoffKey(), sup.BackoffDelay, sup.BackoffUpdated)
 		}
 	}
 	for c, a := range plan.cur {

@@ -16,7 +16,7 @@ func AttachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
 // its log and to attached clients, which its previous manager did (see
 // attempt.ResumeAttachCopy), at its adoption.
 func (i *instance) resumeAttachCopy(p *Worker) {
-	if lg, ok := attempt.ResumeAttachCopy(p.sandbox.Dir(), i.id, i.logPath, p.rt.Cfg.Logs, p.rt.Closing, p.log); ok {
+	if lg, ok := attempt.ResumeAttachCopy(p.sandbox.Dir(), i.id, i.logPath, p.host.Cfg.Logs, p.host.Closing, p.log); ok {
 		i.log, i.streams = lg.Writer, lg.Streams
 	}
 }

@@ -192,7 +192,7 @@ func (c *Container) setImage(ctx context.Context, img tasks.Image) error {
 // loadImage reads the image's config and sets what the container takes from it (not its
 // status's imageID, which is the loop's: see setImage).
 func (c *Container) loadImage(ctx context.Context, img tasks.Image) error {
-	cfg, err := c.pod.rt.Tasks.ImageConfig(ctx, img)
+	cfg, err := c.pod.host.Tasks.ImageConfig(ctx, img)
 	if err != nil {
 		return fmt.Errorf("read image config: %w", err)
 	}

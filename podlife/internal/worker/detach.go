@@ -5,5 +5,5 @@ package worker
 func (p *Worker) detach() {
 	close(p.persistQuit)
 	<-p.persisted
-	p.rt.Forget(p)
+	p.host.Forget(p)
 }

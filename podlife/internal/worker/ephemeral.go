@@ -40,7 +40,7 @@ func (p *Worker) AddEphemeralContainer(ctx context.Context, spec EphemeralContai
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if p.rt.IsClosed() {
+	if p.host.IsClosed() {
 		return nil, fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
 	spec = api.EphemeralWithDefaults(spec) // admission: defaults, then validation (on the loop, below)
@@ -123,7 +123,7 @@ func (p *Worker) validateEphemeralOwned(spec *EphemeralContainerSpec) error {
 	}
 	sp := path.Child("securityContext")
 	errs = append(errs, api.ValidateContainerSecurity(sp, &p.spec, c)...)
-	errs = append(errs, p.rt.AdmitContainerSecurity(sp, c.SecurityContext)...)
+	errs = append(errs, p.host.AdmitContainerSecurity(sp, c.SecurityContext)...)
 	if len(errs) > 0 {
 		return &ValidationError{Pod: p.name, Errs: errs}
 	}
@@ -132,7 +132,7 @@ func (p *Worker) validateEphemeralOwned(spec *EphemeralContainerSpec) error {
 	for _, e := range p.ephemerals {
 		ephemerals = append(ephemerals, *e.spec)
 	}
-	return p.rt.AdmitPodSecurity(&p.spec, append(ephemerals, *c))
+	return p.host.AdmitPodSecurity(&p.spec, append(ephemerals, *c))
 }
 
 // targetPIDNamespace pins the PID namespace of the target's current process and returns the
@@ -166,7 +166,7 @@ func (c *Container) targetPIDNamespace() (string, error) {
 		return "", fmt.Errorf("target container %q: no process", c.targetName)
 	}
 	dir := filepath.Join(p.sandbox.Dir(), "ns", "target-"+c.plannedID)
-	path, err := p.rt.Tasks.PinContainerNamespace(dir, sandboxns.PID, int(pid), p.containerCgroup(inst.id))
+	path, err := p.host.Tasks.PinContainerNamespace(dir, sandboxns.PID, int(pid), p.containerCgroup(inst.id))
 	if err != nil {
 		return "", fmt.Errorf("target container %q: join its PID namespace: %w", c.targetName, err)
 	}
@@ -179,7 +179,7 @@ func (c *Container) unpinTarget() {
 	if c.targetPin == "" {
 		return
 	}
-	err := c.pod.rt.Tasks.UnpinNamespaces(c.targetPin)
+	err := c.pod.host.Tasks.UnpinNamespaces(c.targetPin)
 	if err == nil {
 		err = os.Remove(c.targetPin)
 	}

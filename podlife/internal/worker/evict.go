@@ -21,7 +21,7 @@ const measureTimeout = 30 * time.Second // bounds one measurement (containerd ma
 // enforceStorage measures the pod's local storage every Eviction.Period and evicts the pod
 // when it is over one of its limits (eviction.Decide), until the pod stops.
 func (p *Worker) enforceStorage() {
-	period := cmp.Or(p.rt.Cfg.EvictionPeriod, eviction.DefaultPeriod)
+	period := cmp.Or(p.host.Cfg.EvictionPeriod, eviction.DefaultPeriod)
 	limits := eviction.PodLimits(&p.spec)
 	if period < 0 || !limits.Any() {
 		return
@@ -31,7 +31,7 @@ func (p *Worker) enforceStorage() {
 		defer cancel()
 		return p.storageUsage(ctx)
 	}
-	if d, ok := eviction.Watch(p.rt.Clock, period, limits, measure, p.stopped, p.rt.Closing); ok {
+	if d, ok := eviction.Watch(p.host.Clock, period, limits, measure, p.stopped, p.host.Closing); ok {
 		p.evict(d)
 	}
 }
@@ -63,8 +63,8 @@ func (p *Worker) storageUsage(ctx context.Context) eviction.Usage {
 	}
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		n, _ := usage.Disk(ctx, filepath.Join(p.sandbox.Dir(), "logs", c.spec.Name))
-		if id := c.ID(); id != "" && p.rt.Ctrd != nil {
-			if layer, err := p.rt.Ctrd.SnapshotUsage(ctx, id); err == nil && layer > 0 {
+		if id := c.ID(); id != "" && p.host.Ctrd != nil {
+			if layer, err := p.host.Ctrd.SnapshotUsage(ctx, id); err == nil && layer > 0 {
 				n += uint64(layer)
 			}
 		}

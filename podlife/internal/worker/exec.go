@@ -33,7 +33,7 @@ func (c *Container) Signal(ctx context.Context, sig syscall.Signal) error {
 	if task == nil {
 		return fmt.Errorf("container %q: no process: %w", c.spec.Name, ErrNotFound)
 	}
-	return task.Kill(c.pod.rt.Ctx(ctx), sig, false)
+	return task.Kill(c.pod.host.Ctx(ctx), sig, false)
 }
 
 // execCapture runs argv inside the container and returns its exit code and combined output (up
@@ -51,12 +51,12 @@ func (c *Container) exec(ctx context.Context, argv []string, streams ExecIO) (in
 	if task == nil {
 		return -1, fmt.Errorf("container %q: not running: %w", c.spec.Name, ErrNotFound)
 	}
-	if p.rt.Disconnected() {
+	if p.host.Disconnected() {
 		// Fail at once (a probe's period then counts for nothing) rather than wait out its timeout.
 		return -1, fmt.Errorf("exec in container %q: containerd does not answer: %w", c.spec.Name, errdefs.ErrUnavailable)
 	}
 	conn := p.conn()
-	bg := context.WithoutCancel(p.rt.Ctx(ctx))
+	bg := context.WithoutCancel(p.host.Ctx(ctx))
 	var pspec *specs.Process
 	p.do(func() { pspec = inst.procSpec })
 	if pspec == nil {

@@ -25,10 +25,10 @@ func (c *Container) imageWithBackoff(ctx context.Context) (tasks.Image, error) {
 func (p *Worker) getImage(ctx context.Context, r imagepull.Request) (tasks.Image, error) {
 	r.Creds = p.spec.PullCredentials
 	var bo *imagepull.Backoff
-	if b := p.rt.Cfg.ImagePullBackOff; b != nil {
+	if b := p.host.Cfg.ImagePullBackOff; b != nil {
 		bo = &imagepull.Backoff{Initial: b.Initial, Max: b.Max}
 	}
-	return imagepull.Get(ctx, p.rt.Tasks, p.rt.Clock, bo, r)
+	return imagepull.Get(ctx, p.host.Tasks, p.host.Clock, bo, r)
 }
 
 // emitter emits the pod's events about container ("" for the pod itself).

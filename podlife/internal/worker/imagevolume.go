@@ -42,7 +42,7 @@ func (p *Worker) mountImageVolumes(ctx context.Context) error {
 		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("volume %q: %w", v.Name, err)
 		}
-		if err := p.rt.Tasks.MountImage(ctx, img, ImageViewKey(p.uid, v.Name), dir); err != nil {
+		if err := p.host.Tasks.MountImage(ctx, img, ImageViewKey(p.uid, v.Name), dir); err != nil {
 			return fmt.Errorf("volume %q: image %q: %w", v.Name, v.Image.Reference, err)
 		}
 	}
@@ -78,7 +78,7 @@ func (p *Worker) removeImageViews(ctx context.Context) error {
 		if v.Image == nil {
 			continue
 		}
-		if err := p.rt.Tasks.RemoveView(ctx, ImageViewKey(p.uid, v.Name)); err != nil {
+		if err := p.host.Tasks.RemoveView(ctx, ImageViewKey(p.uid, v.Name)); err != nil {
 			errs = append(errs, fmt.Errorf("volume %q: remove view: %w", v.Name, err))
 		}
 	}

@@ -18,7 +18,7 @@ import (
 // instance is one attempt of a container: its containerd container and task, its log file and
 // its process. A restart creates a new instance; the old one is deleted once the new one exists.
 type instance struct {
-	rt      *Host
+	host    *Host
 	attempt int
 	id      string
 	pod     *Worker // its loop owns ctr and task once the instance is shared
@@ -51,7 +51,7 @@ type instance struct {
 // file open (attempt.Create). The process is not started.
 func (c *Container) newInstance(ctx context.Context, n int, id string) (*instance, error) {
 	p := c.pod
-	r := p.rt
+	r := p.host
 	// Not cancellable (see attempt.Create); only the wait for the pod's shim (withShim) ends
 	// with the caller's ctx.
 	waitCtx := ctx
@@ -93,7 +93,7 @@ func (c *Container) newInstance(ctx context.Context, n int, id string) (*instanc
 	}
 	p.log.Debug("container created", "container", c.spec.Name, "attempt", n, "id", id, "spec", t1.Sub(t0),
 		"newContainer", made.NewContainer, "newTask", made.NewTask)
-	return &instance{rt: r, pod: p, attempt: n, id: id, ctr: made.Ctr, cg: made.Ctr, task: made.Task, exitCh: made.Exit,
+	return &instance{host: r, pod: p, attempt: n, id: id, ctr: made.Ctr, cg: made.Ctr, task: made.Task, exitCh: made.Exit,
 		log: made.Log.Writer, logPath: made.Log.Path, streams: made.Log.Streams, termPath: termPath, exited: make(chan struct{})}, nil
 }
 
@@ -108,7 +108,7 @@ func (r *Host) conn(log *slog.Logger) attempt.Conn {
 }
 
 // conn is the Host's attempt.Conn, logging to the pod's log.
-func (p *Worker) conn() attempt.Conn { return p.rt.conn(p.log) }
+func (p *Worker) conn() attempt.Conn { return p.host.conn(p.log) }
 
 // logConfig is where the containers' output goes (attempt.LogConfig).
 func (r *Host) logConfig() attempt.LogConfig {
@@ -128,7 +128,7 @@ func (i *instance) deleteTask(ctx context.Context) error {
 	if task == nil {
 		return nil
 	}
-	return attempt.DeleteTask(ctx, i.rt.conn(i.rt.Log), i.id, task, i.cg, i.logs().Closers(), func() { i.own(func() { i.task = nil }) })
+	return attempt.DeleteTask(ctx, i.host.conn(i.host.Log), i.id, task, i.cg, i.logs().Closers(), func() { i.own(func() { i.task = nil }) })
 }
 
 // deleteContainer removes the containerd container and its snapshot, and the termination
@@ -139,7 +139,7 @@ func (i *instance) deleteContainer(ctx context.Context) error {
 	if ctr == nil {
 		return nil
 	}
-	return attempt.DeleteContainer(ctx, i.rt.conn(i.rt.Log), i.id, ctr, i.termPath, func() { i.own(func() { i.ctr = nil }) })
+	return attempt.DeleteContainer(ctx, i.host.conn(i.host.Log), i.id, ctr, i.termPath, func() { i.own(func() { i.ctr = nil }) })
 }
 
 // delete removes the task and the container.

@@ -21,11 +21,11 @@ func (c *Container) specOpts(_ context.Context, volumes []specs.Mount) ([]oci.Sp
 	in := containerspec.Input{
 		Pod: &p.spec, Container: c.spec, Entrypoint: c.imageConfig.Config.Entrypoint, User: c.imageConfig.Config.User,
 		TTY: c.tty, Resources: c.resources(), Sandbox: p.specSandbox(), Volumes: volumes,
-		AllowPrivilegeEscalationByDefault: p.rt.Cfg.AllowPrivilegeEscalationByDefault,
+		AllowPrivilegeEscalationByDefault: p.host.Cfg.AllowPrivilegeEscalationByDefault,
 		FieldValue: func(f PodField) (string, error) {
-			return containerspec.FieldValue(containerspec.Pod{UID: p.uid, HostNetwork: p.spec.HostNetwork, HostIPs: p.rt.HostIPs, IP: p.sandbox.IP}, f)
+			return containerspec.FieldValue(containerspec.Pod{UID: p.uid, HostNetwork: p.spec.HostNetwork, HostIPs: p.host.HostIPs, IP: p.sandbox.IP}, f)
 		},
-		LoadSeccompProfile: p.rt.LoadSeccompProfile,
+		LoadSeccompProfile: p.host.LoadSeccompProfile,
 	}
 	if c.ephemeral {
 		in.EphemeralPID = c.ephemeralPIDOpts

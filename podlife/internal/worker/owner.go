@@ -80,7 +80,7 @@ func (p *Worker) runLoop() {
 			close(m.ran)
 		case <-o.quit:
 			return
-		case <-p.rt.Closing:
+		case <-p.host.Closing:
 			return
 		}
 	}

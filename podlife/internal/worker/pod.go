@@ -31,7 +31,7 @@ import (
 // from the snapshot the loop last published. The pod's life belongs to the runtime, not to any
 // caller's context: only Stop and Remove end it.
 type Worker struct {
-	rt      *Host
+	host    *Host
 	name    string
 	uid     string
 	spec    PodSpec
@@ -151,7 +151,7 @@ func New(r *Host, spec, recorded PodSpec, handler tasks.Class) (*Worker, error) 
 // Adopt's for one that runs.
 func assemblePod(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid string) *Worker {
 	p := &Worker{
-		rt: r, name: spec.Name, uid: uid, spec: spec, recorded: recorded, handler: handler,
+		host: r, name: spec.Name, uid: uid, spec: spec, recorded: recorded, handler: handler,
 		log:      r.Log.With("pod", spec.Name),
 		events:   eventbus.New(r.Events),
 		byName:   map[string]*Container{},

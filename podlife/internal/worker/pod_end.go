@@ -11,7 +11,7 @@ import (
 func (p *Worker) onContainerExit() {
 	var terminal bool
 	p.do(func() { terminal = p.phase == PhaseSucceeded || p.phase == PhaseFailed })
-	if terminal && !p.rt.IsClosed() {
+	if terminal && !p.host.IsClosed() {
 		p.spawn(gStop, func() { p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil) })
 	}
 }
@@ -53,7 +53,7 @@ func (p *Worker) enforceDeadline() {
 func (p *Worker) waitDeadline() (due, changed bool) {
 	var fire <-chan time.Time
 	if d := p.activeDeadline(); d != nil {
-		timer := p.rt.Clock.NewTimer(p.startTime.Add(*d).Sub(p.rt.Clock.Now()))
+		timer := p.host.Clock.NewTimer(p.startTime.Add(*d).Sub(p.host.Clock.Now()))
 		defer timer.Stop()
 		fire = timer.C()
 	}
@@ -63,7 +63,7 @@ func (p *Worker) waitDeadline() (due, changed bool) {
 	case <-p.deadlineChanged:
 		return false, true
 	case <-p.stopped:
-	case <-p.rt.Closing:
+	case <-p.host.Closing:
 	}
 	return false, false
 }

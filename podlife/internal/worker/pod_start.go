@@ -49,7 +49,7 @@ func (p *Worker) run() {
 		p.configErr = err
 		err = nil
 	}
-	if err != nil && p.rt.IsClosed() {
+	if err != nil && p.host.IsClosed() {
 		// The runtime detached while the pod started: what exists of it stays for another
 		// Runtime (Pod.Remove).
 		p.log.Info("runtime closed while the pod started", "err", err)
@@ -69,7 +69,7 @@ func (p *Worker) run() {
 		})
 		select {
 		case <-removed:
-		case <-p.rt.ConnLostCh():
+		case <-p.host.ConnLostCh():
 			// containerd is away (maybe the cause of the failure): Run returns now; the
 			// removal goes on and completes once containerd answers again.
 			p.startErr = fmt.Errorf("%w (containerd does not answer: the pod is removed once it is back: %w)", err, errdefs.ErrUnavailable)
@@ -85,7 +85,7 @@ func (p *Worker) startSequence() error {
 	ctx := p.startCtx
 	t0 := time.Now()
 	defer func() { p.log.Debug("start sequence done", "took", time.Since(t0)) }()
-	if err := p.sandbox.CreateLease(ctx, p.name, p.rt.Cfg.StateDir); err != nil {
+	if err := p.sandbox.CreateLease(ctx, p.name, p.host.Cfg.StateDir); err != nil {
 		close(p.netReady)
 		return &StartError{Pod: p.name, Step: StepSandbox, Err: err}
 	}

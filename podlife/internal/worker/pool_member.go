@@ -67,7 +67,7 @@ func (p *Worker) CancelMember() { p.cancelStart() }
 // pause if any, and every container's preparation (image, containerd container, task).
 func (p *Worker) Prewarm() error {
 	ctx := p.startCtx
-	if err := p.sandbox.CreateLease(ctx, p.name, p.rt.Cfg.StateDir); err != nil {
+	if err := p.sandbox.CreateLease(ctx, p.name, p.host.Cfg.StateDir); err != nil {
 		close(p.netReady)
 		return err
 	}
@@ -165,7 +165,7 @@ func (p *Worker) DiscardMember(why string) error {
 // left, without its record, to the next startup garbage collection, as for a cold start cut
 // the same way).
 func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, register func(*Worker) error) error {
-	r := p.rt
+	r := p.host
 	t0 := time.Now()
 	tr := &p.warm.trace
 	tr.begin(t0)
@@ -331,11 +331,11 @@ func (p *Worker) checkImageDigest(ctx context.Context, name, digest string) erro
 	var now string
 	var found bool
 	var err error
-	if d, ok := p.rt.Tasks.(tasks.ImageDigester); ok {
+	if d, ok := p.host.Tasks.(tasks.ImageDigester); ok {
 		now, found, err = d.ImageDigest(ctx, name)
 	} else {
 		var img tasks.Image
-		img, found, err = p.rt.Tasks.LocalImage(ctx, name)
+		img, found, err = p.host.Tasks.LocalImage(ctx, name)
 		now = img.ID
 	}
 	if err != nil {

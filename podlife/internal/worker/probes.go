@@ -43,9 +43,9 @@ func (c *Container) startProbesFrom(inst *instance, startupDone bool) {
 		Pod: p.name, Namespace: p.spec.Namespace, PodUID: p.uid, Container: c.spec.Name,
 		Startup: c.spec.StartupProbe, Liveness: c.spec.LivenessProbe,
 		Readiness: c.spec.ReadinessProbe, StartupDone: startupDone,
-		Target: c.target(), StartedAt: inst.startedAt, Clock: p.rt.Clock, Log: p.log,
+		Target: c.target(), StartedAt: inst.startedAt, Clock: p.host.Clock, Log: p.log,
 		Warn:          func(reason Reason, msg string) { p.emit(c.spec.Name, EventWarning, reason, msg) },
-		Publish:       p.rt.PublishProbe,
+		Publish:       p.host.PublishProbe,
 		StartupPassed: func() { c.persistSupervision(func(s *record.ContainerSupervision) { s.Started = inst.id }) },
 		Started: func() bool {
 			current := false

@@ -14,14 +14,14 @@ import (
 // (or, once the loop ended, of the state it left): writes issued at once land in the order of
 // their snapshots (see record.Writer).
 func (p *Worker) writeRecord() error {
-	key, err := p.rt.SpecKey()
+	key, err := p.host.SpecKey()
 	if err != nil {
 		p.records.Release()
 		return fmt.Errorf("pod record: %w", err)
 	}
 	s := record.Snapshot{Key: key}
 	var ticket uint64
-	shimGroup, control := p.shimGroup(), p.rt.ControlPath()
+	shimGroup, control := p.shimGroup(), p.host.ControlPath()
 	p.onLoopOrAfter(func() {
 		s.Dir, s.Recorded, s.Kept = p.sandbox.Dir(), p.recorded, p.stopRecord
 		s.Record = record.Record{
@@ -44,7 +44,7 @@ func (p *Worker) persistStatus(quit <-chan struct{}) {
 		ch := p.view().notify
 		return p.Status(), ch
 	}
-	record.PersistStatus(p.sandbox.Dir(), latest, quit, p.rt.Closing, p.log)
+	record.PersistStatus(p.sandbox.Dir(), latest, quit, p.host.Closing, p.log)
 }
 
 // onLoopOrAfter runs f on the pod's loop, or here once the loop has ended: the loop's state

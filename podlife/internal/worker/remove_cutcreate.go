@@ -67,7 +67,7 @@ func (p *Worker) cutCreates(all []*Container) cutCreates {
 	if !p.shim.Shared() {
 		// A shim shared with other pods (Config.Shims ShimShared) is never ended here: it
 		// serves their tasks, and its own rule ends it once it serves none.
-		cc.shims = ctrd.FindShims(p.rt.Cfg.Namespace, started)
+		cc.shims = ctrd.FindShims(p.host.Cfg.Namespace, started)
 	}
 	if !anyTask {
 		ctx, cancel := context.WithTimeout(p.lifeCtx, cutCreateSettle)

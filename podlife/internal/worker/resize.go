@@ -141,7 +141,7 @@ func (p *Worker) resizeInPlace(ctx context.Context, c *Container, id string, tas
 		return fmt.Errorf("resize: pod %q: container %q: the runtime cannot update a running container: %w", p.name, c.spec.Name, ErrNotSupported)
 	}
 	if next.MemoryLimit > 0 && (old.MemoryLimit == 0 || next.MemoryLimit < old.MemoryLimit) {
-		samples, err := p.rt.Tasks.Sample(ctx, []string{id})
+		samples, err := p.host.Tasks.Sample(ctx, []string{id})
 		s, found := samples[id]
 		switch {
 		case err != nil:
@@ -153,7 +153,7 @@ func (p *Worker) resizeInPlace(ctx context.Context, c *Container, id string, tas
 				p.name, c.spec.Name, next.MemoryLimit, s.Metrics.MemoryUsage, ErrResizeNotNow)
 		}
 	}
-	if err := p.rt.Retry(ctx, func() error { return up.Update(ctx, ocibuild.LinuxResources(next)) }); err != nil {
+	if err := p.host.Retry(ctx, func() error { return up.Update(ctx, ocibuild.LinuxResources(next)) }); err != nil {
 		return fmt.Errorf("resize: pod %q: container %q: update: %w", p.name, c.spec.Name, err)
 	}
 	return nil
@@ -166,7 +166,7 @@ func (p *Worker) resizeInPlace(ctx context.Context, c *Container, id string, tas
 func (p *Worker) restartResized(ctx context.Context, c *Container, inst *instance) {
 	p.do(func() { c.resizeRestart = true })
 	defer p.do(func() { c.resizeRestart = false })
-	p.rt.Backoff.Reset(c.backoffKey())
+	p.host.Backoff.Reset(c.backoffKey())
 	c.killInstance(inst, GracePeriod(&p.spec), "Container "+c.spec.Name+" resize requires restart", true)
 	for {
 		ch := p.view().notify

@@ -78,18 +78,18 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 		// Next returns how long the container is still in back-off, and 0 (advancing the
 		// back-off) once it may restart.
 		for {
-			delay := p.rt.Backoff.Next(key, term.FinishedAt)
+			delay := p.host.Backoff.Next(key, term.FinishedAt)
 			if delay <= 0 {
 				c.persistBackoff() // advanced
 				break
 			}
-			msg := restart.Message(p.rt.Backoff.Delay(key), c.spec.Name, p.name)
+			msg := restart.Message(p.host.Backoff.Delay(key), c.spec.Name, p.name)
 			p.update(func() {
 				c.lastState = ContainerState{Terminated: term}
 				c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff, Message: msg}}
 			})
 			p.emit(c.spec.Name, EventWarning, ReasonBackOff, restart.EventMessage(c.spec.Name, p.name))
-			timer := p.rt.Clock.NewTimer(delay)
+			timer := p.host.Clock.NewTimer(delay)
 			select {
 			case <-timer.C():
 			case <-ctx.Done():
@@ -103,9 +103,9 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 		}
 		failpoint.Hit("restart.backoff-over")
 		inst, err := c.newInstance(leasedCtx(ctx, p), attempt, NewID())
-		for err != nil && (errors.Is(err, errCreateCut) || p.rt.LostConn(ctx, err)) {
+		for err != nil && (errors.Is(err, errCreateCut) || p.host.LostConn(ctx, err)) {
 			// containerd is away: no create error, the restart waits for it.
-			if p.rt.WaitConnected(ctx) != nil {
+			if p.host.WaitConnected(ctx) != nil {
 				return
 			}
 			inst, err = c.newInstance(leasedCtx(ctx, p), attempt, NewID())
@@ -116,7 +116,7 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 			}
 			p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
 			c.setWaiting(ReasonCreateContainerError, err.Error())
-			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, Message: term.Message, StartedAt: term.StartedAt, FinishedAt: p.rt.Clock.Now()}
+			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, Message: term.Message, StartedAt: term.StartedAt, FinishedAt: p.host.Clock.Now()}
 			continue
 		}
 		inst.shared = true

@@ -191,7 +191,7 @@ func (c *Container) rerun(ctx context.Context) error {
 	if prev == nil {
 		return c.start(ctx)
 	}
-	p.rt.Backoff.Reset(c.backoffKey())
+	p.host.Backoff.Reset(c.backoffKey())
 	inst, err := c.newInstance(leasedCtx(ctx, p), attempt, NewID())
 	if err != nil {
 		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())

@@ -82,7 +82,7 @@ func (p *Worker) containerCgroup(id string) string {
 
 // podLabels is what the pod's containerd containers are labelled with.
 func (p *Worker) podLabels() podsandbox.PodLabels {
-	return podsandbox.PodLabels{Pod: p.name, UID: p.uid, Namespace: p.spec.Namespace, StateDir: p.rt.Cfg.StateDir, Labels: p.spec.Labels}
+	return podsandbox.PodLabels{Pod: p.name, UID: p.uid, Namespace: p.spec.Namespace, StateDir: p.host.Cfg.StateDir, Labels: p.spec.Labels}
 }
 
 func (p *Worker) labels(c *Container) map[string]string {
@@ -112,7 +112,7 @@ type pause struct {
 // startPause creates and starts the pod's pause (see podsandbox.Sandbox.StartPause) and
 // watches it. On failure what it made stays for stopPause to delete.
 func (p *Worker) startPause(ctx context.Context) error {
-	bin, err := p.rt.PauseBinary()
+	bin, err := p.host.PauseBinary()
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (p *Worker) startPause(ctx context.Context) error {
 // SandboxChanged.) While containerd is away the watch waits for it, then follows the task
 // again; the Runtime's Close ends it.
 func (p *Worker) watchPause(exited <-chan ctrd.ExitStatus) {
-	conn := podsandbox.Conn{Retry: p.rt.Retry, WaitConnected: p.rt.WaitConnected}
+	conn := podsandbox.Conn{Retry: p.host.Retry, WaitConnected: p.host.WaitConnected}
 	st, ok, err := podsandbox.FollowPause(p.watchCtx, conn, exited, func() (ctr tasks.Container) {
 		p.do(func() { ctr = p.pause.ctr })
 		return ctr
@@ -160,7 +160,7 @@ func (p *Worker) watchPause(exited <-chan ctrd.ExitStatus) {
 	if err != nil {
 		p.log.Warn("pause no longer watched", "err", err)
 	}
-	if !ok || p.rt.IsClosed() {
+	if !ok || p.host.IsClosed() {
 		return
 	}
 	msg := fmt.Sprintf("the pod's pause process exited (code %d): its PID namespace is gone with every process in it; stopping the pod", st.ExitCode())
@@ -191,7 +191,7 @@ func (p *Worker) stopPause(ctx context.Context) error {
 	var ctr tasks.Container
 	var task tasks.Task
 	p.do(func() { ctr, task = p.pause.ctr, p.pause.task })
-	taskGone, ctrGone, err := podsandbox.StopPause(ctx, p.rt.Retry, ctr, task)
+	taskGone, ctrGone, err := podsandbox.StopPause(ctx, p.host.Retry, ctr, task)
 	p.do(func() {
 		if taskGone {
 			p.pause.task = nil
@@ -205,7 +205,7 @@ func (p *Worker) stopPause(ctx context.Context) error {
 
 // newSandbox is the sandbox and shim choice of a pod being assembled in dir (nothing made yet).
 func (p *Worker) newSandbox(dir string) {
-	r := p.rt
+	r := p.host
 	p.sandbox = podsandbox.New(dir, p.uid, r.Cfg.Namespace, p.spec.Hostname, r.Tasks, podNet{p})
 	pauseID := ""
 	if p.pause != nil {

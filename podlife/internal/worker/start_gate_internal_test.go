@@ -9,7 +9,7 @@ import (
 // The start gate: a stop waits for a start the loop granted until the start is recorded, returns
 // at once with none in flight, and does not wait for a loop that has ended.
 func TestStartGate(t *testing.T) {
-	p := &Worker{owner: newOwner(), rt: &Host{}}
+	p := &Worker{owner: newOwner(), host: &Host{}}
 	go p.runLoop()
 
 	p.awaitStarts() // nothing granted: returns at once

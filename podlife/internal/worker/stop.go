@@ -38,7 +38,7 @@ func (p *Worker) Stop(ctx context.Context, o StopOptions) error {
 		return p.stopErr
 	default:
 	}
-	if p.rt.IsClosed() {
+	if p.host.IsClosed() {
 		// Detached: this Runtime no longer sees the pod's processes. Another Runtime on the
 		// state dir stops it (its Pod.Stop).
 		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
@@ -52,7 +52,7 @@ func (p *Worker) Stop(ctx context.Context, o StopOptions) error {
 	case <-p.stopped:
 		return p.stopErr
 	case <-ctx.Done():
-		return p.rt.WaitErr(ctx)
+		return p.host.WaitErr(ctx)
 	}
 }
 
@@ -120,7 +120,7 @@ func (p *Worker) stopAll(ctx context.Context, grace time.Duration, hooks bool) e
 		wg.Go(func() { c.kill(grace, "", hooks) })
 	}
 	wg.Wait()
-	if p.rt.IsClosed() {
+	if p.host.IsClosed() {
 		// Detached meanwhile: deleting tasks now would kill what the stop left running. The
 		// pod is another Runtime's to stop and remove.
 		return fmt.Errorf("pod %q: stop cut short: %w", p.name, ErrClosed)
@@ -158,7 +158,7 @@ func (p *Worker) Remove(ctx context.Context) error {
 		return err
 	}
 	if !p.goroutines.await(ctx.Done()) {
-		return p.rt.WaitErr(ctx)
+		return p.host.WaitErr(ctx)
 	}
 	return p.removeErr
 }
@@ -172,7 +172,7 @@ func (p *Worker) removal(ctx context.Context) error {
 		return nil
 	default:
 	}
-	if p.rt.IsClosed() {
+	if p.host.IsClosed() {
 		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
 	}
 	p.spawn(gRemove, func() { p.removeOnce.Do(p.remove) })
@@ -180,7 +180,7 @@ func (p *Worker) removal(ctx context.Context) error {
 	case <-p.removed:
 		return nil
 	case <-ctx.Done():
-		return p.rt.WaitErr(ctx)
+		return p.host.WaitErr(ctx)
 	}
 }
 
@@ -200,7 +200,7 @@ func (p *Worker) remove() {
 	for _, c := range all {
 		// The Runtime outlives its pods: their back-off entries must not pile up. (No
 		// restart is left to advance one: the stop waited for them.)
-		p.rt.Backoff.Reset(c.backoffKey())
+		p.host.Backoff.Reset(c.backoffKey())
 	}
 	p.shim.RemoveStale(p.log)
 	errs = append(errs, cut.settle(p.lifeCtx, p.log))
@@ -209,7 +209,7 @@ func (p *Worker) remove() {
 	// hostPort rules and libcni cache): Pod.Remove retries from it.
 	errs = append(errs, p.sandbox.Detach(p.lifeCtx, p.network, PortMappings(&p.spec)))
 	// The image volumes are unmounted before their views are removed.
-	errs = append(errs, p.sandbox.RemoveVolumes(&p.spec, p.rt.RealDir), p.removeImageViews(p.lifeCtx), p.sandbox.DeleteLease(p.lifeCtx, p.rt.Retry))
+	errs = append(errs, p.sandbox.RemoveVolumes(&p.spec, p.host.RealDir), p.removeImageViews(p.lifeCtx), p.sandbox.DeleteLease(p.lifeCtx, p.host.Retry))
 	failpoint.Hit("remove.lease-deleted")
 	close(p.persistQuit)
 	<-p.persisted
@@ -217,7 +217,7 @@ func (p *Worker) remove() {
 		errs = append(errs, poddir.Remove(p.sandbox.Dir()))
 	}
 	p.removeErr = errors.Join(errs...)
-	p.rt.Forget(p) // and the Runtime releases its adoption lock, if it adopted it
+	p.host.Forget(p) // and the Runtime releases its adoption lock, if it adopted it
 	p.emit("", EventNormal, ReasonRemoved, "Pod removed")
 	p.endLoop() // nothing of the pod is left to own
 	close(p.removed)

@@ -16,7 +16,7 @@ func (p *Worker) persistStop(grace time.Duration, hooks bool) {
 	if p.sup == nil {
 		return
 	}
-	if err := p.sup.BeginStop(record.StopIntent{Since: p.rt.Clock.Now(), Grace: grace, Hooks: hooks}); err != nil {
+	if err := p.sup.BeginStop(record.StopIntent{Since: p.host.Clock.Now(), Grace: grace, Hooks: hooks}); err != nil {
 		p.log.Warn("stop not persisted: an adopter after a crash would resume the pod", "err", err)
 	}
 }
@@ -35,6 +35,6 @@ func (c *Container) persistSupervision(fn func(*record.ContainerSupervision)) {
 
 // persistBackoff records c's crash-loop back-off entry.
 func (c *Container) persistBackoff() {
-	delay, updated := c.pod.rt.Backoff.State(c.backoffKey())
+	delay, updated := c.pod.host.Backoff.State(c.backoffKey())
 	c.persistSupervision(func(s *record.ContainerSupervision) { s.BackoffDelay, s.BackoffUpdated = delay, updated })
 }
