@@ -67,8 +67,13 @@
 // restart of all the containers and the resize in progress included); the group's own mutex
 // guards only which goroutines run.
 //
-// Not through spawn yet (files other changes own; to convert): the probe workers and probe kills
-// (probes.go), a warm pool member's goroutines (pool_member.go), the pause's watcher started by
-// pause.go, the shim's exit wait (exit_wait.go), the shim start (labels.go), a dependency's watch
-// (dependency.go) and a completed pod's stop (complete.go).
+// The probe workers of an instance and their kills (package probing) are awaited through their
+// set (gProbes); a warm pool member's goroutines (its loop, network attach, status writer, the
+// watch of each created process, and after a take the /etc rewrite, the record's sync, the
+// relabel and the start) are the group's too. The sub-packages' own goroutines end before the
+// call that started them returns (attempt's ask of the shim while containerd is away,
+// podsandbox's shim start, startorder's watch of a dependency). Shared mutable state outside the
+// loop is limited to what is not the pod's: the group's bookkeeping, package record's file
+// writers (one write at a time per file), podsandbox.Shim's hand-over of the shim start between
+// the pod's container preparations, and attempt's capped exec output buffer.
 package worker
