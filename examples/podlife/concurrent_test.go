@@ -202,6 +202,15 @@ func TestConcurrentCommandsSharePrivateContainerd(t *testing.T) {
 	c.waitPS(podA+" running", func(l podList) bool {
 		return len(l.Items) == 1 && len(l.Items[0].Status.ContainerStatuses) == 1 && l.Items[0].Status.ContainerStatuses[0].State.Running != nil
 	})
+	// Running is not written: the container's output reaches its log through the logger, after
+	// it started. The logs loop below checks that it stays readable while the rest runs.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if r := c.exec("logs", podA, "web"); r.code == 0 && r.stdout == "hello-a\n" {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("logs of %s never showed hello-a: %v", podA, r)
+		}
+	}
 
 	// 3. At once: two ps loops and a logs loop, beside a second detached run, exec in it, a
 	// foreground run of a job, then stop and rm of the first pod.
