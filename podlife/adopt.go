@@ -102,7 +102,7 @@ func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handl
 	if rec.SpecHash == "" && rec.SpecMAC == "" {
 		r.log.Warn("the pod's record has no spec fingerprint (an older manager): adopting it unchecked", "pod", spec.Name)
 	}
-	if err := r.waitConnected(ctx); err != nil {
+	if err := r.conn.WaitConnected(ctx); err != nil {
 		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
 	}
 	h := r.workerHost()

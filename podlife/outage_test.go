@@ -150,8 +150,8 @@ func reconnectGoroutines() []string {
 	buf = buf[:runtime.Stack(buf, true)]
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		for _, fn := range []string{"podlife.(*Runtime).reconnect", "podlife.(*Runtime).tryConnect", "attempt.AwaitExit",
-			"podlife.(*Runtime).waitConnected", "attempt.shimWait", "podlife.(*Runtime).retry"} {
+		for _, fn := range []string{"conn.(*Watch).reconnect", "conn.(*Watch).tryConnect", "attempt.AwaitExit",
+			"conn.(*Watch).WaitConnected", "attempt.shimWait", "conn.(*Watch).Retry"} {
 			if strings.Contains(g, fn+"(") {
 				out = append(out, g)
 				break

@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/internal/logdriver"
 	"github.com/podlife/podlife/internal/restart"
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/internal/conn"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/hostcheck"
@@ -43,7 +44,7 @@ type Runtime struct {
 	backoff *restart.Tracker
 	control *controlSocket
 	closing chan struct{} // closed by Close
-	conn    connWatch     // the connection to containerd (see reconnect.go)
+	conn    *conn.Watch   // the connection to containerd (see reconnect.go)
 
 	specVersions specVersions // crun's spec version, for the built-in crun runtime class
 	speckey      specKeyCache // the state dir's key of spec fingerprints (see speckey.go)
@@ -129,6 +130,7 @@ func newRuntime(cfg Config, clk clock.Clock) *Runtime {
 		return err == nil && logdriver.ShimsSignalByPidfd(v) && logdriver.SupportsShared(context.Background(), cfg.ContainerLogger)
 	})
 	r.control = newControl(r)
+	r.conn = newConn(r)
 	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
 	return r
 }
@@ -237,7 +239,7 @@ func (r *Runtime) Run(ctx context.Context, spec PodSpec) (*Pod, error) {
 		return r.handle(p), p.ConfigErr()
 	case <-ctx.Done():
 		return r.handle(p), ctx.Err()
-	case <-r.connLostCh():
+	case <-r.conn.LostCh():
 		return r.handle(p), fmt.Errorf("pod %q: containerd went away while the pod started; it goes on once containerd answers again: %w", p.Name(), ErrUnavailable)
 	}
 }
@@ -252,12 +254,12 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := r.admitDisk(spec.Name); err != nil {
 		return nil, err
 	}
-	if r.disconnected() || !r.tasks.SocketAnswers() {
+	if r.conn.Disconnected() || !r.tasks.SocketAnswers() {
 		// A Runtime that was idle learns of an outage here (the private containerd stopped by
 		// daemon.StopPrivate, or one that died meanwhile): fail at once and start the
 		// reconnection, rather than create half a pod on a dead connection (whose calls wait
 		// out the client's dial timeout first).
-		r.connLost(fmt.Errorf("nothing accepts connections at %s: %w", r.address, ErrUnavailable))
+		r.conn.Lost(fmt.Errorf("nothing accepts connections at %s: %w", r.address, ErrUnavailable))
 		return nil, fmt.Errorf("pod %q: containerd does not answer (reconnecting): %w", spec.Name, ErrUnavailable)
 	}
 	// The name is reserved under r.mu, and the pod's directory created without it: creating

@@ -48,7 +48,7 @@ type Host struct {
 	// Ctx returns a context for containerd calls in the Runtime's namespace.
 	Ctx func(parent context.Context) context.Context
 
-	// The connection to containerd (see the Runtime's reconnect.go): LostConn reports whether
+	// The connection to containerd (see package conn): LostConn reports whether
 	// err means containerd went away (and starts the reconnection); Retry runs call until it
 	// succeeds or fails for another reason than a lost connection; WaitConnected waits until
 	// containerd answers; WaitErr is the error of a call that needs containerd while it is away;
