@@ -94,5 +94,7 @@
 // Security Standards). A program imports podlife, and one of those when it uses the family.
 // docs/concepts.md lists the names a typical program uses. Each pod's worker (its
 // owner loop and the state only the loop touches) is package podlife/internal/worker's, which
-// never sees the Runtime: [Container] is that package's type, re-exported.
+// never sees the Runtime: [Container] is that package's type, re-exported. The warm pools'
+// management (making, refilling, taking and removing members) is podlife/internal/warmpool's;
+// [Runtime.Prewarm], [Runtime.PoolStats] and [Runtime.ListPoolMembers] wrap it.
 package podlife

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
-	"sync/atomic"
+	"os"
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/warmpool"
@@ -26,21 +24,6 @@ var ErrPoolLimit = warmpool.ErrLimit
 // container with Config.ContainerLogger (about 0.9 MiB PSS each), its network namespace, IP
 // lease and pod directory (see docs/warm-pool.md).
 const MaxPoolMembers = 64
-
-// poolMakers is how many members are made at once, all pools together: the refill never takes
-// more of the host than one pod start, so that user starts are not starved.
-const poolMakers = 1
-
-// poolRefillDelay is how long the refill waits, after the start of a pod taken from a pool,
-// before it makes a member: a burst of takes and their starts run first.
-const poolRefillDelay = 25 * time.Millisecond
-
-// poolRefillAfterStart bounds how long the refill waits for the start of a pod taken from a
-// pool.
-const poolRefillAfterStart = time.Second
-
-// poolRetryDelay is how long the refill waits after a member could not be made.
-const poolRetryDelay = 2 * time.Second
 
 // PoolStat is one warm pool's counts (Runtime.PoolStats).
 type PoolStat struct {
@@ -67,41 +50,6 @@ type PoolMember struct {
 	// Live: the process that keeps it lives (else the next startup garbage collection of the
 	// state dir removes it).
 	Live bool
-}
-
-// warmPools is a Runtime's warm pools (see Prewarm); its zero value has none.
-type warmPools struct {
-	once   sync.Once
-	pools  atomic.Pointer[warmpool.Pools[*podWorker]] // nil until the first Prewarm
-	kick   chan struct{}                              // wakes the refill
-	quit   chan struct{}                              // closed by close: the refill ends
-	done   chan struct{}                              // closed when the refill has ended
-	closed atomic.Bool
-	// discards are the members being removed in the background (see discardLater).
-	discards sync.WaitGroup
-	// making are the members being made (their prewarm under way), which closePool cancels:
-	// a pull must not hold Close up.
-	making sync.Map // *podWorker -> struct{}
-	// settling counts the members made that the refill has not yet kept or removed: a Prewarm
-	// that lowers a target waits for them.
-	settling atomic.Int64
-	// starting are the starts of pods taken from a pool (their Started channels) that the
-	// refill waits for before it makes a member (afterStart, waitStarts).
-	startingMu sync.Mutex
-	starting   []<-chan struct{}
-}
-
-// memberTemplate is what makes a pool's members: an admitted spec, its recorded form and its
-// runtime class.
-type memberTemplate struct {
-	spec, recorded PodSpec
-	handler        ctrRuntime
-	failed         atomic.Pointer[memberFailure] // the last member that could not be made
-}
-
-type memberFailure struct {
-	at  time.Time
-	err error
 }
 
 // Prewarm keeps n pods of spec ready to start: their sandboxes made (namespaces, network
@@ -146,65 +94,31 @@ func (r *Runtime) Prewarm(ctx context.Context, spec PodSpec, n int) error {
 	if err != nil {
 		return fmt.Errorf("prewarm: %w: %w", ErrNotPoolable, err)
 	}
-	wp := r.warm()
-	tmpl := &memberTemplate{spec: adm, recorded: recorded, handler: handler}
-	drop, err := wp.pools.Load().SetTarget(key, n, tmpl)
-	if err != nil {
-		return fmt.Errorf("prewarm: %w", err)
-	}
-	var dropped sync.WaitGroup
-	for _, m := range drop {
-		dropped.Go(func() { r.discardMember(m, "the pool's target was lowered") })
-	}
-	dropped.Wait()
-	wp.wake()
-	return r.waitPool(ctx, key, n, tmpl)
+	r.pool.Start(r.poolDeps())
+	return r.pool.Prewarm(ctx, key, n, &warmpool.Template{Spec: adm, Recorded: recorded, Class: handler.class()})
 }
 
-// waitPool waits until key's pool has n members ready (or fewer wanted), or a member of tmpl
-// could not be made.
-func (r *Runtime) waitPool(ctx context.Context, key string, n int, tmpl *memberTemplate) error {
-	t0 := time.Now()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		st, ok := r.poolStat(key)
-		switch {
-		case !ok && r.pool.settling.Load() == 0: // dropped, and no member of it is left
+// poolDeps is what the Runtime gives its warm pools (warmpool.Manager).
+func (r *Runtime) poolDeps() warmpool.Deps {
+	return warmpool.Deps{
+		StateDir: r.cfg.StateDir, Log: r.log, Limit: MaxPoolMembers, Host: r.workerHost,
+		HoldLock:  func(w *podWorker, lock *os.File) { r.adoptLocks.hold(w, lock) },
+		Unreserve: r.unreserve,
+		Register: func(w *podWorker) error {
+			if err := r.register(w); err != nil {
+				return err
+			}
+			r.control.listen()
 			return nil
-		case ok && st.Ready >= min(n, st.Target) && (n > 0 || st.Making == 0):
-			return nil
-		}
-		if f := tmpl.failed.Load(); f != nil && f.at.After(t0) {
-			return fmt.Errorf("prewarm: a member could not be made (the refill tries again): %w", f.err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-r.closing:
-			return ErrClosed
-		case <-tick.C:
-		}
+		},
+		Closing: r.closing,
 	}
-}
-
-func (r *Runtime) poolStat(key string) (PoolStat, bool) {
-	for _, s := range r.PoolStats() {
-		if s.Key == key {
-			return s, true
-		}
-	}
-	return PoolStat{}, false
 }
 
 // PoolStats returns the counts of the runtime's warm pools, by key.
 func (r *Runtime) PoolStats() []PoolStat {
-	ps := r.pool.pools.Load()
-	if ps == nil {
-		return nil
-	}
 	var out []PoolStat
-	for _, s := range ps.Stats() {
+	for _, s := range r.pool.Stats() {
 		out = append(out, PoolStat(s))
 	}
 	return out
@@ -222,176 +136,4 @@ func (r *Runtime) ListPoolMembers(ctx context.Context) ([]PoolMember, error) {
 		out[i] = PoolMember{ID: f.ID, UID: f.UID, Key: f.Key, Created: f.Created, OwnerPID: f.OwnerPID, Images: f.Images, Ready: f.Ready, Live: f.Live}
 	}
 	return out, nil
-}
-
-// warm returns the runtime's pools, started on first use.
-func (r *Runtime) warm() *warmPools {
-	wp := &r.pool
-	wp.once.Do(func() {
-		wp.kick, wp.quit, wp.done = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
-		wp.pools.Store(warmpool.New[*podWorker](MaxPoolMembers))
-		go r.refill()
-	})
-	return wp
-}
-
-// afterStart tells the refill of the start of a pod taken from a pool (started is closed once
-// it is over) and wakes it: the refill waits for that start before it makes the member that
-// replaces the one taken.
-func (wp *warmPools) afterStart(started <-chan struct{}) {
-	wp.startingMu.Lock()
-	wp.starting = append(wp.starting, started)
-	wp.startingMu.Unlock()
-	wp.wake()
-}
-
-// waitStarts waits until the starts afterStart was told of are over (each for
-// poolRefillAfterStart at most: a start policy may wait for readiness), or quit. It reports
-// whether there were any.
-func (wp *warmPools) waitStarts() bool {
-	wp.startingMu.Lock()
-	starting := wp.starting
-	wp.starting = nil
-	wp.startingMu.Unlock()
-	if len(starting) == 0 {
-		return false
-	}
-	t := time.NewTimer(poolRefillAfterStart)
-	defer t.Stop()
-	for _, started := range starting {
-		select {
-		case <-started:
-		case <-t.C:
-			return true
-		case <-wp.quit:
-			return true
-		}
-	}
-	return true
-}
-
-func (wp *warmPools) wake() {
-	select {
-	case wp.kick <- struct{}{}:
-	default:
-	}
-}
-
-// refill makes the members the pools lack, poolMakers at a time, until closePool.
-func (r *Runtime) refill() {
-	wp := &r.pool
-	defer close(wp.done)
-	var makers sync.WaitGroup
-	defer makers.Wait()
-	for {
-		select {
-		case <-wp.quit:
-			return
-		case <-wp.kick:
-		}
-		// A burst of takes (user starts) goes first: the refill waits until the starts of the
-		// pods taken are over, and poolRefillDelay more without a take.
-		for settled := false; !settled; {
-			select {
-			case <-wp.quit:
-				return
-			case <-wp.kick:
-			case <-time.After(poolRefillDelay):
-				settled = !wp.waitStarts()
-			}
-		}
-		for {
-			key, tmpl, ok := wp.pools.Load().Next(poolMakers)
-			if !ok {
-				break
-			}
-			makers.Go(func() {
-				warmpool.SweepLinks(r.cfg.StateDir)
-				wp.settling.Add(1)
-				defer wp.settling.Add(-1)
-				m, err := r.makeMember(key, tmpl.(*memberTemplate))
-				if err != nil {
-					if wp.closed.Load() {
-						wp.pools.Load().Made(key, nil, false)
-						return
-					}
-					r.log.Warn("warm pool: a member could not be made; trying again later", "key", key, "err", err)
-					tmpl.(*memberTemplate).failed.Store(&memberFailure{at: time.Now(), err: err})
-					wp.pools.Load().Made(key, nil, false)
-					time.AfterFunc(poolRetryDelay, wp.wake)
-					return
-				}
-				if !wp.pools.Load().Made(key, m, true) {
-					r.discardMember(m, "no longer wanted")
-				}
-				wp.wake()
-			})
-		}
-	}
-}
-
-// closePool ends the refill and removes every ready member (Close; before the runtime is
-// marked closed, as removing a pod needs it open).
-func (r *Runtime) closePool() {
-	wp := &r.pool
-	if wp.pools.Load() == nil || !wp.closed.CompareAndSwap(false, true) {
-		return
-	}
-	close(wp.quit)
-	wp.making.Range(func(k, _ any) bool {
-		k.(*podWorker).CancelMember()
-		return true
-	})
-	<-wp.done // every member being made is made (and kept) or discarded
-	for _, m := range wp.pools.Load().Close() {
-		r.discardLater(m, "the runtime is closed")
-	}
-	wp.discards.Wait()
-	warmpool.SweepLinks(r.cfg.StateDir)
-}
-
-// discardLater removes a member in the background; closePool waits for it.
-func (r *Runtime) discardLater(m *podWorker, why string) {
-	r.pool.discards.Go(func() { r.discardMember(m, why) })
-}
-
-// takeWarm gives Run's pod (spec admitted, its name reserved) a ready member of its pool, if
-// there is one, and starts it (see claimMember): the pod it returns is registered and its
-// start sequence runs. It returns nil and no error if there is none or none could be claimed:
-// the pod then starts cold, its name still reserved. On an error (ErrClosed), the name is given
-// back.
-func (r *Runtime) takeWarm(ctx context.Context, spec, recorded PodSpec) (*podWorker, error) {
-	ps := r.pool.pools.Load()
-	if ps == nil || warmpool.Takeable(spec) != nil {
-		return nil, nil
-	}
-	key, err := warmpool.Key(spec)
-	if err != nil {
-		return nil, nil
-	}
-	for {
-		m, ok := ps.Take(key)
-		if !ok {
-			return nil, nil
-		}
-		if err := r.claimMember(ctx, m, spec, recorded); err != nil {
-			if errors.Is(err, ErrClosed) {
-				r.unreserve(spec.Name)
-				return nil, err
-			}
-			r.log.Info("warm pool: member not taken; trying the next", "pod", spec.Name, "member", m.Name(), "err", err)
-			r.discardLater(m, err.Error())
-			r.pool.wake() // its replacement (of the new image, say)
-			continue
-		}
-		r.pool.afterStart(m.Started())
-		return m, nil
-	}
-}
-
-// cloneSpec copies spec's container lists, which a pod's containers point into.
-func cloneSpec(spec PodSpec) PodSpec {
-	spec.InitContainers = slices.Clone(spec.InitContainers)
-	spec.Containers = slices.Clone(spec.Containers)
-	return spec
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/hostcheck"
 	"github.com/podlife/podlife/podlife/internal/shimgroup"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/warmpool"
 	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
@@ -73,7 +74,7 @@ type Runtime struct {
 	reserved map[string]bool // names of pods being created (see reserve)
 	closed   bool
 
-	pool warmPools // the warm pools (see Prewarm)
+	pool warmpool.Manager // the warm pools (see Prewarm)
 }
 
 // New connects to containerd (starting a private one if Config says so) and prepares the state
@@ -268,8 +269,8 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err := r.reserve(spec.Name); err != nil {
 		return nil, err
 	}
-	if p, err := r.takeWarm(ctx, spec, recorded); p != nil || err != nil {
-		return p, err // from a warm pool member (see pool.go)
+	if p, err := r.pool.Take(ctx, spec, recorded); p != nil || err != nil {
+		return p, err // from a warm pool member (see package warmpool)
 	}
 	p, err := worker.New(r.workerHost(), spec, recorded, handler.class())
 	if err != nil {
@@ -406,7 +407,7 @@ func (r *Runtime) forget(p *podWorker) {
 // for other processes (daemon.StopPrivate stops it). A second Close returns an error wrapping
 // ErrClosed. The members of the runtime's warm pools (see Prewarm) are removed first.
 func (r *Runtime) Close() error {
-	r.closePool() // the warm pools' members are removed, while the runtime can still remove
+	r.pool.Close() // the warm pools' members are removed, while the runtime can still remove
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()

@@ -22,7 +22,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
-// A warm pool member (the Runtime's pools: package podlife's pool.go) is a Worker whose start
+// A warm pool member (the Runtime's pools: package warmpool's Manager) is a Worker whose start
 // sequence stops before the processes: NewMember makes it, Prewarm makes its sandbox and
 // containers, WatchMember watches its created processes, and ClaimMember makes it the pod of
 // Run's spec and starts it (startPrewarmed); DiscardMember removes one that is not taken.

@@ -1,4 +1,4 @@
-package podlife
+package warmpool
 
 import (
 	"context"
@@ -8,21 +8,21 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/layout"
 	"github.com/podlife/podlife/podlife/internal/poddir"
-	"github.com/podlife/podlife/podlife/internal/warmpool"
 	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
-// The Runtime's side of a warm pool member (its worker's side: package worker's
+// The Manager's side of a warm pool member (its worker's side: package worker's
 // pool_member.go): its directory and record, its making, its removal and its claim by Run.
 
 // makeMember makes a member of key's pool from tmpl: a pod named after its directory, in
 // <state dir>/pool, whose events go nowhere (a member is no pod), its sandbox made and its
 // containers created.
-func (r *Runtime) makeMember(key string, tmpl *memberTemplate) (*podWorker, error) {
-	id := "m" + newID()[:15]
-	spec, recorded := cloneSpec(tmpl.spec), cloneSpec(tmpl.recorded)
+func (m *Manager) makeMember(key string, tmpl *Template) (*worker.Worker, error) {
+	id := "m" + worker.NewID()[:15]
+	spec, recorded := cloneSpec(tmpl.Spec), cloneSpec(tmpl.Recorded)
 	if spec.Hostname == spec.Name {
 		spec.Hostname = id
 	}
@@ -30,41 +30,41 @@ func (r *Runtime) makeMember(key string, tmpl *memberTemplate) (*podWorker, erro
 		recorded.Hostname = id
 	}
 	spec.Name, recorded.Name = id, id
-	dir := filepath.Join(layout.PoolDir(r.cfg.StateDir), id)
-	rec := warmpool.Member{ID: id, UID: newID(), Key: key, Created: time.Now(), OwnerPID: os.Getpid()}
-	lock, err := makeMemberDir(r.cfg.StateDir, dir, rec)
+	dir := filepath.Join(layout.PoolDir(m.d.StateDir), id)
+	rec := Member{ID: id, UID: worker.NewID(), Key: key, Created: time.Now(), OwnerPID: os.Getpid()}
+	lock, err := makeMemberDir(m.d.StateDir, dir, rec)
 	if err != nil {
 		return nil, err
 	}
-	p := worker.NewMember(r.workerHost(), spec, recorded, tmpl.handler.class(), dir, rec.UID, id, rec.Created)
-	r.adoptLocks.hold(p, lock) // until the pod is removed: startup garbage collection knows it lives
-	r.pool.making.Store(p, struct{}{})
+	p := worker.NewMember(m.d.Host(), spec, recorded, tmpl.Class, dir, rec.UID, id, rec.Created)
+	m.d.HoldLock(p, lock) // until the pod is removed: startup garbage collection knows it lives
+	m.making.Store(p, struct{}{})
 	err = p.Prewarm()
-	r.pool.making.Delete(p)
-	if err == nil && r.pool.closed.Load() {
-		err = ErrClosed // closePool may have missed it in making
+	m.making.Delete(p)
+	if err == nil && m.closed.Load() {
+		err = api.ErrClosed // Close may have missed it in making
 	}
 	if err != nil {
-		r.discardMember(p, "it could not be made")
+		m.discardMember(p, "it could not be made")
 		return nil, err
 	}
 	rec.Ready = true
 	rec.Images = p.WatchMember(func() {
 		// A created process died (killed, OOM): the member leaves its pool.
-		if r.pool.pools.Load().Remove(key, p) {
-			r.discardLater(p, "a created process is gone")
-			r.pool.wake()
+		if m.pools.Load().Remove(key, p) {
+			m.discardLater(p, "a created process is gone")
+			m.wake()
 		}
 	})
 	if err := rec.Write(dir); err != nil {
-		r.log.Warn("warm pool: member record", "pod", id, "err", err)
+		m.d.Log.Warn("warm pool: member record", "pod", id, "err", err)
 	}
 	return p, nil
 }
 
 // makeMemberDir creates a member's directory with its record, flocked (its adoption lock),
 // under the pods' shared lock: a startup garbage collection sees it whole and live.
-func makeMemberDir(stateDir, dir string, rec warmpool.Member) (*os.File, error) {
+func makeMemberDir(stateDir, dir string, rec Member) (*os.File, error) {
 	release, err := poddir.LockPods(stateDir, syscall.LOCK_SH)
 	if err != nil {
 		return nil, err
@@ -92,21 +92,15 @@ func makeMemberDir(stateDir, dir string, rec warmpool.Member) (*os.File, error) 
 
 // discardMember removes a member that will not be taken (and was not: its directory is still
 // under <state dir>/pool), as a failed start removes a pod.
-func (r *Runtime) discardMember(p *podWorker, why string) {
+func (m *Manager) discardMember(p *worker.Worker, why string) {
 	if err := p.DiscardMember(why); err != nil {
-		r.log.Warn("warm pool: a member could not be removed (the next startup garbage collection does)", "member", p.Name(), "err", err)
+		m.d.Log.Warn("warm pool: a member could not be removed (the next startup garbage collection does)", "member", p.Name(), "err", err)
 	}
 }
 
 // claimMember makes the member p Run's pod spec (admitted; its name reserved), registers it
-// and starts it (see worker.ClaimMember). An error wrapping ErrClosed: the runtime closed
+// and starts it (see worker.ClaimMember). An error wrapping api.ErrClosed: the runtime closed
 // after the member's directory became the pod's; any other: p is still a member, to discard.
-func (r *Runtime) claimMember(ctx context.Context, p *podWorker, spec, recorded PodSpec) error {
-	return p.ClaimMember(ctx, cloneSpec(spec), cloneSpec(recorded), func(p *podWorker) error {
-		if err := r.register(p); err != nil {
-			return err
-		}
-		r.control.listen()
-		return nil
-	})
+func (m *Manager) claimMember(ctx context.Context, p *worker.Worker, spec, recorded api.PodSpec) error {
+	return p.ClaimMember(ctx, cloneSpec(spec), cloneSpec(recorded), m.d.Register)
 }
