@@ -158,9 +158,6 @@ func (r *Collector) collectDirs(ctx context.Context) (known map[string]bool, unr
 			known[rec.UID] = true
 			continue
 		}
-		if tornLeft(dir, err) {
-			err = fs.ErrNotExist // see tornLeft
-		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) && !poddir.IsRemoving(e.Name()) {
 			// A record that cannot be read may still be a live pod's: say so, keep it.
 			r.Log.Warn("startup garbage collection: pod record unreadable; left alone", "dir", dir, "err", err)

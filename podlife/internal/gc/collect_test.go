@@ -134,19 +134,16 @@ func TestCollectDirs(t *testing.T) {
 	half := mk("half", "")
 	removing := mk(".removing-gone", `{"uid":"gone-uid"}`)
 	other := mk("Not_A_Pod", "")
-	torn := mk("torn", `{"uid":"torn-u`) // cut short by a crash of the host: see tornLeft
 	known, unreadable := c.collectDirs(context.Background())
 	if !known["kept-uid"] || len(known) != 1 || unreadable != 0 {
 		t.Errorf("known %v, unreadable %d", known, unreadable)
 	}
-	for dir, want := range map[string]bool{kept: true, half: false, removing: false, other: true, torn: false} {
+	for dir, want := range map[string]bool{kept: true, half: false, removing: false, other: true} {
 		if _, err := os.Stat(dir); (err == nil) != want {
 			t.Errorf("%s: left %v, want %v", dir, err == nil, want)
 		}
 	}
-	// A record that is JSON but not a record's is unreadable; one cut short (a crash of the host
-	// before a warm pool pod's first record was synced) is a half-created pod's: see TestTornLeft.
-	mk("broken", `{"uid": 1}`)
+	mk("broken", `{`)
 	f.ctrs = []Container{{ID: "orphan-c", Labels: labels("orphan", "orphan-uid", c.StateDir)}}
 	c.Collect(context.Background())
 	if len(f.purged) != 0 {

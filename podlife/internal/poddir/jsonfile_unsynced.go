@@ -54,7 +54,8 @@ func SyncWritten(f *os.File, path string) error {
 
 // IsTorn reports whether err, ReadJSON's, says the file is empty or its JSON cut short: what
 // WriteJSONUnsynced may leave after a crash of the host, and never what a process writing with
-// these functions leaves.
+// these functions leaves. (The startup garbage collection leaves such a record alone, as any
+// unreadable one: a record cut short by other means may be a live pod's.)
 func IsTorn(err error) bool {
 	var syn *json.SyntaxError
 	return errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end of JSON input")

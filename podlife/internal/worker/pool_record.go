@@ -10,9 +10,10 @@ import (
 // warm.syncLater): it is only renamed into place, which is what an adopter or another process's
 // startup garbage collection reads, even after a kill -9 of this one, and it is synced while
 // the processes start (syncRecord), before Run returns. A crash of the host before that sync may
-// leave the record missing, empty or cut short: the pod's processes died with the host, and the
-// startup garbage collection removes such a directory as a half-created pod's (poddir.IsTorn),
-// as it would after a crash just before the record was written.
+// leave the record missing, empty or cut short: the pod's processes died with the host; the
+// startup garbage collection removes a directory without a record as a half-created pod's, and
+// leaves one whose record is unreadable (empty or cut short included) alone with a warning, as a
+// record cut short by other means may be a live pod's.
 func (p *Worker) writeRecordFile(path string, rec record.Record) error {
 	if p.warm == nil || !p.warm.syncLater {
 		return poddir.WriteJSON(path, rec)
