@@ -279,8 +279,10 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 		c.state = ContainerState{Running: &StateRunning{StartedAt: now}}
 		p.endStartOwned()
 	})
-	p.spawn(gExitWatch, func() { c.watchExit(inst) })
+	// Started is published before the exit watcher runs: a process that exits at once must not
+	// have its Exited event come first.
 	p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
+	p.spawn(gExitWatch, func() { c.watchExit(inst) })
 	failpoint.Hit("start.started") // between Task.Start and postStart
 	if h := c.spec.PostStart; h != nil {
 		// Recorded while it runs: a manager that dies meanwhile leaves it for its adopter to
