@@ -30,3 +30,8 @@ func PinProcess(dir string, k Kind, pid int) (string, error) {
 func SetHostname(path, hostname string) error {
 	return fmt.Errorf("sandboxns: set hostname %q in %s: %w", hostname, path, errors.ErrUnsupported)
 }
+
+// Pinned is not supported off Linux: it returns an error wrapping [errors.ErrUnsupported].
+func Pinned(dir string) (pinned, mounted bool, err error) {
+	return false, false, fmt.Errorf("sandboxns: the pins under %s: %w", dir, errors.ErrUnsupported)
+}

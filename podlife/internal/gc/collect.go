@@ -101,7 +101,8 @@ type sandboxRecord struct {
 //   - pod directories without pod.json (a crash between creating the directory and writing the
 //     record) and .removing- directories (a crash while a removed pod's directory was deleted):
 //     their pinned namespaces and mounts, the network attachment sandbox.json records, then the
-//     directory (without going through a mount: see hostmount.RemoveTree);
+//     directory (without going through a mount: see hostmount.RemoveTree); and the directory of
+//     a pod whose record a crash of the host cut short (see diedWithHost), the same way;
 //   - containerd containers (with their tasks, snapshots, cgroups and the stale socket of the
 //     pod's shim) and leases labeled with this state directory whose pod has no record;
 //   - warm pool members whose process died (see collectPool), and what the three points
@@ -158,13 +159,17 @@ func (r *Collector) collectDirs(ctx context.Context) (known map[string]bool, unr
 			known[rec.UID] = true
 			continue
 		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) && !poddir.IsRemoving(e.Name()) {
+		diedHost := diedWithHost(dir, err)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !poddir.IsRemoving(e.Name()) && !diedHost {
 			// A record that cannot be read may still be a live pod's: say so, keep it.
 			r.Log.Warn("startup garbage collection: pod record unreadable; left alone", "dir", dir, "err", err)
 			unreadable++
 			continue
 		}
 		what := "half-created pod directory (no pod.json)"
+		if diedHost {
+			what = "pod directory whose record was cut short by a crash of the host (its namespaces unmounted, no manager)"
+		}
 		if poddir.IsRemoving(e.Name()) {
 			what = "pod directory whose removal was interrupted"
 		}

@@ -134,16 +134,25 @@ func TestCollectDirs(t *testing.T) {
 	half := mk("half", "")
 	removing := mk(".removing-gone", `{"uid":"gone-uid"}`)
 	other := mk("Not_A_Pod", "")
+	// A warm pool pod's first record cut short by a crash of the host: its namespace pins are
+	// files without their mounts (see diedWithHost, TestDiedWithHost).
+	torn := mk("torn", `{"uid":"torn-u`)
+	if err := os.MkdirAll(filepath.Join(torn, "ns"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(torn, "ns", "net"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	known, unreadable := c.collectDirs(context.Background())
 	if !known["kept-uid"] || len(known) != 1 || unreadable != 0 {
 		t.Errorf("known %v, unreadable %d", known, unreadable)
 	}
-	for dir, want := range map[string]bool{kept: true, half: false, removing: false, other: true} {
+	for dir, want := range map[string]bool{kept: true, half: false, removing: false, other: true, torn: false} {
 		if _, err := os.Stat(dir); (err == nil) != want {
 			t.Errorf("%s: left %v, want %v", dir, err == nil, want)
 		}
 	}
-	mk("broken", `{`)
+	mk("broken", `{`) // cut short, but no namespace pinned: no proof its pod died; left alone
 	f.ctrs = []Container{{ID: "orphan-c", Labels: labels("orphan", "orphan-uid", c.StateDir)}}
 	c.Collect(context.Background())
 	if len(f.purged) != 0 {

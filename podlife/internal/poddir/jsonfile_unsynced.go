@@ -54,8 +54,9 @@ func SyncWritten(f *os.File, path string) error {
 
 // IsTorn reports whether err, ReadJSON's, says the file is empty or its JSON cut short: what
 // WriteJSONUnsynced may leave after a crash of the host, and never what a process writing with
-// these functions leaves. (The startup garbage collection leaves such a record alone, as any
-// unreadable one: a record cut short by other means may be a live pod's.)
+// these functions leaves. (The startup garbage collection removes such a pod directory only
+// with proof that its pod died with the host, see gc's diedWithHost: a record cut short by other
+// means may be a live pod's.)
 func IsTorn(err error) bool {
 	var syn *json.SyntaxError
 	return errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end of JSON input")
