@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
 
 // rawDoc is one document of a manifest.
@@ -98,9 +100,9 @@ func toJSON(rd rawDoc, is *issues) ([]byte, header) {
 			// A duplicate key is an error of the strict conversion only; the lenient one
 			// would give a mangled document.
 			if _, lerr := yaml.YAMLToJSON(rd.data); lerr == nil {
-				is.errorf(nil, "Duplicate value: %s", yamlErrorText(err))
+				is.Errorf(nil, "Duplicate value: %s", yamlErrorText(err))
 			} else {
-				is.errorf(nil, "Invalid value: invalid YAML: %s", yamlErrorText(err))
+				is.Errorf(nil, "Invalid value: invalid YAML: %s", yamlErrorText(err))
 			}
 			return nil, header{}
 		}
@@ -108,7 +110,7 @@ func toJSON(rd rawDoc, is *issues) ([]byte, header) {
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
-		is.errorf(nil, "Invalid value: invalid JSON: %v", err)
+		is.Errorf(nil, "Invalid value: invalid JSON: %v", err)
 		return nil, header{}
 	}
 	if v == nil {
@@ -116,7 +118,7 @@ func toJSON(rd rawDoc, is *issues) ([]byte, header) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		is.errorf(nil, "Invalid value: a manifest document must be an object, not %s", jsonKind(v))
+		is.Errorf(nil, "Invalid value: a manifest document must be an object, not %s", jsonKind(v))
 		return nil, header{}
 	}
 	var h header
@@ -126,7 +128,7 @@ func toJSON(rd rawDoc, is *issues) ([]byte, header) {
 		}
 		s, ok := v.(string)
 		if !ok {
-			is.errorf(p, "Invalid value: %s: must be a string", jsonString(v))
+			is.Errorf(p, "Invalid value: %s: must be a string", report.JSONString(v))
 		}
 		return s
 	}
@@ -171,7 +173,7 @@ func decodeStrict(data []byte, obj runtime.Object, is *issues) bool {
 	if se, ok := runtime.AsStrictDecodingError(err); ok {
 		for _, e := range se.Errors() {
 			p, msg := strictPath(e.Error())
-			is.errorf(p, "%s", msg)
+			is.Errorf(p, "%s", msg)
 		}
 		return true
 	}
@@ -179,12 +181,12 @@ func decodeStrict(data []byte, obj runtime.Object, is *issues) bool {
 	if json.Unmarshal(data, &v) == nil {
 		if paths := locate(reflect.TypeOf(obj), v, nil, nil); len(paths) > 0 {
 			for _, p := range paths {
-				is.errorf(p.path, "Invalid value: %s", p.err)
+				is.Errorf(p.path, "Invalid value: %s", p.err)
 			}
 			return false
 		}
 	}
-	is.errorf(nil, "Invalid value: %v", err)
+	is.Errorf(nil, "Invalid value: %v", err)
 	return false
 }
 
@@ -225,7 +227,7 @@ func parsePath(s string) *field.Path {
 		case i == 0 && s[0] == '[':
 			j := strings.IndexByte(s, ']')
 			if j < 0 {
-				return childPath(p, s)
+				return report.ChildPath(p, s)
 			}
 			idx := s[1:j]
 			if p == nil {
@@ -244,7 +246,7 @@ func parsePath(s string) *field.Path {
 		default:
 			name, s = s[:i], s[i:]
 		}
-		p = childPath(p, name)
+		p = report.ChildPath(p, name)
 	}
 	return p
 }
@@ -288,7 +290,7 @@ func locate(t reflect.Type, v any, p *field.Path, found []badField) []badField {
 				fields := jsonFields(t)
 				for _, k := range sortedKeys(m) {
 					if ft, ok := fields[k]; ok {
-						found = locate(ft, m[k], childPath(p, k), found)
+						found = locate(ft, m[k], report.ChildPath(p, k), found)
 					}
 				}
 			}
@@ -326,7 +328,7 @@ func decodeError(t reflect.Type, v any) string {
 		msg := err.Error()
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			msg = fmt.Sprintf("%s: must be %s", jsonString(v), te.Type)
+			msg = fmt.Sprintf("%s: must be %s", report.JSONString(v), te.Type)
 		}
 		return strings.TrimPrefix(msg, "json: ")
 	}

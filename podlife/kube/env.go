@@ -61,7 +61,7 @@ const maxRuntimeValue = 2*len("ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255") +
 func (c *converter) lookup(p *field.Path, vars map[string]string, runtime map[string]podlife.PodField) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		if f, ok := runtime[name]; ok {
-			c.is.errorf(p, "Unsupported value: $(%s): the variable is %s, which podlife resolves only when it creates the container: it can be read from the environment, but not expanded in another value, command, args or subPathExpr", name, f)
+			c.is.Errorf(p, "Unsupported value: $(%s): the variable is %s, which podlife resolves only when it creates the container: it can be read from the environment, but not expanded in another value, command, args or subPathExpr", name, f)
 			return "", false
 		}
 		if v, ok := vars[name]; ok {
@@ -105,10 +105,10 @@ func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []
 		ep := p.Child("env").Index(j)
 		switch {
 		case ev.Name == "":
-			c.is.field(field.Required(ep.Child("name"), ""))
+			c.is.Field(field.Required(ep.Child("name"), ""))
 		case len(validation.IsRelaxedEnvVarName(ev.Name)) > 0:
 			for _, msg := range validation.IsRelaxedEnvVarName(ev.Name) {
-				c.is.field(field.Invalid(ep.Child("name"), ev.Name, msg))
+				c.is.Field(field.Invalid(ep.Child("name"), ev.Name, msg))
 			}
 		case ev.ValueFrom == nil:
 			v, hit := c.expandAt(ep.Child("value"), ev.Value, c.lookup(ep.Child("value"), e.vars, e.runtime), e.room(ev.Name))
@@ -117,7 +117,7 @@ func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []
 			}
 			e.set(ev.Name, v, ep)
 		case ev.Value != "":
-			c.is.field(field.Invalid(ep.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
+			c.is.Field(field.Invalid(ep.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
 		default:
 			v, from, ok := c.valueFrom(ct, ev.ValueFrom, ep.Child("valueFrom"))
 			switch {
@@ -169,7 +169,7 @@ func (c *converter) fitsEnv(p *field.Path, e *environment, name, value string) b
 	default:
 		return true
 	}
-	c.is.errorf(p, "Too long: %s", hit.message(false))
+	c.is.Errorf(p, "Too long: %s", hit.message(false))
 	return false
 }
 
@@ -185,7 +185,7 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 	)
 	switch {
 	case ef.ConfigMapRef != nil && ef.SecretRef != nil:
-		c.is.field(field.Invalid(p, "", "may not have more than one field specified at a time"))
+		c.is.Field(field.Invalid(p, "", "may not have more than one field specified at a time"))
 		return true
 	case ef.ConfigMapRef != nil:
 		name, optional, kind, np = ef.ConfigMapRef.Name, ef.ConfigMapRef.Optional, "ConfigMap", p.Child("configMapRef", "name")
@@ -199,13 +199,13 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 		}
 	default:
 		// The API server reports it at the envFrom list; the entry's index is kept here.
-		c.is.field(field.Invalid(p, "", "must specify one of: `configMapRef` or `secretRef`"))
+		c.is.Field(field.Invalid(p, "", "must specify one of: `configMapRef` or `secretRef`"))
 		return true
 	}
 	if ef.Prefix != "" {
 		msgs := validation.IsRelaxedEnvVarName(ef.Prefix)
 		for _, msg := range msgs {
-			c.is.field(field.Invalid(p.Child("prefix"), ef.Prefix, msg))
+			c.is.Field(field.Invalid(p.Child("prefix"), ef.Prefix, msg))
 		}
 		if len(msgs) > 0 {
 			return true
@@ -215,15 +215,15 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 	msgs := apivalidation.NameIsDNSSubdomain(name, true)
 	switch {
 	case name == "":
-		c.is.field(field.Required(np, ""))
+		c.is.Field(field.Required(np, ""))
 		return true
 	case len(msgs) > 0:
 		for _, msg := range msgs {
-			c.is.field(field.Invalid(np, name, msg))
+			c.is.Field(field.Invalid(np, name, msg))
 		}
 		return true
 	case data == nil && (optional == nil || !*optional):
-		c.is.errorf(np, "Not found: %q: no such %s given with the pod", name, kind)
+		c.is.Errorf(np, "Not found: %q: no such %s given with the pod", name, kind)
 		return true
 	}
 	var invalid []string
@@ -240,7 +240,7 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 		e.set(n, data[k], p)
 	}
 	if len(invalid) > 0 {
-		c.is.warnf(p, "Not honoured: %s %q: keys %q are not valid environment variable names and are skipped", kind, name, invalid)
+		c.is.Warnf(p, "Not honoured: %s %q: keys %q are not valid environment variable names and are skipped", kind, name, invalid)
 	}
 	return true
 }
@@ -258,10 +258,10 @@ func (c *converter) valueFrom(ct *corev1.Container, vf *corev1.EnvVarSource, p *
 	}
 	switch {
 	case n == 0:
-		c.is.field(field.Invalid(p, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`"))
+		c.is.Field(field.Invalid(p, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`"))
 		return "", "", false
 	case n > 1:
-		c.is.field(field.Invalid(p, "", "may not have more than one field specified at a time"))
+		c.is.Field(field.Invalid(p, "", "may not have more than one field specified at a time"))
 		return "", "", false
 	}
 	switch {
@@ -304,16 +304,16 @@ func (c *converter) keyRef(p *field.Path, kind, name, key string, optional *bool
 	// come before the lookup.
 	bad := false
 	for _, msg := range validation.IsDNS1123Subdomain(name) {
-		c.is.field(field.Invalid(p.Child("name"), name, msg))
+		c.is.Field(field.Invalid(p.Child("name"), name, msg))
 		bad = true
 	}
 	if key == "" {
-		c.is.field(field.Required(p.Child("key"), ""))
+		c.is.Field(field.Required(p.Child("key"), ""))
 		bad = true
 	}
 	for _, msg := range validation.IsConfigMapKey(key) {
 		if key != "" {
-			c.is.field(field.Invalid(p.Child("key"), key, msg))
+			c.is.Field(field.Invalid(p.Child("key"), key, msg))
 			bad = true
 		}
 	}
@@ -322,13 +322,13 @@ func (c *converter) keyRef(p *field.Path, kind, name, key string, optional *bool
 		return "", false
 	case !found:
 		if !opt {
-			c.is.errorf(p.Child("name"), "Not found: %q: no such %s given with the pod", name, kind)
+			c.is.Errorf(p.Child("name"), "Not found: %q: no such %s given with the pod", name, kind)
 		}
 		return "", false
 	}
 	v, ok := get(key)
 	if !ok && !opt {
-		c.is.errorf(p.Child("key"), "Not found: %q: no such key in %s %q", key, kind, name)
+		c.is.Errorf(p.Child("key"), "Not found: %q: no such key in %s %q", key, kind, name)
 	}
 	return v, ok
 }
@@ -347,7 +347,7 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 	var convErr string
 	switch {
 	case ref.FieldPath == "":
-		c.is.field(field.Required(fp, ""))
+		c.is.Field(field.Required(fp, ""))
 		return "", "", false
 	case ref.APIVersion != "" && ref.APIVersion != "v1":
 		convErr = "unsupported pod version: " + ref.APIVersion
@@ -357,7 +357,7 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 		convErr = "field label not supported: " + ref.FieldPath
 	}
 	if convErr != "" {
-		c.is.field(field.Invalid(fp, ref.FieldPath, "error converting fieldPath: "+convErr))
+		c.is.Field(field.Invalid(fp, ref.FieldPath, "error converting fieldPath: "+convErr))
 		return "", "", false
 	}
 	if path == "spec.host" { // an old client's name for spec.nodeName
@@ -374,7 +374,7 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 		}
 		msgs := validation.IsQualifiedName(check)
 		for _, msg := range msgs {
-			c.is.field(field.Invalid(p, check, msg))
+			c.is.Field(field.Invalid(p, check, msg))
 		}
 		switch {
 		case len(msgs) > 0:
@@ -406,7 +406,7 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 			return "", podlife.PodField("metadata.uid"), true
 		}
 		// A volume's files are written before podlife gives the pod its UID.
-		c.is.errorf(fp, "Unsupported value: %q: a manifest's pod has no UID before it runs, and podlife writes a downwardAPI volume before: read it from env instead", ref.FieldPath)
+		c.is.Errorf(fp, "Unsupported value: %q: a manifest's pod has no UID before it runs, and podlife writes a downwardAPI volume before: read it from env instead", ref.FieldPath)
 		return "", "", false
 	case "spec.serviceAccountName":
 		if !volume {
@@ -434,7 +434,7 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 	if volume {
 		supported = []string{"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"}
 	}
-	c.is.field(field.NotSupported(fp, path, supported))
+	c.is.Field(field.NotSupported(fp, path, supported))
 	return "", "", false
 }
 
@@ -446,7 +446,7 @@ func (c *converter) nodeName(fp *field.Path) (string, podlife.PodField, bool) {
 	}
 	h, err := os.Hostname()
 	if err != nil {
-		c.is.errorf(fp, "Internal error: spec.nodeName: the host's name: %v", err)
+		c.is.Errorf(fp, "Internal error: spec.nodeName: the host's name: %v", err)
 		return "", "", false
 	}
 	return strings.ToLower(h), "", true

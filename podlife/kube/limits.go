@@ -87,7 +87,7 @@ func (c *converter) expandAt(p *field.Path, s string, lookup func(string) (strin
 	}
 	out, ok := expand(s, lookup, limit)
 	if !ok {
-		c.is.errorf(p, "Too long: %s", hit.message(true))
+		c.is.Errorf(p, "Too long: %s", hit.message(true))
 		return "", hit
 	}
 	if expands {

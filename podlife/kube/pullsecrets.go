@@ -20,7 +20,7 @@ func (c *converter) pullCredentials() {
 	for i, ref := range c.src.spec.ImagePullSecrets {
 		p := c.specPath.Child("imagePullSecrets").Index(i).Child("name")
 		if ref.Name == "" {
-			c.is.field(field.Required(p, ""))
+			c.is.Field(field.Required(p, ""))
 			continue
 		}
 		if seen[ref.Name] { // its credentials are in already
@@ -29,16 +29,16 @@ func (c *converter) pullCredentials() {
 		seen[ref.Name] = true
 		s := c.objects.secret(ref.Name)
 		if s == nil {
-			c.is.warnf(p, "Not found: %q: no such Secret given with the pod: images are pulled without it, as the kubelet does", ref.Name)
+			c.is.Warnf(p, "Not found: %q: no such Secret given with the pod: images are pulled without it, as the kubelet does", ref.Name)
 			continue
 		}
 		creds, err := c.shared.dockerCredentials(s)
 		if err != nil {
-			c.is.field(field.Invalid(p, ref.Name, err.Error()))
+			c.is.Field(field.Invalid(p, ref.Name, err.Error()))
 			continue
 		}
 		if creds == nil {
-			c.is.warnf(p, "Not honoured: Secret %q is not of type %s or %s with its key: images are pulled without it, as the kubelet does",
+			c.is.Warnf(p, "Not honoured: Secret %q is not of type %s or %s with its key: images are pulled without it, as the kubelet does",
 				ref.Name, corev1.SecretTypeDockerConfigJson, corev1.SecretTypeDockercfg)
 			continue
 		}

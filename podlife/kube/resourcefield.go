@@ -35,13 +35,13 @@ func (c *converter) resourceFieldRef(p *field.Path, ref *corev1.ResourceFieldSel
 	volume := self == nil
 	switch {
 	case volume && ref.ContainerName == "":
-		c.is.field(field.Required(p.Child("containerName"), ""))
+		c.is.Field(field.Required(p.Child("containerName"), ""))
 		return "", false
 	case ref.Resource == "":
-		c.is.field(field.Required(p.Child("resource"), ""))
+		c.is.Field(field.Required(p.Child("resource"), ""))
 		return "", false
 	case !slices.Contains(resourceFields, ref.Resource):
-		c.is.field(field.NotSupported(p.Child("resource"), ref.Resource, resourceFields))
+		c.is.Field(field.NotSupported(p.Child("resource"), ref.Resource, resourceFields))
 		return "", false
 	}
 	kind, name, _ := strings.Cut(ref.Resource, ".")
@@ -49,7 +49,7 @@ func (c *converter) resourceFieldRef(p *field.Path, ref *corev1.ResourceFieldSel
 	if divisor.IsZero() {
 		divisor = resource.MustParse("1")
 	} else if msg, ok := checkDivisor(corev1.ResourceName(name), divisor); !ok {
-		c.is.field(field.Invalid(p.Child("divisor"), ref.Resource, msg))
+		c.is.Field(field.Invalid(p.Child("divisor"), ref.Resource, msg))
 		return "", false
 	}
 	ct, defaulted := self, true
@@ -57,7 +57,7 @@ func (c *converter) resourceFieldRef(p *field.Path, ref *corev1.ResourceFieldSel
 		var regular bool
 		ct, regular = c.podContainer(ref.ContainerName)
 		if ct == nil {
-			c.is.errorf(p.Child("containerName"), "Not found: %q: no such container in the pod", ref.ContainerName)
+			c.is.Errorf(p.Child("containerName"), "Not found: %q: no such container in the pod", ref.ContainerName)
 			return "", false
 		}
 		// The kubelet defaults the limits of every container for a volume, but for an env
