@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -153,7 +154,7 @@ func (c *converter) subPathExpr(p *field.Path, expr string, e *environment) stri
 	case hit != fits:
 		return ""
 	case len(missing) > 0:
-		names := sortedKeys(missing)
+		names := slices.Sorted(maps.Keys(missing))
 		c.is.Field(field.Invalid(p, expr, "missing value for "+strings.Join(names, ", ")))
 	}
 	return sub

@@ -15,6 +15,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/apirules"
+	"github.com/podlife/podlife/podlife/kube/internal/apicheck"
 	"github.com/podlife/podlife/podlife/kube/internal/fields"
 	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
@@ -180,7 +181,7 @@ func (c *converter) convertSpec() {
 		}
 	}
 	c.pullCredentials()
-	c.validateDropped()
+	apicheck.Dropped(c.src.spec, c.specPath, c.is.List)
 	c.out.SecurityContext = podSecurity(s.SecurityContext)
 	if s.Resources != nil {
 		c.out.Resources = c.resources(s.Resources, sp.Child("resources"), true)

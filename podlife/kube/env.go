@@ -3,6 +3,7 @@ package kube
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -138,7 +139,7 @@ func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []
 	}
 	// The Service variables come last, those the container defines itself excepted (the
 	// kubelet's makeEnvironmentVariables), in name order.
-	for _, name := range sortedKeys(c.opts.ServiceEnv) {
+	for _, name := range slices.Sorted(maps.Keys(c.opts.ServiceEnv)) {
 		if _, ok := e.vars[name]; ok {
 			continue
 		}
@@ -227,7 +228,7 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 		return true
 	}
 	var invalid []string
-	for _, k := range sortedKeys(data) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
 		n := ef.Prefix + k
 		// The kubelet's rule since Kubernetes 1.34 (RelaxedEnvironmentVariableValidation).
 		if len(validation.IsRelaxedEnvVarName(n)) > 0 {
@@ -473,7 +474,7 @@ func splitSubscript(fp string) (path, key string, ok bool) {
 // sorted key="value" lines.
 func formatMap(m map[string]string) string {
 	var b strings.Builder
-	for i, k := range sortedKeys(m) {
+	for i, k := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 {
 			b.WriteByte('\n')
 		}

@@ -88,14 +88,6 @@ func TestExpandLinear(t *testing.T) {
 	}
 }
 
-func TestParsePath(t *testing.T) {
-	for _, s := range []string{"spec.containers[0].image", "metadata.labels[app]", "a", "spec.x[12][3].y"} {
-		if got := parsePath(s).String(); got != s {
-			t.Errorf("parsePath(%q) = %q", s, got)
-		}
-	}
-}
-
 func TestComparePaths(t *testing.T) {
 	list := []string{"spec.containers[10].name", "spec.containers[2].name", "kind", "spec.containers[2]", "metadata.labels[b]", "metadata.labels[a]"}
 	slices.SortFunc(list, comparePaths)

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/kube/internal/decode"
 )
 
 // Result is what Load returns: the pods to run, in document order, and the warnings.
@@ -119,10 +122,18 @@ type pending struct {
 // ends the manifest.
 func (l *loader) read(data []byte, at Document) {
 	room := MaxManifestSize
-	for _, rd := range splitManifest(data, at, &l.issues) {
-		is := newIssues(rd.doc)
-		if rd.yamlDoc {
-			n, ok := expandedYAMLSize(rd.data, room)
+	docs, problem := decode.Split(data, MaxDocuments)
+	if problem != "" {
+		d := at
+		d.Index = len(docs)
+		l.issues = append(l.issues, Issue{Document: d, Path: DocumentPath, Message: problem, Severity: Error})
+	}
+	for _, rd := range docs {
+		d := at
+		d.Index = rd.Index
+		is := newIssues(d)
+		if rd.YAML {
+			n, ok := decode.ExpandedYAMLSize(rd.Data, room)
 			if !ok {
 				is.Errorf(nil, "Too long: with its YAML aliases expanded, a manifest may not be more than %d bytes", MaxManifestSize)
 				l.issues = append(l.issues, is.all()...)
@@ -141,35 +152,35 @@ func (l *loader) read(data []byte, at Document) {
 
 // readDocument decodes one document and files its object; it returns the pod to convert, if
 // the document holds one.
-func (l *loader) readDocument(rd rawDoc, is *issues) *podSource {
-	data, h := toJSON(rd, is)
+func (l *loader) readDocument(rd decode.Doc, is *issues) *podSource {
+	data, h := decode.ToJSON(rd, is.List)
 	if data == nil {
 		return nil
 	}
-	is.doc.Kind, is.doc.Name = h.kind, h.name
+	is.doc.Kind, is.doc.Name = h.Kind, h.Name
 	if is.HasErrors() {
 		return nil
 	}
-	info, ok := kindInfos()[h.kind]
+	info, ok := kindInfos()[h.Kind]
 	switch {
-	case h.kind == "":
+	case h.Kind == "":
 		is.Field(field.Required(field.NewPath("kind"), ""))
 		return nil
 	case !ok:
-		is.Errorf(field.NewPath("kind"), "Unsupported value: %q: podlife runs Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet and Job documents, with ConfigMaps and Secrets", h.kind)
+		is.Errorf(field.NewPath("kind"), "Unsupported value: %q: podlife runs Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet and Job documents, with ConfigMaps and Secrets", h.Kind)
 		return nil
-	case h.apiVersion == "":
-		is.Field(field.Required(field.NewPath("apiVersion"), fmt.Sprintf("%q for a %s", info.apiVersion, h.kind)))
+	case h.APIVersion == "":
+		is.Field(field.Required(field.NewPath("apiVersion"), fmt.Sprintf("%q for a %s", info.apiVersion, h.Kind)))
 		return nil
-	case h.apiVersion != info.apiVersion:
-		is.Field(field.NotSupported(field.NewPath("apiVersion"), h.apiVersion, []string{info.apiVersion}))
+	case h.APIVersion != info.apiVersion:
+		is.Field(field.NotSupported(field.NewPath("apiVersion"), h.APIVersion, []string{info.apiVersion}))
 		return nil
 	case info.newObject == nil:
-		is.Warnf(field.NewPath("kind"), "Not honoured: podlife runs no %ss", h.kind)
+		is.Warnf(field.NewPath("kind"), "Not honoured: podlife runs no %ss", h.Kind)
 		return nil
 	}
 	obj := info.newObject()
-	if !decodeStrict(data, obj, is) {
+	if !decode.Strict(data, obj, is.List) {
 		return nil
 	}
 	switch o := obj.(type) {
@@ -202,7 +213,7 @@ func (l *loader) addConfigMap(cm *corev1.ConfigMap, is *issues) {
 	checkName(cm.Name, is)
 	checkKeys(field.NewPath("data"), cm.Data, is)
 	checkKeys(field.NewPath("binaryData"), cm.BinaryData, is)
-	for _, k := range sortedKeys(cm.Data) {
+	for _, k := range slices.Sorted(maps.Keys(cm.Data)) {
 		if _, dup := cm.BinaryData[k]; dup {
 			is.Field(field.Invalid(field.NewPath("data").Key(k), k, "duplicate of key present in binaryData"))
 		}
@@ -236,7 +247,7 @@ func checkName(name string, is *issues) {
 
 // checkKeys checks the keys of a ConfigMap's or Secret's data.
 func checkKeys[V any](p *field.Path, data map[string]V, is *issues) {
-	for _, k := range sortedKeys(data) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
 		for _, msg := range validation.IsConfigMapKey(k) {
 			is.Field(field.Invalid(p.Key(k), k, msg))
 		}

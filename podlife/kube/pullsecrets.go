@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -78,7 +80,7 @@ func dockerCredentials(s *corev1.Secret) ([]podlife.RegistryCredential, error) {
 		return nil, nil
 	}
 	creds := []podlife.RegistryCredential{}
-	for _, reg := range sortedKeys(auths) {
+	for _, reg := range slices.Sorted(maps.Keys(auths)) {
 		a := auths[reg]
 		if a.Auth != "" && a.Username == "" && a.Password == "" {
 			b, err := base64.StdEncoding.DecodeString(a.Auth)

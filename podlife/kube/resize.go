@@ -11,7 +11,7 @@ import (
 )
 
 // resizePolicy converts a container's resizePolicy (validated with the rest of the
-// container, see validateDroppedContainer): NotRequired is podlife's zero value.
+// container, see apicheck.Dropped): NotRequired is podlife's zero value.
 func resizePolicy(in []corev1.ContainerResizePolicy) podlife.ResizePolicy {
 	var out podlife.ResizePolicy
 	for _, rp := range in {

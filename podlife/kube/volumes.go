@@ -3,6 +3,7 @@ package kube
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"reflect"
@@ -200,7 +201,7 @@ func (c *converter) keyFiles(p, namePath *field.Path, data map[string][]byte, it
 	mode os.FileMode, pl string, first int, what string) []podlife.File {
 	var files []podlife.File
 	if len(items) == 0 {
-		for _, k := range sortedKeys(data) {
+		for _, k := range slices.Sorted(maps.Keys(data)) {
 			// A key podlife cannot take as a file name is the referenced object's fault.
 			c.mapPath(fmt.Sprintf("%s.files[%d].path", pl, first+len(files)), namePath)
 			files = append(files, podlife.File{Path: k, Data: data[k], Mode: mode})

@@ -1,4 +1,4 @@
-package kube
+package decode
 
 import (
 	"bufio"
@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,30 +24,25 @@ import (
 	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
 
-// rawDoc is one document of a manifest.
-type rawDoc struct {
-	doc Document
-	// data is the document as written; yamlDoc tells whether it is YAML (else JSON).
-	data    []byte
-	yamlDoc bool
+// Doc is one document of a manifest.
+type Doc struct {
+	// Index is the 0-based index of the document in its manifest.
+	Index int
+	// Data is the document as written; YAML tells whether it is YAML (else JSON).
+	Data []byte
+	YAML bool
 }
 
-// splitManifest cuts a manifest into documents: a stream of JSON objects if it starts with
-// "{", else "---" separated YAML documents. A document that cannot be cut out is reported,
-// and ends the manifest, as does a document past MaxDocuments.
-func splitManifest(data []byte, at Document, is *[]Issue) []rawDoc {
-	var docs []rawDoc
-	report := func(msg string) {
-		d := at
-		d.Index = len(docs)
-		*is = append(*is, Issue{Document: d, Path: DocumentPath, Message: msg, Severity: Error})
-	}
-	fail := func(err error) { report("Invalid value: " + err.Error()) }
+// Split cuts a manifest into documents: a stream of JSON objects if it starts with "{", else
+// "---" separated YAML documents. A document that cannot be cut out ends the manifest, as
+// does a document past maxDocs: problem is then the message of the error about the document
+// after the last one returned (index len(docs)).
+func Split(data []byte, maxDocs int) (docs []Doc, problem string) {
 	tooMany := func() bool {
-		if len(docs) < MaxDocuments {
+		if len(docs) < maxDocs {
 			return false
 		}
-		report(fmt.Sprintf("Too many: a manifest may hold at most %d documents", MaxDocuments))
+		problem = fmt.Sprintf("Too many: a manifest may hold at most %d documents", maxDocs)
 		return true
 	}
 	if utilyaml.IsJSONBuffer(data) {
@@ -54,74 +50,68 @@ func splitManifest(data []byte, at Document, is *[]Issue) []rawDoc {
 		for {
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err == io.EOF {
-				return docs
+				return docs, ""
 			} else if err != nil {
-				fail(fmt.Errorf("invalid JSON: %w", err))
-				return docs
+				return docs, "Invalid value: invalid JSON: " + err.Error()
 			}
 			if tooMany() {
-				return docs
+				return docs, problem
 			}
-			d := at
-			d.Index = len(docs)
-			docs = append(docs, rawDoc{doc: d, data: raw})
+			docs = append(docs, Doc{Index: len(docs), Data: raw})
 		}
 	}
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for {
 		b, err := r.Read()
 		if err == io.EOF {
-			return docs
+			return docs, ""
 		} else if err != nil {
-			fail(fmt.Errorf("invalid YAML: %w", err))
-			return docs
+			return docs, "Invalid value: invalid YAML: " + err.Error()
 		}
 		if tooMany() {
-			return docs
+			return docs, problem
 		}
-		d := at
-		d.Index = len(docs)
-		docs = append(docs, rawDoc{doc: d, data: bytes.Clone(b), yamlDoc: true})
+		docs = append(docs, Doc{Index: len(docs), Data: bytes.Clone(b), YAML: true})
 	}
 }
 
-// header is what every object document has.
-type header struct {
-	apiVersion, kind, name string
+// Header is what every object document has.
+type Header struct {
+	APIVersion, Kind, Name string
 }
 
-// toJSON converts a document to JSON and reads its header. It returns nil JSON for an empty
+// ToJSON converts a document to JSON and reads its header. It returns nil JSON for an empty
 // document (only comments or blanks).
-func toJSON(rd rawDoc, is *issues) ([]byte, header) {
-	data := rd.data
-	if rd.yamlDoc {
-		j, err := yaml.YAMLToJSONStrict(rd.data)
+func ToJSON(rd Doc, is *report.List) ([]byte, Header) {
+	data := rd.Data
+	if rd.YAML {
+		j, err := yaml.YAMLToJSONStrict(rd.Data)
 		if err != nil {
 			// A duplicate key is an error of the strict conversion only; the lenient one
 			// would give a mangled document.
-			if _, lerr := yaml.YAMLToJSON(rd.data); lerr == nil {
+			if _, lerr := yaml.YAMLToJSON(rd.Data); lerr == nil {
 				is.Errorf(nil, "Duplicate value: %s", yamlErrorText(err))
 			} else {
 				is.Errorf(nil, "Invalid value: invalid YAML: %s", yamlErrorText(err))
 			}
-			return nil, header{}
+			return nil, Header{}
 		}
 		data = j
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		is.Errorf(nil, "Invalid value: invalid JSON: %v", err)
-		return nil, header{}
+		return nil, Header{}
 	}
 	if v == nil {
-		return nil, header{}
+		return nil, Header{}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
 		is.Errorf(nil, "Invalid value: a manifest document must be an object, not %s", jsonKind(v))
-		return nil, header{}
+		return nil, Header{}
 	}
-	var h header
+	var h Header
 	str := func(p *field.Path, v any) string {
 		if v == nil {
 			return ""
@@ -132,10 +122,10 @@ func toJSON(rd rawDoc, is *issues) ([]byte, header) {
 		}
 		return s
 	}
-	h.apiVersion = str(field.NewPath("apiVersion"), m["apiVersion"])
-	h.kind = str(field.NewPath("kind"), m["kind"])
+	h.APIVersion = str(field.NewPath("apiVersion"), m["apiVersion"])
+	h.Kind = str(field.NewPath("kind"), m["kind"])
 	if meta, ok := m["metadata"].(map[string]any); ok {
-		h.name, _ = meta["name"].(string)
+		h.Name, _ = meta["name"].(string)
 	}
 	return data, h
 }
@@ -160,10 +150,10 @@ func jsonKind(v any) string {
 	return "null"
 }
 
-// decodeStrict decodes a document's JSON into obj as the API server does with strict field
+// Strict decodes a document's JSON into obj as the API server does with strict field
 // validation: unknown and duplicate fields are errors, with their paths. A value of the wrong
 // type is an error at its path.
-func decodeStrict(data []byte, obj runtime.Object, is *issues) bool {
+func Strict(data []byte, obj runtime.Object, is *report.List) bool {
 	s := kjsonserializer.NewSerializerWithOptions(kjsonserializer.DefaultMetaFactory, nil, unregistered{},
 		kjsonserializer.SerializerOptions{Strict: true})
 	_, _, err := s.Decode(data, nil, obj)
@@ -252,7 +242,7 @@ func parsePath(s string) *field.Path {
 }
 
 func atoi(s string) (int, bool) {
-	if !isDigits(s) || len(s) > 9 {
+	if s == "" || strings.Trim(s, "0123456789") != "" || len(s) > 9 {
 		return 0, false
 	}
 	n := 0
@@ -288,7 +278,7 @@ func locate(t reflect.Type, v any, p *field.Path, found []badField) []badField {
 		case reflect.Struct:
 			if m, ok := v.(map[string]any); ok {
 				fields := jsonFields(t)
-				for _, k := range sortedKeys(m) {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
 					if ft, ok := fields[k]; ok {
 						found = locate(ft, m[k], report.ChildPath(p, k), found)
 					}
@@ -302,7 +292,7 @@ func locate(t reflect.Type, v any, p *field.Path, found []badField) []badField {
 			}
 		case reflect.Map:
 			if m, ok := v.(map[string]any); ok {
-				for _, k := range sortedKeys(m) {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
 					found = locate(t.Elem(), m[k], keyPath(p, k), found)
 				}
 			}
@@ -360,15 +350,6 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // indexPath returns p.Index(i), or a path of its own when p is nil.

@@ -1,4 +1,4 @@
-package kube
+package apicheck
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // ValidatePreferredSchedulingTerms, validatePodAffinityTerm), so that a manifest it would
 // refuse is refused here too. Label values in required node affinity and selectors are
 // checked strictly, as for a new pod; matchLabelKeys and mismatchLabelKeys are not checked.
-func (c *converter) validateAffinity(a *corev1.Affinity, p *field.Path) {
+func (c *checker) validateAffinity(a *corev1.Affinity, p *field.Path) {
 	if a == nil {
 		return
 	}
@@ -86,14 +86,14 @@ func podAntiAffinityPreferred(a *corev1.PodAntiAffinity) []corev1.WeightedPodAff
 }
 
 // weight checks a scheduling term's weight.
-func (c *converter) weight(w int32, p *field.Path) {
+func (c *checker) weight(w int32, p *field.Path) {
 	if w <= 0 || w > 100 {
 		c.is.Field(field.Invalid(p, w, "must be in the range 1-100"))
 	}
 }
 
 // nodeSelectorTerm checks a node selector term (ValidateNodeSelectorTerm).
-func (c *converter) nodeSelectorTerm(t *corev1.NodeSelectorTerm, anyValue bool, p *field.Path) {
+func (c *checker) nodeSelectorTerm(t *corev1.NodeSelectorTerm, anyValue bool, p *field.Path) {
 	for j, rq := range t.MatchExpressions {
 		rp := p.Child("matchExpressions").Index(j)
 		switch rq.Operator {
@@ -146,7 +146,7 @@ func (c *converter) nodeSelectorTerm(t *corev1.NodeSelectorTerm, anyValue bool, 
 }
 
 // podAffinityTerm checks a pod (anti-)affinity term (validatePodAffinityTerm).
-func (c *converter) podAffinityTerm(t *corev1.PodAffinityTerm, p *field.Path) {
+func (c *checker) podAffinityTerm(t *corev1.PodAffinityTerm, p *field.Path) {
 	opts := metavalidation.LabelSelectorValidationOptions{}
 	for _, fe := range metavalidation.ValidateLabelSelector(t.LabelSelector, opts, p.Child("labelSelector")) {
 		c.is.Field(fe)
@@ -171,7 +171,7 @@ func (c *converter) podAffinityTerm(t *corev1.PodAffinityTerm, p *field.Path) {
 // warning, as the API server does (validateTopologySpreadConstraints, validateMinDomains,
 // ValidateSpreadConstraintNotRepeat, validateNodeInclusionPolicy); matchLabelKeys are not
 // checked.
-func (c *converter) validateTopologySpread(cs []corev1.TopologySpreadConstraint, p *field.Path) {
+func (c *checker) validateTopologySpread(cs []corev1.TopologySpreadConstraint, p *field.Path) {
 	for i, t := range cs {
 		tp := p.Index(i)
 		if t.MaxSkew <= 0 {

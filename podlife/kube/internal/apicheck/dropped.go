@@ -1,4 +1,4 @@
-package kube
+package apicheck
 
 import (
 	"strings"
@@ -8,14 +8,19 @@ import (
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
 
-// validateDropped checks the fields podlife ignores or drops with a warning as the API server
+// checker reports what it finds to is.
+type checker struct{ is *report.List }
+
+// Dropped checks the fields podlife ignores or drops with a warning as the API server
 // does (pkg/apis/core/validation: ValidatePodSpec, validateContainerCommon,
 // validatePodSpecSecurityContext, validateResizePolicy): a manifest it would refuse is
 // refused here too, with its wording, rather than run.
-func (c *converter) validateDropped() {
-	s, sp := c.src.spec, c.specPath
+func Dropped(s *corev1.PodSpec, sp *field.Path, is *report.List) {
+	c := &checker{is: is}
 	subdomain := func(p *field.Path, v string) {
 		if v == "" {
 			return
@@ -69,7 +74,7 @@ func (c *converter) validateDropped() {
 
 // validateToleration checks a toleration as the API server does (ValidateTolerations, with
 // the numeric operators Lt and Gt behind their feature gate, off by default).
-func (c *converter) validateToleration(t *corev1.Toleration, p *field.Path) {
+func (c *checker) validateToleration(t *corev1.Toleration, p *field.Path) {
 	if t.Key != "" {
 		for _, fe := range metavalidation.ValidateLabelName(t.Key, p.Child("key")) {
 			c.is.Field(fe)
@@ -106,7 +111,7 @@ func (c *converter) validateToleration(t *corev1.Toleration, p *field.Path) {
 }
 
 // validateDroppedContainer checks a container's terminationMessagePolicy and resizePolicy.
-func (c *converter) validateDroppedContainer(ct *corev1.Container, p *field.Path, podRestart corev1.RestartPolicy) {
+func (c *checker) validateDroppedContainer(ct *corev1.Container, p *field.Path, podRestart corev1.RestartPolicy) {
 	switch ct.TerminationMessagePolicy {
 	case "", corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError:
 	default:
