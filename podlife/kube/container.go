@@ -2,7 +2,6 @@ package kube
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/kube/internal/env"
 	"github.com/podlife/podlife/podlife/restartrule"
 )
 
@@ -25,15 +25,15 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 		ImagePullPolicy: podlife.PullPolicy(ct.ImagePullPolicy),
 		WorkingDir:      ct.WorkingDir,
 	}
-	env, e, stopped := c.env(ct, p, pl)
+	env, e, stopped := c.envs.Env(ct, p, pl)
 	out.Env = env
 	if !stopped {
 		// command and args share the room of the process's start with the environment.
-		room := MaxContainerEnvironment - e.size
+		room := MaxContainerEnvironment - e.Size()
 		var used int
 		var ok bool
-		if out.Command, used, ok = c.expandList(p.Child("command"), ct.Command, c.lookup(p.Child("command"), e.vars, e.runtime), room); ok {
-			out.Args, _, _ = c.expandList(p.Child("args"), ct.Args, c.lookup(p.Child("args"), e.vars, e.runtime), room-used)
+		if out.Command, used, ok = c.x.List(p.Child("command"), ct.Command, c.envs.Lookup(p.Child("command"), e), room); ok {
+			out.Args, _, _ = c.x.List(p.Child("args"), ct.Args, c.envs.Lookup(p.Child("args"), e), room-used)
 		}
 	}
 	out.Ports = c.ports(ct, p, list == "containers")
@@ -116,7 +116,7 @@ func (c *converter) port16(p *field.Path, n int32) uint16 {
 }
 
 // mounts converts the container's volume mounts, expanding subPathExpr with its environment.
-func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, e *environment) []podlife.VolumeMount {
+func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, e *env.Environment) []podlife.VolumeMount {
 	var out []podlife.VolumeMount
 	for j, m := range ct.VolumeMounts {
 		mp := p.Child("volumeMounts").Index(j)
@@ -126,38 +126,13 @@ func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, e *en
 			if m.SubPath != "" {
 				c.is.Field(field.Invalid(sp, m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
 			} else {
-				sub = c.subPathExpr(sp, m.SubPathExpr, e)
+				sub = c.envs.SubPathExpr(sp, m.SubPathExpr, e)
 				c.mapPath(fmt.Sprintf("%s.volumeMounts[%d].subPath", pl, j), sp)
 			}
 		}
 		out = append(out, podlife.VolumeMount{Name: m.Name, MountPath: m.MountPath, SubPath: sub, ReadOnly: m.ReadOnly})
 	}
 	return out
-}
-
-// subPathExpr expands a subPathExpr as the kubelet does: a variable that is undefined or
-// empty is an error.
-func (c *converter) subPathExpr(p *field.Path, expr string, e *environment) string {
-	missing := map[string]bool{}
-	lookup := c.lookup(p, e.vars, e.runtime)
-	sub, hit := c.expandAt(p, expr, func(name string) (string, bool) {
-		v, _ := lookup(name)
-		if _, ok := e.runtime[name]; ok {
-			return "$(" + name + ")", true // reported by lookup
-		}
-		if v == "" {
-			missing[name] = true
-		}
-		return v, true
-	}, noRoom)
-	switch {
-	case hit != fits:
-		return ""
-	case len(missing) > 0:
-		names := slices.Sorted(maps.Keys(missing))
-		c.is.Field(field.Invalid(p, expr, "missing value for "+strings.Join(names, ", ")))
-	}
-	return sub
 }
 
 // resources converts limits and requests: CPU in millicores, memory and a container's

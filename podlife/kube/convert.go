@@ -16,6 +16,8 @@ import (
 	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/apirules"
 	"github.com/podlife/podlife/podlife/kube/internal/apicheck"
+	"github.com/podlife/podlife/podlife/kube/internal/env"
+	"github.com/podlife/podlife/podlife/kube/internal/expand"
 	"github.com/podlife/podlife/podlife/kube/internal/fields"
 	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
@@ -90,9 +92,12 @@ type converter struct {
 	pathMap map[string]string
 	// shared is what the conversions of the load share.
 	shared *shared
-	// opts are the load options; alloc is the node allocatable, read when first needed.
-	opts  Options
-	alloc corev1.ResourceList
+	// opts are the load options.
+	opts Options
+	// x expands $(VAR) references within the load's budget; envs resolves the containers'
+	// environments and the downward API.
+	x    expand.Expander
+	envs *env.Resolver
 }
 
 // convertPod converts a pod source, sharing with the other pods of the load what sh holds;
@@ -102,9 +107,11 @@ func convertPod(src *podSource, objects Objects, opts Options, sh *shared, is *i
 		src: src, objects: objects, is: is, shared: sh,
 		metaPath: report.ChildPath(src.root, "metadata"), specPath: report.ChildPath(src.root, "spec"),
 		pathMap: map[string]string{}, opts: opts,
+		x: expand.Expander{Budget: sh.budget, Issues: is.List},
 	}
 	fields.Check(fields.Pod(), src.checked, src.root, is.List)
 	c.convertMeta(opts)
+	c.envs = env.New(c.envPod(), c.x)
 	c.convertSpec()
 	c.seLinux()
 	c.validate()
@@ -294,3 +301,20 @@ func (c *converter) seconds(p *field.Path, n int64) (time.Duration, bool) {
 
 // mapPath records that podlife's validation path pl stands for the document path p.
 func (c *converter) mapPath(pl string, p *field.Path) { c.pathMap[pl] = p.String() }
+
+// envPod is what the environments of the pod's containers are resolved from.
+func (c *converter) envPod() env.Pod {
+	return env.Pod{
+		Name: c.src.name, Namespace: c.out.Namespace, UID: c.src.meta.uid,
+		Labels: c.src.meta.labels, Annotations: c.src.meta.annotations, Spec: c.src.spec,
+		NodeName: c.opts.NodeName, ServiceEnv: c.opts.ServiceEnv, Allocatable: c.opts.Allocatable,
+		ConfigMap: c.objects.configMap,
+		SecretData: func(name string) map[string]string {
+			if s := c.objects.secret(name); s != nil {
+				return c.shared.secretStringData(s)
+			}
+			return nil
+		},
+		MapPath: c.mapPath,
+	}
+}

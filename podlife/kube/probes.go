@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/kube/internal/expand"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -61,7 +62,7 @@ func (c *converter) prober(ct *corev1.Container, h *corev1.ProbeHandler, p *fiel
 			c.is.Field(field.Required(p.Child("exec", "command"), ""))
 			return nil
 		}
-		cmd, _, ok := c.expandList(p.Child("exec", "command"), h.Exec.Command, mapLookup(staticEnv(ct.Env)), noRoom)
+		cmd, _, ok := c.x.List(p.Child("exec", "command"), h.Exec.Command, expand.MapLookup(staticEnv(ct.Env)), expand.NoRoom)
 		if !ok {
 			return nil
 		}

@@ -307,9 +307,9 @@ func (c *converter) downwardFiles(p *field.Path, items []corev1.DownwardAPIVolum
 		case it.FieldRef != nil && it.ResourceFieldRef != nil:
 			c.is.Field(field.Invalid(ip, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"))
 		case it.FieldRef != nil:
-			v, _, ok = c.fieldRef(ip.Child("fieldRef"), it.FieldRef, true)
+			v, _, ok = c.envs.FieldRef(ip.Child("fieldRef"), it.FieldRef, true)
 		case it.ResourceFieldRef != nil:
-			v, ok = c.resourceFieldRef(ip.Child("resourceFieldRef"), it.ResourceFieldRef, nil)
+			v, ok = c.envs.ResourceFieldRef(ip.Child("resourceFieldRef"), it.ResourceFieldRef, nil)
 		default:
 			c.is.Field(field.Required(ip, "one of fieldRef and resourceFieldRef is required"))
 		}

@@ -23,4 +23,3 @@ func JSONString(v any) string {
 	}
 	return string(b)
 }
-

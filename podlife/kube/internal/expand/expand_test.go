@@ -1,12 +1,9 @@
-package kube
+package expand
 
 import (
 	"math"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
 
 // TestExpand checks $(VAR) expansion against the cases of the kubelet's expansion tests.
@@ -43,16 +40,16 @@ func TestExpand(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		if got, ok := expand(tt.in, mapLookup(vars), math.MaxInt); got != tt.want || !ok {
-			t.Errorf("expand(%q) = %q, %v, want %q", tt.in, got, ok, tt.want)
+		if got, ok := Expand(tt.in, MapLookup(vars), math.MaxInt); got != tt.want || !ok {
+			t.Errorf("Expand(%q) = %q, %v, want %q", tt.in, got, ok, tt.want)
 		}
 		// At its exact length the result fits; one byte less, it does not.
-		if got, ok := expand(tt.in, mapLookup(vars), len(tt.want)); got != tt.want || !ok {
-			t.Errorf("expand(%q, limit %d) = %q, %v", tt.in, len(tt.want), got, ok)
+		if got, ok := Expand(tt.in, MapLookup(vars), len(tt.want)); got != tt.want || !ok {
+			t.Errorf("Expand(%q, limit %d) = %q, %v", tt.in, len(tt.want), got, ok)
 		}
 		if len(tt.want) > 0 {
-			if got, ok := expand(tt.in, mapLookup(vars), len(tt.want)-1); ok {
-				t.Errorf("expand(%q, limit %d) = %q, want refused", tt.in, len(tt.want)-1, got)
+			if got, ok := Expand(tt.in, MapLookup(vars), len(tt.want)-1); ok {
+				t.Errorf("Expand(%q, limit %d) = %q, want refused", tt.in, len(tt.want)-1, got)
 			}
 		}
 	}
@@ -66,7 +63,7 @@ func TestExpandStopsAtLimit(t *testing.T) {
 	lookups := 0
 	lookup := func(string) (string, bool) { lookups++; return huge, true }
 	allocs := testing.AllocsPerRun(10, func() {
-		if _, ok := expand("a$(X)$(X)$(X)", lookup, 100); ok {
+		if _, ok := Expand("a$(X)$(X)$(X)", lookup, 100); ok {
 			t.Fatal("expansion over the limit accepted")
 		}
 	})
@@ -82,43 +79,8 @@ func TestExpandStopsAtLimit(t *testing.T) {
 // kubelet's code scans to the end of the string for each.
 func TestExpandLinear(t *testing.T) {
 	s := strings.Repeat("$(", 1<<20)
-	got, ok := expand(s, mapLookup(nil), len(s))
+	got, ok := Expand(s, MapLookup(nil), len(s))
 	if !ok || got != s {
 		t.Fatalf("expand of unterminated references changed them (ok %v)", ok)
-	}
-}
-
-func TestComparePaths(t *testing.T) {
-	list := []string{"spec.containers[10].name", "spec.containers[2].name", "kind", "spec.containers[2]", "metadata.labels[b]", "metadata.labels[a]"}
-	slices.SortFunc(list, comparePaths)
-	want := []string{"kind", "metadata.labels[a]", "metadata.labels[b]", "spec.containers[2]", "spec.containers[2].name", "spec.containers[10].name"}
-	if !slices.Equal(list, want) {
-		t.Errorf("sorted %q, want %q", list, want)
-	}
-}
-
-func TestDocumentString(t *testing.T) {
-	for _, tt := range []struct {
-		d    Document
-		want string
-	}{
-		{Document{File: "a.yaml", Index: 2, Kind: "Pod", Name: "web"}, "a.yaml#2 Pod/web"},
-		{Document{Manifest: 1}, "manifest 1#0"},
-		{Document{Index: -1, Kind: "Pod", Name: "web"}, "Pod/web"},
-		{Document{Index: 3, Kind: "Service"}, "manifest 0#3 Service"},
-	} {
-		if got := tt.d.String(); got != tt.want {
-			t.Errorf("%+v: %q, want %q", tt.d, got, tt.want)
-		}
-	}
-	i := Issue{Document: Document{Index: -1, Kind: "Pod", Name: "p"}, Path: "spec.affinity", Message: "Not honoured: x", Severity: Warning}
-	if got, want := i.String(), "Pod/p: spec.affinity: Not honoured: x (warning)"; got != want {
-		t.Errorf("issue %q, want %q", got, want)
-	}
-	if Severity(0).String() != "Severity(0)" || Error.String() != "error" {
-		t.Error("Severity.String")
-	}
-	if Severity(report.Warning) != Warning || Severity(report.Error) != Error || report.DocumentPath != DocumentPath {
-		t.Error("report's severities and DocumentPath differ from kube's")
 	}
 }

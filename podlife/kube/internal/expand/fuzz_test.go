@@ -1,4 +1,4 @@
-package kube
+package expand
 
 import (
 	"bytes"
@@ -58,12 +58,12 @@ func FuzzExpand(f *testing.F) {
 			}
 			return "$(" + name + ")"
 		})
-		if got, ok := expand(s, mapLookup(vars), len(want)); !ok || got != want {
-			t.Fatalf("expand(%q) = %q, %v; the kubelet gives %q", s, got, ok, want)
+		if got, ok := Expand(s, MapLookup(vars), len(want)); !ok || got != want {
+			t.Fatalf("Expand(%q) = %q, %v; the kubelet gives %q", s, got, ok, want)
 		}
 		if len(want) > 0 {
-			if got, ok := expand(s, mapLookup(vars), len(want)-1); ok {
-				t.Fatalf("expand(%q) = %q within %d bytes", s, got, len(want)-1)
+			if got, ok := Expand(s, MapLookup(vars), len(want)-1); ok {
+				t.Fatalf("Expand(%q) = %q within %d bytes", s, got, len(want)-1)
 			}
 		}
 	})
