@@ -68,7 +68,7 @@ type podSource struct {
 	job bool
 	// deadline is a Job's activeDeadlineSeconds, nil if none.
 	deadline *int64
-	// checked is the object whose fields checkFields walks (the Pod or the template).
+	// checked is the object whose fields fields.Check walks (the Pod or the template).
 	checked any
 }
 
