@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/kube/internal/env"
 	"github.com/podlife/podlife/podlife/restartrule"
 )
 
@@ -24,15 +25,15 @@ func (c *converter) container(ct *corev1.Container, list string, i int) podlife.
 		ImagePullPolicy: podlife.PullPolicy(ct.ImagePullPolicy),
 		WorkingDir:      ct.WorkingDir,
 	}
-	env, e, stopped := c.env(ct, p, pl)
+	env, e, stopped := c.envs.Env(ct, p, pl)
 	out.Env = env
 	if !stopped {
 		// command and args share the room of the process's start with the environment.
-		room := MaxContainerEnvironment - e.size
+		room := MaxContainerEnvironment - e.Size()
 		var used int
 		var ok bool
-		if out.Command, used, ok = c.expandList(p.Child("command"), ct.Command, c.lookup(p.Child("command"), e.vars, e.runtime), room); ok {
-			out.Args, _, _ = c.expandList(p.Child("args"), ct.Args, c.lookup(p.Child("args"), e.vars, e.runtime), room-used)
+		if out.Command, used, ok = c.x.List(p.Child("command"), ct.Command, c.envs.Lookup(p.Child("command"), e), room); ok {
+			out.Args, _, _ = c.x.List(p.Child("args"), ct.Args, c.envs.Lookup(p.Child("args"), e), room-used)
 		}
 	}
 	out.Ports = c.ports(ct, p, list == "containers")
@@ -86,12 +87,12 @@ func (c *converter) ports(ct *corev1.Container, p *field.Path, app bool) []podli
 			if cp.HostPort == 0 {
 				cp.HostPort = cp.ContainerPort
 			} else if app && cp.HostPort != cp.ContainerPort {
-				c.is.field(field.Invalid(pp.Child("hostPort"), cp.HostPort, "must match `containerPort` when `hostNetwork` is true"))
+				c.is.Field(field.Invalid(pp.Child("hostPort"), cp.HostPort, "must match `containerPort` when `hostNetwork` is true"))
 			}
 		}
 		if cp.HostIP != "" {
 			for _, fe := range validation.IsValidIP(pp.Child("hostIP"), cp.HostIP) {
-				c.is.field(fe)
+				c.is.Field(fe)
 			}
 		}
 		out = append(out, podlife.ContainerPort{
@@ -108,14 +109,14 @@ func (c *converter) ports(ct *corev1.Container, p *field.Path, app bool) []podli
 // port16 checks a port number; zero is left for validation to judge.
 func (c *converter) port16(p *field.Path, n int32) uint16 {
 	if n < 0 || n > 65535 {
-		c.is.field(field.Invalid(p, n, "must be between 1 and 65535, inclusive"))
+		c.is.Field(field.Invalid(p, n, "must be between 1 and 65535, inclusive"))
 		return 0
 	}
 	return uint16(n)
 }
 
 // mounts converts the container's volume mounts, expanding subPathExpr with its environment.
-func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, e *environment) []podlife.VolumeMount {
+func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, e *env.Environment) []podlife.VolumeMount {
 	var out []podlife.VolumeMount
 	for j, m := range ct.VolumeMounts {
 		mp := p.Child("volumeMounts").Index(j)
@@ -123,40 +124,15 @@ func (c *converter) mounts(ct *corev1.Container, p *field.Path, pl string, e *en
 		if m.SubPathExpr != "" {
 			sp := mp.Child("subPathExpr")
 			if m.SubPath != "" {
-				c.is.field(field.Invalid(sp, m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+				c.is.Field(field.Invalid(sp, m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
 			} else {
-				sub = c.subPathExpr(sp, m.SubPathExpr, e)
+				sub = c.envs.SubPathExpr(sp, m.SubPathExpr, e)
 				c.mapPath(fmt.Sprintf("%s.volumeMounts[%d].subPath", pl, j), sp)
 			}
 		}
 		out = append(out, podlife.VolumeMount{Name: m.Name, MountPath: m.MountPath, SubPath: sub, ReadOnly: m.ReadOnly})
 	}
 	return out
-}
-
-// subPathExpr expands a subPathExpr as the kubelet does: a variable that is undefined or
-// empty is an error.
-func (c *converter) subPathExpr(p *field.Path, expr string, e *environment) string {
-	missing := map[string]bool{}
-	lookup := c.lookup(p, e.vars, e.runtime)
-	sub, hit := c.expandAt(p, expr, func(name string) (string, bool) {
-		v, _ := lookup(name)
-		if _, ok := e.runtime[name]; ok {
-			return "$(" + name + ")", true // reported by lookup
-		}
-		if v == "" {
-			missing[name] = true
-		}
-		return v, true
-	}, noRoom)
-	switch {
-	case hit != fits:
-		return ""
-	case len(missing) > 0:
-		names := sortedKeys(missing)
-		c.is.field(field.Invalid(p, expr, "missing value for "+strings.Join(names, ", ")))
-	}
-	return sub
 }
 
 // resources converts limits and requests: CPU in millicores, memory and a container's
@@ -171,9 +147,9 @@ func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path, pod
 		switch {
 		case q.Sign() < 0:
 			// The API defaults a missing request to the limit, and then refuses both.
-			c.is.field(field.Invalid(lp, q.String(), "must be greater than or equal to 0"))
+			c.is.Field(field.Invalid(lp, q.String(), "must be greater than or equal to 0"))
 			if _, ok := r.Requests[name]; !ok {
-				c.is.field(field.Invalid(p.Child("requests").Key(string(name)), q.String(), "must be greater than or equal to 0"))
+				c.is.Field(field.Invalid(p.Child("requests").Key(string(name)), q.String(), "must be greater than or equal to 0"))
 			}
 		case name == corev1.ResourceCPU:
 			if n, ok := c.quantity(lp, &q, true); ok {
@@ -184,13 +160,13 @@ func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path, pod
 				out.MemoryLimit, limits[name] = n, n
 			}
 		case name == corev1.ResourceEphemeralStorage && pod:
-			c.is.warnf(lp, "Not honoured: pod-level resources limit cpu and memory; each container's ephemeral-storage limit bounds the pod's total")
+			c.is.Warnf(lp, "Not honoured: pod-level resources limit cpu and memory; each container's ephemeral-storage limit bounds the pod's total")
 		case name == corev1.ResourceEphemeralStorage:
 			if n, ok := c.quantity(lp, &q, false); ok {
 				out.EphemeralStorageLimit, limits[name] = n, n
 			}
 		default:
-			c.is.errorf(lp, "Forbidden: not supported by podlife: %s", resourceNote(name))
+			c.is.Errorf(lp, "Forbidden: not supported by podlife: %s", resourceNote(name))
 		}
 	}
 	for _, name := range resourceNames(r.Requests) {
@@ -199,7 +175,7 @@ func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path, pod
 		var ok bool
 		switch {
 		case q.Sign() < 0:
-			c.is.field(field.Invalid(rp, q.String(), "must be greater than or equal to 0"))
+			c.is.Field(field.Invalid(rp, q.String(), "must be greater than or equal to 0"))
 		case name == corev1.ResourceCPU:
 			if n, ok = c.quantity(rp, &q, true); ok {
 				out.CPURequest = n
@@ -211,11 +187,11 @@ func (c *converter) resources(r *corev1.ResourceRequirements, p *field.Path, pod
 		case name == corev1.ResourceMemory, name == corev1.ResourceEphemeralStorage:
 			n, ok = c.quantity(rp, &q, false) // it only steers scheduling
 		default:
-			c.is.errorf(rp, "Forbidden: not supported by podlife: %s", resourceNote(name))
+			c.is.Errorf(rp, "Forbidden: not supported by podlife: %s", resourceNote(name))
 		}
 		if l, limited := limits[name]; ok && limited && n > l {
 			// The API server reports it at requests, not at the resource's key.
-			c.is.field(field.Invalid(p.Child("requests"), q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limitString(r, name))))
+			c.is.Field(field.Invalid(p.Child("requests"), q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limitString(r, name))))
 		}
 	}
 	if _, ok := r.Requests[corev1.ResourceCPU]; !ok {

@@ -15,6 +15,11 @@ import (
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/apirules"
+	"github.com/podlife/podlife/podlife/kube/internal/apicheck"
+	"github.com/podlife/podlife/podlife/kube/internal/env"
+	"github.com/podlife/podlife/podlife/kube/internal/expand"
+	"github.com/podlife/podlife/podlife/kube/internal/fields"
+	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
 
 // Options configure Load, LoadFiles and Convert.
@@ -63,10 +68,11 @@ func Convert(pod *corev1.Pod, objects Objects, opts Options) (podlife.PodSpec, [
 		return podlife.PodSpec{}, nil, &LoadError{Issues: []Issue{{Document: Document{Index: -1, Kind: kindPod},
 			Path: DocumentPath, Message: "Required value: no pod given", Severity: Error}}}
 	}
-	is := &issues{doc: Document{Index: -1, Kind: kindPod, Name: pod.Name}}
+	is := newIssues(Document{Index: -1, Kind: kindPod, Name: pod.Name})
 	spec := convertPod(podFromPod(pod), objects, opts, newShared(), is)
-	sortIssues(is.list)
-	errs, warns := split(is.list, opts.Strict)
+	list := is.all()
+	sortIssues(list)
+	errs, warns := split(list, opts.Strict)
 	if len(errs) > 0 {
 		return podlife.PodSpec{}, warns, &LoadError{Issues: errs, Warnings: warns}
 	}
@@ -86,9 +92,12 @@ type converter struct {
 	pathMap map[string]string
 	// shared is what the conversions of the load share.
 	shared *shared
-	// opts are the load options; alloc is the node allocatable, read when first needed.
-	opts  Options
-	alloc corev1.ResourceList
+	// opts are the load options.
+	opts Options
+	// x expands $(VAR) references within the load's budget; envs resolves the containers'
+	// environments and the downward API.
+	x    expand.Expander
+	envs *env.Resolver
 }
 
 // convertPod converts a pod source, sharing with the other pods of the load what sh holds;
@@ -96,11 +105,13 @@ type converter struct {
 func convertPod(src *podSource, objects Objects, opts Options, sh *shared, is *issues) podlife.PodSpec {
 	c := &converter{
 		src: src, objects: objects, is: is, shared: sh,
-		metaPath: childPath(src.root, "metadata"), specPath: childPath(src.root, "spec"),
+		metaPath: report.ChildPath(src.root, "metadata"), specPath: report.ChildPath(src.root, "spec"),
 		pathMap: map[string]string{}, opts: opts,
+		x: expand.Expander{Budget: sh.budget, Issues: is.List},
 	}
-	checkFields(podRuleSet(), src.checked, src.root, is)
+	fields.Check(fields.Pod(), src.checked, src.root, is.List)
 	c.convertMeta(opts)
+	c.envs = env.New(c.envPod(), c.x)
 	c.convertSpec()
 	c.seLinux()
 	c.validate()
@@ -110,7 +121,7 @@ func convertPod(src *podSource, objects Objects, opts Options, sh *shared, is *i
 // convertMeta sets the name, namespace and labels.
 func (c *converter) convertMeta(opts Options) {
 	if !c.src.template && c.src.name == "" && c.src.meta.generateName != "" {
-		c.is.field(field.Required(c.src.namePath, "podlife needs a fixed name: metadata.generateName is not supported"))
+		c.is.Field(field.Required(c.src.namePath, "podlife needs a fixed name: metadata.generateName is not supported"))
 	}
 	c.out.Name = c.src.name
 	c.out.Namespace = opts.namespace(c.src.namespace)
@@ -118,7 +129,7 @@ func (c *converter) convertMeta(opts Options) {
 	c.out.Labels = maps.Clone(c.src.meta.labels)
 	// Annotations only feed the downward API, but the API server checks their keys and size.
 	for _, fe := range apivalidation.ValidateAnnotations(c.src.meta.annotations, c.metaPath.Child("annotations")) {
-		c.is.field(fe)
+		c.is.Field(fe)
 	}
 }
 
@@ -132,7 +143,7 @@ func (c *converter) convertSpec() {
 		if grace < 0 {
 			// The API server accepts it with this warning (pkg/api/pod: GetWarningsForPod),
 			// and the kubelet uses 1 s.
-			c.is.warnf(sp.Child("terminationGracePeriodSeconds"), "must be >= 0; negative values are invalid and will be treated as 1")
+			c.is.Warnf(sp.Child("terminationGracePeriodSeconds"), "must be >= 0; negative values are invalid and will be treated as 1")
 			grace = 1
 		}
 		if d, ok := c.seconds(sp.Child("terminationGracePeriodSeconds"), grace); ok {
@@ -151,7 +162,7 @@ func (c *converter) convertSpec() {
 	c.hostname(sp)
 	if s.HostnameOverride != nil {
 		if s.HostNetwork {
-			c.is.field(field.Forbidden(sp.Child("hostnameOverride"), "may not be set when hostNetwork is true"))
+			c.is.Field(field.Forbidden(sp.Child("hostnameOverride"), "may not be set when hostNetwork is true"))
 		}
 		c.out.Hostname = podHostname(*s.HostnameOverride)
 		c.mapPath("spec.hostname", sp.Child("hostnameOverride"))
@@ -169,15 +180,15 @@ func (c *converter) convertSpec() {
 		switch s.OS.Name {
 		case corev1.Linux:
 		case "":
-			c.is.field(field.Required(sp.Child("os", "name"), ""))
+			c.is.Field(field.Required(sp.Child("os", "name"), ""))
 		case corev1.Windows:
-			c.is.field(field.NotSupported(sp.Child("os", "name"), s.OS.Name, []corev1.OSName{corev1.Linux}))
+			c.is.Field(field.NotSupported(sp.Child("os", "name"), s.OS.Name, []corev1.OSName{corev1.Linux}))
 		default:
-			c.is.field(field.NotSupported(sp.Child("os"), s.OS.Name, []corev1.OSName{corev1.Linux, corev1.Windows}))
+			c.is.Field(field.NotSupported(sp.Child("os"), s.OS.Name, []corev1.OSName{corev1.Linux, corev1.Windows}))
 		}
 	}
 	c.pullCredentials()
-	c.validateDropped()
+	apicheck.Dropped(c.src.spec, c.specPath, c.is.List)
 	c.out.SecurityContext = podSecurity(s.SecurityContext)
 	if s.Resources != nil {
 		c.out.Resources = c.resources(s.Resources, sp.Child("resources"), true)
@@ -201,11 +212,11 @@ func (c *converter) restartPolicy() {
 	p := c.specPath.Child("restartPolicy")
 	switch {
 	case c.src.job && (rp == "" || rp == corev1.RestartPolicyAlways):
-		c.is.field(field.Required(p, fmt.Sprintf("valid values: %q, %q", corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever)))
+		c.is.Field(field.Required(p, fmt.Sprintf("valid values: %q, %q", corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever)))
 	case c.src.job && rp != corev1.RestartPolicyOnFailure && rp != corev1.RestartPolicyNever:
-		c.is.field(field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
+		c.is.Field(field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
 	case c.src.template && !c.src.job && rp != "" && rp != corev1.RestartPolicyAlways:
-		c.is.field(field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyAlways}))
+		c.is.Field(field.NotSupported(p, rp, []corev1.RestartPolicy{corev1.RestartPolicyAlways}))
 	}
 	c.out.RestartPolicy = podlife.RestartPolicy(rp) // unset: podlife's default, Always
 }
@@ -218,7 +229,7 @@ func (c *converter) activeDeadline() {
 			return
 		}
 		if *n < 1 || *n > math.MaxInt32 {
-			c.is.field(field.Invalid(p, *n, validation.InclusiveRangeError(1, math.MaxInt32)))
+			c.is.Field(field.Invalid(p, *n, validation.InclusiveRangeError(1, math.MaxInt32)))
 			return
 		}
 		if d, ok := c.seconds(p, *n); ok && (c.out.ActiveDeadline == nil || d < *c.out.ActiveDeadline) {
@@ -236,25 +247,25 @@ func (c *converter) dns() {
 	dp := sp.Child("dnsConfig")
 	if dc := s.DNSConfig; dc != nil {
 		if s.DNSPolicy == corev1.DNSNone && len(dc.Nameservers) == 0 {
-			c.is.field(field.Required(dp.Child("nameservers"), "must provide at least one DNS nameserver when `dnsPolicy` is None"))
+			c.is.Field(field.Required(dp.Child("nameservers"), "must provide at least one DNS nameserver when `dnsPolicy` is None"))
 		}
 		for _, fe := range apirules.DNS(dp, dc.Nameservers, dc.Searches) {
-			c.is.field(fe)
+			c.is.Field(fe)
 		}
 		for i, o := range dc.Options {
 			if o.Name == "" {
-				c.is.field(field.Required(dp.Child("options").Index(i), "must not be empty"))
+				c.is.Field(field.Required(dp.Child("options").Index(i), "must not be empty"))
 			}
 		}
 	}
 	switch s.DNSPolicy {
 	case "", corev1.DNSClusterFirst, corev1.DNSClusterFirstWithHostNet, corev1.DNSDefault:
 		if s.DNSConfig != nil && (len(s.DNSConfig.Nameservers) > 0 || len(s.DNSConfig.Searches) > 0 || len(s.DNSConfig.Options) > 0) {
-			c.is.warnf(dp, "Not honoured: dnsConfig needs dnsPolicy None: podlife does not merge it into the host's resolv.conf")
+			c.is.Warnf(dp, "Not honoured: dnsConfig needs dnsPolicy None: podlife does not merge it into the host's resolv.conf")
 		}
 	case corev1.DNSNone:
 		if s.DNSConfig == nil {
-			c.is.field(field.Required(dp, "must provide `dnsConfig` when `dnsPolicy` is None"))
+			c.is.Field(field.Required(dp, "must provide `dnsConfig` when `dnsPolicy` is None"))
 			return
 		}
 		dns := &podlife.DNSConfig{Nameservers: s.DNSConfig.Nameservers, Searches: s.DNSConfig.Searches}
@@ -270,7 +281,7 @@ func (c *converter) dns() {
 		}
 		c.out.DNS = dns
 	default:
-		c.is.field(field.NotSupported(sp.Child("dnsPolicy"), s.DNSPolicy, []corev1.DNSPolicy{
+		c.is.Field(field.NotSupported(sp.Child("dnsPolicy"), s.DNSPolicy, []corev1.DNSPolicy{
 			corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone}))
 	}
 }
@@ -282,7 +293,7 @@ const maxSeconds = math.MaxInt64 / int64(time.Second)
 // error.
 func (c *converter) seconds(p *field.Path, n int64) (time.Duration, bool) {
 	if n > maxSeconds || n < -maxSeconds {
-		c.is.field(field.Invalid(p, n, "must be at most 9223372036"))
+		c.is.Field(field.Invalid(p, n, "must be at most 9223372036"))
 		return 0, false
 	}
 	return time.Duration(n) * time.Second, true
@@ -290,3 +301,20 @@ func (c *converter) seconds(p *field.Path, n int64) (time.Duration, bool) {
 
 // mapPath records that podlife's validation path pl stands for the document path p.
 func (c *converter) mapPath(pl string, p *field.Path) { c.pathMap[pl] = p.String() }
+
+// envPod is what the environments of the pod's containers are resolved from.
+func (c *converter) envPod() env.Pod {
+	return env.Pod{
+		Name: c.src.name, Namespace: c.out.Namespace, UID: c.src.meta.uid,
+		Labels: c.src.meta.labels, Annotations: c.src.meta.annotations, Spec: c.src.spec,
+		NodeName: c.opts.NodeName, ServiceEnv: c.opts.ServiceEnv, Allocatable: c.opts.Allocatable,
+		ConfigMap: c.objects.configMap,
+		SecretData: func(name string) map[string]string {
+			if s := c.objects.secret(name); s != nil {
+				return c.shared.secretStringData(s)
+			}
+			return nil
+		},
+		MapPath: c.mapPath,
+	}
+}

@@ -62,6 +62,20 @@
 //
 // # Packages
 //
-// Package kube imports package podlife, hook, probe and podlife/internal/apirules; package
-// podlife must never import it: kube builds podlife's specs, never the reverse.
+// Package kube owns loading (the kinds read, a workload's pod), the conversion of a pod and
+// its containers (volumes, probes, hooks, resources, security), the mapping of podlife's
+// validation errors to manifest paths, and the public issues and limits. Its parts that stand
+// alone are internal packages, each owning one thing, the arrows pointing from kube to them:
+//
+//   - report: the issues of one document, which kube turns into Issues;
+//   - fields: the table of every field and what becomes of it, and the walker that checks
+//     every field set in a document against it;
+//   - decode: a manifest cut into documents, YAML aliases measured, strict decoding;
+//   - apicheck: the API server's checks of the fields podlife drops;
+//   - expand: $(VAR) expansion within the limits;
+//   - env: a container's environment and the downward API (imports expand).
+//
+// Each imports report only (env also expand), never kube nor another of them. Package kube
+// imports package podlife, hook, probe and podlife/internal/apirules; package podlife must
+// never import it: kube builds podlife's specs, never the reverse.
 package kube

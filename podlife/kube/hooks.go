@@ -24,7 +24,7 @@ func (c *converter) handler(ct *corev1.Container, h *corev1.LifecycleHandler, p 
 	switch {
 	case h.Exec != nil:
 		if len(h.Exec.Command) == 0 {
-			c.is.field(field.Required(p.Child("exec", "command"), ""))
+			c.is.Field(field.Required(p.Child("exec", "command"), ""))
 			return nil
 		}
 		return hook.Exec(h.Exec.Command...)
@@ -43,7 +43,7 @@ func (c *converter) handler(ct *corev1.Container, h *corev1.LifecycleHandler, p 
 			grace = *g
 		}
 		if h.Sleep.Seconds < 0 || h.Sleep.Seconds > grace {
-			c.is.field(field.Invalid(p.Child("sleep"), h.Sleep.Seconds,
+			c.is.Field(field.Invalid(p.Child("sleep"), h.Sleep.Seconds,
 				fmt.Sprintf("must be non-negative and less than terminationGracePeriodSeconds (%d)", grace)))
 			return nil
 		}
@@ -60,7 +60,7 @@ func (c *converter) handler(ct *corev1.Container, h *corev1.LifecycleHandler, p 
 // it only when spec.os.name is set.
 func (c *converter) stopSignal(p *field.Path, name corev1.Signal) syscall.Signal {
 	if os := c.src.spec.OS; os == nil {
-		c.is.field(field.Forbidden(p, "may not be set for containers with empty `spec.os.name`"))
+		c.is.Field(field.Forbidden(p, "may not be set for containers with empty `spec.os.name`"))
 		return 0
 	} else if os.Name == "" {
 		return 0 // os.name is reported Required
@@ -71,7 +71,7 @@ func (c *converter) stopSignal(p *field.Path, name corev1.Signal) syscall.Signal
 		}
 	}
 	// The API server's message lists its set, sorted.
-	c.is.field(field.NotSupported(p, name, slices.Sorted(slices.Values(linuxStopSignals))))
+	c.is.Field(field.NotSupported(p, name, slices.Sorted(slices.Values(linuxStopSignals))))
 	return 0
 }
 

@@ -6,9 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
 
 // Severity says whether an [Issue] stops the load.
@@ -128,68 +127,23 @@ func (e *LoadError) Error() string {
 // Is makes errors.Is(err, podlife.ErrInvalidSpec) true.
 func (e *LoadError) Is(target error) bool { return target == podlife.ErrInvalidSpec }
 
-// issues collects the issues of one document. Paths are *field.Path so that callers build
-// them the way Kubernetes' validation does.
+// issues collects the issues of one document: the fields' issues (report.List) and the
+// document they are in.
 type issues struct {
-	doc  Document
-	list []Issue
-	// errorPaths are the paths of the errors in list, for covered: a document can have
-	// tens of thousands.
-	errorPaths map[string]bool
+	doc Document
+	*report.List
 }
 
-func (s *issues) add(sev Severity, p *field.Path, msg string) {
-	path := ""
-	if p != nil {
-		path = p.String()
+func newIssues(doc Document) *issues { return &issues{doc: doc, List: &report.List{}} }
+
+// all returns the issues recorded, in the order they were, as Issues of the document.
+func (s *issues) all() []Issue {
+	entries := s.Entries()
+	list := make([]Issue, len(entries))
+	for i, e := range entries {
+		list[i] = Issue{Document: s.doc, Path: e.Path, Message: e.Message, Severity: Severity(e.Severity)}
 	}
-	s.addAt(sev, path, msg)
-}
-
-// addAt records an issue at a path given as a string; an empty path is DocumentPath.
-func (s *issues) addAt(sev Severity, path, msg string) {
-	if path == "" {
-		path = DocumentPath
-	}
-	s.list = append(s.list, Issue{Document: s.doc, Path: path, Message: msg, Severity: sev})
-	if sev == Error {
-		if s.errorPaths == nil {
-			s.errorPaths = map[string]bool{}
-		}
-		s.errorPaths[path] = true
-	}
-}
-
-// errorf records an error at p.
-func (s *issues) errorf(p *field.Path, format string, args ...any) {
-	s.add(Error, p, fmt.Sprintf(format, args...))
-}
-
-// warnf records a warning at p.
-func (s *issues) warnf(p *field.Path, format string, args ...any) {
-	s.add(Warning, p, fmt.Sprintf(format, args...))
-}
-
-// field records a Kubernetes field error as an error, in Kubernetes' wording.
-func (s *issues) field(fe *field.Error) {
-	s.add(Error, field.NewPath(fe.Field), fe.ErrorBody())
-}
-
-// hasErrors tells whether an error was recorded.
-func (s *issues) hasErrors() bool { return len(s.errorPaths) > 0 }
-
-// covered tells whether an error was recorded at path or at one of its ancestors, so that a
-// consequence of it need not be reported again.
-func (s *issues) covered(path string) bool {
-	if s.errorPaths[path] {
-		return true
-	}
-	for i := len(path) - 1; i > 0; i-- {
-		if (path[i] == '.' || path[i] == '[') && s.errorPaths[path[:i]] {
-			return true
-		}
-	}
-	return false
+	return list
 }
 
 // split applies strict mode and separates errors from warnings, keeping their order.

@@ -7,6 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/podlife/kube/internal/fields"
 )
 
 // The kinds of documents Load reads.
@@ -14,18 +16,15 @@ const (
 	kindPod            = "Pod"
 	kindConfigMap      = "ConfigMap"
 	kindSecret         = "Secret"
-	kindDeployment     = "Deployment"
-	kindStatefulSet    = "StatefulSet"
-	kindDaemonSet      = "DaemonSet"
-	kindReplicaSet     = "ReplicaSet"
-	kindJob            = "Job"
+	kindDeployment     = fields.Deployment
+	kindStatefulSet    = fields.StatefulSet
+	kindDaemonSet      = fields.DaemonSet
+	kindReplicaSet     = fields.ReplicaSet
+	kindJob            = fields.Job
 	kindService        = "Service"
 	kindServiceAccount = "ServiceAccount"
 	kindNamespace      = "Namespace"
 )
-
-// workloadKinds are the kinds whose pod template is run as one pod.
-var workloadKinds = []string{kindDeployment, kindStatefulSet, kindDaemonSet, kindReplicaSet, kindJob}
 
 // kindInfo describes a kind Load reads.
 type kindInfo struct {
@@ -69,7 +68,7 @@ type podSource struct {
 	job bool
 	// deadline is a Job's activeDeadlineSeconds, nil if none.
 	deadline *int64
-	// checked is the object whose fields checkFields walks (the Pod or the template).
+	// checked is the object whose fields fields.Check walks (the Pod or the template).
 	checked any
 }
 
@@ -109,18 +108,18 @@ func workloadPod(obj runtime.Object, is *issues) (*podSource, bool) {
 			n    *int32
 		}{{"parallelism", o.Spec.Parallelism}, {"completions", o.Spec.Completions}} {
 			if c.n != nil && *c.n > 1 {
-				is.warnf(spec.Child(c.name), "Not honoured: %d pods asked for: podlife runs one", *c.n)
+				is.Warnf(spec.Child(c.name), "Not honoured: %d pods asked for: podlife runs one", *c.n)
 			}
 		}
 	default:
-		is.errorf(field.NewPath("kind"), "Internal error: %T is not a workload", obj)
+		is.Errorf(field.NewPath("kind"), "Internal error: %T is not a workload", obj)
 		return nil, false
 	}
 	if replicas != nil && *replicas != 1 {
-		is.warnf(spec.Child("replicas"), "Not honoured: %d replicas asked for: podlife runs one pod", *replicas)
+		is.Warnf(spec.Child("replicas"), "Not honoured: %d replicas asked for: podlife runs one pod", *replicas)
 	}
 	// The template is checked by the pod rules; the workload's rules see it as one field.
-	checkFields(workloadRuleSet()[kind], checked, nil, is)
+	fields.Check(fields.Workload(kind), checked, nil, is.List)
 	meta := obj.(metav1.Object)
 	src.name, src.namespace, src.namePath = meta.GetName(), meta.GetNamespace(), field.NewPath("metadata", "name")
 	src.meta = &metaFields{labels: tmpl.Labels, annotations: tmpl.Annotations}
@@ -129,7 +128,7 @@ func workloadPod(obj runtime.Object, is *issues) (*podSource, bool) {
 	src.template = true
 	src.checked = tmpl
 	if src.name == "" {
-		is.field(field.Required(src.namePath, "the pod takes the workload's name"))
+		is.Field(field.Required(src.namePath, "the pod takes the workload's name"))
 		return src, false
 	}
 	return src, true

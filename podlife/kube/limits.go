@@ -3,9 +3,6 @@ package kube
 import (
 	"fmt"
 	"io"
-	"strings"
-
-	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Limits on what a manifest may make Load and Convert spend. A manifest is input from
@@ -58,80 +55,4 @@ func readManifest(r io.Reader) (data []byte, tooLong bool, err error) {
 func manifestTooLong(at Document) Issue {
 	return Issue{Document: at, Path: DocumentPath, Severity: Error,
 		Message: fmt.Sprintf("Too long: a manifest may not be more than %d bytes (the API server's limit on a request body)", MaxManifestSize)}
-}
-
-// overrun tells which bound an expansion ran into.
-type overrun int
-
-const (
-	fits            overrun = iota
-	stringTooLong           // MaxExpandedString
-	containerTooBig         // MaxContainerEnvironment
-	loadTooBig              // MaxExpansionTotal
-)
-
-// noRoom is the room of a string that MaxContainerEnvironment does not bound.
-const noRoom = -1
-
-// expandAt expands s (see expand) for the field at p, within MaxExpandedString, room (what
-// is left of the container's MaxContainerEnvironment, or noRoom) and the load's budget. The
-// expansion stops as soon as it would exceed one of them, which is reported at p.
-func (c *converter) expandAt(p *field.Path, s string, lookup func(string) (string, bool), room int) (string, overrun) {
-	limit, hit := MaxExpandedString, stringTooLong
-	if room != noRoom && room < limit {
-		limit, hit = max(room, 0), containerTooBig
-	}
-	expands := strings.Contains(s, "$")
-	if expands && c.shared.expansionLeft < limit {
-		limit, hit = c.shared.expansionLeft, loadTooBig
-	}
-	out, ok := expand(s, lookup, limit)
-	if !ok {
-		c.is.errorf(p, "Too long: %s", hit.message(true))
-		return "", hit
-	}
-	if expands {
-		c.shared.expansionLeft -= len(out)
-	}
-	return out, fits
-}
-
-// message says what o exceeds; expanded tells whether the string was expanded.
-func (o overrun) message(expanded bool) string {
-	once := ""
-	if expanded {
-		once = " once $(VAR) references are expanded"
-	}
-	switch o {
-	case stringTooLong:
-		return fmt.Sprintf("may not be more than %d bytes%s (Linux's limit on one argument or environment string)", MaxExpandedString, once)
-	case containerTooBig:
-		return fmt.Sprintf("the container's environment, command and args may not be more than %d bytes in all%s (Linux's limit on what a process starts with)", MaxContainerEnvironment, once)
-	case loadTooBig:
-		return fmt.Sprintf("$(VAR) expansion may not produce more than %d bytes in all in one load", MaxExpansionTotal)
-	}
-	return ""
-}
-
-// expandList expands the elements of list (command or args) at p; room is as for expandAt,
-// and used tells how much of it the elements took. It stops at the first element refused
-// (ok false).
-func (c *converter) expandList(p *field.Path, list []string, lookup func(string) (string, bool), room int) (out []string, used int, ok bool) {
-	if list == nil {
-		return nil, 0, true
-	}
-	out = make([]string, len(list))
-	for i, s := range list {
-		r := noRoom
-		if room != noRoom {
-			r = max(room-used-1, 0)
-		}
-		v, hit := c.expandAt(p.Index(i), s, lookup, r)
-		if hit != fits {
-			return nil, used, false
-		}
-		out[i] = v
-		used += len(v) + 1
-	}
-	return out, used, true
 }

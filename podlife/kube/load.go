@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/kube/internal/decode"
 )
 
 // Result is what Load returns: the pods to run, in document order, and the warnings.
@@ -119,13 +122,21 @@ type pending struct {
 // ends the manifest.
 func (l *loader) read(data []byte, at Document) {
 	room := MaxManifestSize
-	for _, rd := range splitManifest(data, at, &l.issues) {
-		is := &issues{doc: rd.doc}
-		if rd.yamlDoc {
-			n, ok := expandedYAMLSize(rd.data, room)
+	docs, problem := decode.Split(data, MaxDocuments)
+	if problem != "" {
+		d := at
+		d.Index = len(docs)
+		l.issues = append(l.issues, Issue{Document: d, Path: DocumentPath, Message: problem, Severity: Error})
+	}
+	for _, rd := range docs {
+		d := at
+		d.Index = rd.Index
+		is := newIssues(d)
+		if rd.YAML {
+			n, ok := decode.ExpandedYAMLSize(rd.Data, room)
 			if !ok {
-				is.errorf(nil, "Too long: with its YAML aliases expanded, a manifest may not be more than %d bytes", MaxManifestSize)
-				l.issues = append(l.issues, is.list...)
+				is.Errorf(nil, "Too long: with its YAML aliases expanded, a manifest may not be more than %d bytes", MaxManifestSize)
+				l.issues = append(l.issues, is.all()...)
 				return
 			}
 			room -= n
@@ -135,41 +146,41 @@ func (l *loader) read(data []byte, at Document) {
 			l.pods = append(l.pods, pending{is: is, src: src})
 			continue
 		}
-		l.issues = append(l.issues, is.list...)
+		l.issues = append(l.issues, is.all()...)
 	}
 }
 
 // readDocument decodes one document and files its object; it returns the pod to convert, if
 // the document holds one.
-func (l *loader) readDocument(rd rawDoc, is *issues) *podSource {
-	data, h := toJSON(rd, is)
+func (l *loader) readDocument(rd decode.Doc, is *issues) *podSource {
+	data, h := decode.ToJSON(rd, is.List)
 	if data == nil {
 		return nil
 	}
-	is.doc.Kind, is.doc.Name = h.kind, h.name
-	if is.hasErrors() {
+	is.doc.Kind, is.doc.Name = h.Kind, h.Name
+	if is.HasErrors() {
 		return nil
 	}
-	info, ok := kindInfos()[h.kind]
+	info, ok := kindInfos()[h.Kind]
 	switch {
-	case h.kind == "":
-		is.field(field.Required(field.NewPath("kind"), ""))
+	case h.Kind == "":
+		is.Field(field.Required(field.NewPath("kind"), ""))
 		return nil
 	case !ok:
-		is.errorf(field.NewPath("kind"), "Unsupported value: %q: podlife runs Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet and Job documents, with ConfigMaps and Secrets", h.kind)
+		is.Errorf(field.NewPath("kind"), "Unsupported value: %q: podlife runs Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet and Job documents, with ConfigMaps and Secrets", h.Kind)
 		return nil
-	case h.apiVersion == "":
-		is.field(field.Required(field.NewPath("apiVersion"), fmt.Sprintf("%q for a %s", info.apiVersion, h.kind)))
+	case h.APIVersion == "":
+		is.Field(field.Required(field.NewPath("apiVersion"), fmt.Sprintf("%q for a %s", info.apiVersion, h.Kind)))
 		return nil
-	case h.apiVersion != info.apiVersion:
-		is.field(field.NotSupported(field.NewPath("apiVersion"), h.apiVersion, []string{info.apiVersion}))
+	case h.APIVersion != info.apiVersion:
+		is.Field(field.NotSupported(field.NewPath("apiVersion"), h.APIVersion, []string{info.apiVersion}))
 		return nil
 	case info.newObject == nil:
-		is.warnf(field.NewPath("kind"), "Not honoured: podlife runs no %ss", h.kind)
+		is.Warnf(field.NewPath("kind"), "Not honoured: podlife runs no %ss", h.Kind)
 		return nil
 	}
 	obj := info.newObject()
-	if !decodeStrict(data, obj, is) {
+	if !decode.Strict(data, obj, is.List) {
 		return nil
 	}
 	switch o := obj.(type) {
@@ -202,9 +213,9 @@ func (l *loader) addConfigMap(cm *corev1.ConfigMap, is *issues) {
 	checkName(cm.Name, is)
 	checkKeys(field.NewPath("data"), cm.Data, is)
 	checkKeys(field.NewPath("binaryData"), cm.BinaryData, is)
-	for _, k := range sortedKeys(cm.Data) {
+	for _, k := range slices.Sorted(maps.Keys(cm.Data)) {
 		if _, dup := cm.BinaryData[k]; dup {
-			is.field(field.Invalid(field.NewPath("data").Key(k), k, "duplicate of key present in binaryData"))
+			is.Field(field.Invalid(field.NewPath("data").Key(k), k, "duplicate of key present in binaryData"))
 		}
 	}
 	if o := l.objectsIn(l.opts.namespace(cm.Namespace)); !l.duplicate(o.ConfigMaps[cm.Name] != nil, is) {
@@ -226,19 +237,19 @@ func (l *loader) addSecret(s *corev1.Secret, is *issues) {
 func checkName(name string, is *issues) {
 	np := field.NewPath("metadata", "name")
 	if name == "" {
-		is.field(field.Required(np, ""))
+		is.Field(field.Required(np, ""))
 		return
 	}
 	for _, msg := range validation.IsDNS1123Subdomain(name) {
-		is.field(field.Invalid(np, name, msg))
+		is.Field(field.Invalid(np, name, msg))
 	}
 }
 
 // checkKeys checks the keys of a ConfigMap's or Secret's data.
 func checkKeys[V any](p *field.Path, data map[string]V, is *issues) {
-	for _, k := range sortedKeys(data) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
 		for _, msg := range validation.IsConfigMapKey(k) {
-			is.field(field.Invalid(p.Key(k), k, msg))
+			is.Field(field.Invalid(p.Key(k), k, msg))
 		}
 	}
 }
@@ -246,7 +257,7 @@ func checkKeys[V any](p *field.Path, data map[string]V, is *issues) {
 // duplicate reports an object whose name is taken.
 func (l *loader) duplicate(taken bool, is *issues) bool {
 	if taken {
-		is.field(field.Duplicate(field.NewPath("metadata", "name"), is.doc.Name))
+		is.Field(field.Duplicate(field.NewPath("metadata", "name"), is.doc.Name))
 	}
 	return taken
 }
@@ -262,10 +273,10 @@ func (l *loader) finish(ctx context.Context) (*Result, error) {
 		objects := l.objectsIn(l.opts.namespace(p.src.namespace))
 		spec := convertPod(p.src, *objects, l.opts, l.shared, p.is)
 		if names[spec.Name] && spec.Name != "" {
-			p.is.field(field.Duplicate(p.src.namePath, spec.Name))
+			p.is.Field(field.Duplicate(p.src.namePath, spec.Name))
 		}
 		names[spec.Name] = true
-		l.issues = append(l.issues, p.is.list...)
+		l.issues = append(l.issues, p.is.all()...)
 		res.Pods = append(res.Pods, Pod{Spec: spec, Source: p.is.doc})
 	}
 	sortIssues(l.issues)

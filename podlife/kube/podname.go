@@ -30,13 +30,13 @@ func (c *converter) podName(opts Options) {
 	}
 	if opts.PodName == nil {
 		if len(name) > maxHostname && len(validation.IsDNS1123Subdomain(name)) == 0 {
-			c.is.field(field.Invalid(np, name, "must be no more than 63 characters: podlife names the pod's directories and containers after it "+
+			c.is.Field(field.Invalid(np, name, "must be no more than 63 characters: podlife names the pod's directories and containers after it "+
 				"(Kubernetes allows 253; kube.Options.PodName maps such names, as podlife-node does)"))
 		}
 		return
 	}
 	for _, msg := range validation.IsDNS1123Subdomain(name) {
-		c.is.field(field.Invalid(np, name, msg))
+		c.is.Field(field.Invalid(np, name, msg))
 	}
 	c.out.Name = opts.PodName(c.out.Namespace, name)
 }
@@ -51,15 +51,15 @@ func (c *converter) hostname(sp *field.Path) {
 	s := c.src.spec
 	if s.Hostname != "" {
 		for _, msg := range validation.IsDNS1123Label(s.Hostname) {
-			c.is.field(field.Invalid(sp.Child("hostname"), s.Hostname, msg))
+			c.is.Field(field.Invalid(sp.Child("hostname"), s.Hostname, msg))
 		}
 	}
 	if o := s.HostnameOverride; o != nil {
 		if len(*o) > maxHostnameOverride {
-			c.is.field(field.TooLong(sp.Child("hostnameOverride"), "", maxHostnameOverride))
+			c.is.Field(field.TooLong(sp.Child("hostnameOverride"), "", maxHostnameOverride))
 		}
 		for _, msg := range validation.IsDNS1123Subdomain(*o) {
-			c.is.field(field.Invalid(sp.Child("hostnameOverride"), *o, msg))
+			c.is.Field(field.Invalid(sp.Child("hostnameOverride"), *o, msg))
 		}
 	}
 }

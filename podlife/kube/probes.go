@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/kube/internal/expand"
 	"github.com/podlife/podlife/probe"
 )
 
@@ -58,10 +59,10 @@ func (c *converter) prober(ct *corev1.Container, h *corev1.ProbeHandler, p *fiel
 	switch {
 	case h.Exec != nil:
 		if len(h.Exec.Command) == 0 {
-			c.is.field(field.Required(p.Child("exec", "command"), ""))
+			c.is.Field(field.Required(p.Child("exec", "command"), ""))
 			return nil
 		}
-		cmd, _, ok := c.expandList(p.Child("exec", "command"), h.Exec.Command, mapLookup(staticEnv(ct.Env)), noRoom)
+		cmd, _, ok := c.x.List(p.Child("exec", "command"), h.Exec.Command, expand.MapLookup(staticEnv(ct.Env)), expand.NoRoom)
 		if !ok {
 			return nil
 		}
@@ -112,12 +113,12 @@ func (c *converter) oneHandler(p *field.Path, types ...handlerType) bool {
 			continue
 		}
 		if n > 0 {
-			c.is.field(field.Forbidden(p.Child(t.name), "may not specify more than 1 handler type"))
+			c.is.Field(field.Forbidden(p.Child(t.name), "may not specify more than 1 handler type"))
 		}
 		n++
 	}
 	if n == 0 {
-		c.is.field(field.Required(p, "must specify a handler type"))
+		c.is.Field(field.Required(p, "must specify a handler type"))
 	}
 	return n == 1
 }
@@ -137,13 +138,13 @@ func staticEnv(env []corev1.EnvVar) map[string]string {
 func (c *converter) httpGetValid(g *corev1.HTTPGetAction, p *field.Path) bool {
 	ok := true
 	if g.Scheme != "" && g.Scheme != corev1.URISchemeHTTP && g.Scheme != corev1.URISchemeHTTPS {
-		c.is.field(field.NotSupported(p.Child("scheme"), g.Scheme, []corev1.URIScheme{corev1.URISchemeHTTP, corev1.URISchemeHTTPS}))
+		c.is.Field(field.NotSupported(p.Child("scheme"), g.Scheme, []corev1.URIScheme{corev1.URISchemeHTTP, corev1.URISchemeHTTPS}))
 		ok = false
 	}
 	for _, h := range g.HTTPHeaders {
 		// Reported at the list, as the API server does.
 		for _, msg := range validation.IsHTTPHeaderName(h.Name) {
-			c.is.field(field.Invalid(p.Child("httpHeaders"), h.Name, msg))
+			c.is.Field(field.Invalid(p.Child("httpHeaders"), h.Name, msg))
 			ok = false
 		}
 	}
@@ -163,7 +164,7 @@ func (c *converter) portValid(port intstr.IntOrString, p *field.Path) bool {
 		}
 	}
 	for _, fe := range errs {
-		c.is.field(fe)
+		c.is.Field(fe)
 	}
 	return len(errs) == 0
 }
@@ -182,6 +183,6 @@ func (c *converter) resolvePort(ct *corev1.Container, port intstr.IntOrString, p
 			return int(cp.ContainerPort), true
 		}
 	}
-	c.is.field(field.Invalid(p, port.StrVal, "no port of the container has this name"))
+	c.is.Field(field.Invalid(p, port.StrVal, "no port of the container has this name"))
 	return 0, false
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,7 +22,7 @@ func (c *converter) pullCredentials() {
 	for i, ref := range c.src.spec.ImagePullSecrets {
 		p := c.specPath.Child("imagePullSecrets").Index(i).Child("name")
 		if ref.Name == "" {
-			c.is.field(field.Required(p, ""))
+			c.is.Field(field.Required(p, ""))
 			continue
 		}
 		if seen[ref.Name] { // its credentials are in already
@@ -29,16 +31,16 @@ func (c *converter) pullCredentials() {
 		seen[ref.Name] = true
 		s := c.objects.secret(ref.Name)
 		if s == nil {
-			c.is.warnf(p, "Not found: %q: no such Secret given with the pod: images are pulled without it, as the kubelet does", ref.Name)
+			c.is.Warnf(p, "Not found: %q: no such Secret given with the pod: images are pulled without it, as the kubelet does", ref.Name)
 			continue
 		}
 		creds, err := c.shared.dockerCredentials(s)
 		if err != nil {
-			c.is.field(field.Invalid(p, ref.Name, err.Error()))
+			c.is.Field(field.Invalid(p, ref.Name, err.Error()))
 			continue
 		}
 		if creds == nil {
-			c.is.warnf(p, "Not honoured: Secret %q is not of type %s or %s with its key: images are pulled without it, as the kubelet does",
+			c.is.Warnf(p, "Not honoured: Secret %q is not of type %s or %s with its key: images are pulled without it, as the kubelet does",
 				ref.Name, corev1.SecretTypeDockerConfigJson, corev1.SecretTypeDockercfg)
 			continue
 		}
@@ -78,7 +80,7 @@ func dockerCredentials(s *corev1.Secret) ([]podlife.RegistryCredential, error) {
 		return nil, nil
 	}
 	creds := []podlife.RegistryCredential{}
-	for _, reg := range sortedKeys(auths) {
+	for _, reg := range slices.Sorted(maps.Keys(auths)) {
 		a := auths[reg]
 		if a.Auth != "" && a.Username == "" && a.Password == "" {
 			b, err := base64.StdEncoding.DecodeString(a.Auth)

@@ -11,7 +11,7 @@ import (
 )
 
 // resizePolicy converts a container's resizePolicy (validated with the rest of the
-// container, see validateDroppedContainer): NotRequired is podlife's zero value.
+// container, see apicheck.Dropped): NotRequired is podlife's zero value.
 func resizePolicy(in []corev1.ContainerResizePolicy) podlife.ResizePolicy {
 	var out podlife.ResizePolicy
 	for _, rp := range in {
@@ -34,10 +34,10 @@ func resizePolicy(in []corev1.ContainerResizePolicy) podlife.ResizePolicy {
 // the container's path for the errors ("spec.containers[0]"); an unsupported resource is an
 // error naming it.
 func ContainerResources(r corev1.ResourceRequirements, p *field.Path) (podlife.Resources, error) {
-	c := &converter{is: &issues{}}
+	c := &converter{is: newIssues(Document{})}
 	out := c.resources(&r, p.Child("resources"), false)
 	var msgs []string
-	for _, is := range c.is.list {
+	for _, is := range c.is.all() {
 		if is.Severity == Error {
 			msgs = append(msgs, is.Path+": "+is.Message)
 		}

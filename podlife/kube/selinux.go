@@ -39,6 +39,6 @@ func (c *converter) seLinux() {
 		return
 	}
 	for _, p := range set {
-		c.is.field(field.Forbidden(p, "this host runs SELinux and podlife does not apply SELinux labels (to processes or volumes): the pod would not run with this label"))
+		c.is.Field(field.Forbidden(p, "this host runs SELinux and podlife does not apply SELinux labels (to processes or volumes): the pod would not run with this label"))
 	}
 }

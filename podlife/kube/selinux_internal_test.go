@@ -24,12 +24,13 @@ func seLinuxPod() *corev1.Pod {
 
 // convertOn converts pod as Convert does, on a host that runs SELinux or not.
 func convertOn(pod *corev1.Pod, selinux bool) []Issue {
-	is := &issues{doc: Document{Index: -1, Kind: kindPod, Name: pod.Name}}
+	is := newIssues(Document{Index: -1, Kind: kindPod, Name: pod.Name})
 	sh := newShared()
 	sh.seLinuxEnabled = func() bool { return selinux }
 	convertPod(podFromPod(pod), Objects{}, Options{Strict: true}, sh, is)
-	sortIssues(is.list)
-	return is.list
+	list := is.all()
+	sortIssues(list)
+	return list
 }
 
 // seLinuxOptions are accepted with nothing applied on a host without SELinux, as the kubelet;

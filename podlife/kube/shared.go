@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/kube/internal/expand"
 )
 
 // shared is what the conversions of one Load, LoadFiles or Convert share: the budget of
@@ -12,8 +13,8 @@ import (
 // containers or pods) costs its size once, not once per reference. The specs share that
 // data: files of the same object have the same bytes.
 type shared struct {
-	// expansionLeft is what $(VAR) expansion may still produce (MaxExpansionTotal).
-	expansionLeft int
+	// budget is what $(VAR) expansion may still produce (MaxExpansionTotal).
+	budget *expand.Budget
 
 	configMapBytes map[*corev1.ConfigMap]map[string][]byte
 	secretBytes    map[*corev1.Secret]map[string][]byte
@@ -32,7 +33,7 @@ type credentials struct {
 
 func newShared() *shared {
 	return &shared{
-		expansionLeft:  MaxExpansionTotal,
+		budget:         expand.NewBudget(),
 		configMapBytes: map[*corev1.ConfigMap]map[string][]byte{},
 		secretBytes:    map[*corev1.Secret]map[string][]byte{},
 		secretStrings:  map[*corev1.Secret]map[string]string{},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
 
 // validate runs podlife's own validation on the converted spec and reports its errors at
@@ -16,7 +17,7 @@ func (c *converter) validate() {
 	}
 	var ve *podlife.ValidationError
 	if !errors.As(err, &ve) {
-		c.is.errorf(c.specPath, "Invalid value: %v", err)
+		c.is.Errorf(c.specPath, "Invalid value: %v", err)
 		return
 	}
 	// Only the conversion's issues hide validation's: several errors at one path (a name
@@ -26,12 +27,12 @@ func (c *converter) validate() {
 	var add []found
 	for _, fe := range ve.Errs {
 		path := c.documentPath(fe.Field)
-		if !c.is.covered(path) {
+		if !c.is.Covered(path) {
 			add = append(add, found{path, fe.ErrorBody()})
 		}
 	}
 	for _, f := range add {
-		c.is.addAt(Error, f.path, f.body)
+		c.is.AddAt(report.Error, f.path, f.body)
 	}
 }
 

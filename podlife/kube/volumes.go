@@ -3,6 +3,7 @@ package kube
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"reflect"
@@ -45,7 +46,7 @@ func (c *converter) volume(v *corev1.Volume, p *field.Path, pl string) podlife.V
 	case len(set) > 1:
 		// As the API server, every source after the first (in its order) is reported.
 		for _, name := range set[1:] {
-			c.is.field(field.Forbidden(p.Child(name), "may not specify more than 1 volume type"))
+			c.is.Field(field.Forbidden(p.Child(name), "may not specify more than 1 volume type"))
 		}
 		return podlife.Volume{}
 	}
@@ -118,10 +119,10 @@ func (c *converter) emptyDir(e *corev1.EmptyDirVolumeSource, p *field.Path) *pod
 	case corev1.StorageMediumMemory:
 		out.Medium = podlife.MediumMemory
 	default:
-		c.is.field(field.NotSupported(p.Child("medium"), e.Medium, []corev1.StorageMedium{corev1.StorageMediumDefault, corev1.StorageMediumMemory}))
+		c.is.Field(field.NotSupported(p.Child("medium"), e.Medium, []corev1.StorageMedium{corev1.StorageMediumDefault, corev1.StorageMediumMemory}))
 	}
 	if e.SizeLimit != nil && e.SizeLimit.Sign() < 0 {
-		c.is.field(field.Forbidden(p.Child("sizeLimit"), "SizeLimit field must be a valid resource quantity"))
+		c.is.Field(field.Forbidden(p.Child("sizeLimit"), "SizeLimit field must be a valid resource quantity"))
 	} else if e.SizeLimit != nil {
 		n, ok := c.quantity(p.Child("sizeLimit"), e.SizeLimit, false)
 		if ok {
@@ -135,7 +136,7 @@ func (c *converter) emptyDir(e *corev1.EmptyDirVolumeSource, p *field.Path) *pod
 func (c *converter) hostPath(h *corev1.HostPathVolumeSource, p *field.Path) *podlife.HostPathVolume {
 	out := &podlife.HostPathVolume{Path: h.Path}
 	if h.Path == "" {
-		c.is.field(field.Required(p.Child("path"), ""))
+		c.is.Field(field.Required(p.Child("path"), ""))
 	}
 	if h.Type == nil {
 		return out
@@ -148,7 +149,7 @@ func (c *converter) hostPath(h *corev1.HostPathVolumeSource, p *field.Path) *pod
 		if !slices.Contains(apiHostPathTypes, *h.Type) {
 			supported = apiHostPathTypes
 		}
-		c.is.field(field.NotSupported(p.Child("type"), *h.Type, supported))
+		c.is.Field(field.NotSupported(p.Child("type"), *h.Type, supported))
 		return out
 	}
 	out.Type = podlife.HostPathType(*h.Type)
@@ -168,11 +169,11 @@ func (c *converter) quantity(p *field.Path, q *resource.Quantity, milli bool) (i
 		limit /= 1000
 	}
 	if q.Sign() < 0 {
-		c.is.field(field.Invalid(p, q.String(), "must be greater than or equal to 0"))
+		c.is.Field(field.Invalid(p, q.String(), "must be greater than or equal to 0"))
 		return 0, false
 	}
 	if q.AsApproximateFloat64() > limit {
-		c.is.field(field.Invalid(p, q.String(), "must be between 0 and 2^62"))
+		c.is.Field(field.Invalid(p, q.String(), "must be between 0 and 2^62"))
 		return 0, false
 	}
 	if milli {
@@ -187,7 +188,7 @@ func (c *converter) fileMode(p *field.Path, m *int32, def os.FileMode) os.FileMo
 		return def
 	}
 	if *m < 0 || *m > 0o777 {
-		c.is.field(field.Invalid(p, *m, "must be a number between 0 and 0777 (octal), both inclusive"))
+		c.is.Field(field.Invalid(p, *m, "must be a number between 0 and 0777 (octal), both inclusive"))
 		return def
 	}
 	return os.FileMode(*m)
@@ -200,7 +201,7 @@ func (c *converter) keyFiles(p, namePath *field.Path, data map[string][]byte, it
 	mode os.FileMode, pl string, first int, what string) []podlife.File {
 	var files []podlife.File
 	if len(items) == 0 {
-		for _, k := range sortedKeys(data) {
+		for _, k := range slices.Sorted(maps.Keys(data)) {
 			// A key podlife cannot take as a file name is the referenced object's fault.
 			c.mapPath(fmt.Sprintf("%s.files[%d].path", pl, first+len(files)), namePath)
 			files = append(files, podlife.File{Path: k, Data: data[k], Mode: mode})
@@ -210,14 +211,14 @@ func (c *converter) keyFiles(p, namePath *field.Path, data map[string][]byte, it
 	for j, it := range items {
 		ip := p.Child("items").Index(j)
 		if it.Key == "" {
-			c.is.field(field.Required(ip.Child("key"), ""))
+			c.is.Field(field.Required(ip.Child("key"), ""))
 			c.relativePath(ip.Child("path"), it.Path)
 			continue
 		}
 		d, ok := data[it.Key]
 		if !ok {
 			if !optional {
-				c.is.errorf(ip.Child("key"), "Not found: %q: no such key in %s", it.Key, what)
+				c.is.Errorf(ip.Child("key"), "Not found: %q: no such key in %s", it.Key, what)
 			}
 			continue
 		}
@@ -236,7 +237,7 @@ func (c *converter) keyFiles(p, namePath *field.Path, data map[string][]byte, it
 func (c *converter) relativePath(p *field.Path, s string) bool {
 	ok := true
 	bad := func(fe *field.Error) {
-		c.is.field(fe)
+		c.is.Field(fe)
 		ok = false
 	}
 	if s == "" {
@@ -259,13 +260,13 @@ func (c *converter) configMapFiles(p *field.Path, name string, items []corev1.Ke
 	mode os.FileMode, pl string, first int) []podlife.File {
 	opt := optional != nil && *optional
 	if name == "" {
-		c.is.field(field.Required(p.Child("name"), ""))
+		c.is.Field(field.Required(p.Child("name"), ""))
 		return nil
 	}
 	cm := c.objects.configMap(name)
 	if cm == nil {
 		if !opt {
-			c.is.errorf(p.Child("name"), "Not found: %q: no such ConfigMap given with the pod", name)
+			c.is.Errorf(p.Child("name"), "Not found: %q: no such ConfigMap given with the pod", name)
 		}
 		return nil
 	}
@@ -278,13 +279,13 @@ func (c *converter) secretFiles(p *field.Path, nameField, name string, items []c
 	mode os.FileMode, pl string, first int) []podlife.File {
 	opt := optional != nil && *optional
 	if name == "" {
-		c.is.field(field.Required(p.Child(nameField), ""))
+		c.is.Field(field.Required(p.Child(nameField), ""))
 		return nil
 	}
 	s := c.objects.secret(name)
 	if s == nil {
 		if !opt {
-			c.is.errorf(p.Child(nameField), "Not found: %q: no such Secret given with the pod", name)
+			c.is.Errorf(p.Child(nameField), "Not found: %q: no such Secret given with the pod", name)
 		}
 		return nil
 	}
@@ -304,13 +305,13 @@ func (c *converter) downwardFiles(p *field.Path, items []corev1.DownwardAPIVolum
 		var ok bool
 		switch {
 		case it.FieldRef != nil && it.ResourceFieldRef != nil:
-			c.is.field(field.Invalid(ip, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"))
+			c.is.Field(field.Invalid(ip, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"))
 		case it.FieldRef != nil:
-			v, _, ok = c.fieldRef(ip.Child("fieldRef"), it.FieldRef, true)
+			v, _, ok = c.envs.FieldRef(ip.Child("fieldRef"), it.FieldRef, true)
 		case it.ResourceFieldRef != nil:
-			v, ok = c.resourceFieldRef(ip.Child("resourceFieldRef"), it.ResourceFieldRef, nil)
+			v, ok = c.envs.ResourceFieldRef(ip.Child("resourceFieldRef"), it.ResourceFieldRef, nil)
 		default:
-			c.is.field(field.Required(ip, "one of fieldRef and resourceFieldRef is required"))
+			c.is.Field(field.Required(ip, "one of fieldRef and resourceFieldRef is required"))
 		}
 		if !ok {
 			continue
@@ -337,7 +338,7 @@ func (c *converter) projectedFiles(v *corev1.ProjectedVolumeSource, p *field.Pat
 			}
 		}
 		if n > 1 {
-			c.is.field(field.Forbidden(sp, "may not specify more than 1 volume type per source"))
+			c.is.Field(field.Forbidden(sp, "may not specify more than 1 volume type per source"))
 			continue
 		}
 		var got []podlife.File
@@ -356,7 +357,7 @@ func (c *converter) projectedFiles(v *corev1.ProjectedVolumeSource, p *field.Pat
 		}
 		for _, f := range got {
 			if seen[f.Path] {
-				c.is.field(field.Invalid(p, cmp.Or(name, f.Path), "conflicting duplicate paths"))
+				c.is.Field(field.Invalid(p, cmp.Or(name, f.Path), "conflicting duplicate paths"))
 				continue
 			}
 			seen[f.Path] = true

@@ -85,6 +85,12 @@ func TestPackageArrows(t *testing.T) {
 		{"internal/procutil", []string{"podlife"}},
 		{"internal/restart", []string{"podlife"}},
 		{"internal/sandboxns", []string{"podlife"}},
+		{"podlife/kube/internal/report", []string{"podlife", "podlife/kube/internal/fields", "podlife/kube/internal/decode", "podlife/kube/internal/apicheck", "podlife/kube/internal/expand", "podlife/kube/internal/env"}},
+		{"podlife/kube/internal/fields", []string{"podlife", "podlife/kube/internal/decode", "podlife/kube/internal/apicheck", "podlife/kube/internal/expand", "podlife/kube/internal/env"}},
+		{"podlife/kube/internal/decode", []string{"podlife", "podlife/kube/internal/fields", "podlife/kube/internal/apicheck", "podlife/kube/internal/expand", "podlife/kube/internal/env"}},
+		{"podlife/kube/internal/apicheck", []string{"podlife", "podlife/kube/internal/fields", "podlife/kube/internal/decode", "podlife/kube/internal/expand", "podlife/kube/internal/env"}},
+		{"podlife/kube/internal/expand", []string{"podlife", "podlife/kube/internal/fields", "podlife/kube/internal/decode", "podlife/kube/internal/apicheck", "podlife/kube/internal/env"}},
+		{"podlife/kube/internal/env", []string{"podlife/kube/internal/fields", "podlife/kube/internal/decode", "podlife/kube/internal/apicheck"}},
 		{"podlife", []string{"podlife/kube", "podlife/podlifetest", "podlife/containerlogger", "internal/kubectl", "internal/podwatch"}},
 	}
 	for _, r := range rules {

@@ -1,8 +1,7 @@
-package kube
+package fields
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"slices"
 	"sort"
@@ -10,11 +9,13 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
 
-// ruleSet indexes rules by path pattern (placeholders expanded, indices written [*]).
-type ruleSet struct {
-	byPath map[string]rule
+// RuleSet indexes rules by path pattern (placeholders expanded, indices written [*]).
+type RuleSet struct {
+	byPath map[string]Rule
 	// interior holds the proper prefixes of the rule paths: objects and lists the walker
 	// descends into.
 	interior map[string]bool
@@ -49,10 +50,10 @@ func expandPattern(path string) []string {
 	return paths
 }
 
-func newRuleSet(rules []rule) *ruleSet {
-	rs := &ruleSet{byPath: map[string]rule{}, interior: map[string]bool{}}
+func newRuleSet(rules []Rule) *RuleSet {
+	rs := &RuleSet{byPath: map[string]Rule{}, interior: map[string]bool{}}
 	for _, r := range rules {
-		for _, p := range expandPattern(r.path) {
+		for _, p := range expandPattern(r.Path) {
 			rs.byPath[p] = r
 			for i := 1; i < len(p); i++ {
 				if p[i] == '.' || p[i] == '[' {
@@ -64,36 +65,43 @@ func newRuleSet(rules []rule) *ruleSet {
 	return rs
 }
 
-// ruleSets are built once; they are never modified after.
+// The rule sets are built once; they are never modified after.
 var (
-	podRuleSet      = sync.OnceValue(func() *ruleSet { return newRuleSet(podRules()) })
-	workloadRuleSet = sync.OnceValue(func() map[string]*ruleSet {
-		m := map[string]*ruleSet{}
-		for _, k := range workloadKinds {
-			m[k] = newRuleSet(workloadRules(k))
+	podSet       = sync.OnceValue(func() *RuleSet { return newRuleSet(PodRules()) })
+	workloadSets = sync.OnceValue(func() map[string]*RuleSet {
+		m := map[string]*RuleSet{}
+		for _, k := range WorkloadKinds() {
+			m[k] = newRuleSet(WorkloadRules(k))
 		}
 		return m
 	})
 )
 
-// checkFields reports every field set in obj (a typed Kubernetes object, or part of one) that
+// Pod returns the rules of a Pod, and of a workload's spec.template, indexed.
+func Pod() *RuleSet { return podSet() }
+
+// Workload returns the rules of a workload of kind (one of WorkloadKinds), indexed; nil for
+// another kind.
+func Workload(kind string) *RuleSet { return workloadSets()[kind] }
+
+// Check reports every field set in obj (a typed Kubernetes object, or part of one) that
 // the rules reject or warn about, or do not know, with its path under root.
-func checkFields(rs *ruleSet, obj any, root *field.Path, is *issues) {
+func Check(rs *RuleSet, obj any, root *field.Path, is *report.List) {
 	b, err := json.Marshal(obj)
 	if err != nil {
-		is.errorf(root, "Internal error: %v", err)
+		is.Errorf(root, "Internal error: %v", err)
 		return
 	}
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
-		is.errorf(root, "Internal error: %v", err)
+		is.Errorf(root, "Internal error: %v", err)
 		return
 	}
 	rs.walk(v, "", root, is)
 }
 
 // walk checks the value v found at path p, whose pattern is pattern.
-func (rs *ruleSet) walk(v any, pattern string, p *field.Path, is *issues) {
+func (rs *RuleSet) walk(v any, pattern string, p *field.Path, is *report.List) {
 	if v == nil {
 		return
 	}
@@ -102,7 +110,7 @@ func (rs *ruleSet) walk(v any, pattern string, p *field.Path, is *issues) {
 		return
 	}
 	if pattern != "" && !rs.interior[pattern] {
-		is.errorf(p, "Forbidden: field not supported by podlife")
+		is.Errorf(p, "Forbidden: field not supported by podlife")
 		return
 	}
 	switch v := v.(type) {
@@ -117,37 +125,37 @@ func (rs *ruleSet) walk(v any, pattern string, p *field.Path, is *issues) {
 			if pattern != "" {
 				child = pattern + "." + k
 			}
-			rs.walk(v[k], child, childPath(p, k), is)
+			rs.walk(v[k], child, report.ChildPath(p, k), is)
 		}
 	case []any:
 		for i, e := range v {
 			rs.walk(e, pattern+"[*]", p.Index(i), is)
 		}
 	default:
-		is.errorf(p, "Forbidden: field not supported by podlife")
+		is.Errorf(p, "Forbidden: field not supported by podlife")
 	}
 }
 
 // apply reports what rule r says about value v at p.
-func (rs *ruleSet) apply(r rule, v any, p *field.Path, is *issues) {
-	if r.support != warned && r.support != rejected || isEmpty(v) {
+func (rs *RuleSet) apply(r Rule, v any, p *field.Path, is *report.List) {
+	if r.Support != Warned && r.Support != Rejected || isEmpty(v) {
 		return
 	}
-	if slices.ContainsFunc(r.accept, func(a any) bool { return reflect.DeepEqual(a, v) }) {
+	if slices.ContainsFunc(r.Accept, func(a any) bool { return reflect.DeepEqual(a, v) }) {
 		return
 	}
-	if r.support == warned {
-		is.warnf(p, "Not honoured: %s", r.note)
+	if r.Support == Warned {
+		is.Warnf(p, "Not honoured: %s", r.Note)
 		return
 	}
 	switch v.(type) {
 	case string, bool, float64:
-		if len(r.accept) > 0 {
-			is.errorf(p, "Unsupported value: %s: %s (supported: %s)", jsonString(v), r.note, jsonList(r.accept))
+		if len(r.Accept) > 0 {
+			is.Errorf(p, "Unsupported value: %s: %s (supported: %s)", report.JSONString(v), r.Note, jsonList(r.Accept))
 			return
 		}
 	}
-	is.errorf(p, "Forbidden: not supported by podlife: %s", r.note)
+	is.Errorf(p, "Forbidden: not supported by podlife: %s", r.Note)
 }
 
 // isEmpty tells whether v is an empty object or list, which asks for nothing.
@@ -161,26 +169,10 @@ func isEmpty(v any) bool {
 	return false
 }
 
-// childPath returns root.Child(name), or a new path when root is nil.
-func childPath(root *field.Path, name string) *field.Path {
-	if root == nil {
-		return field.NewPath(name)
-	}
-	return root.Child(name)
-}
-
-func jsonString(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
 func jsonList(vs []any) string {
 	s := make([]string, len(vs))
 	for i, v := range vs {
-		s[i] = jsonString(v)
+		s[i] = report.JSONString(v)
 	}
 	return strings.Join(s, ", ")
 }

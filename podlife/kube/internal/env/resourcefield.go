@@ -1,4 +1,4 @@
-package kube
+package env
 
 import (
 	"maps"
@@ -24,24 +24,24 @@ var (
 	sizeDivisors = []string{"1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei"}
 )
 
-// resourceFieldRef resolves a downward API resource field (an env valueFrom or a downwardAPI
+// ResourceFieldRef resolves a downward API resource field (an env valueFrom or a downwardAPI
 // volume item) as the kubelet does: the container's limit or request of the resource,
 // divided by the divisor (default 1) and rounded up (ExtractContainerResourceValue). A
 // request the container does not set defaults to its limit, as the API server defaults it;
 // a limit it does not set is the pod-level limit or else the node's allocatable
-// (defaultPodLimitsForDownwardAPI), here the host's (see Options.Allocatable). self is the container of an env variable (nil for a
+// (defaultPodLimitsForDownwardAPI), here the host's (see Pod.Allocatable). self is the container of an env variable (nil for a
 // volume, where containerName is required).
-func (c *converter) resourceFieldRef(p *field.Path, ref *corev1.ResourceFieldSelector, self *corev1.Container) (string, bool) {
+func (c *Resolver) ResourceFieldRef(p *field.Path, ref *corev1.ResourceFieldSelector, self *corev1.Container) (string, bool) {
 	volume := self == nil
 	switch {
 	case volume && ref.ContainerName == "":
-		c.is.field(field.Required(p.Child("containerName"), ""))
+		c.is.Field(field.Required(p.Child("containerName"), ""))
 		return "", false
 	case ref.Resource == "":
-		c.is.field(field.Required(p.Child("resource"), ""))
+		c.is.Field(field.Required(p.Child("resource"), ""))
 		return "", false
 	case !slices.Contains(resourceFields, ref.Resource):
-		c.is.field(field.NotSupported(p.Child("resource"), ref.Resource, resourceFields))
+		c.is.Field(field.NotSupported(p.Child("resource"), ref.Resource, resourceFields))
 		return "", false
 	}
 	kind, name, _ := strings.Cut(ref.Resource, ".")
@@ -49,7 +49,7 @@ func (c *converter) resourceFieldRef(p *field.Path, ref *corev1.ResourceFieldSel
 	if divisor.IsZero() {
 		divisor = resource.MustParse("1")
 	} else if msg, ok := checkDivisor(corev1.ResourceName(name), divisor); !ok {
-		c.is.field(field.Invalid(p.Child("divisor"), ref.Resource, msg))
+		c.is.Field(field.Invalid(p.Child("divisor"), ref.Resource, msg))
 		return "", false
 	}
 	ct, defaulted := self, true
@@ -57,7 +57,7 @@ func (c *converter) resourceFieldRef(p *field.Path, ref *corev1.ResourceFieldSel
 		var regular bool
 		ct, regular = c.podContainer(ref.ContainerName)
 		if ct == nil {
-			c.is.errorf(p.Child("containerName"), "Not found: %q: no such container in the pod", ref.ContainerName)
+			c.is.Errorf(p.Child("containerName"), "Not found: %q: no such container in the pod", ref.ContainerName)
 			return "", false
 		}
 		// The kubelet defaults the limits of every container for a volume, but for an env
@@ -88,8 +88,8 @@ func checkDivisor(name corev1.ResourceName, d resource.Quantity) (string, bool) 
 
 // podContainer finds a container or init container by name; regular reports whether it is
 // one of the regular containers.
-func (c *converter) podContainer(name string) (ct *corev1.Container, regular bool) {
-	s := c.src.spec
+func (c *Resolver) podContainer(name string) (ct *corev1.Container, regular bool) {
+	s := c.pod.Spec
 	for i := range s.Containers {
 		if s.Containers[i].Name == name {
 			return &s.Containers[i], true
@@ -106,7 +106,7 @@ func (c *converter) podContainer(name string) (ct *corev1.Container, regular boo
 // containerResource returns a container's limit or request ("limits" or "requests") of a
 // resource, zero if it has none. A missing request is the limit (the API server's default);
 // with defaulted, a missing or zero limit is the node's allocatable (the kubelet's).
-func (c *converter) containerResource(ct *corev1.Container, kind string, name corev1.ResourceName, defaulted bool) resource.Quantity {
+func (c *Resolver) containerResource(ct *corev1.Container, kind string, name corev1.ResourceName, defaulted bool) resource.Quantity {
 	r := ct.Resources
 	if kind == "requests" {
 		if q, ok := r.Requests[name]; ok {
@@ -122,14 +122,14 @@ func (c *converter) containerResource(ct *corev1.Container, kind string, name co
 
 // allocatable returns what the kubelet gives a container without a limit: the pod-level
 // limit of the resource if the pod has one (cpu and memory), else the node allocatable
-// (Options.Allocatable or this host's).
-func (c *converter) allocatable() corev1.ResourceList {
+// (Pod.Allocatable or this host's).
+func (c *Resolver) allocatable() corev1.ResourceList {
 	if c.alloc == nil {
-		c.alloc = maps.Clone(c.opts.Allocatable)
+		c.alloc = maps.Clone(c.pod.Allocatable)
 		if c.alloc == nil {
 			c.alloc = hostAllocatable()
 		}
-		if r := c.src.spec.Resources; r != nil {
+		if r := c.pod.Spec.Resources; r != nil {
 			for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
 				if q, ok := r.Limits[name]; ok && !q.IsZero() {
 					if _, ok := c.alloc[name]; ok {

@@ -1,8 +1,9 @@
-package kube
+package env
 
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -13,11 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/kube/internal/expand"
 )
 
-// environment is a container's resolved environment, in the order variables were first
+// Environment is a container's resolved environment, in the order variables were first
 // defined, each with the value it was last given and where that came from.
-type environment struct {
+type Environment struct {
 	order []string
 	vars  map[string]string
 	from  map[string]*field.Path
@@ -25,11 +27,14 @@ type environment struct {
 	// the host's, the pod's UID), by name: their vars entry is empty.
 	runtime map[string]podlife.PodField
 	// size is what the variables take in the process's environment: NAME=value and a NUL
-	// each (see MaxContainerEnvironment).
+	// each (see expand.MaxEnvironment).
 	size int
 }
 
-func (e *environment) set(name, value string, from *field.Path) {
+// Size is what the variables take in the process's environment (see expand.MaxEnvironment).
+func (e *Environment) Size() int { return e.size }
+
+func (e *Environment) set(name, value string, from *field.Path) {
 	if old, ok := e.vars[name]; ok {
 		e.size -= envSize(name, old)
 		if _, ok := e.runtime[name]; ok {
@@ -45,7 +50,7 @@ func (e *environment) set(name, value string, from *field.Path) {
 }
 
 // setRuntime sets name to a field of the running pod, counting maxRuntimeValue for its value.
-func (e *environment) setRuntime(name string, f podlife.PodField, from *field.Path) {
+func (e *Environment) setRuntime(name string, f podlife.PodField, from *field.Path) {
 	e.set(name, "", from)
 	e.runtime[name] = f
 	e.size += maxRuntimeValue
@@ -55,47 +60,48 @@ func (e *environment) setRuntime(name string, f podlife.PodField, from *field.Pa
 // comma; a UID is 36 bytes).
 const maxRuntimeValue = 2*len("ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255") + 1
 
-// lookup looks a variable up for a $(VAR) reference at p. A variable podlife resolves only
+// Lookup looks a variable of e up for a $(VAR) reference at p. A variable podlife resolves only
 // when it creates the container cannot be expanded into another string: that is reported at
 // p, and the reference stays as written.
-func (c *converter) lookup(p *field.Path, vars map[string]string, runtime map[string]podlife.PodField) func(string) (string, bool) {
+func (c *Resolver) Lookup(p *field.Path, e *Environment) func(string) (string, bool) {
+	vars, runtime := e.vars, e.runtime
 	return func(name string) (string, bool) {
 		if f, ok := runtime[name]; ok {
-			c.is.errorf(p, "Unsupported value: $(%s): the variable is %s, which podlife resolves only when it creates the container: it can be read from the environment, but not expanded in another value, command, args or subPathExpr", name, f)
+			c.is.Errorf(p, "Unsupported value: $(%s): the variable is %s, which podlife resolves only when it creates the container: it can be read from the environment, but not expanded in another value, command, args or subPathExpr", name, f)
 			return "", false
 		}
 		if v, ok := vars[name]; ok {
 			return v, true
 		}
-		v, ok := c.opts.ServiceEnv[name] // the kubelet's MappingFuncFor(env, serviceEnv)
+		v, ok := c.pod.ServiceEnv[name] // the kubelet's MappingFuncFor(env, serviceEnv)
 		return v, ok
 	}
 }
 
-// room is the longest value name may be set to within MaxContainerEnvironment.
-func (e *environment) room(name string) int {
+// room is the longest value name may be set to within expand.MaxEnvironment.
+func (e *Environment) room(name string) int {
 	size := e.size
 	if old, ok := e.vars[name]; ok {
 		size -= envSize(name, old)
 	}
-	return MaxContainerEnvironment - size - envSize(name, "")
+	return expand.MaxEnvironment - size - envSize(name, "")
 }
 
 func envSize(name, value string) int { return len(name) + 1 + len(value) + 1 }
 
-// env resolves a container's environment as the kubelet does (makeEnvironmentVariables):
+// Env resolves a container's environment as the kubelet does (makeEnvironmentVariables):
 // envFrom sources first, in order, then env entries in order, later definitions winning.
 // A literal value has its $(VAR) references expanded with the variables defined before it;
 // a value from a reference is taken as is. pl is the container's path in podlife's
 // validation.
 //
-// Values are held to MaxExpandedString, and the environment to MaxContainerEnvironment,
+// Values are held to expand.MaxString, and the environment to expand.MaxEnvironment,
 // while they are expanded. The size of the environment is returned too. stopped tells that a
 // value went over a limit (reported): what follows it was not resolved, and the container's
 // command and args are not to be expanded either. (Going on would only report the same
 // bomb again: a reference to a variable left unset stays as written, and doubles as well.)
-func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []podlife.EnvVar, e *environment, stopped bool) {
-	e = &environment{vars: map[string]string{}, from: map[string]*field.Path{}, runtime: map[string]podlife.PodField{}}
+func (c *Resolver) Env(ct *corev1.Container, p *field.Path, pl string) (list []podlife.EnvVar, e *Environment, stopped bool) {
+	e = &Environment{vars: map[string]string{}, from: map[string]*field.Path{}, runtime: map[string]podlife.PodField{}}
 	for j := range ct.EnvFrom {
 		if !c.envFrom(&ct.EnvFrom[j], p.Child("envFrom").Index(j), e) {
 			return nil, e, true
@@ -105,19 +111,19 @@ func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []
 		ep := p.Child("env").Index(j)
 		switch {
 		case ev.Name == "":
-			c.is.field(field.Required(ep.Child("name"), ""))
+			c.is.Field(field.Required(ep.Child("name"), ""))
 		case len(validation.IsRelaxedEnvVarName(ev.Name)) > 0:
 			for _, msg := range validation.IsRelaxedEnvVarName(ev.Name) {
-				c.is.field(field.Invalid(ep.Child("name"), ev.Name, msg))
+				c.is.Field(field.Invalid(ep.Child("name"), ev.Name, msg))
 			}
 		case ev.ValueFrom == nil:
-			v, hit := c.expandAt(ep.Child("value"), ev.Value, c.lookup(ep.Child("value"), e.vars, e.runtime), e.room(ev.Name))
-			if hit != fits {
+			v, hit := c.x.At(ep.Child("value"), ev.Value, c.Lookup(ep.Child("value"), e), e.room(ev.Name))
+			if hit != expand.Fits {
 				return nil, e, true
 			}
 			e.set(ev.Name, v, ep)
 		case ev.Value != "":
-			c.is.field(field.Invalid(ep.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
+			c.is.Field(field.Invalid(ep.Child("valueFrom"), "", "may not be specified when `value` is not empty"))
 		default:
 			v, from, ok := c.valueFrom(ct, ev.ValueFrom, ep.Child("valueFrom"))
 			switch {
@@ -138,11 +144,11 @@ func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []
 	}
 	// The Service variables come last, those the container defines itself excepted (the
 	// kubelet's makeEnvironmentVariables), in name order.
-	for _, name := range sortedKeys(c.opts.ServiceEnv) {
+	for _, name := range slices.Sorted(maps.Keys(c.pod.ServiceEnv)) {
 		if _, ok := e.vars[name]; ok {
 			continue
 		}
-		v := c.opts.ServiceEnv[name]
+		v := c.pod.ServiceEnv[name]
 		if !c.fitsEnv(p, e, name, v) {
 			return nil, e, true
 		}
@@ -151,31 +157,31 @@ func (c *converter) env(ct *corev1.Container, p *field.Path, pl string) (list []
 	for i, name := range e.order {
 		list = append(list, podlife.EnvVar{Name: name, Value: e.vars[name], From: e.runtime[name]})
 		if from := e.from[name]; from != nil {
-			c.mapPath(fmt.Sprintf("%s.env[%d]", pl, i), from)
+			c.pod.MapPath(fmt.Sprintf("%s.env[%d]", pl, i), from)
 		}
 	}
 	return list, e, false
 }
 
 // fitsEnv checks a value read from a ConfigMap, a Secret or the pod (not expanded) against
-// MaxExpandedString and the environment's room, and reports at p what it exceeds.
-func (c *converter) fitsEnv(p *field.Path, e *environment, name, value string) bool {
-	var hit overrun
+// expand.MaxString and the environment's room, and reports at p what it exceeds.
+func (c *Resolver) fitsEnv(p *field.Path, e *Environment, name, value string) bool {
+	var hit expand.Overrun
 	switch {
-	case len(value) > MaxExpandedString:
-		hit = stringTooLong
+	case len(value) > expand.MaxString:
+		hit = expand.StringTooLong
 	case len(value) > e.room(name):
-		hit = containerTooBig
+		hit = expand.ContainerTooBig
 	default:
 		return true
 	}
-	c.is.errorf(p, "Too long: %s", hit.message(false))
+	c.is.Errorf(p, "Too long: %s", hit.Message(false))
 	return false
 }
 
 // envFrom adds the keys of a ConfigMap or Secret to e. It returns false when a value went
 // over a limit (reported).
-func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environment) bool {
+func (c *Resolver) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *Environment) bool {
 	var (
 		data     map[string]string
 		optional *bool
@@ -185,27 +191,25 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 	)
 	switch {
 	case ef.ConfigMapRef != nil && ef.SecretRef != nil:
-		c.is.field(field.Invalid(p, "", "may not have more than one field specified at a time"))
+		c.is.Field(field.Invalid(p, "", "may not have more than one field specified at a time"))
 		return true
 	case ef.ConfigMapRef != nil:
 		name, optional, kind, np = ef.ConfigMapRef.Name, ef.ConfigMapRef.Optional, "ConfigMap", p.Child("configMapRef", "name")
-		if cm := c.objects.configMap(name); cm != nil {
+		if cm := c.pod.ConfigMap(name); cm != nil {
 			data = cm.Data // the kubelet takes data only, not binaryData
 		}
 	case ef.SecretRef != nil:
 		name, optional, kind, np = ef.SecretRef.Name, ef.SecretRef.Optional, "Secret", p.Child("secretRef", "name")
-		if s := c.objects.secret(name); s != nil {
-			data = c.shared.secretStringData(s)
-		}
+		data = c.pod.SecretData(name)
 	default:
 		// The API server reports it at the envFrom list; the entry's index is kept here.
-		c.is.field(field.Invalid(p, "", "must specify one of: `configMapRef` or `secretRef`"))
+		c.is.Field(field.Invalid(p, "", "must specify one of: `configMapRef` or `secretRef`"))
 		return true
 	}
 	if ef.Prefix != "" {
 		msgs := validation.IsRelaxedEnvVarName(ef.Prefix)
 		for _, msg := range msgs {
-			c.is.field(field.Invalid(p.Child("prefix"), ef.Prefix, msg))
+			c.is.Field(field.Invalid(p.Child("prefix"), ef.Prefix, msg))
 		}
 		if len(msgs) > 0 {
 			return true
@@ -215,19 +219,19 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 	msgs := apivalidation.NameIsDNSSubdomain(name, true)
 	switch {
 	case name == "":
-		c.is.field(field.Required(np, ""))
+		c.is.Field(field.Required(np, ""))
 		return true
 	case len(msgs) > 0:
 		for _, msg := range msgs {
-			c.is.field(field.Invalid(np, name, msg))
+			c.is.Field(field.Invalid(np, name, msg))
 		}
 		return true
 	case data == nil && (optional == nil || !*optional):
-		c.is.errorf(np, "Not found: %q: no such %s given with the pod", name, kind)
+		c.is.Errorf(np, "Not found: %q: no such %s given with the pod", name, kind)
 		return true
 	}
 	var invalid []string
-	for _, k := range sortedKeys(data) {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
 		n := ef.Prefix + k
 		// The kubelet's rule since Kubernetes 1.34 (RelaxedEnvironmentVariableValidation).
 		if len(validation.IsRelaxedEnvVarName(n)) > 0 {
@@ -240,7 +244,7 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 		e.set(n, data[k], p)
 	}
 	if len(invalid) > 0 {
-		c.is.warnf(p, "Not honoured: %s %q: keys %q are not valid environment variable names and are skipped", kind, name, invalid)
+		c.is.Warnf(p, "Not honoured: %s %q: keys %q are not valid environment variable names and are skipped", kind, name, invalid)
 	}
 	return true
 }
@@ -248,7 +252,7 @@ func (c *converter) envFrom(ef *corev1.EnvFromSource, p *field.Path, e *environm
 // valueFrom resolves an env valueFrom of container ct, or names the field of the running pod
 // it is (from). It returns false when the variable is not to be set: an error, or an optional
 // reference to something missing.
-func (c *converter) valueFrom(ct *corev1.Container, vf *corev1.EnvVarSource, p *field.Path) (v string, from podlife.PodField, ok bool) {
+func (c *Resolver) valueFrom(ct *corev1.Container, vf *corev1.EnvVarSource, p *field.Path) (v string, from podlife.PodField, ok bool) {
 	n := 0
 	for _, set := range []bool{vf.FieldRef != nil, vf.ResourceFieldRef != nil, vf.ConfigMapKeyRef != nil,
 		vf.SecretKeyRef != nil, vf.FileKeyRef != nil} {
@@ -258,22 +262,22 @@ func (c *converter) valueFrom(ct *corev1.Container, vf *corev1.EnvVarSource, p *
 	}
 	switch {
 	case n == 0:
-		c.is.field(field.Invalid(p, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`"))
+		c.is.Field(field.Invalid(p, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, `secretKeyRef` or `fileKeyRef`"))
 		return "", "", false
 	case n > 1:
-		c.is.field(field.Invalid(p, "", "may not have more than one field specified at a time"))
+		c.is.Field(field.Invalid(p, "", "may not have more than one field specified at a time"))
 		return "", "", false
 	}
 	switch {
 	case vf.FieldRef != nil:
-		return c.fieldRef(p.Child("fieldRef"), vf.FieldRef, false)
+		return c.FieldRef(p.Child("fieldRef"), vf.FieldRef, false)
 	case vf.ResourceFieldRef != nil:
-		v, ok := c.resourceFieldRef(p.Child("resourceFieldRef"), vf.ResourceFieldRef, ct)
+		v, ok := c.ResourceFieldRef(p.Child("resourceFieldRef"), vf.ResourceFieldRef, ct)
 		return v, "", ok
 	case vf.ConfigMapKeyRef != nil:
 		r, rp := vf.ConfigMapKeyRef, p.Child("configMapKeyRef")
 		var data map[string]string
-		if cm := c.objects.configMap(r.Name); cm != nil {
+		if cm := c.pod.ConfigMap(r.Name); cm != nil {
 			data = cm.Data
 		}
 		v, ok := c.keyRef(rp, "ConfigMap", r.Name, r.Key, r.Optional, data != nil, func(k string) (string, bool) {
@@ -284,9 +288,7 @@ func (c *converter) valueFrom(ct *corev1.Container, vf *corev1.EnvVarSource, p *
 	case vf.SecretKeyRef != nil:
 		r, rp := vf.SecretKeyRef, p.Child("secretKeyRef")
 		var data map[string]string
-		if s := c.objects.secret(r.Name); s != nil {
-			data = c.shared.secretStringData(s)
-		}
+		data = c.pod.SecretData(r.Name)
 		v, ok := c.keyRef(rp, "Secret", r.Name, r.Key, r.Optional, data != nil, func(k string) (string, bool) {
 			v, ok := data[k]
 			return v, ok
@@ -297,23 +299,23 @@ func (c *converter) valueFrom(ct *corev1.Container, vf *corev1.EnvVarSource, p *
 }
 
 // keyRef resolves a configMapKeyRef or secretKeyRef.
-func (c *converter) keyRef(p *field.Path, kind, name, key string, optional *bool, found bool,
+func (c *Resolver) keyRef(p *field.Path, kind, name, key string, optional *bool, found bool,
 	get func(string) (string, bool)) (string, bool) {
 	opt := optional != nil && *optional
 	// The API server's checks (validateConfigMapKeySelector, validateSecretKeySelector)
 	// come before the lookup.
 	bad := false
 	for _, msg := range validation.IsDNS1123Subdomain(name) {
-		c.is.field(field.Invalid(p.Child("name"), name, msg))
+		c.is.Field(field.Invalid(p.Child("name"), name, msg))
 		bad = true
 	}
 	if key == "" {
-		c.is.field(field.Required(p.Child("key"), ""))
+		c.is.Field(field.Required(p.Child("key"), ""))
 		bad = true
 	}
 	for _, msg := range validation.IsConfigMapKey(key) {
 		if key != "" {
-			c.is.field(field.Invalid(p.Child("key"), key, msg))
+			c.is.Field(field.Invalid(p.Child("key"), key, msg))
 			bad = true
 		}
 	}
@@ -322,24 +324,24 @@ func (c *converter) keyRef(p *field.Path, kind, name, key string, optional *bool
 		return "", false
 	case !found:
 		if !opt {
-			c.is.errorf(p.Child("name"), "Not found: %q: no such %s given with the pod", name, kind)
+			c.is.Errorf(p.Child("name"), "Not found: %q: no such %s given with the pod", name, kind)
 		}
 		return "", false
 	}
 	v, ok := get(key)
 	if !ok && !opt {
-		c.is.errorf(p.Child("key"), "Not found: %q: no such key in %s %q", key, kind, name)
+		c.is.Errorf(p.Child("key"), "Not found: %q: no such key in %s %q", key, kind, name)
 	}
 	return v, ok
 }
 
-// fieldRef resolves a downward API field of the pod, as the kubelet does
+// FieldRef resolves a downward API field of the pod, as the kubelet does
 // (podFieldSelectorRuntimeValue). The pod's name, namespace, labels, annotations, service
 // account and node are known before it runs, and so is the UID of an API object (a manifest's
 // pod gets podlife's UID); its IPs and the host's are resolved by podlife when it creates the
 // container: from names that field. volume selects the fields a downwardAPI volume may use
 // (whole label and annotation maps, the UID when known) over those of env.
-func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, volume bool) (v string, from podlife.PodField, ok bool) {
+func (c *Resolver) FieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, volume bool) (v string, from podlife.PodField, ok bool) {
 	fp := p.Child("fieldPath")
 	// The API server converts the path first (ConvertDownwardAPIFieldLabel), with these
 	// errors.
@@ -347,7 +349,7 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 	var convErr string
 	switch {
 	case ref.FieldPath == "":
-		c.is.field(field.Required(fp, ""))
+		c.is.Field(field.Required(fp, ""))
 		return "", "", false
 	case ref.APIVersion != "" && ref.APIVersion != "v1":
 		convErr = "unsupported pod version: " + ref.APIVersion
@@ -357,7 +359,7 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 		convErr = "field label not supported: " + ref.FieldPath
 	}
 	if convErr != "" {
-		c.is.field(field.Invalid(fp, ref.FieldPath, "error converting fieldPath: "+convErr))
+		c.is.Field(field.Invalid(fp, ref.FieldPath, "error converting fieldPath: "+convErr))
 		return "", "", false
 	}
 	if path == "spec.host" { // an old client's name for spec.nodeName
@@ -374,45 +376,45 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 		}
 		msgs := validation.IsQualifiedName(check)
 		for _, msg := range msgs {
-			c.is.field(field.Invalid(p, check, msg))
+			c.is.Field(field.Invalid(p, check, msg))
 		}
 		switch {
 		case len(msgs) > 0:
 			return "", "", false
 		case path == "metadata.labels":
-			return c.src.meta.labels[key], "", true
+			return c.pod.Labels[key], "", true
 		default:
-			return c.src.meta.annotations[key], "", true
+			return c.pod.Annotations[key], "", true
 		}
 	}
 	switch path {
 	case "metadata.name":
-		return c.src.name, "", true
+		return c.pod.Name, "", true
 	case "metadata.namespace":
-		return c.out.Namespace, "", true
+		return c.pod.Namespace, "", true
 	case "metadata.labels":
 		if volume {
-			return formatMap(c.src.meta.labels), "", true
+			return formatMap(c.pod.Labels), "", true
 		}
 	case "metadata.annotations":
 		if volume {
-			return formatMap(c.src.meta.annotations), "", true
+			return formatMap(c.pod.Annotations), "", true
 		}
 	case "metadata.uid":
 		switch {
-		case c.src.meta.uid != "": // an API object's (podlife-node's pods)
-			return c.src.meta.uid, "", true
+		case c.pod.UID != "": // an API object's (podlife-node's pods)
+			return c.pod.UID, "", true
 		case !volume:
 			return "", podlife.PodField("metadata.uid"), true
 		}
 		// A volume's files are written before podlife gives the pod its UID.
-		c.is.errorf(fp, "Unsupported value: %q: a manifest's pod has no UID before it runs, and podlife writes a downwardAPI volume before: read it from env instead", ref.FieldPath)
+		c.is.Errorf(fp, "Unsupported value: %q: a manifest's pod has no UID before it runs, and podlife writes a downwardAPI volume before: read it from env instead", ref.FieldPath)
 		return "", "", false
 	case "spec.serviceAccountName":
 		if !volume {
-			sa := c.src.spec.ServiceAccountName
+			sa := c.pod.Spec.ServiceAccountName
 			if sa == "" {
-				sa = c.src.spec.DeprecatedServiceAccount
+				sa = c.pod.Spec.DeprecatedServiceAccount
 			}
 			if sa == "" {
 				sa = "default"
@@ -434,19 +436,19 @@ func (c *converter) fieldRef(p *field.Path, ref *corev1.ObjectFieldSelector, vol
 	if volume {
 		supported = []string{"metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"}
 	}
-	c.is.field(field.NotSupported(fp, path, supported))
+	c.is.Field(field.NotSupported(fp, path, supported))
 	return "", "", false
 }
 
-// nodeName is the pod's spec.nodeName, or where it names none (a manifest), Options.NodeName
+// nodeName is the pod's spec.nodeName, or where it names none (a manifest), Pod.NodeName
 // or this host's name in lower case: the kubelet's default node name.
-func (c *converter) nodeName(fp *field.Path) (string, podlife.PodField, bool) {
-	if n := cmp.Or(c.src.spec.NodeName, c.opts.NodeName); n != "" {
+func (c *Resolver) nodeName(fp *field.Path) (string, podlife.PodField, bool) {
+	if n := cmp.Or(c.pod.Spec.NodeName, c.pod.NodeName); n != "" {
 		return n, "", true
 	}
 	h, err := os.Hostname()
 	if err != nil {
-		c.is.errorf(fp, "Internal error: spec.nodeName: the host's name: %v", err)
+		c.is.Errorf(fp, "Internal error: spec.nodeName: the host's name: %v", err)
 		return "", "", false
 	}
 	return strings.ToLower(h), "", true
@@ -473,7 +475,7 @@ func splitSubscript(fp string) (path, key string, ok bool) {
 // sorted key="value" lines.
 func formatMap(m map[string]string) string {
 	var b strings.Builder
-	for i, k := range sortedKeys(m) {
+	for i, k := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 {
 			b.WriteByte('\n')
 		}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package kube
+package env
 
 // rootFSSize is unknown off Linux.
 func rootFSSize() (int64, bool) { return 0, false }

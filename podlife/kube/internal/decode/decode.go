@@ -1,4 +1,4 @@
-package kube
+package decode
 
 import (
 	"bufio"
@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -19,32 +20,29 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
 
-// rawDoc is one document of a manifest.
-type rawDoc struct {
-	doc Document
-	// data is the document as written; yamlDoc tells whether it is YAML (else JSON).
-	data    []byte
-	yamlDoc bool
+// Doc is one document of a manifest.
+type Doc struct {
+	// Index is the 0-based index of the document in its manifest.
+	Index int
+	// Data is the document as written; YAML tells whether it is YAML (else JSON).
+	Data []byte
+	YAML bool
 }
 
-// splitManifest cuts a manifest into documents: a stream of JSON objects if it starts with
-// "{", else "---" separated YAML documents. A document that cannot be cut out is reported,
-// and ends the manifest, as does a document past MaxDocuments.
-func splitManifest(data []byte, at Document, is *[]Issue) []rawDoc {
-	var docs []rawDoc
-	report := func(msg string) {
-		d := at
-		d.Index = len(docs)
-		*is = append(*is, Issue{Document: d, Path: DocumentPath, Message: msg, Severity: Error})
-	}
-	fail := func(err error) { report("Invalid value: " + err.Error()) }
+// Split cuts a manifest into documents: a stream of JSON objects if it starts with "{", else
+// "---" separated YAML documents. A document that cannot be cut out ends the manifest, as
+// does a document past maxDocs: problem is then the message of the error about the document
+// after the last one returned (index len(docs)).
+func Split(data []byte, maxDocs int) (docs []Doc, problem string) {
 	tooMany := func() bool {
-		if len(docs) < MaxDocuments {
+		if len(docs) < maxDocs {
 			return false
 		}
-		report(fmt.Sprintf("Too many: a manifest may hold at most %d documents", MaxDocuments))
+		problem = fmt.Sprintf("Too many: a manifest may hold at most %d documents", maxDocs)
 		return true
 	}
 	if utilyaml.IsJSONBuffer(data) {
@@ -52,88 +50,82 @@ func splitManifest(data []byte, at Document, is *[]Issue) []rawDoc {
 		for {
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err == io.EOF {
-				return docs
+				return docs, ""
 			} else if err != nil {
-				fail(fmt.Errorf("invalid JSON: %w", err))
-				return docs
+				return docs, "Invalid value: invalid JSON: " + err.Error()
 			}
 			if tooMany() {
-				return docs
+				return docs, problem
 			}
-			d := at
-			d.Index = len(docs)
-			docs = append(docs, rawDoc{doc: d, data: raw})
+			docs = append(docs, Doc{Index: len(docs), Data: raw})
 		}
 	}
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for {
 		b, err := r.Read()
 		if err == io.EOF {
-			return docs
+			return docs, ""
 		} else if err != nil {
-			fail(fmt.Errorf("invalid YAML: %w", err))
-			return docs
+			return docs, "Invalid value: invalid YAML: " + err.Error()
 		}
 		if tooMany() {
-			return docs
+			return docs, problem
 		}
-		d := at
-		d.Index = len(docs)
-		docs = append(docs, rawDoc{doc: d, data: bytes.Clone(b), yamlDoc: true})
+		docs = append(docs, Doc{Index: len(docs), Data: bytes.Clone(b), YAML: true})
 	}
 }
 
-// header is what every object document has.
-type header struct {
-	apiVersion, kind, name string
+// Header is what every object document has.
+type Header struct {
+	APIVersion, Kind, Name string
 }
 
-// toJSON converts a document to JSON and reads its header. It returns nil JSON for an empty
+// ToJSON converts a document to JSON and reads its header. It returns nil JSON for an empty
 // document (only comments or blanks).
-func toJSON(rd rawDoc, is *issues) ([]byte, header) {
-	data := rd.data
-	if rd.yamlDoc {
-		j, err := yaml.YAMLToJSONStrict(rd.data)
+func ToJSON(rd Doc, is *report.List) ([]byte, Header) {
+	data := rd.Data
+	if rd.YAML {
+		j, err := yaml.YAMLToJSONStrict(rd.Data)
 		if err != nil {
 			// A duplicate key is an error of the strict conversion only; the lenient one
 			// would give a mangled document.
-			if _, lerr := yaml.YAMLToJSON(rd.data); lerr == nil {
-				is.errorf(nil, "Duplicate value: %s", yamlErrorText(err))
+			if _, lerr := yaml.YAMLToJSON(rd.Data); lerr == nil {
+				is.Errorf(nil, "Duplicate value: %s", yamlErrorText(err))
 			} else {
-				is.errorf(nil, "Invalid value: invalid YAML: %s", yamlErrorText(err))
+				is.Errorf(nil, "Invalid value: invalid YAML: %s", yamlErrorText(err))
 			}
-			return nil, header{}
+			return nil, Header{}
 		}
 		data = j
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
-		is.errorf(nil, "Invalid value: invalid JSON: %v", err)
-		return nil, header{}
+		is.Errorf(nil, "Invalid value: invalid JSON: %v", err)
+		return nil, Header{}
 	}
 	if v == nil {
-		return nil, header{}
+		return nil, Header{}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		is.errorf(nil, "Invalid value: a manifest document must be an object, not %s", jsonKind(v))
-		return nil, header{}
+		is.Errorf(nil, "Invalid value: a manifest document must be an object, not %s", jsonKind(v))
+		return nil, Header{}
 	}
-	var h header
+	var h Header
 	str := func(p *field.Path, v any) string {
 		if v == nil {
 			return ""
 		}
 		s, ok := v.(string)
 		if !ok {
-			is.errorf(p, "Invalid value: %s: must be a string", jsonString(v))
+			is.Errorf(p, "Invalid value: %s: must be a string", report.JSONString(v))
 		}
 		return s
 	}
-	h.apiVersion = str(field.NewPath("apiVersion"), m["apiVersion"])
-	h.kind = str(field.NewPath("kind"), m["kind"])
+	h.APIVersion = str(field.NewPath("apiVersion"), m["apiVersion"])
+	h.Kind = str(field.NewPath("kind"), m["kind"])
 	if meta, ok := m["metadata"].(map[string]any); ok {
-		h.name, _ = meta["name"].(string)
+		h.Name, _ = meta["name"].(string)
 	}
 	return data, h
 }
@@ -158,10 +150,10 @@ func jsonKind(v any) string {
 	return "null"
 }
 
-// decodeStrict decodes a document's JSON into obj as the API server does with strict field
+// Strict decodes a document's JSON into obj as the API server does with strict field
 // validation: unknown and duplicate fields are errors, with their paths. A value of the wrong
 // type is an error at its path.
-func decodeStrict(data []byte, obj runtime.Object, is *issues) bool {
+func Strict(data []byte, obj runtime.Object, is *report.List) bool {
 	s := kjsonserializer.NewSerializerWithOptions(kjsonserializer.DefaultMetaFactory, nil, unregistered{},
 		kjsonserializer.SerializerOptions{Strict: true})
 	_, _, err := s.Decode(data, nil, obj)
@@ -171,7 +163,7 @@ func decodeStrict(data []byte, obj runtime.Object, is *issues) bool {
 	if se, ok := runtime.AsStrictDecodingError(err); ok {
 		for _, e := range se.Errors() {
 			p, msg := strictPath(e.Error())
-			is.errorf(p, "%s", msg)
+			is.Errorf(p, "%s", msg)
 		}
 		return true
 	}
@@ -179,12 +171,12 @@ func decodeStrict(data []byte, obj runtime.Object, is *issues) bool {
 	if json.Unmarshal(data, &v) == nil {
 		if paths := locate(reflect.TypeOf(obj), v, nil, nil); len(paths) > 0 {
 			for _, p := range paths {
-				is.errorf(p.path, "Invalid value: %s", p.err)
+				is.Errorf(p.path, "Invalid value: %s", p.err)
 			}
 			return false
 		}
 	}
-	is.errorf(nil, "Invalid value: %v", err)
+	is.Errorf(nil, "Invalid value: %v", err)
 	return false
 }
 
@@ -225,7 +217,7 @@ func parsePath(s string) *field.Path {
 		case i == 0 && s[0] == '[':
 			j := strings.IndexByte(s, ']')
 			if j < 0 {
-				return childPath(p, s)
+				return report.ChildPath(p, s)
 			}
 			idx := s[1:j]
 			if p == nil {
@@ -244,13 +236,13 @@ func parsePath(s string) *field.Path {
 		default:
 			name, s = s[:i], s[i:]
 		}
-		p = childPath(p, name)
+		p = report.ChildPath(p, name)
 	}
 	return p
 }
 
 func atoi(s string) (int, bool) {
-	if !isDigits(s) || len(s) > 9 {
+	if s == "" || strings.Trim(s, "0123456789") != "" || len(s) > 9 {
 		return 0, false
 	}
 	n := 0
@@ -286,9 +278,9 @@ func locate(t reflect.Type, v any, p *field.Path, found []badField) []badField {
 		case reflect.Struct:
 			if m, ok := v.(map[string]any); ok {
 				fields := jsonFields(t)
-				for _, k := range sortedKeys(m) {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
 					if ft, ok := fields[k]; ok {
-						found = locate(ft, m[k], childPath(p, k), found)
+						found = locate(ft, m[k], report.ChildPath(p, k), found)
 					}
 				}
 			}
@@ -300,7 +292,7 @@ func locate(t reflect.Type, v any, p *field.Path, found []badField) []badField {
 			}
 		case reflect.Map:
 			if m, ok := v.(map[string]any); ok {
-				for _, k := range sortedKeys(m) {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
 					found = locate(t.Elem(), m[k], keyPath(p, k), found)
 				}
 			}
@@ -326,7 +318,7 @@ func decodeError(t reflect.Type, v any) string {
 		msg := err.Error()
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			msg = fmt.Sprintf("%s: must be %s", jsonString(v), te.Type)
+			msg = fmt.Sprintf("%s: must be %s", report.JSONString(v), te.Type)
 		}
 		return strings.TrimPrefix(msg, "json: ")
 	}
@@ -358,15 +350,6 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // indexPath returns p.Index(i), or a path of its own when p is nil.

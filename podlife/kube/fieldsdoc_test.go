@@ -4,142 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/intstr"
+	"github.com/podlife/podlife/podlife/kube/internal/fields"
+	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/kube-fields.md")
-
-// fieldPaths lists the JSON path patterns of every field of t ([*] for list elements), and
-// which of them are leaves (scalars, maps, quantities...).
-func fieldPaths(t reflect.Type) (all []string, leaf map[string]bool) {
-	leaf = map[string]bool{}
-	var walk func(t reflect.Type, path string, stack map[reflect.Type]bool)
-	walk = func(t reflect.Type, path string, stack map[reflect.Type]bool) {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if path != "" {
-			all = append(all, path)
-		}
-		switch t {
-		case reflect.TypeFor[resource.Quantity](), reflect.TypeFor[metav1.Time](), reflect.TypeFor[metav1.MicroTime](),
-			reflect.TypeFor[intstr.IntOrString](), reflect.TypeFor[runtime.RawExtension](), reflect.TypeFor[metav1.FieldsV1]():
-			leaf[path] = true
-			return
-		}
-		switch t.Kind() {
-		case reflect.Slice:
-			if t.Elem().Kind() == reflect.Uint8 {
-				leaf[path] = true
-				return
-			}
-			walk(t.Elem(), path+"[*]", stack)
-		case reflect.Struct:
-			if stack[t] {
-				leaf[path] = true
-				return
-			}
-			stack[t] = true
-			defer delete(stack, t)
-			for i := range t.NumField() {
-				f := t.Field(i)
-				name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-				switch {
-				case name == "-":
-				case f.Anonymous && name == "":
-					walk(f.Type, path, stack)
-				default:
-					p := name
-					if path != "" {
-						p = path + "." + name
-					}
-					walk(f.Type, p, stack)
-				}
-			}
-		default:
-			leaf[path] = true
-		}
-	}
-	walk(t, "", map[reflect.Type]bool{})
-	return all, leaf
-}
-
-// lookupRule returns the rule for a path pattern: its own, or its closest ancestor's.
-func (rs *ruleSet) lookupRule(path string) (rule, bool) {
-	for p := path; p != ""; {
-		if r, ok := rs.byPath[p]; ok {
-			return r, true
-		}
-		i := strings.LastIndexAny(p, ".[")
-		if i < 0 {
-			break
-		}
-		p = p[:i]
-	}
-	return rule{}, false
-}
-
-// TestRulesCoverEveryField: every field of the k8s.io/api types the loader reads has a rule,
-// so nothing reaches the "not supported" default by omission.
-func TestRulesCoverEveryField(t *testing.T) {
-	check := func(name string, rs *ruleSet, typ reflect.Type, skip string) {
-		all, leaf := fieldPaths(typ)
-		for _, p := range all {
-			if !leaf[p] || (skip != "" && strings.HasPrefix(p, skip)) {
-				continue
-			}
-			if _, ok := rs.lookupRule(p); !ok {
-				t.Errorf("%s: no rule for %s", name, p)
-			}
-		}
-	}
-	check("Pod", podRuleSet(), reflect.TypeFor[corev1.Pod](), "")
-	check("template", podRuleSet(), reflect.TypeFor[corev1.PodTemplateSpec](), "")
-	for kind, typ := range map[string]reflect.Type{
-		kindDeployment: reflect.TypeFor[appsv1.Deployment](), kindStatefulSet: reflect.TypeFor[appsv1.StatefulSet](),
-		kindDaemonSet: reflect.TypeFor[appsv1.DaemonSet](), kindReplicaSet: reflect.TypeFor[appsv1.ReplicaSet](),
-		kindJob: reflect.TypeFor[batchv1.Job](),
-	} {
-		check(kind, workloadRuleSet()[kind], typ, "spec.template.")
-	}
-}
-
-// TestRulesNameRealFields: every rule path is a field of the types, so a typo cannot hide a
-// field behind a rule that never matches.
-func TestRulesNameRealFields(t *testing.T) {
-	check := func(name string, rules []rule, typ reflect.Type) {
-		all, _ := fieldPaths(typ)
-		known := map[string]bool{}
-		for _, p := range all {
-			known[p] = true
-		}
-		for _, r := range rules {
-			for _, p := range expandPattern(r.path) {
-				if !known[p] {
-					t.Errorf("%s: rule %q: no field %s", name, r.path, p)
-				}
-			}
-		}
-	}
-	check("Pod", podRules(), reflect.TypeFor[corev1.Pod]())
-	for kind, typ := range map[string]reflect.Type{
-		kindDeployment: reflect.TypeFor[appsv1.Deployment](), kindStatefulSet: reflect.TypeFor[appsv1.StatefulSet](),
-		kindDaemonSet: reflect.TypeFor[appsv1.DaemonSet](), kindReplicaSet: reflect.TypeFor[appsv1.ReplicaSet](),
-		kindJob: reflect.TypeFor[batchv1.Job](),
-	} {
-		check(kind, workloadRules(kind), typ)
-	}
-}
 
 // TestFieldsDoc: docs/kube-fields.md holds the table generated from the rules. Run with
 // -update to rewrite it.
@@ -174,10 +46,10 @@ func fieldsDoc() string {
 	b.WriteString("| any other | | error at `kind` |\n")
 	b.WriteString(limitsDoc())
 
-	var pod, ctr []rule
-	for _, r := range podRules() {
-		if rest, ok := strings.CutPrefix(r.path, "<container>."); ok {
-			r.path = rest
+	var pod, ctr []fields.Rule
+	for _, r := range fields.PodRules() {
+		if rest, ok := strings.CutPrefix(r.Path, "<container>."); ok {
+			r.Path = rest
 			ctr = append(ctr, r)
 		} else {
 			pod = append(pod, r)
@@ -189,11 +61,11 @@ func fieldsDoc() string {
 		"`<probe>` is `livenessProbe`, `readinessProbe` or `startupProbe`; `<hook>` is `lifecycle.postStart` or `lifecycle.preStop`.\n\n")
 	writeRules(&b, ctr)
 	b.WriteString("\n## Workload fields\n\nThe fields of the workload objects themselves, besides `spec.template` (converted as a Pod, above).\n")
-	for _, k := range workloadKinds {
+	for _, k := range fields.WorkloadKinds() {
 		fmt.Fprintf(&b, "\n### %s\n\n", k)
-		var rules []rule
-		for _, r := range workloadRules(k) {
-			if strings.HasPrefix(r.path, "spec.") {
+		var rules []fields.Rule
+		for _, r := range fields.WorkloadRules(k) {
+			if strings.HasPrefix(r.Path, "spec.") {
 				rules = append(rules, r)
 			}
 		}
@@ -203,31 +75,31 @@ func fieldsDoc() string {
 	return b.String()
 }
 
-func writeRules(b *strings.Builder, rules []rule) {
+func writeRules(b *strings.Builder, rules []fields.Rule) {
 	b.WriteString("| field | support | notes |\n|---|---|---|\n")
 	for i := 0; i < len(rules); {
 		// Consecutive rules alike for sibling fields share a row: parent.{a, b}.
-		r, parent, names := rules[i], parentOf(rules[i].path), []string{leafOf(rules[i].path)}
+		r, parent, names := rules[i], parentOf(rules[i].Path), []string{leafOf(rules[i].Path)}
 		j := i + 1
 		for ; j < len(rules); j++ {
 			n := rules[j]
-			if parentOf(n.path) != parent || n.support != r.support || n.note != r.note || jsonList(n.accept) != jsonList(r.accept) {
+			if parentOf(n.Path) != parent || n.Support != r.Support || n.Note != r.Note || jsonList(n.Accept) != jsonList(r.Accept) {
 				break
 			}
-			names = append(names, leafOf(n.path))
+			names = append(names, leafOf(n.Path))
 		}
-		path := r.path
+		path := r.Path
 		if len(names) > 1 {
 			path = "{" + strings.Join(names, ", ") + "}"
 			if parent != "" {
 				path = parent + "." + path
 			}
 		}
-		s := r.support.String()
-		if len(r.accept) > 0 {
-			s += " unless " + strings.ReplaceAll(jsonList(r.accept), ", ", " or ")
+		s := r.Support.String()
+		if len(r.Accept) > 0 {
+			s += " unless " + strings.ReplaceAll(jsonList(r.Accept), ", ", " or ")
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s |\n", path, s, strings.ReplaceAll(r.note, "|", `\|`))
+		fmt.Fprintf(b, "| `%s` | %s | %s |\n", path, s, strings.ReplaceAll(r.Note, "|", `\|`))
 		i = j
 	}
 }
@@ -306,3 +178,11 @@ applied by podlife when it runs it (` + "`podlife.PodSpec.WithDefaults`" + `, se
 CPU request = CPU limit when only the limit is given, hostPort = containerPort with hostNetwork,
 file mode 0644, and an emptyDir for a volume without a source.
 `
+
+func jsonList(vs []any) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = report.JSONString(v)
+	}
+	return strings.Join(s, ", ")
+}

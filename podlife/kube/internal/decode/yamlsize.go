@@ -1,4 +1,4 @@
-package kube
+package decode
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	yamlv2 "go.yaml.in/yaml/v2"
 )
 
-// expandedYAMLSize measures a YAML document with its aliases expanded, stopping past limit:
+// ExpandedYAMLSize measures a YAML document with its aliases expanded, stopping past limit:
 // the bytes of its strings and one for every other scalar but null, each list item and map
 // key counted as at least one. Without aliases the measure is at most the length of
 // the text (every value takes at least a byte of it), so that the measure bounds what
@@ -17,7 +17,7 @@ import (
 // nodes aliases may add ("excessive aliasing") but not their size: an alias of a long
 // string costs one node. A document that does not decode measures its length; its
 // conversion reports the error.
-func expandedYAMLSize(doc []byte, limit int) (n int, ok bool) {
+func ExpandedYAMLSize(doc []byte, limit int) (n int, ok bool) {
 	if !bytes.Contains(doc, []byte("*")) {
 		return len(doc), len(doc) <= limit
 	}

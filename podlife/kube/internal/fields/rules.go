@@ -1,63 +1,63 @@
-package kube
+package fields
 
 // This file is the table of every field of the Kubernetes objects the loader reads, saying
 // what it does with each. The walker (walk.go) checks every field set in a document against
 // it, so that no set field is silently dropped: a field the table does not know (one added to
 // k8s.io/api after this table was written) is rejected. docs/kube-fields.md is generated from
-// the table (see TestFieldsDoc).
+// the table (see TestFieldsDoc in podlife/kube).
 
-// support says what the loader does with a field.
-type support int
+// Support says what the loader does with a field.
+type Support int
 
 const (
-	// supported: converted to podlife's spec. The converter may still reject some values;
+	// Supported: converted to podlife's spec. The converter may still reject some values;
 	// the rule's note says which.
-	supported support = iota + 1
-	// ignored: accepted silently. The field is informational, set by the API server, or
+	Supported Support = iota + 1
+	// Ignored: accepted silently. The field is informational, set by the API server, or
 	// only steers a controller that has nothing to do when one pod is run once.
-	ignored
-	// warned: dropped with a warning, unless its value is one the rule accepts (what podlife
+	Ignored
+	// Warned: dropped with a warning, unless its value is one the rule accepts (what podlife
 	// does anyway).
-	warned
-	// rejected: an error, unless its value is one the rule accepts.
-	rejected
+	Warned
+	// Rejected: an error, unless its value is one the rule accepts.
+	Rejected
 )
 
 // String returns the word the docs use.
-func (s support) String() string {
+func (s Support) String() string {
 	switch s {
-	case supported:
+	case Supported:
 		return "supported"
-	case ignored:
+	case Ignored:
 		return "ignored"
-	case warned:
+	case Warned:
 		return "warning"
-	case rejected:
+	case Rejected:
 		return "error"
 	}
 	return "?"
 }
 
-// rule says what happens to the field at path, and to everything under it unless a longer
-// path has a rule of its own. A path may use the placeholders <container> (containers[*] and
+// Rule says what happens to the field at path, and to everything under it unless a longer
+// path has a Rule of its own. A path may use the placeholders <container> (containers[*] and
 // initContainers[*]), <probe> (livenessProbe, readinessProbe, startupProbe) and <hook>
 // (lifecycle.postStart, lifecycle.preStop).
-type rule struct {
-	path    string
-	support support
-	// accept lists JSON values (strings, bools) that a warned or rejected field may have
+type Rule struct {
+	Path    string
+	Support Support
+	// Accept lists JSON values (strings, bools) that a warned or rejected field may have
 	// without an issue, because podlife behaves that way anyway.
-	accept []any
-	note   string
+	Accept []any
+	Note   string
 }
 
-func sup(path, note string) rule { return rule{path: path, support: supported, note: note} }
-func ign(path, note string) rule { return rule{path: path, support: ignored, note: note} }
-func warn(path, note string, accept ...any) rule {
-	return rule{path: path, support: warned, note: note, accept: accept}
+func sup(path, note string) Rule { return Rule{Path: path, Support: Supported, Note: note} }
+func ign(path, note string) Rule { return Rule{Path: path, Support: Ignored, Note: note} }
+func warn(path, note string, accept ...any) Rule {
+	return Rule{Path: path, Support: Warned, Note: note, Accept: accept}
 }
-func rej(path, note string, accept ...any) rule {
-	return rule{path: path, support: rejected, note: note, accept: accept}
+func rej(path, note string, accept ...any) Rule {
+	return Rule{Path: path, Support: Rejected, Note: note, Accept: accept}
 }
 
 // Notes shared by several rules.
@@ -72,8 +72,8 @@ const (
 )
 
 // objectMetaRules are the metadata rules of a Pod or workload, relative to its root.
-func objectMetaRules(named string) []rule {
-	return []rule{
+func objectMetaRules(named string) []Rule {
+	return []Rule{
 		sup("apiVersion", "checked against the kind"),
 		sup("kind", "Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job; ConfigMap and Secret feed the pods"),
 		sup("metadata.name", named),
@@ -94,8 +94,8 @@ func objectMetaRules(named string) []rule {
 	}
 }
 
-// podRules are the rules of a Pod document; a pod template uses them from spec.template.
-func podRules() []rule {
+// PodRules are the rules of a Pod document; a pod template uses them from spec.template.
+func PodRules() []Rule {
 	rules := objectMetaRules("→ Name: a DNS-1123 label (at most 63 characters), or up to 253 (a DNS-1123 subdomain, the API server's rule) with Options.PodName mapping it to one; the hostname and downward API metadata.name stay the Kubernetes name (the hostname cut to 63 characters, as the kubelet); in a pod template: ignored, the pod takes the workload's name")
 	rules = append(rules,
 		sup("metadata.labels", "→ Labels (a workload's own labels are ignored: the pod has its template's)"),
@@ -227,8 +227,8 @@ func podRules() []rule {
 }
 
 // containerRules are the rules of containers and init containers.
-func containerRules() []rule {
-	return []rule{
+func containerRules() []Rule {
+	return []Rule{
 		sup("<container>.name", "→ Name"),
 		sup("<container>.image", "→ Image"),
 		sup("<container>.imagePullPolicy", "→ ImagePullPolicy; default Always for :latest or no tag, else IfNotPresent"),
@@ -317,9 +317,21 @@ func containerRules() []rule {
 	}
 }
 
-// workloadRules are the rules of the workload kinds whose pod template is run as one pod;
+// The workload kinds whose pod template is run as one pod.
+const (
+	Deployment  = "Deployment"
+	StatefulSet = "StatefulSet"
+	DaemonSet   = "DaemonSet"
+	ReplicaSet  = "ReplicaSet"
+	Job         = "Job"
+)
+
+// WorkloadKinds returns the workload kinds, in the order the docs list them.
+func WorkloadKinds() []string { return []string{Deployment, StatefulSet, DaemonSet, ReplicaSet, Job} }
+
+// WorkloadRules are the rules of the workload kinds whose pod template is run as one pod;
 // spec.template is converted with podRules.
-func workloadRules(kind string) []rule {
+func WorkloadRules(kind string) []Rule {
 	rules := objectMetaRules("→ the pod's Name")
 	rules = append(rules,
 		ign("metadata.labels", "the pod has its template's labels"),
@@ -327,7 +339,7 @@ func workloadRules(kind string) []rule {
 		ign("spec.selector", "matches the template's labels; nothing to select"),
 	)
 	switch kind {
-	case kindDeployment:
+	case Deployment:
 		rules = append(rules,
 			sup("spec.replicas", "one pod is run; another count is a warning"),
 			ign("spec.strategy", noteRollout),
@@ -335,7 +347,7 @@ func workloadRules(kind string) []rule {
 			ign("spec.revisionHistoryLimit", noteRollout),
 			ign("spec.progressDeadlineSeconds", noteRollout),
 			ign("spec.paused", noteRollout))
-	case kindStatefulSet:
+	case StatefulSet:
 		rules = append(rules,
 			sup("spec.replicas", "one pod is run; another count is a warning"),
 			rej("spec.volumeClaimTemplates", "persistent volume claims are not supported"),
@@ -346,16 +358,16 @@ func workloadRules(kind string) []rule {
 			ign("spec.minReadySeconds", noteRollout),
 			ign("spec.persistentVolumeClaimRetentionPolicy", noteRollout),
 			ign("spec.ordinals", noteRollout))
-	case kindDaemonSet:
+	case DaemonSet:
 		rules = append(rules,
 			ign("spec.updateStrategy", noteRollout),
 			ign("spec.minReadySeconds", noteRollout),
 			ign("spec.revisionHistoryLimit", noteRollout))
-	case kindReplicaSet:
+	case ReplicaSet:
 		rules = append(rules,
 			sup("spec.replicas", "one pod is run; another count is a warning"),
 			ign("spec.minReadySeconds", noteRollout))
-	case kindJob:
+	case Job:
 		rules = append(rules,
 			sup("spec.parallelism", "one pod is run; more is a warning"),
 			sup("spec.completions", "one pod is run; more is a warning"),

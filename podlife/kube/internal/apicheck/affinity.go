@@ -1,4 +1,4 @@
-package kube
+package apicheck
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // ValidatePreferredSchedulingTerms, validatePodAffinityTerm), so that a manifest it would
 // refuse is refused here too. Label values in required node affinity and selectors are
 // checked strictly, as for a new pod; matchLabelKeys and mismatchLabelKeys are not checked.
-func (c *converter) validateAffinity(a *corev1.Affinity, p *field.Path) {
+func (c *checker) validateAffinity(a *corev1.Affinity, p *field.Path) {
 	if a == nil {
 		return
 	}
@@ -24,7 +24,7 @@ func (c *converter) validateAffinity(a *corev1.Affinity, p *field.Path) {
 		if ns := na.RequiredDuringSchedulingIgnoredDuringExecution; ns != nil {
 			tp := np.Child("requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms")
 			if len(ns.NodeSelectorTerms) == 0 {
-				c.is.field(field.Required(tp, "must have at least one node selector term"))
+				c.is.Field(field.Required(tp, "must have at least one node selector term"))
 			}
 			for i := range ns.NodeSelectorTerms {
 				c.nodeSelectorTerm(&ns.NodeSelectorTerms[i], false, tp.Index(i))
@@ -86,39 +86,39 @@ func podAntiAffinityPreferred(a *corev1.PodAntiAffinity) []corev1.WeightedPodAff
 }
 
 // weight checks a scheduling term's weight.
-func (c *converter) weight(w int32, p *field.Path) {
+func (c *checker) weight(w int32, p *field.Path) {
 	if w <= 0 || w > 100 {
-		c.is.field(field.Invalid(p, w, "must be in the range 1-100"))
+		c.is.Field(field.Invalid(p, w, "must be in the range 1-100"))
 	}
 }
 
 // nodeSelectorTerm checks a node selector term (ValidateNodeSelectorTerm).
-func (c *converter) nodeSelectorTerm(t *corev1.NodeSelectorTerm, anyValue bool, p *field.Path) {
+func (c *checker) nodeSelectorTerm(t *corev1.NodeSelectorTerm, anyValue bool, p *field.Path) {
 	for j, rq := range t.MatchExpressions {
 		rp := p.Child("matchExpressions").Index(j)
 		switch rq.Operator {
 		case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
 			if len(rq.Values) == 0 {
-				c.is.field(field.Required(rp.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
+				c.is.Field(field.Required(rp.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
 			}
 		case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
 			if len(rq.Values) > 0 {
-				c.is.field(field.Forbidden(rp.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+				c.is.Field(field.Forbidden(rp.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
 			}
 		case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt:
 			if len(rq.Values) != 1 {
-				c.is.field(field.Required(rp.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+				c.is.Field(field.Required(rp.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"))
 			}
 		default:
-			c.is.field(field.Invalid(rp.Child("operator"), rq.Operator, "not a valid selector operator"))
+			c.is.Field(field.Invalid(rp.Child("operator"), rq.Operator, "not a valid selector operator"))
 		}
 		for _, fe := range metavalidation.ValidateLabelName(rq.Key, rp.Child("key")) {
-			c.is.field(fe)
+			c.is.Field(fe)
 		}
 		if !anyValue {
 			for k, v := range rq.Values {
 				for _, msg := range validation.IsValidLabelValue(v) {
-					c.is.field(field.Invalid(rp.Child("values").Index(k), v, msg))
+					c.is.Field(field.Invalid(rp.Child("values").Index(k), v, msg))
 				}
 			}
 		}
@@ -128,42 +128,42 @@ func (c *converter) nodeSelectorTerm(t *corev1.NodeSelectorTerm, anyValue bool, 
 		switch rq.Operator {
 		case corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn:
 			if len(rq.Values) != 1 {
-				c.is.field(field.Required(rp.Child("values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
+				c.is.Field(field.Required(rp.Child("values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
 			}
 		default:
-			c.is.field(field.Invalid(rp.Child("operator"), rq.Operator, "not a valid selector operator"))
+			c.is.Field(field.Invalid(rp.Child("operator"), rq.Operator, "not a valid selector operator"))
 		}
 		if rq.Key != "metadata.name" {
-			c.is.field(field.Invalid(rp.Child("key"), rq.Key, "not a valid field selector key"))
+			c.is.Field(field.Invalid(rp.Child("key"), rq.Key, "not a valid field selector key"))
 			continue
 		}
 		for k, v := range rq.Values {
 			for _, msg := range apivalidation.NameIsDNSSubdomain(v, false) {
-				c.is.field(field.Invalid(rp.Child("values").Index(k), v, msg))
+				c.is.Field(field.Invalid(rp.Child("values").Index(k), v, msg))
 			}
 		}
 	}
 }
 
 // podAffinityTerm checks a pod (anti-)affinity term (validatePodAffinityTerm).
-func (c *converter) podAffinityTerm(t *corev1.PodAffinityTerm, p *field.Path) {
+func (c *checker) podAffinityTerm(t *corev1.PodAffinityTerm, p *field.Path) {
 	opts := metavalidation.LabelSelectorValidationOptions{}
 	for _, fe := range metavalidation.ValidateLabelSelector(t.LabelSelector, opts, p.Child("labelSelector")) {
-		c.is.field(fe)
+		c.is.Field(fe)
 	}
 	for _, fe := range metavalidation.ValidateLabelSelector(t.NamespaceSelector, opts, p.Child("namespaceSelector")) {
-		c.is.field(fe)
+		c.is.Field(fe)
 	}
 	for _, ns := range t.Namespaces {
 		for _, msg := range apivalidation.ValidateNamespaceName(ns, false) {
-			c.is.field(field.Invalid(p.Child("namespace"), ns, msg))
+			c.is.Field(field.Invalid(p.Child("namespace"), ns, msg))
 		}
 	}
 	if t.TopologyKey == "" {
-		c.is.field(field.Required(p.Child("topologyKey"), "can not be empty"))
+		c.is.Field(field.Required(p.Child("topologyKey"), "can not be empty"))
 	}
 	for _, fe := range metavalidation.ValidateLabelName(t.TopologyKey, p.Child("topologyKey")) {
-		c.is.field(fe)
+		c.is.Field(fe)
 	}
 }
 
@@ -171,33 +171,33 @@ func (c *converter) podAffinityTerm(t *corev1.PodAffinityTerm, p *field.Path) {
 // warning, as the API server does (validateTopologySpreadConstraints, validateMinDomains,
 // ValidateSpreadConstraintNotRepeat, validateNodeInclusionPolicy); matchLabelKeys are not
 // checked.
-func (c *converter) validateTopologySpread(cs []corev1.TopologySpreadConstraint, p *field.Path) {
+func (c *checker) validateTopologySpread(cs []corev1.TopologySpreadConstraint, p *field.Path) {
 	for i, t := range cs {
 		tp := p.Index(i)
 		if t.MaxSkew <= 0 {
-			c.is.field(field.Invalid(tp.Child("maxSkew"), int64(t.MaxSkew), "must be greater than zero"))
+			c.is.Field(field.Invalid(tp.Child("maxSkew"), int64(t.MaxSkew), "must be greater than zero"))
 		}
 		if t.TopologyKey == "" {
-			c.is.field(field.Required(tp.Child("topologyKey"), "can not be empty"))
+			c.is.Field(field.Required(tp.Child("topologyKey"), "can not be empty"))
 		}
 		switch t.WhenUnsatisfiable {
 		case corev1.DoNotSchedule, corev1.ScheduleAnyway:
 		default:
-			c.is.field(field.NotSupported(tp.Child("whenUnsatisfiable"), t.WhenUnsatisfiable,
+			c.is.Field(field.NotSupported(tp.Child("whenUnsatisfiable"), t.WhenUnsatisfiable,
 				[]corev1.UnsatisfiableConstraintAction{corev1.DoNotSchedule, corev1.ScheduleAnyway}))
 		}
 		for _, later := range cs[i+1:] {
 			if t.TopologyKey == later.TopologyKey && t.WhenUnsatisfiable == later.WhenUnsatisfiable {
-				c.is.field(field.Duplicate(tp.Child("{topologyKey, whenUnsatisfiable}"), fmt.Sprintf("{%v, %v}", t.TopologyKey, t.WhenUnsatisfiable)))
+				c.is.Field(field.Duplicate(tp.Child("{topologyKey, whenUnsatisfiable}"), fmt.Sprintf("{%v, %v}", t.TopologyKey, t.WhenUnsatisfiable)))
 				break
 			}
 		}
 		if md := t.MinDomains; md != nil {
 			if *md <= 0 {
-				c.is.field(field.Invalid(tp.Child("minDomains"), int64(*md), "must be greater than zero"))
+				c.is.Field(field.Invalid(tp.Child("minDomains"), int64(*md), "must be greater than zero"))
 			}
 			if t.WhenUnsatisfiable != corev1.DoNotSchedule {
-				c.is.field(field.Invalid(tp.Child("minDomains"), md,
+				c.is.Field(field.Invalid(tp.Child("minDomains"), md,
 					fmt.Sprintf("can only use minDomains if whenUnsatisfiable=%s, not %s", corev1.DoNotSchedule, t.WhenUnsatisfiable)))
 			}
 		}
@@ -206,12 +206,12 @@ func (c *converter) validateTopologySpread(cs []corev1.TopologySpreadConstraint,
 			policy *corev1.NodeInclusionPolicy
 		}{{"nodeAffinityPolicy", t.NodeAffinityPolicy}, {"nodeTaintsPolicy", t.NodeTaintsPolicy}} {
 			if np.policy != nil && *np.policy != corev1.NodeInclusionPolicyHonor && *np.policy != corev1.NodeInclusionPolicyIgnore {
-				c.is.field(field.NotSupported(tp.Child(np.name), np.policy,
+				c.is.Field(field.NotSupported(tp.Child(np.name), np.policy,
 					[]corev1.NodeInclusionPolicy{corev1.NodeInclusionPolicyHonor, corev1.NodeInclusionPolicyIgnore}))
 			}
 		}
 		for _, fe := range metavalidation.ValidateLabelSelector(t.LabelSelector, metavalidation.LabelSelectorValidationOptions{}, tp.Child("labelSelector")) {
-			c.is.field(fe)
+			c.is.Field(fe)
 		}
 	}
 }

@@ -1,17 +1,17 @@
-package kube
+package expand
 
 import "strings"
 
-// expand replaces $(VAR) references in s as the kubelet does (its fork of Go's os.Expand,
+// Expand replaces $(VAR) references in s as the kubelet does (its fork of Go's os.Expand,
 // third_party/forked/golang/expansion): lookup(name) gives the value, or false to keep the
 // reference as written; "$$" is an escaped "$"; a "$" not followed by "(" or "$", and an
 // unterminated "$(", are kept as they are.
 //
-// The result may have at most limit bytes: expand returns false, having built at most that
+// The result may have at most limit bytes: Expand returns false, having built at most that
 // much, as soon as it would have more. The kubelet expands each value with the expanded
 // values of the variables before it, so without a bound each entry of an env list can double
 // the one before.
-func expand(s string, lookup func(name string) (string, bool), limit int) (string, bool) {
+func Expand(s string, lookup func(name string) (string, bool), limit int) (string, bool) {
 	if !strings.Contains(s, "$") {
 		return s, len(s) <= limit
 	}
@@ -81,8 +81,8 @@ func readVariable(s string, closes bool) (read string, isVar bool, advance int) 
 	}
 }
 
-// mapLookup looks names up in m.
-func mapLookup(m map[string]string) func(string) (string, bool) {
+// MapLookup looks names up in m.
+func MapLookup(m map[string]string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		v, ok := m[name]
 		return v, ok

@@ -1,4 +1,4 @@
-package kube
+package apicheck
 
 import (
 	"strings"
@@ -8,20 +8,25 @@ import (
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/podlife/podlife/podlife/kube/internal/report"
 )
 
-// validateDropped checks the fields podlife ignores or drops with a warning as the API server
+// checker reports what it finds to is.
+type checker struct{ is *report.List }
+
+// Dropped checks the fields podlife ignores or drops with a warning as the API server
 // does (pkg/apis/core/validation: ValidatePodSpec, validateContainerCommon,
 // validatePodSpecSecurityContext, validateResizePolicy): a manifest it would refuse is
 // refused here too, with its wording, rather than run.
-func (c *converter) validateDropped() {
-	s, sp := c.src.spec, c.specPath
+func Dropped(s *corev1.PodSpec, sp *field.Path, is *report.List) {
+	c := &checker{is: is}
 	subdomain := func(p *field.Path, v string) {
 		if v == "" {
 			return
 		}
 		for _, msg := range apivalidation.NameIsDNSSubdomain(v, false) {
-			c.is.field(field.Invalid(p, v, msg))
+			c.is.Field(field.Invalid(p, v, msg))
 		}
 	}
 	subdomain(sp.Child("serviceAccountName"), s.ServiceAccountName)
@@ -29,11 +34,11 @@ func (c *converter) validateDropped() {
 	subdomain(sp.Child("priorityClassName"), s.PriorityClassName)
 	if s.Subdomain != "" {
 		for _, msg := range validation.IsDNS1123Label(s.Subdomain) {
-			c.is.field(field.Invalid(sp.Child("subdomain"), s.Subdomain, msg))
+			c.is.Field(field.Invalid(sp.Child("subdomain"), s.Subdomain, msg))
 		}
 	}
 	for _, fe := range metavalidation.ValidateLabels(s.NodeSelector, sp.Child("nodeSelector")) {
-		c.is.field(fe)
+		c.is.Field(fe)
 	}
 	for i := range s.Tolerations {
 		c.validateToleration(&s.Tolerations[i], sp.Child("tolerations").Index(i))
@@ -44,16 +49,16 @@ func (c *converter) validateDropped() {
 		switch *pp {
 		case corev1.PreemptLowerPriority, corev1.PreemptNever:
 		case "":
-			c.is.field(field.Required(sp.Child("preemptionPolicy"), ""))
+			c.is.Field(field.Required(sp.Child("preemptionPolicy"), ""))
 		default:
-			c.is.field(field.NotSupported(sp.Child("preemptionPolicy"), *pp, []corev1.PreemptionPolicy{corev1.PreemptLowerPriority, corev1.PreemptNever}))
+			c.is.Field(field.NotSupported(sp.Child("preemptionPolicy"), *pp, []corev1.PreemptionPolicy{corev1.PreemptLowerPriority, corev1.PreemptNever}))
 		}
 	}
 	if sc := s.SecurityContext; sc != nil && sc.FSGroupChangePolicy != nil {
 		switch *sc.FSGroupChangePolicy {
 		case corev1.FSGroupChangeAlways, corev1.FSGroupChangeOnRootMismatch:
 		default:
-			c.is.field(field.NotSupported(sp.Child("securityContext", "fsGroupChangePolicy"), *sc.FSGroupChangePolicy,
+			c.is.Field(field.NotSupported(sp.Child("securityContext", "fsGroupChangePolicy"), *sc.FSGroupChangePolicy,
 				[]corev1.PodFSGroupChangePolicy{corev1.FSGroupChangeAlways, corev1.FSGroupChangeOnRootMismatch}))
 		}
 	}
@@ -69,48 +74,48 @@ func (c *converter) validateDropped() {
 
 // validateToleration checks a toleration as the API server does (ValidateTolerations, with
 // the numeric operators Lt and Gt behind their feature gate, off by default).
-func (c *converter) validateToleration(t *corev1.Toleration, p *field.Path) {
+func (c *checker) validateToleration(t *corev1.Toleration, p *field.Path) {
 	if t.Key != "" {
 		for _, fe := range metavalidation.ValidateLabelName(t.Key, p.Child("key")) {
-			c.is.field(fe)
+			c.is.Field(fe)
 		}
 	}
 	if t.Key == "" && t.Operator != corev1.TolerationOpExists {
-		c.is.field(field.Invalid(p.Child("operator"), t.Operator,
+		c.is.Field(field.Invalid(p.Child("operator"), t.Operator,
 			"operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
 	}
 	if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
-		c.is.field(field.Invalid(p.Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+		c.is.Field(field.Invalid(p.Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
 	}
 	switch t.Operator {
 	case corev1.TolerationOpEqual, "":
 		if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
-			c.is.field(field.Invalid(p.Child("operator"), t.Value, strings.Join(msgs, ";")))
+			c.is.Field(field.Invalid(p.Child("operator"), t.Value, strings.Join(msgs, ";")))
 		}
 	case corev1.TolerationOpExists:
 		if t.Value != "" {
-			c.is.field(field.Invalid(p.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
+			c.is.Field(field.Invalid(p.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
 		}
 	case corev1.TolerationOpLt, corev1.TolerationOpGt:
-		c.is.field(field.NotSupported(p.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual,
+		c.is.Field(field.NotSupported(p.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual,
 			corev1.TolerationOpExists, corev1.TolerationOpLt, corev1.TolerationOpGt}))
 	default:
-		c.is.field(field.NotSupported(p.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
+		c.is.Field(field.NotSupported(p.Child("operator"), t.Operator, []corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
 	}
 	switch t.Effect {
 	case "", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
 	default:
-		c.is.field(field.NotSupported(p.Child("effect"), t.Effect, []corev1.TaintEffect{corev1.TaintEffectNoSchedule,
+		c.is.Field(field.NotSupported(p.Child("effect"), t.Effect, []corev1.TaintEffect{corev1.TaintEffectNoSchedule,
 			corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}))
 	}
 }
 
 // validateDroppedContainer checks a container's terminationMessagePolicy and resizePolicy.
-func (c *converter) validateDroppedContainer(ct *corev1.Container, p *field.Path, podRestart corev1.RestartPolicy) {
+func (c *checker) validateDroppedContainer(ct *corev1.Container, p *field.Path, podRestart corev1.RestartPolicy) {
 	switch ct.TerminationMessagePolicy {
 	case "", corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError:
 	default:
-		c.is.field(field.NotSupported(p.Child("terminationMessagePolicy"), ct.TerminationMessagePolicy,
+		c.is.Field(field.NotSupported(p.Child("terminationMessagePolicy"), ct.TerminationMessagePolicy,
 			[]corev1.TerminationMessagePolicy{corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError}))
 	}
 	// The API server reports these at the list (not at the entry), but for a duplicate.
@@ -118,25 +123,25 @@ func (c *converter) validateDroppedContainer(ct *corev1.Container, p *field.Path
 	seen := map[corev1.ResourceName]bool{}
 	for i, r := range ct.ResizePolicy {
 		if seen[r.ResourceName] {
-			c.is.field(field.Duplicate(rp.Index(i), r.ResourceName))
+			c.is.Field(field.Duplicate(rp.Index(i), r.ResourceName))
 		}
 		seen[r.ResourceName] = true
 		switch r.ResourceName {
 		case corev1.ResourceCPU, corev1.ResourceMemory:
 		case "":
-			c.is.field(field.Required(rp, ""))
+			c.is.Field(field.Required(rp, ""))
 		default:
-			c.is.field(field.NotSupported(rp, r.ResourceName, []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}))
+			c.is.Field(field.NotSupported(rp, r.ResourceName, []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory}))
 		}
 		switch r.RestartPolicy {
 		case corev1.NotRequired, corev1.RestartContainer:
 		case "":
-			c.is.field(field.Required(rp, ""))
+			c.is.Field(field.Required(rp, ""))
 		default:
-			c.is.field(field.NotSupported(rp, r.RestartPolicy, []corev1.ResourceResizeRestartPolicy{corev1.NotRequired, corev1.RestartContainer}))
+			c.is.Field(field.NotSupported(rp, r.RestartPolicy, []corev1.ResourceResizeRestartPolicy{corev1.NotRequired, corev1.RestartContainer}))
 		}
 		if podRestart == corev1.RestartPolicyNever && r.RestartPolicy != corev1.NotRequired {
-			c.is.field(field.Invalid(rp, r.RestartPolicy, "must be 'NotRequired' when pod `restartPolicy` is 'Never'"))
+			c.is.Field(field.Invalid(rp, r.RestartPolicy, "must be 'NotRequired' when pod `restartPolicy` is 'Never'"))
 		}
 	}
 }
