@@ -91,7 +91,8 @@ func (p *Worker) specContainers() []*Container {
 	return append(append([]*Container{}, p.inits...), p.apps...)
 }
 
-// warmPod is a member's worker as its sequences see it (warmmember.Pod).
+// warmPod is a member's worker as its sequences see it: its methods are warmmember.Pod's
+// (documented there), the pod's state's steps, each where the cold start takes it.
 type warmPod struct{ *Worker }
 
 var warmGoroutines = [...]string{warmmember.GoEtc: gWarmEtc, warmmember.GoRecordSync: gRecordSync, warmmember.GoRelabel: gRelabel}
