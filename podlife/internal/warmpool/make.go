@@ -15,7 +15,8 @@ import (
 )
 
 // The Manager's side of a warm pool member (its worker's side: package worker's
-// pool_member.go): its directory and record, its making, its removal and its claim by Run.
+// warm_member.go and package warmmember): its directory and record, its making, its removal
+// and its claim by Run.
 
 // makeMember makes a member of key's pool from tmpl: a pod named after its directory, in
 // <state dir>/pool, whose events go nowhere (a member is no pod), its sandbox made and its

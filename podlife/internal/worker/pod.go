@@ -24,6 +24,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 	"github.com/podlife/podlife/podlife/internal/worker/status"
+	"github.com/podlife/podlife/podlife/internal/worker/warmmember"
 )
 
 // Pod is a handle on a running (or finished) pod. Its methods are safe for concurrent use: the
@@ -124,8 +125,8 @@ type Worker struct {
 	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
 	// is the form of it the record keeps and fingerprints (see recordedSpec).
 	recorded PodSpec
-	// warm is set on a warm pool member (see pool_member.go), before its loop starts.
-	warm *warmMember
+	// warm is set on a warm pool member (see warm_member.go), before its loop starts.
+	warm *warmmember.Member
 }
 
 // New makes the pod of spec (admitted: see Runtime.admit) and its directory.

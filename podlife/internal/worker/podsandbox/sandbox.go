@@ -197,7 +197,7 @@ func (s *Sandbox) Restore(spec *api.PodSpec, nsPaths map[sandboxns.Kind]string, 
 }
 
 // Rebase moves the sandbox's paths from its directory to newDir (where it was renamed) and
-// gives it hostname: a warm pool member taken for a pod (see the worker's pool_member.go).
+// gives it hostname: a warm pool member taken for a pod (see warmmember.Member.Claim).
 // rebase maps a path under the old directory to the new one.
 func (s *Sandbox) Rebase(newDir, hostname string, rebase func(string) string) {
 	s.dir, s.hostname = newDir, hostname

@@ -1,0 +1,187 @@
+package worker
+
+import (
+	. "github.com/podlife/podlife/podlife/internal/api"
+
+	"cmp"
+	"context"
+	"sync"
+	"time"
+
+	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/eventbus"
+	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/record"
+	"github.com/podlife/podlife/podlife/internal/worker/warmmember"
+)
+
+// A warm pool member's entry points, which package warmpool's Manager calls: its sequences are
+// package warmmember's (Worker.warm holds its own state), given the pod's state's steps by warmPod.
+
+// NewMember makes a warm pool member of spec (admitted; named id, the name of its directory
+// dir under <state dir>/pool, which the Runtime made) and starts its loop: a pod whose events
+// go nowhere (a member is no pod), nothing of it created yet (see Prewarm).
+func NewMember(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid, id string, created time.Time) *Worker {
+	p := assemblePod(r, spec, recorded, handler, dir, uid)
+	p.events = eventbus.New(nil)
+	p.warm = warmmember.New(id, created, warmmember.Env{StateDir: r.Cfg.StateDir, Tasks: r.Tasks,
+		Sandbox: p.sandbox, Spec: p.spec, Pause: p.pause != nil, Log: p.log, HostLog: r.Log, Now: r.Clock.Now})
+	p.spawn(gLoop, p.runLoop)
+	return p
+}
+
+// CancelMember cancels the making of a member (its Prewarm fails soon): the Runtime closes.
+func (p *Worker) CancelMember() { p.cancelStart() }
+
+// Prewarm is a member's start sequence up to the processes (see warmmember.Member.Make).
+func (p *Worker) Prewarm() error { return p.warm.Make(p.startCtx, warmPod{p}) }
+
+// WatchMember watches a made member's created processes: one that dies (killed, OOM) marks
+// the member dead and calls onDead (the Runtime takes it out of its pool). The exit is passed
+// on to the pod's own exit watcher if the member was taken meanwhile. It returns the image IDs
+// the containers were created from, by container.
+func (p *Worker) WatchMember(onDead func()) map[string]string {
+	images := map[string]string{}
+	p.do(func() {
+		for _, c := range p.specContainers() {
+			images[c.spec.Name] = c.imageID
+			orig, fwd := c.cur.exitCh, make(chan ctrd.ExitStatus, 1)
+			c.cur.exitCh = fwd
+			p.spawn(gMemberExit, func() { p.warm.ForwardExit(orig, fwd, onDead) })
+		}
+	})
+	return images
+}
+
+// DiscardMember removes a member that will not be taken (and was not: its directory is still
+// under <state dir>/pool), as a failed start removes a pod.
+func (p *Worker) DiscardMember(why string) error {
+	p.log.Debug("warm pool: removing a member", "why", why)
+	p.spawn(gStatus, func() { p.persistStatus(p.persistQuit) })
+	close(p.seqDone)
+	ctx, cancel := context.WithTimeout(p.lifeCtx, time.Minute)
+	defer cancel()
+	p.stopWith(ctx, 0, false, nil)
+	return p.Remove(ctx)
+}
+
+// ClaimMember makes the member p Run's pod spec and starts its start sequence (see
+// warmmember.Member.Claim; register is the Runtime's).
+func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, register func(*Worker) error) error {
+	msg, err := p.warm.Claim(ctx, warmPod{p}, spec, recorded, func() error { return register(p) })
+	if err != nil {
+		return err
+	}
+	p.emit("", EventNormal, ReasonStartedFromPool, msg)
+	p.spawn(gStart, p.run)
+	return nil
+}
+
+// startPrewarmed is a taken member's start sequence (see warmmember.Member.Start).
+func (p *Worker) startPrewarmed() error { return p.warm.Start(p.startCtx, p.lifeCtx, warmPod{p}) }
+
+// writeRecordFile writes the pod's record, pod.json (see warmmember.Member.WriteRecord).
+func (p *Worker) writeRecordFile(path string, rec record.Record) error {
+	return p.warm.WriteRecord(warmPod{p}, path, rec) // p.warm nil: not a member
+}
+
+// specContainers returns the pod's init and app containers (a member has no ephemeral one);
+// unlike allContainers, it may run on the pod's loop.
+func (p *Worker) specContainers() []*Container {
+	return append(append([]*Container{}, p.inits...), p.apps...)
+}
+
+// warmPod is a member's worker as its sequences see it: its methods are warmmember.Pod's
+// (documented there), the pod's state's steps, each where the cold start takes it.
+type warmPod struct{ *Worker }
+
+var warmGoroutines = [...]string{warmmember.GoEtc: gWarmEtc, warmmember.GoRecordSync: gRecordSync, warmmember.GoRelabel: gRelabel}
+
+func (w warmPod) Go(g warmmember.Goroutine, fn func()) { w.spawn(warmGoroutines[g], fn) }
+
+func (w warmPod) Containers() (cs []warmmember.Container, pause tasks.Container, ok bool) {
+	ok = w.do(func() {
+		for _, c := range w.specContainers() {
+			s := warmmember.Container{Name: c.spec.Name, Image: c.image.Name, ImageID: c.imageID}
+			if c.cur != nil {
+				s.Ctr, s.Task = c.cur.ctr, c.cur.task != nil
+			}
+			for _, inst := range c.live {
+				s.Started = append(s.Started, inst.startedAt)
+			}
+			cs = append(cs, s)
+		}
+		if w.pause != nil {
+			pause = w.pause.ctr
+		}
+	})
+	return cs, pause, ok
+}
+
+func (w warmPod) CreateSandbox(ctx context.Context) error {
+	if err := w.createSandbox(); err != nil {
+		return err
+	}
+	return w.mountImageVolumes(ctx)
+}
+
+func (w warmPod) AttachNetwork(ctx context.Context) {
+	w.spawn(gNetwork, func() {
+		defer close(w.netReady)
+		if err := w.sandbox.Attach(ctx, w.network, &w.spec, PortMappings(&w.spec)); err != nil {
+			w.netErr = &StartError{Pod: w.name, Step: StepNetwork, Err: err}
+			return
+		}
+		w.update(func() { w.sandboxReady = true })
+	})
+}
+
+func (w warmPod) NetworkErr() error                    { <-w.netReady; return w.netErr }
+func (w warmPod) NoNetwork()                           { close(w.netReady) }
+func (w warmPod) StartPause(ctx context.Context) error { return w.startPause(ctx) }
+
+func (w warmPod) Prepare(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for _, c := range w.specContainers() {
+		wg.Go(func() { c.prepare(ctx) })
+	}
+	wg.Wait()
+	for _, c := range w.specContainers() {
+		if c.prepErr != nil {
+			return cmp.Or(w.rootPrepError(), c.prepErr)
+		}
+	}
+	return nil
+}
+
+func (w warmPod) Become(id warmmember.Identity) {
+	p := w.Worker
+	p.update(func() {
+		p.name, p.spec, p.recorded, p.log = id.Spec.Name, id.Spec, id.Recorded, id.Log
+		for i, c := range p.inits {
+			c.spec = &p.spec.InitContainers[i]
+		}
+		for i, c := range p.apps {
+			c.spec = &p.spec.Containers[i]
+		}
+		p.events = warmmember.Reissue(p.events.Recent(), p.host.Events, p.name)
+		p.startTime = id.Now
+		p.sandbox.Rebase(id.Dir, p.spec.Hostname, id.Rebase)
+		p.sup.SetDir(id.Dir)
+		for _, c := range p.specContainers() {
+			for _, inst := range c.live {
+				inst.logPath, inst.termPath = id.Rebase(inst.logPath), id.Rebase(inst.termPath)
+			}
+		}
+		p.records.SetRelease(id.Release)
+	})
+}
+
+func (w warmPod) StartProcesses(ctx context.Context) error {
+	seqCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if err := w.runInits(seqCtx); err != nil {
+		return setupError(seqCtx, err)
+	}
+	return w.appsResult(seqCtx, w.startApps(seqCtx))
+}
