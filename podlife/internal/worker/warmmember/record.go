@@ -12,8 +12,9 @@ import (
 // is synced while the processes start (syncRecord), before Run returns. A crash of the host
 // before that sync may leave the record missing, empty or cut short: the pod's processes died
 // with the host; the startup garbage collection removes a directory without a record as a
-// half-created pod's, and leaves one whose record is unreadable (empty or cut short included)
-// alone with a warning, as a record cut short by other means may be a live pod's. Later
+// half-created pod's, and one whose record is empty or cut short once it has proof the pod died
+// with the host (its adoption lock free, its namespace pins unmounted: gc's diedWithHost); a
+// record cut short by other means may be a live pod's, left alone with a warning. Later
 // records, and every record of a pod that was no member (m nil), are written as any pod's
 // (poddir.WriteJSON).
 func (m *Member) WriteRecord(w Pod, path string, rec record.Record) error {
