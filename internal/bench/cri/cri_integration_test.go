@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/podlife/podlife/internal/bench/measure"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"github.com/podlife/podlife/internal/bench/measure"
 )
 
 // TestCRIPodLeavesNothing runs the bench pod through the CRI plugin and removes it: both

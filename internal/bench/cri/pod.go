@@ -9,8 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/podlife/podlife/internal/bench/measure"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"github.com/podlife/podlife/internal/bench/measure"
 )
 
 // kubeletGracePeriod is StopContainer's timeout as the kubelet passes it for a pod deleted

@@ -7,6 +7,7 @@ import (
 	"github.com/podlife/podlife/internal/bench/measure"
 )
 
+// Print writes the CRI plugin's rows to w.
 func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "\ncontainerd's CRI plugin driven as the kubelet drives it (same containerd binary, runc, image,\n"+
 		"seccomp RuntimeDefault + no-new-privileges, bridge CNI; sandbox: %s), iterations\n"+

@@ -28,6 +28,7 @@ type Floor struct {
 	img client.Image
 }
 
+// New imports the bench image into the run's floor namespace and returns the floor over it.
 func New(ctx context.Context, e *measure.Env) (*Floor, error) {
 	ctx = namespaces.WithNamespace(ctx, e.NS("floor"))
 	img, err := podlifetest.ImportBusybox(ctx, e.Ctrd.Client, measure.Image)
@@ -37,6 +38,7 @@ func New(ctx context.Context, e *measure.Env) (*Floor, error) {
 	return &Floor{e: e, ctx: ctx, img: img}, nil
 }
 
+// Pod is one floor pod: its netns and its two containers, their tasks and exit channels.
 type Pod struct {
 	id    string
 	nsDir string
@@ -46,6 +48,8 @@ type Pod struct {
 	exits []<-chan client.ExitStatus
 }
 
+// Start creates floor pod number i (netns, CNI ADD, both containers created and started) and
+// returns it with the time it took; on an error the pod returned, if any, needs Cleanup.
 func (f *Floor) Start(i int) (*Pod, time.Duration, error) {
 	c := f.e.Ctrd.Client
 	p := &Pod{id: fmt.Sprintf("floor-%d", i), nsDir: filepath.Join(f.e.Dir, fmt.Sprintf("fns%d", i))}
@@ -86,6 +90,8 @@ func (f *Floor) Start(i int) (*Pod, time.Duration, error) {
 	return p, time.Since(t0), nil
 }
 
+// Stop kills, waits for and deletes both containers, then CNI DEL and the netns, and returns
+// the time it took.
 func (f *Floor) Stop(p *Pod) (time.Duration, error) {
 	t0 := time.Now()
 	for j, task := range p.tasks {

@@ -15,6 +15,7 @@ import (
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
+// Image is the bench image (busybox), imported into every namespace of the run.
 const Image = "podlife.bench/busybox:1"
 
 // Env is what every measurement shares.
@@ -36,6 +37,8 @@ func (e *Env) NS(what string) string { return "plb-" + e.RunID + "-" + what }
 // with a handler installed by the workload would race with the workload's own start.
 var ContainerCmd = []string{"sleep", "3600"}
 
+// Runtime opens a podlife Runtime on namespace ns of the run's containerd, with the run's
+// network and container logger, and imports the bench image into it.
 func (e *Env) Runtime(ctx context.Context, ns string, shims podlife.ShimMode) (*podlife.Runtime, error) {
 	rt, err := podlife.New(ctx, podlife.Config{Address: e.Ctrd.Daemon.Address(), Namespace: ns,
 		StateDir: filepath.Join(e.Dir, ns), Network: e.Bridge, Shims: shims, Logger: e.Logger, ContainerLogger: e.ContainerLogger})
@@ -54,6 +57,7 @@ func (e *Env) Runtime(ctx context.Context, ns string, shims podlife.ShimMode) (*
 	return rt, nil
 }
 
+// BenchPod is the bench pod: two busybox containers running ContainerCmd, stopped with SIGKILL.
 func BenchPod(name string) podlife.PodSpec {
 	return podlife.PodSpec{Name: name, Containers: []podlife.ContainerSpec{
 		{Name: "c1", Image: Image, Command: ContainerCmd, StopSignal: syscall.SIGKILL},

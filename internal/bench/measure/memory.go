@@ -22,6 +22,8 @@ func SettledRSSMiB() float64 {
 	return RSSMiB()
 }
 
+// StatusKiB reads the value (KiB) of the line starting with key in a /proc status or
+// smaps_rollup file; 0 if there is none.
 func StatusKiB(path, key string) float64 {
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/podlife/podlife/podlife"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/podlife/podlife/podlife"
 )
 
 // HTTPDCmd serves "ok" on port 8080: what the probe pods run.

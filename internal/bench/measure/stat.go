@@ -15,6 +15,7 @@ type Stat struct {
 	Max    float64 `json:"max_ms"`
 }
 
+// Summarize is the median, min and max of ds, in milliseconds rounded to 0.1.
 func Summarize(ds []time.Duration) Stat {
 	ms := make([]float64, len(ds))
 	for i, d := range ds {
@@ -47,14 +48,18 @@ func StatTable(w io.Writer) func(name string, s Stat, ratio float64) {
 // MS is d in milliseconds, to a tenth.
 func MS(d time.Duration) float64 { return float64(d.Microseconds()/100) / 10 }
 
+// Percent is d as a percentage of one core over seconds, rounded to 0.1.
 func Percent(d time.Duration, seconds float64) float64 {
 	return Round1(d.Seconds() / seconds * 100)
 }
 
+// Round1 rounds v to one decimal.
 func Round1(v float64) float64 { return math.Round(v*10) / 10 }
 
+// Round2 rounds v to two decimals.
 func Round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
 
+// Ratio is a over b rounded to two decimals; 0 if b is 0.
 func Ratio(a, b float64) float64 {
 	if b == 0 {
 		return 0

@@ -53,6 +53,7 @@ type gatedTimes struct {
 	Total measure.Stat `json:"total"`
 }
 
+// GatedReport is the dependency-gated start's figures.
 type GatedReport struct {
 	Iterations int        `json:"iterations"`
 	Fast       gatedTimes `json:"fast_period"` // readiness Period 1s, FastPeriod 50ms
@@ -139,6 +140,7 @@ func gatedStart(ctx context.Context, e *measure.Env, rt *podlife.Runtime, name s
 	return ready.Sub(fi.ModTime()), started.Sub(ready), nil
 }
 
+// Print writes the gated start's table to w.
 func (r *GatedReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "\ndependency-gated start: app DependsOn proxy Ready (exec readiness probe, Period 1s), DependencyOrder, %d iterations\n", r.Iterations)
 	fmt.Fprintf(w, "%-28s %10s %10s %10s\n", "", "median ms", "min ms", "max ms")

@@ -31,6 +31,7 @@ type Switched struct {
 	maxInFlight atomic.Int64
 }
 
+// NewSwitched wraps p for pods probe pods; it starts on.
 func NewSwitched(p probe.Prober, pods int) *Switched {
 	s := &Switched{inner: p, pods: pods}
 	s.on.Store(true)
@@ -105,6 +106,7 @@ type probeCost struct {
 	Machine    float64 `json:"machine_ms"`
 }
 
+// Report is the probe cost's figures: the windows' CPU and the cost per run.
 type Report struct {
 	Pods         int           `json:"pods"`
 	ExecPods     int           `json:"exec_pods"`     // pods whose exec probe really runs
@@ -252,6 +254,7 @@ func cost(name string, w, base probeWindow, runs int64) probeCost {
 	return c
 }
 
+// Print writes the probe cost's tables to w.
 func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "\nprobes: %d pods, each with an exec readiness probe (/bin/true; it really runs on %d of them) and an httpGet liveness probe, period 1s\n",
 		r.Pods, r.ExecPods)

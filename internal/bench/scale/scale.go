@@ -23,17 +23,6 @@ import (
 	"github.com/podlife/podlife/probe"
 )
 
-// The scale measurements (issue 19 items 4 and 6), off by default (`-only probescale,manypods`):
-//
-//   - probescale: -scale-probe-pods pods (100), one busybox httpd container each with a
-//     readiness probe every second, started -scale-parallel at a time; then three windows of
-//     -probe-window each: every probe an httpGet, every probe a tcpSocket, and none (the
-//     workers tick, the prober answers at once). The managing process's CPU in each window
-//     (getrusage) is printed as a share of one core; -scale-cpuprofile PREFIX writes a CPU
-//     profile of each window to PREFIX-<window>.pprof.
-//   - manypods: -many-pods pods (200), one `sleep` container each, started -scale-parallel at a
-//     time, then removed the same way: how long, and how many failed.
-
 // Options are the scale measurements' flags.
 type Options struct {
 	ProbePods  int
@@ -343,6 +332,7 @@ func MeasureManyPods(ctx context.Context, e *measure.Env, o *Options) (*ManyPods
 	return rep, nil
 }
 
+// Print writes probescale's table to w.
 func (r *ProbesReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "\nprobescale: %d pods (busybox httpd), each with a readiness probe every 1s, started %d at a time\n", r.Pods, r.Parallel)
 	fmt.Fprintf(w, "started and ready in %.1f s (%d failed, %d not ready at the end); removed in %.1f s; %d goroutines, RSS %.1f MiB\n",
@@ -358,6 +348,7 @@ func (r *ProbesReport) Print(w io.Writer) {
 	}
 }
 
+// Print writes manypods' line to w.
 func (r *ManyPodsReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "\nmanypods: %d one-container pods, %d started at a time: all started in %.1f s (Run median %.0f ms, max %.0f ms), %d failed, %d not Running; removed (%d at a time) in %.1f s, %d failed\n",
 		r.Pods, r.Parallel, r.StartSeconds, r.StartMedian, r.StartMax, r.Failures, r.NotRunning, r.Parallel, r.RemoveSeconds, r.RemoveErrors)

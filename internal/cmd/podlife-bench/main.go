@@ -6,10 +6,16 @@
 // probe (DependsOn ... Ready) waits, what a pause (shareProcessNamespace) adds to a start, and
 // how the crun runtime class compares with runc (start, and exec-probe CPU). Beside podlife it
 // runs the same pod through containerd's CRI plugin the way the kubelet calls it, on a second
-// private containerd of the same binary (one pod at a time, then many at once: cri*.go). Off by
-// default, -only probescale,manypods measures 100 pods with httpGet or tcpSocket probes and 200
-// pods started with bounded concurrency (scale.go). -only pool (in the default) measures a start
-// from a warm pool (Runtime.Prewarm) beside the cold one, and what a ready member costs (pool.go).
+// private containerd of the same binary (one pod at a time, then many at once:
+// internal/bench/cri). Off by default, -only probescale,manypods measures 100 pods with httpGet
+// or tcpSocket probes and 200 pods started with bounded concurrency (internal/bench/scale).
+// -only pool (in the default) measures a start from a warm pool (Runtime.Prewarm) beside the
+// cold one, and what a ready member costs (pool.go).
+//
+// The measurements live in packages under internal/bench (measure: the environment, statistics,
+// CPU and memory readings they share; floor, probes, cri, scale, breakdown); this command keeps
+// the flags, the wiring, the report and the smaller measurements (times, memory, pool,
+// sharedpid, runtimeclass, usage).
 //
 //	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
 //
@@ -108,7 +114,7 @@ type options struct {
 	probeWindow                                    time.Duration
 	usagePods, usageRounds                         int
 	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage
-	scale                                          *scale.Options  // probescale and manypods (scale.go)
+	scale                                          *scale.Options  // probescale and manypods (internal/bench/scale)
 	bridge, subnet                                 string          // the pods' bridge and subnet
 	perfData                                       string          // breakdown: where to keep perf's recording
 }

@@ -85,6 +85,12 @@ func TestPackageArrows(t *testing.T) {
 		{"internal/procutil", []string{"podlife"}},
 		{"internal/restart", []string{"podlife"}},
 		{"internal/sandboxns", []string{"podlife"}},
+		{"internal/bench/measure", []string{"internal/bench/floor", "internal/bench/probes", "internal/bench/cri", "internal/bench/scale", "internal/bench/breakdown"}},
+		{"internal/bench/floor", []string{"internal/bench/probes", "internal/bench/cri", "internal/bench/scale", "internal/bench/breakdown"}},
+		{"internal/bench/probes", []string{"internal/bench/floor", "internal/bench/cri", "internal/bench/scale", "internal/bench/breakdown"}},
+		{"internal/bench/cri", []string{"internal/bench/floor", "internal/bench/probes", "internal/bench/scale", "internal/bench/breakdown"}},
+		{"internal/bench/scale", []string{"internal/bench/floor", "internal/bench/probes", "internal/bench/cri", "internal/bench/breakdown"}},
+		{"internal/bench/breakdown", []string{"internal/bench/floor", "internal/bench/probes", "internal/bench/cri", "internal/bench/scale"}},
 		{"podlife", []string{"podlife/kube", "podlife/podlifetest", "podlife/containerlogger", "internal/kubectl", "internal/podwatch"}},
 	}
 	for _, r := range rules {
