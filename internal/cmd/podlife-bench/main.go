@@ -6,10 +6,16 @@
 // probe (DependsOn ... Ready) waits, what a pause (shareProcessNamespace) adds to a start, and
 // how the crun runtime class compares with runc (start, and exec-probe CPU). Beside podlife it
 // runs the same pod through containerd's CRI plugin the way the kubelet calls it, on a second
-// private containerd of the same binary (one pod at a time, then many at once: cri*.go). Off by
-// default, -only probescale,manypods measures 100 pods with httpGet or tcpSocket probes and 200
-// pods started with bounded concurrency (scale.go). -only pool (in the default) measures a start
-// from a warm pool (Runtime.Prewarm) beside the cold one, and what a ready member costs (pool.go).
+// private containerd of the same binary (one pod at a time, then many at once:
+// internal/bench/cri). Off by default, -only probescale,manypods measures 100 pods with httpGet
+// or tcpSocket probes and 200 pods started with bounded concurrency (internal/bench/scale).
+// -only pool (in the default) measures a start from a warm pool (Runtime.Prewarm) beside the
+// cold one, and what a ready member costs (pool.go).
+//
+// The measurements live in packages under internal/bench (measure: the environment, statistics,
+// CPU and memory readings they share; floor, probes, cri, scale, breakdown); this command keeps
+// the flags, the wiring, the report and the smaller measurements (times, memory, pool,
+// sharedpid, runtimeclass, usage).
 //
 //	go run ./internal/cmd/podlife-bench --containerd .cache/bin/containerd [-n 10] [--json]
 //
@@ -29,14 +35,17 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/internal/bench/breakdown"
+	"github.com/podlife/podlife/internal/bench/cri"
+	"github.com/podlife/podlife/internal/bench/measure"
+	"github.com/podlife/podlife/internal/bench/probes"
+	"github.com/podlife/podlife/internal/bench/scale"
 	"github.com/podlife/podlife/internal/cnipath"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/containerlogger"
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
-
-const image = "podlife.bench/busybox:1"
 
 func main() {
 	bin := flag.String("containerd", "containerd", "containerd binary to benchmark against")
@@ -55,7 +64,7 @@ func main() {
 	classPods := flag.Int("runtimeclass-probe-pods", 3, "pods of each runtime class with an exec probe every 100 ms, for runtimeclass (0: skip the probe cost)")
 	bridge := flag.String("bridge", "plbench0", "bridge device of the run's pods (another name lets two runs share the machine)")
 	subnet := flag.String("subnet", "10.251.0.0/16", "subnet of the run's pods")
-	scale := addScaleFlags()
+	scale := scale.AddFlags()
 	perfData := flag.String("breakdown-perf-data", "", "breakdown: keep perf's recording in FILE (perf report -i FILE --sort comm,sym)")
 	verbose := flag.Bool("v", false, "log podlife's debug output (step timings) to stderr")
 	containerLogger := flag.String("container-logger", "", `containers' logger: "" (podlife-logger, built for the run), "self" (this program re-executed, as the podlife CLI does), "none" (the managing process writes the logs), or a path`)
@@ -96,21 +105,6 @@ func main() {
 	rep.print(os.Stdout)
 }
 
-// env is what every measurement shares.
-type env struct {
-	dir    string
-	ctrd   *podlifetest.Containerd
-	bridge *cni.Bridge
-	subnet netip.Prefix
-	logger *slog.Logger
-	runID  string
-	// containerLogger is Config.ContainerLogger of every Runtime.
-	containerLogger string
-}
-
-// ns names a containerd namespace of this run (unique, so no earlier run's leftovers collide).
-func (e *env) ns(what string) string { return "plb-" + e.runID + "-" + what }
-
 // options says what to measure, and how much.
 type options struct {
 	containerLogger                                string // the -container-logger flag
@@ -120,7 +114,7 @@ type options struct {
 	probeWindow                                    time.Duration
 	usagePods, usageRounds                         int
 	only                                           map[string]bool // measurements to run: times, memory, probes, gated, sharedpid, runtimeclass, cri, probescale, manypods, usage
-	scale                                          *scaleOptions   // probescale and manypods (scale.go)
+	scale                                          *scale.Options  // probescale and manypods (internal/bench/scale)
 	bridge, subnet                                 string          // the pods' bridge and subnet
 	perfData                                       string          // breakdown: where to keep perf's recording
 }
@@ -141,69 +135,69 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 	if err != nil {
 		return nil, fmt.Errorf("-subnet: %w", err)
 	}
-	e := &env{dir: dir, ctrd: ctrd, subnet: subnet, logger: logger,
-		runID: strings.TrimPrefix(filepath.Base(dir), "plb-")}
-	e.bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: o.bridge, Subnet: e.subnet,
+	e := &measure.Env{Dir: dir, Ctrd: ctrd, Subnet: subnet, Logger: logger,
+		RunID: strings.TrimPrefix(filepath.Base(dir), "plb-")}
+	e.Bridge, err = cni.NewBridge(cni.BridgeConfig{Name: "podlife-bench", Bridge: o.bridge, Subnet: e.Subnet,
 		StateDir: filepath.Join(dir, "cni"), PluginDirs: cnipath.Dirs("")})
 	if err != nil {
 		return nil, err
 	}
-	defer e.bridge.Destroy(context.WithoutCancel(ctx))
+	defer e.Bridge.Destroy(context.WithoutCancel(ctx))
 	switch o.containerLogger {
 	case "none":
-		e.containerLogger = ""
+		e.ContainerLogger = ""
 	case "self":
-		if e.containerLogger, err = os.Executable(); err != nil {
+		if e.ContainerLogger, err = os.Executable(); err != nil {
 			return nil, err
 		}
 	case "":
-		if e.containerLogger, err = podlifetest.ContainerLogger(dir); err != nil {
+		if e.ContainerLogger, err = podlifetest.ContainerLogger(dir); err != nil {
 			return nil, err
 		}
 	default:
-		e.containerLogger = o.containerLogger
+		e.ContainerLogger = o.containerLogger
 	}
 	rep := &report{Containerd: version, ContainerLogger: o.containerLogger}
 	if o.only["breakdown"] {
-		if rep.Breakdown, err = e.measureBreakdown(ctx, o.n, o.perfData); err != nil {
+		if rep.Breakdown, err = breakdown.Measure(ctx, e, o.n, o.perfData); err != nil {
 			return nil, fmt.Errorf("breakdown: %w", err)
 		}
 	}
 	if o.only["times"] {
 		rep.Iterations = o.n
-		if err := e.measureTimes(ctx, o.n, rep); err != nil {
+		if err := measureTimes(ctx, e, o.n, rep); err != nil {
 			return nil, err
 		}
 	}
 	if o.only["pool"] {
-		if err := e.measurePool(ctx, o.n, o.pods, rep); err != nil {
+		if err := measurePool(ctx, e, o.n, o.pods, rep); err != nil {
 			return nil, fmt.Errorf("pool: %w", err)
 		}
 	}
 	if o.only["memory"] {
-		if err := e.measureMemory(ctx, o.pods, o.memModes, rep); err != nil {
+		if err := measureMemory(ctx, e, o.pods, o.memModes, rep); err != nil {
 			return nil, fmt.Errorf("memory: %w", err)
 		}
 	}
 	if o.only["probes"] && o.probePods > 0 {
-		if rep.Probes, err = e.measureProbes(ctx, o.probePods, o.execPods, o.probeWindow); err != nil {
+		if rep.Probes, err = probes.Measure(ctx, e, o.probePods, o.execPods, o.probeWindow); err != nil {
 			return nil, fmt.Errorf("probes: %w", err)
 		}
 	}
 	if o.only["gated"] && o.gated > 0 {
-		if rep.Gated, err = e.measureGated(ctx, o.gated); err != nil {
+		if rep.Gated, err = probes.MeasureGated(ctx, e, o.gated); err != nil {
 			return nil, fmt.Errorf("gated start: %w", err)
 		}
 	}
 	if o.only["sharedpid"] {
-		if rep.SharedPID, err = e.measureSharedPID(ctx, o.n); err != nil {
+		if rep.SharedPID, err = measureSharedPID(ctx, e, o.n); err != nil {
 			return nil, fmt.Errorf("shared PID namespace: %w", err)
 		}
 	}
 	if o.only["runtimeclass"] {
 		// crun may be missing, or refuse the host's cgroup layout (docs/troubleshooting.md): the
 		// other figures stand without it.
-		if rep.RuntimeClass, err = e.measureRuntimeClass(ctx, o.n, o.classPods, o.probeWindow); err != nil {
+		if rep.RuntimeClass, err = measureRuntimeClass(ctx, e, o.n, o.classPods, o.probeWindow); err != nil {
 			rep.RuntimeClassError = err.Error()
 		}
 	}
@@ -214,17 +208,33 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		if o.only["memory"] {
 			memPods = o.pods
 		}
-		if rep.CRI, err = e.measureCRI(ctx, bin, o.n, o.many, memPods); err != nil {
+		if rep.CRI, err = cri.Measure(ctx, e, bin, o.n, o.many, memPods); err != nil {
 			rep.CRIError = err.Error()
 		}
 	}
-	if err := e.measureScale(ctx, o, rep); err != nil {
+	if err := measureScale(ctx, e, o, rep); err != nil {
 		return nil, err
 	}
 	if o.only["usage"] {
-		if rep.Usage, err = e.measureUsage(ctx, o.usagePods, o.usageRounds); err != nil {
+		if rep.Usage, err = measureUsage(ctx, e, o.usagePods, o.usageRounds); err != nil {
 			return nil, fmt.Errorf("usage: %w", err)
 		}
 	}
 	return rep, nil
+}
+
+// measureScale runs probescale and manypods if -only asks for them.
+func measureScale(ctx context.Context, e *measure.Env, o options, rep *report) error {
+	var err error
+	if o.only["probescale"] && o.scale.ProbePods > 0 {
+		if rep.ProbeScale, err = scale.MeasureProbes(ctx, e, o.scale, o.probeWindow); err != nil {
+			return fmt.Errorf("probescale: %w", err)
+		}
+	}
+	if o.only["manypods"] && o.scale.ManyPods > 0 {
+		if rep.ManyPods, err = scale.MeasureManyPods(ctx, e, o.scale); err != nil {
+			return fmt.Errorf("manypods: %w", err)
+		}
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/reasons"
 )
@@ -20,10 +21,10 @@ import (
 // With crun on the host, the same pod of runtime class crun from its own pool, iterations
 // alternating with runc's (Crun).
 type poolReport struct {
-	Iterations int  `json:"iterations"`
-	Start      stat `json:"start"`
-	StartCPU   stat `json:"start_cpu"`
-	Stop       stat `json:"stop"`
+	Iterations int          `json:"iterations"`
+	Start      measure.Stat `json:"start"`
+	StartCPU   measure.Stat `json:"start_cpu"`
+	Stop       measure.Stat `json:"stop"`
 	// ColdRatio is Start's median over the cold podlife start's of the same run (0 without
 	// times); FloorRatio over the floor's.
 	ColdRatio  float64 `json:"cold_ratio,omitempty"`
@@ -43,10 +44,10 @@ type poolReport struct {
 
 // poolClassReport is a pool's figures for a runtime class other than the default.
 type poolClassReport struct {
-	Class    string `json:"class"`
-	Start    stat   `json:"start"`
-	StartCPU stat   `json:"start_cpu"`
-	Stop     stat   `json:"stop"`
+	Class    string       `json:"class"`
+	Start    measure.Stat `json:"start"`
+	StartCPU measure.Stat `json:"start_cpu"`
+	Stop     measure.Stat `json:"stop"`
 	// RuncRatio is Start's median over the runc pool's of the same run.
 	RuncRatio float64 `json:"runc_ratio"`
 }
@@ -65,14 +66,14 @@ func (p *poolRun) iterate(ctx context.Context, i int) error {
 	if err := p.rt.Prewarm(ctx, p.tmpl, 1); err != nil { // waits until the member is ready
 		return err
 	}
-	spec := benchPod(fmt.Sprintf("pool-%s%d", p.class, i+1))
+	spec := measure.BenchPod(fmt.Sprintf("pool-%s%d", p.class, i+1))
 	spec.RuntimeClassName = p.class
-	t0, c0 := time.Now(), cpuTime()
+	t0, c0 := time.Now(), measure.CPUTime()
 	pod, err := p.rt.Run(ctx, spec)
 	if err != nil {
 		return err
 	}
-	start, cpu := time.Since(t0), cpuTime()-c0
+	start, cpu := time.Since(t0), measure.CPUTime()-c0
 	if !startedFromPool(pod) {
 		return fmt.Errorf("pod %s was not started from the pool", pod.Name())
 	}
@@ -93,29 +94,29 @@ func (p *poolRun) iterate(ctx context.Context, i int) error {
 // from the pool and the pod's removal (poolRun.iterate), alternating with the same on a pool of
 // runtime class crun if the host has crun. Then it keeps `members` members (runc) ready and
 // reads what they cost.
-func (e *env) measurePool(ctx context.Context, n, members int, rep *report) error {
-	ns := e.ns("pool")
-	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
+func measurePool(ctx context.Context, e *measure.Env, n, members int, rep *report) error {
+	ns := e.NS("pool")
+	rt, err := e.Runtime(ctx, ns, podlife.ShimPerPod)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		rt.Close()
-		_ = checkShims(context.WithoutCancel(ctx), ns)
+		_ = measure.CheckShims(context.WithoutCancel(ctx), ns)
 	}()
-	tmpl := benchPod("pool-template")
+	tmpl := measure.BenchPod("pool-template")
 	runs := []*poolRun{{rt: rt, tmpl: tmpl}}
 	if _, err := exec.LookPath("crun"); err == nil {
-		cns := e.ns("pool-crun")
-		crt, err := e.runtime(ctx, cns, podlife.ShimPerPod)
+		cns := e.NS("pool-crun")
+		crt, err := e.Runtime(ctx, cns, podlife.ShimPerPod)
 		if err != nil {
 			return err
 		}
 		defer func() {
 			crt.Close()
-			_ = checkShims(context.WithoutCancel(ctx), cns)
+			_ = measure.CheckShims(context.WithoutCancel(ctx), cns)
 		}()
-		ctmpl := benchPod("pool-template")
+		ctmpl := measure.BenchPod("pool-template")
 		ctmpl.RuntimeClassName = "crun"
 		runs = append(runs, &poolRun{class: "crun", rt: crt, tmpl: ctmpl})
 	}
@@ -133,10 +134,10 @@ func (e *env) measurePool(ctx context.Context, n, members int, rep *report) erro
 			}
 		}
 	}
-	r := &poolReport{Iterations: n, Start: summarize(runs[0].start), StartCPU: summarize(runs[0].cpu), Stop: summarize(runs[0].rm), Members: members, CrunError: crunErr}
+	r := &poolReport{Iterations: n, Start: measure.Summarize(runs[0].start), StartCPU: measure.Summarize(runs[0].cpu), Stop: measure.Summarize(runs[0].rm), Members: members, CrunError: crunErr}
 	if len(runs) > 1 {
 		c := runs[1]
-		r.Crun = &poolClassReport{Class: c.class, Start: summarize(c.start), StartCPU: summarize(c.cpu), Stop: summarize(c.rm)}
+		r.Crun = &poolClassReport{Class: c.class, Start: measure.Summarize(c.start), StartCPU: measure.Summarize(c.cpu), Stop: measure.Summarize(c.rm)}
 		if r.Start.Median > 0 {
 			r.Crun.RuncRatio = r.Crun.Start.Median / r.Start.Median
 		}
@@ -153,15 +154,15 @@ func (e *env) measurePool(ctx context.Context, n, members int, rep *report) erro
 		r.FloorRatio = r.Start.Median / rep.FloorStart.Median
 	}
 	if members > 0 {
-		m0 := settledRSSMiB()
+		m0 := measure.SettledRSSMiB()
 		if err := rt.Prewarm(ctx, tmpl, members); err != nil {
 			return err
 		}
 		if members > 1 { // the pool had one member when m0 was read
-			r.ManagerMiBPerMember = max(0, settledRSSMiB()-m0) / float64(members-1)
+			r.ManagerMiBPerMember = max(0, measure.SettledRSSMiB()-m0) / float64(members-1)
 		}
-		_, shim, _ := shimMemory(ns)
-		_, loggers, _ := loggerMemory(filepath.Join(e.dir, ns))
+		_, shim, _ := measure.ShimMemory(ns)
+		_, loggers, _ := measure.LoggerMemory(filepath.Join(e.Dir, ns))
 		_, inits := runcInitMemory(ns)
 		k := float64(members)
 		r.ShimPSSMiB, r.LoggersPSSMiB, r.RuncInitPSSMiB = shim/k, loggers/k, inits/k
@@ -202,14 +203,14 @@ func runcInitMemory(ns string) (n int, pss float64) {
 			continue
 		}
 		n++
-		pss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Pss:") / 1024
+		pss += measure.StatusKiB(filepath.Join(dir, "smaps_rollup"), "Pss:") / 1024
 	}
 	return n, pss
 }
 
 func (r *poolReport) print(w io.Writer) {
 	fmt.Fprintf(w, "\nwarm pool (Runtime.Prewarm), the same pod, %d iterations\n\n", r.Iterations)
-	row := statTable(w)
+	row := measure.StatTable(w)
 	row("pool start", r.Start, r.ColdRatio)
 	row("pool st. CPU", r.StartCPU, 0)
 	row("pool stop", r.Stop, 0)

@@ -3,38 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"path/filepath"
-	"runtime/debug"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
+
+	"github.com/podlife/podlife/internal/bench/breakdown"
+	"github.com/podlife/podlife/internal/bench/cri"
+	"github.com/podlife/podlife/internal/bench/measure"
+	"github.com/podlife/podlife/internal/bench/probes"
+	"github.com/podlife/podlife/internal/bench/scale"
 )
-
-// stat is a distribution in milliseconds.
-type stat struct {
-	Median float64 `json:"median_ms"`
-	Min    float64 `json:"min_ms"`
-	Max    float64 `json:"max_ms"`
-}
-
-func summarize(ds []time.Duration) stat {
-	ms := make([]float64, len(ds))
-	for i, d := range ds {
-		ms[i] = math.Round(float64(d.Microseconds())/100) / 10
-	}
-	slices.Sort(ms)
-	if len(ms) == 0 {
-		return stat{}
-	}
-	med := ms[len(ms)/2]
-	if len(ms)%2 == 0 {
-		med = (ms[len(ms)/2-1] + ms[len(ms)/2]) / 2
-	}
-	return stat{Median: med, Min: ms[0], Max: ms[len(ms)-1]}
-}
 
 type shimReport struct {
 	Mode         string  `json:"mode"`
@@ -55,40 +30,40 @@ type shimReport struct {
 }
 
 type report struct {
-	Containerd            string              `json:"containerd"`
-	ContainerLogger       string              `json:"container_logger"`
-	Iterations            int                 `json:"iterations"`
-	FloorStart            stat                `json:"floor_start"`
-	PodlifeStart          stat                `json:"podlife_start"`
-	StartRatio            float64             `json:"start_ratio"`
-	FloorStartCPU         stat                `json:"floor_start_cpu"`
-	PodlifeStartCPU       stat                `json:"podlife_start_cpu"`
-	FloorStop             stat                `json:"floor_stop"`
-	PodlifeStop           stat                `json:"podlife_stop"`
-	StopRatio             float64             `json:"stop_ratio"`
-	Pods                  int                 `json:"memory_pods"`
-	ProcessRSSMiB         float64             `json:"process_rss_mib"`
-	ProcessRSSWithPodsMiB float64             `json:"process_rss_with_pods_mib"`
-	ManagerKiBPerPod      float64             `json:"manager_kib_per_pod"`
-	ShimModes             []shimReport        `json:"shim_modes"`
-	Probes                *probeReport        `json:"probes,omitempty"`
-	Gated                 *gatedReport        `json:"gated_start,omitempty"`
-	SharedPID             *sharedPIDReport    `json:"shared_pid,omitempty"`
-	RuntimeClass          *runtimeClassReport `json:"runtime_class,omitempty"`
-	RuntimeClassError     string              `json:"runtime_class_error,omitempty"`
-	CRI                   *criReport          `json:"cri,omitempty"`
-	Breakdown             *breakdownReport    `json:"breakdown,omitempty"`
-	CRIError              string              `json:"cri_error,omitempty"`
-	ProbeScale            *probeScaleReport   `json:"probe_scale,omitempty"`
-	ManyPods              *manyPodsReport     `json:"many_pods,omitempty"`
-	Usage                 *usageReport        `json:"usage,omitempty"`
-	Pool                  *poolReport         `json:"pool,omitempty"`
+	Containerd            string                `json:"containerd"`
+	ContainerLogger       string                `json:"container_logger"`
+	Iterations            int                   `json:"iterations"`
+	FloorStart            measure.Stat          `json:"floor_start"`
+	PodlifeStart          measure.Stat          `json:"podlife_start"`
+	StartRatio            float64               `json:"start_ratio"`
+	FloorStartCPU         measure.Stat          `json:"floor_start_cpu"`
+	PodlifeStartCPU       measure.Stat          `json:"podlife_start_cpu"`
+	FloorStop             measure.Stat          `json:"floor_stop"`
+	PodlifeStop           measure.Stat          `json:"podlife_stop"`
+	StopRatio             float64               `json:"stop_ratio"`
+	Pods                  int                   `json:"memory_pods"`
+	ProcessRSSMiB         float64               `json:"process_rss_mib"`
+	ProcessRSSWithPodsMiB float64               `json:"process_rss_with_pods_mib"`
+	ManagerKiBPerPod      float64               `json:"manager_kib_per_pod"`
+	ShimModes             []shimReport          `json:"shim_modes"`
+	Probes                *probes.Report        `json:"probes,omitempty"`
+	Gated                 *probes.GatedReport   `json:"gated_start,omitempty"`
+	SharedPID             *sharedPIDReport      `json:"shared_pid,omitempty"`
+	RuntimeClass          *runtimeClassReport   `json:"runtime_class,omitempty"`
+	RuntimeClassError     string                `json:"runtime_class_error,omitempty"`
+	CRI                   *cri.Report           `json:"cri,omitempty"`
+	Breakdown             *breakdown.Report     `json:"breakdown,omitempty"`
+	CRIError              string                `json:"cri_error,omitempty"`
+	ProbeScale            *scale.ProbesReport   `json:"probe_scale,omitempty"`
+	ManyPods              *scale.ManyPodsReport `json:"many_pods,omitempty"`
+	Usage                 *usageReport          `json:"usage,omitempty"`
+	Pool                  *poolReport           `json:"pool,omitempty"`
 }
 
 func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "containerd %s\n", r.Containerd)
 	if r.Breakdown != nil {
-		r.Breakdown.print(w)
+		r.Breakdown.Print(w)
 	}
 	if r.Iterations > 0 {
 		r.printTimes(w)
@@ -100,10 +75,10 @@ func (r *report) print(w io.Writer) {
 		r.printMemory(w)
 	}
 	if r.Probes != nil {
-		r.Probes.print(w)
+		r.Probes.Print(w)
 	}
 	if r.Gated != nil {
-		r.Gated.print(w)
+		r.Gated.Print(w)
 	}
 	if r.SharedPID != nil {
 		r.SharedPID.print(w)
@@ -112,16 +87,16 @@ func (r *report) print(w io.Writer) {
 		r.RuntimeClass.print(w)
 	}
 	if r.ProbeScale != nil {
-		r.ProbeScale.print(w)
+		r.ProbeScale.Print(w)
 	}
 	if r.ManyPods != nil {
-		r.ManyPods.print(w)
+		r.ManyPods.Print(w)
 	}
 	if r.RuntimeClassError != "" {
 		fmt.Fprintf(w, "\nruntimeClassName crun: not measured: %s\n", r.RuntimeClassError)
 	}
 	if r.CRI != nil {
-		r.CRI.print(w)
+		r.CRI.Print(w)
 	}
 	if r.CRIError != "" {
 		fmt.Fprintf(w, "\ncontainerd's CRI plugin: not measured: %s\n", r.CRIError)
@@ -133,7 +108,7 @@ func (r *report) print(w io.Writer) {
 
 func (r *report) printTimes(w io.Writer) {
 	fmt.Fprintf(w, "\n2-container busybox pod, bridge network, image present, %d iterations\n\n", r.Iterations)
-	row := statTable(w)
+	row := measure.StatTable(w)
 	row("floor start", r.FloorStart, 0)
 	row("podlife start", r.PodlifeStart, r.StartRatio)
 	row("floor start CPU", r.FloorStartCPU, 0)
@@ -152,107 +127,5 @@ func (r *report) printMemory(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  per pod: manager +%.2f MiB RSS, its containerd +%.2f MiB RSS; total with shims and loggers %.2f MiB\n",
 			m.ManagerMiBPerPod, m.ContainerdMiBPerPod, m.TotalPerPodMiB)
-	}
-}
-
-// rssMiB is this process's resident set.
-func rssMiB() float64 {
-	return statusKiB("/proc/self/status", "VmRSS:") / 1024
-}
-
-// settledRSSMiB is this process's resident set after a collection that returns free memory to
-// the OS: what it keeps, without the garbage and the free heap an earlier measurement left.
-func settledRSSMiB() float64 {
-	debug.FreeOSMemory()
-	return rssMiB()
-}
-
-func statusKiB(path, key string) float64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, key) {
-			f := strings.Fields(line)
-			if len(f) >= 2 {
-				v, _ := strconv.ParseFloat(f[1], 64)
-				return v
-			}
-		}
-	}
-	return 0
-}
-
-// loggerMemory sums PSS and RSS (MiB) of the container loggers writing under stateDir.
-func loggerMemory(stateDir string) (n int, pss, rss float64) {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(b), "\x00")
-		// A logger of one container ("--podlife-log-file <path>"), or the shared logger of
-		// the state dir ("--podlife-log-daemon <dir>").
-		perContainer := slices.Index(args, "--podlife-log-file")
-		shared := slices.Index(args, "--podlife-log-daemon")
-		if (perContainer < 0 || perContainer+1 >= len(args) || !strings.HasPrefix(args[perContainer+1], stateDir+"/")) &&
-			(shared < 0 || shared+1 >= len(args) || filepath.Clean(args[shared+1]) != filepath.Clean(stateDir)) {
-			continue
-		}
-		dir := filepath.Dir(p)
-		n++
-		pss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Pss:") / 1024
-		rss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Rss:") / 1024
-	}
-	return n, pss, rss
-}
-
-// shimMemory sums PSS and RSS (MiB) of the runc shims serving containerd namespace ns.
-func shimMemory(ns string) (n int, pss, rss float64) {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(b), "\x00")
-		if len(args) == 0 || !strings.Contains(args[0], "containerd-shim-runc-v2") || !slices.Contains(args, ns) {
-			continue
-		}
-		dir := filepath.Dir(p)
-		n++
-		pss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Pss:") / 1024
-		rss += statusKiB(filepath.Join(dir, "smaps_rollup"), "Rss:") / 1024
-	}
-	return n, pss, rss
-}
-
-// procMemory sums PSS and RSS (MiB) of the processes pids.
-func procMemory(pids []int) (pss, rss float64) {
-	for _, pid := range pids {
-		f := fmt.Sprintf("/proc/%d/smaps_rollup", pid)
-		pss += statusKiB(f, "Pss:") / 1024
-		rss += statusKiB(f, "Rss:") / 1024
-	}
-	return pss, rss
-}
-
-// pidRSSMiB is process pid's resident set.
-func pidRSSMiB(pid int) float64 {
-	return statusKiB(fmt.Sprintf("/proc/%d/status", pid), "VmRSS:") / 1024
-}
-
-// statTable prints the header of a table of timings (median, min, max, ratio) and returns the
-// function that prints one row; a ratio of 0 is left blank.
-func statTable(w io.Writer) func(name string, s stat, ratio float64) {
-	fmt.Fprintf(w, "%-16s %10s %10s %10s %8s\n", "", "median ms", "min ms", "max ms", "ratio")
-	return func(name string, s stat, ratio float64) {
-		rs := ""
-		if ratio > 0 {
-			rs = fmt.Sprintf("%.2fx", ratio)
-		}
-		fmt.Fprintf(w, "%-16s %10.1f %10.1f %10.1f %8s\n", name, s.Median, s.Min, s.Max, rs)
 	}
 }

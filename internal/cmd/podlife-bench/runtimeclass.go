@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"syscall"
 	"time"
 
+	"github.com/podlife/podlife/internal/bench/measure"
+	"github.com/podlife/podlife/internal/bench/probes"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
 	"github.com/podlife/podlife/probe"
@@ -17,13 +18,13 @@ import (
 // same run: the bench pod's start, start CPU and removal, iterations alternating; and the CPU
 // of exec probes, pods of both classes probed at the same time.
 type runtimeClassReport struct {
-	Iterations int  `json:"iterations"`
-	RuncStart  stat `json:"runc_start"`
-	CrunStart  stat `json:"crun_start"`
-	RuncCPU    stat `json:"runc_start_cpu"`
-	CrunCPU    stat `json:"crun_start_cpu"`
-	RuncStop   stat `json:"runc_remove"`
-	CrunStop   stat `json:"crun_remove"`
+	Iterations int          `json:"iterations"`
+	RuncStart  measure.Stat `json:"runc_start"`
+	CrunStart  measure.Stat `json:"crun_start"`
+	RuncCPU    measure.Stat `json:"runc_start_cpu"`
+	CrunCPU    measure.Stat `json:"crun_start_cpu"`
+	RuncStop   measure.Stat `json:"runc_remove"`
+	CrunStop   measure.Stat `json:"crun_remove"`
 	// StartRatio, CPURatio and StopRatio are crun's medians over runc's.
 	StartRatio float64 `json:"start_ratio"`
 	CPURatio   float64 `json:"start_cpu_ratio"`
@@ -52,28 +53,28 @@ type classProbes struct {
 // measureRuntimeClass runs the bench pod with and without RuntimeClassName crun (one warm-up
 // each, not counted), then probePods pods of each class with an exec readiness probe every
 // 100 ms, and measures each class's shim trees over one window.
-func (e *env) measureRuntimeClass(ctx context.Context, n, probePods int, window time.Duration) (*runtimeClassReport, error) {
-	runcNS, crunNS := e.ns("rc-runc"), e.ns("rc-crun")
-	rtRunc, err := e.runtime(ctx, runcNS, podlife.ShimPerPod)
+func measureRuntimeClass(ctx context.Context, e *measure.Env, n, probePods int, window time.Duration) (*runtimeClassReport, error) {
+	runcNS, crunNS := e.NS("rc-runc"), e.NS("rc-crun")
+	rtRunc, err := e.Runtime(ctx, runcNS, podlife.ShimPerPod)
 	if err != nil {
 		return nil, err
 	}
 	defer rtRunc.Close()
-	rtCrun, err := e.runtime(ctx, crunNS, podlife.ShimPerPod)
+	rtCrun, err := e.Runtime(ctx, crunNS, podlife.ShimPerPod)
 	if err != nil {
 		return nil, err
 	}
 	defer rtCrun.Close()
 	var start, cstart, cpu, ccpu, stop, cstop []time.Duration
 	one := func(rt *podlife.Runtime, name, class string) (time.Duration, time.Duration, time.Duration, error) {
-		spec := benchPod(name)
+		spec := measure.BenchPod(name)
 		spec.RuntimeClassName = class
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), measure.CPUTime()
 		pod, err := rt.Run(ctx, spec)
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		d, c := time.Since(t0), cpuTime()-c0
+		d, c := time.Since(t0), measure.CPUTime()-c0
 		t1 := time.Now()
 		if err := pod.Remove(ctx); err != nil {
 			return 0, 0, 0, err
@@ -94,18 +95,18 @@ func (e *env) measureRuntimeClass(ctx context.Context, n, probePods int, window 
 			cstart, ccpu, cstop = append(cstart, dc), append(ccpu, cc), append(cstop, sc)
 		}
 	}
-	r := &runtimeClassReport{Iterations: n, RuncStart: summarize(start), CrunStart: summarize(cstart),
-		RuncCPU: summarize(cpu), CrunCPU: summarize(ccpu), RuncStop: summarize(stop), CrunStop: summarize(cstop)}
-	r.StartRatio = ratio(r.CrunStart.Median, r.RuncStart.Median)
-	r.CPURatio = ratio(r.CrunCPU.Median, r.RuncCPU.Median)
-	r.StopRatio = ratio(r.CrunStop.Median, r.RuncStop.Median)
+	r := &runtimeClassReport{Iterations: n, RuncStart: measure.Summarize(start), CrunStart: measure.Summarize(cstart),
+		RuncCPU: measure.Summarize(cpu), CrunCPU: measure.Summarize(ccpu), RuncStop: measure.Summarize(stop), CrunStop: measure.Summarize(cstop)}
+	r.StartRatio = measure.Ratio(r.CrunStart.Median, r.RuncStart.Median)
+	r.CPURatio = measure.Ratio(r.CrunCPU.Median, r.RuncCPU.Median)
+	r.StopRatio = measure.Ratio(r.CrunStop.Median, r.RuncStop.Median)
 	if probePods > 0 {
-		if err := e.measureClassProbes(ctx, r, probePods, window, rtRunc, rtCrun, runcNS, crunNS); err != nil {
+		if err := measureClassProbes(ctx, e, r, probePods, window, rtRunc, rtCrun, runcNS, crunNS); err != nil {
 			return nil, fmt.Errorf("exec probes: %w", err)
 		}
 	}
 	for _, ns := range []string{runcNS, crunNS} {
-		if err := checkShims(ctx, ns); err != nil {
+		if err := measure.CheckShims(ctx, ns); err != nil {
 			return nil, err
 		}
 	}
@@ -114,30 +115,30 @@ func (e *env) measureRuntimeClass(ctx context.Context, n, probePods int, window 
 
 // measureClassProbes runs k pods of each class, each with an exec readiness probe (/bin/true)
 // every 100 ms, and measures both classes' shim trees over the same window.
-func (e *env) measureClassProbes(ctx context.Context, r *runtimeClassReport, k int, window time.Duration, rtRunc, rtCrun *podlife.Runtime, runcNS, crunNS string) error {
+func measureClassProbes(ctx context.Context, e *measure.Env, r *runtimeClassReport, k int, window time.Duration, rtRunc, rtCrun *podlife.Runtime, runcNS, crunNS string) error {
 	const period = 100 * time.Millisecond
 	r.ProbePeriod = period.String()
 	type class struct {
 		name string
 		rt   *podlife.Runtime
 		ns   string
-		pr   *switchedProber
+		pr   *probes.Switched
 		pods []*podlife.Pod
 	}
 	classes := []*class{{name: "runc", rt: rtRunc, ns: runcNS}, {name: "crun", rt: rtCrun, ns: crunNS}}
 	defer func() {
 		for _, c := range classes {
-			if err := removeAll(context.WithoutCancel(ctx), c.pods); err != nil {
-				e.logger.Error("removing probe pods", "err", err)
+			if err := measure.RemoveAll(context.WithoutCancel(ctx), c.pods); err != nil {
+				e.Logger.Error("removing probe pods", "err", err)
 			}
 		}
 	}()
 	for _, c := range classes {
-		c.pr = newSwitchedProber(probe.Exec("/bin/true"), k)
+		c.pr = probes.NewSwitched(probe.Exec("/bin/true"), k)
 		for i := range k {
 			spec := podlife.PodSpec{Name: fmt.Sprintf("probed-%d", i), Containers: []podlife.ContainerSpec{{
-				Name: "app", Image: image, Command: containerCmd, StopSignal: syscall.SIGKILL,
-				ReadinessProbe: &probe.Spec{Prober: c.pr.prober(i), Period: period, Timeout: time.Second},
+				Name: "app", Image: measure.Image, Command: measure.ContainerCmd, StopSignal: syscall.SIGKILL,
+				ReadinessProbe: &probe.Spec{Prober: c.pr.Prober(i), Period: period, Timeout: time.Second},
 			}}}
 			if c.name == "crun" {
 				spec.RuntimeClassName = "crun"
@@ -162,7 +163,7 @@ func (e *env) measureClassProbes(ctx context.Context, r *runtimeClassReport, k i
 		cpu            time.Duration
 	}
 	at := func(c *class) mark {
-		return mark{c.pr.runs.Load(), c.pr.failures.Load(), treeCPU(podlifetest.ShimPIDs(c.ns))}
+		return mark{c.pr.Runs.Load(), c.pr.Failures.Load(), measure.TreeCPU(podlifetest.ShimPIDs(c.ns))}
 	}
 	m0 := []mark{at(classes[0]), at(classes[1])}
 	w0 := time.Now()
@@ -173,32 +174,25 @@ func (e *env) measureClassProbes(ctx context.Context, r *runtimeClassReport, k i
 	}
 	m1 := []mark{at(classes[0]), at(classes[1])}
 	secs := time.Since(w0).Seconds()
-	r.ProbeSecs = round1(secs)
+	r.ProbeSecs = measure.Round1(secs)
 	for i, c := range classes {
 		cp := classProbes{Class: c.name, Pods: k, Runs: m1[i].runs - m0[i].runs, Failures: m1[i].failures - m0[i].failures}
 		d := m1[i].cpu - m0[i].cpu
 		cp.CPUms = float64(d.Milliseconds())
 		if cp.Runs > 0 {
-			cp.PerRunMs = round1(cp.CPUms / float64(cp.Runs))
+			cp.PerRunMs = measure.Round1(cp.CPUms / float64(cp.Runs))
 		}
-		cp.CPUPerPod = round1(percent(d, secs) / float64(k))
+		cp.CPUPerPod = measure.Round1(measure.Percent(d, secs) / float64(k))
 		r.Probes = append(r.Probes, cp)
 	}
-	r.ProbeRatio = ratio(r.Probes[1].PerRunMs, r.Probes[0].PerRunMs)
+	r.ProbeRatio = measure.Ratio(r.Probes[1].PerRunMs, r.Probes[0].PerRunMs)
 	return nil
-}
-
-func ratio(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return math.Round(a/b*100) / 100
 }
 
 func (r *runtimeClassReport) print(w io.Writer) {
 	fmt.Fprintf(w, "\nruntimeClassName crun against the default (runc): the bench pod, %d iterations\n\n", r.Iterations)
 	fmt.Fprintf(w, "%-18s %10s %10s %10s %8s\n", "", "median ms", "min ms", "max ms", "ratio")
-	row := func(name string, s stat, ratio float64) {
+	row := func(name string, s measure.Stat, ratio float64) {
 		rs := ""
 		if ratio > 0 {
 			rs = fmt.Sprintf("%.2fx", ratio)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/podlife"
 )
 
@@ -13,36 +14,36 @@ import (
 // shareProcessNamespace (the only pods with a pause), iterations alternating, and the shims'
 // memory per pod with it.
 type sharedPIDReport struct {
-	Iterations   int     `json:"iterations"`
-	Start        stat    `json:"start"`
-	SharedStart  stat    `json:"shared_start"`
-	StartCPU     stat    `json:"start_cpu"`
-	SharedCPU    stat    `json:"shared_start_cpu"`
-	Stop         stat    `json:"stop"`
-	SharedStop   stat    `json:"shared_stop"`
-	StartExtraMs float64 `json:"start_extra_ms"`
-	StopExtraMs  float64 `json:"stop_extra_ms"`
+	Iterations   int          `json:"iterations"`
+	Start        measure.Stat `json:"start"`
+	SharedStart  measure.Stat `json:"shared_start"`
+	StartCPU     measure.Stat `json:"start_cpu"`
+	SharedCPU    measure.Stat `json:"shared_start_cpu"`
+	Stop         measure.Stat `json:"stop"`
+	SharedStop   measure.Stat `json:"shared_stop"`
+	StartExtraMs float64      `json:"start_extra_ms"`
+	StopExtraMs  float64      `json:"stop_extra_ms"`
 }
 
 // measureSharedPID alternates the bench pod without and with ShareProcessNamespace (one
 // warm-up each, not counted).
-func (e *env) measureSharedPID(ctx context.Context, n int) (*sharedPIDReport, error) {
-	ns := e.ns("sharedpid")
-	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
+func measureSharedPID(ctx context.Context, e *measure.Env, n int) (*sharedPIDReport, error) {
+	ns := e.NS("sharedpid")
+	rt, err := e.Runtime(ctx, ns, podlife.ShimPerPod)
 	if err != nil {
 		return nil, err
 	}
 	defer rt.Close()
 	var start, shared, cpu, sharedCPU, stop, sharedStop []time.Duration
 	one := func(name string, share bool) (time.Duration, time.Duration, time.Duration, error) {
-		spec := benchPod(name)
+		spec := measure.BenchPod(name)
 		spec.ShareProcessNamespace = share
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), measure.CPUTime()
 		pod, err := rt.Run(ctx, spec)
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		d, c := time.Since(t0), cpuTime()-c0
+		d, c := time.Since(t0), measure.CPUTime()-c0
 		t1 := time.Now()
 		if err := pod.Remove(ctx); err != nil {
 			return 0, 0, 0, err
@@ -63,11 +64,11 @@ func (e *env) measureSharedPID(ctx context.Context, n int) (*sharedPIDReport, er
 			shared, sharedCPU, sharedStop = append(shared, ds), append(sharedCPU, cs), append(sharedStop, ss)
 		}
 	}
-	if err := checkShims(ctx, ns); err != nil {
+	if err := measure.CheckShims(ctx, ns); err != nil {
 		return nil, err
 	}
-	r := &sharedPIDReport{Iterations: n, Start: summarize(start), SharedStart: summarize(shared),
-		StartCPU: summarize(cpu), SharedCPU: summarize(sharedCPU), Stop: summarize(stop), SharedStop: summarize(sharedStop)}
+	r := &sharedPIDReport{Iterations: n, Start: measure.Summarize(start), SharedStart: measure.Summarize(shared),
+		StartCPU: measure.Summarize(cpu), SharedCPU: measure.Summarize(sharedCPU), Stop: measure.Summarize(stop), SharedStop: measure.Summarize(sharedStop)}
 	r.StartExtraMs = r.SharedStart.Median - r.Start.Median
 	r.StopExtraMs = r.SharedStop.Median - r.Stop.Median
 	return r, nil
@@ -76,7 +77,7 @@ func (e *env) measureSharedPID(ctx context.Context, n int) (*sharedPIDReport, er
 func (r *sharedPIDReport) print(w io.Writer) {
 	fmt.Fprintf(w, "\nshareProcessNamespace (a pause): the bench pod with and without it, %d iterations\n\n", r.Iterations)
 	fmt.Fprintf(w, "%-22s %10s %10s %10s\n", "", "median ms", "min ms", "max ms")
-	row := func(name string, s stat) {
+	row := func(name string, s measure.Stat) {
 		fmt.Fprintf(w, "%-22s %10.1f %10.1f %10.1f\n", name, s.Median, s.Min, s.Max)
 	}
 	row("start", r.Start)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
@@ -37,21 +38,21 @@ type usageCost struct {
 // measureUsage runs k 2-container pods (sleeping) and samples each of them rounds times in a
 // row with Pod.Usage, then all of them rounds times with Runtime.Usage, reading the CPU time
 // of this process, containerd and the shims around each.
-func (e *env) measureUsage(ctx context.Context, k, rounds int) (*usageReport, error) {
-	ns := e.ns("usage")
-	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
+func measureUsage(ctx context.Context, e *measure.Env, k, rounds int) (*usageReport, error) {
+	ns := e.NS("usage")
+	rt, err := e.Runtime(ctx, ns, podlife.ShimPerPod)
 	if err != nil {
 		return nil, err
 	}
 	defer rt.Close()
 	var pods []*podlife.Pod
 	defer func() {
-		if err := removeAll(context.WithoutCancel(ctx), pods); err != nil {
-			e.logger.Error("removing usage pods", "err", err)
+		if err := measure.RemoveAll(context.WithoutCancel(ctx), pods); err != nil {
+			e.Logger.Error("removing usage pods", "err", err)
 		}
 	}()
 	for i := range k {
-		p, err := rt.Run(ctx, benchPod(fmt.Sprintf("usage-%d", i)))
+		p, err := rt.Run(ctx, measure.BenchPod(fmt.Sprintf("usage-%d", i)))
 		if err != nil {
 			return nil, err
 		}
@@ -66,25 +67,25 @@ func (e *env) measureUsage(ctx context.Context, k, rounds int) (*usageReport, er
 		}
 	}
 	time.Sleep(2 * time.Second) // let the start's own work settle
-	ctrdPID := e.ctrd.Daemon.PID()
+	ctrdPID := e.Ctrd.Daemon.PID()
 	shims := podlifetest.ShimPIDs(ns)
-	measure := func(round func() error) (usageCost, error) {
-		p0, c0, s0, w0 := processCPU(), pidCPU(ctrdPID), treeCPU(shims), time.Now()
+	sample := func(round func() error) (usageCost, error) {
+		p0, c0, s0, w0 := measure.ProcessCPU(), measure.PIDCPU(ctrdPID), measure.TreeCPU(shims), time.Now()
 		for range rounds {
 			if err := round(); err != nil {
 				return usageCost{}, err
 			}
 		}
 		n := float64(k * rounds)
-		ms := func(d time.Duration) float64 { return round2(float64(d) / float64(time.Millisecond) / n) }
+		ms := func(d time.Duration) float64 { return measure.Round2(float64(d) / float64(time.Millisecond) / n) }
 		c := usageCost{WallMs: ms(time.Since(w0)),
-			ProcessMs: ms(processCPU() - p0), ContainerdMs: ms(pidCPU(ctrdPID) - c0), ShimsMs: ms(treeCPU(shims) - s0)}
-		c.TotalMs = round2(c.ProcessMs + c.ContainerdMs + c.ShimsMs)
-		c.Percent100At10s = round2(c.TotalMs * 100 / 10000 * 100)
+			ProcessMs: ms(measure.ProcessCPU() - p0), ContainerdMs: ms(measure.PIDCPU(ctrdPID) - c0), ShimsMs: ms(measure.TreeCPU(shims) - s0)}
+		c.TotalMs = measure.Round2(c.ProcessMs + c.ContainerdMs + c.ShimsMs)
+		c.Percent100At10s = measure.Round2(c.TotalMs * 100 / 10000 * 100)
 		return c, nil
 	}
 	rep := &usageReport{Pods: k, Rounds: rounds}
-	if rep.PerPod, err = measure(func() error {
+	if rep.PerPod, err = sample(func() error {
 		for _, p := range pods {
 			if _, err := p.Usage(ctx); err != nil {
 				return fmt.Errorf("pod %s: usage: %w", p.Name(), err)
@@ -94,7 +95,7 @@ func (e *env) measureUsage(ctx context.Context, k, rounds int) (*usageReport, er
 	}); err != nil {
 		return nil, err
 	}
-	if rep.AllPods, err = measure(func() error {
+	if rep.AllPods, err = sample(func() error {
 		all, err := rt.Usage(ctx)
 		if err != nil {
 			return fmt.Errorf("runtime usage: %w", err)
@@ -112,7 +113,7 @@ func (e *env) measureUsage(ctx context.Context, k, rounds int) (*usageReport, er
 	}); err != nil {
 		return nil, err
 	}
-	err = removeAll(ctx, pods)
+	err = measure.RemoveAll(ctx, pods)
 	pods = nil
 	return rep, err
 }

@@ -92,6 +92,12 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/kube/internal/apicheck", []string{"podlife", "podlife/kube/internal/fields", "podlife/kube/internal/decode", "podlife/kube/internal/expand", "podlife/kube/internal/env"}},
 		{"podlife/kube/internal/expand", []string{"podlife", "podlife/kube/internal/fields", "podlife/kube/internal/decode", "podlife/kube/internal/apicheck", "podlife/kube/internal/env"}},
 		{"podlife/kube/internal/env", []string{"podlife/kube/internal/fields", "podlife/kube/internal/decode", "podlife/kube/internal/apicheck"}},
+		{"internal/bench/measure", []string{"internal/bench/floor", "internal/bench/probes", "internal/bench/cri", "internal/bench/scale", "internal/bench/breakdown"}},
+		{"internal/bench/floor", []string{"internal/bench/probes", "internal/bench/cri", "internal/bench/scale", "internal/bench/breakdown"}},
+		{"internal/bench/probes", []string{"internal/bench/floor", "internal/bench/cri", "internal/bench/scale", "internal/bench/breakdown"}},
+		{"internal/bench/cri", []string{"internal/bench/floor", "internal/bench/probes", "internal/bench/scale", "internal/bench/breakdown"}},
+		{"internal/bench/scale", []string{"internal/bench/floor", "internal/bench/probes", "internal/bench/cri", "internal/bench/breakdown"}},
+		{"internal/bench/breakdown", []string{"internal/bench/floor", "internal/bench/probes", "internal/bench/cri", "internal/bench/scale"}},
 		{"podlife", []string{"podlife/kube", "podlife/podlifetest", "podlife/containerlogger", "internal/kubectl", "internal/podwatch"}},
 	}
 	for _, r := range rules {

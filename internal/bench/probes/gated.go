@@ -1,4 +1,4 @@
-package main
+package probes
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/internal/podwatch"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/reasons"
@@ -33,9 +34,9 @@ func gatedPod(name, dir string, fast bool) podlife.PodSpec {
 	return podlife.PodSpec{Name: name, StartPolicy: startpolicy.DependencyOrder(),
 		Volumes: []podlife.Volume{{Name: "shared", HostPath: &podlife.HostPathVolume{Path: dir, Type: podlife.HostPathDirectoryOrCreate}}},
 		Containers: []podlife.ContainerSpec{
-			{Name: "proxy", Image: image, Command: []string{"/bin/sh", "-c", "sleep 0.5 && touch /shared/ready && exec sleep 3600"},
+			{Name: "proxy", Image: measure.Image, Command: []string{"/bin/sh", "-c", "sleep 0.5 && touch /shared/ready && exec sleep 3600"},
 				StopSignal: syscall.SIGKILL, VolumeMounts: mounts, ReadinessProbe: ready},
-			{Name: "app", Image: image, Command: containerCmd, StopSignal: syscall.SIGKILL,
+			{Name: "app", Image: measure.Image, Command: measure.ContainerCmd, StopSignal: syscall.SIGKILL,
 				DependsOn: []startpolicy.Dependency{{Container: "proxy", Condition: startpolicy.ContainerReady}}},
 		}}
 }
@@ -44,25 +45,26 @@ func gatedPod(name, dir string, fast bool) podlife.PodSpec {
 type gatedTimes struct {
 	// Detect is from the file's creation (its mtime, at the kernel's timestamp granularity) to
 	// podlife marking the proxy ready: what the probe period costs.
-	Detect stat `json:"detect"`
+	Detect measure.Stat `json:"detect"`
 	// Gate is from the proxy marked ready to the app's Started event: the dependency's wake-up and
 	// Task.Start.
-	Gate stat `json:"gate"`
+	Gate measure.Stat `json:"gate"`
 	// Total is from the file's creation to the app's Started event.
-	Total stat `json:"total"`
+	Total measure.Stat `json:"total"`
 }
 
-type gatedReport struct {
+// GatedReport is the dependency-gated start's figures.
+type GatedReport struct {
 	Iterations int        `json:"iterations"`
 	Fast       gatedTimes `json:"fast_period"` // readiness Period 1s, FastPeriod 50ms
 	Slow       gatedTimes `json:"period_only"` // readiness Period 1s
 }
 
-// measureGated starts the gated pod n times with FastPeriod and n times without, alternating
+// MeasureGated starts the gated pod n times with FastPeriod and n times without, alternating
 // (one warm-up each, not counted).
-func (e *env) measureGated(ctx context.Context, n int) (*gatedReport, error) {
-	ns := e.ns("gated")
-	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
+func MeasureGated(ctx context.Context, e *measure.Env, n int) (*GatedReport, error) {
+	ns := e.NS("gated")
+	rt, err := e.Runtime(ctx, ns, podlife.ShimPerPod)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +73,7 @@ func (e *env) measureGated(ctx context.Context, n int) (*gatedReport, error) {
 	for i := -1; i < n; i++ {
 		for v, fast := range []bool{false, true} {
 			name := fmt.Sprintf("gated-%d-%d", i+1, v)
-			detect, gate, err := e.gatedStart(ctx, rt, name, fast)
+			detect, gate, err := gatedStart(ctx, e, rt, name, fast)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
@@ -80,18 +82,18 @@ func (e *env) measureGated(ctx context.Context, n int) (*gatedReport, error) {
 			}
 		}
 	}
-	if err := checkShims(ctx, ns); err != nil {
+	if err := measure.CheckShims(ctx, ns); err != nil {
 		return nil, err
 	}
 	times := func(v int) gatedTimes {
-		return gatedTimes{Detect: summarize(d[v][0]), Gate: summarize(d[v][1]), Total: summarize(d[v][2])}
+		return gatedTimes{Detect: measure.Summarize(d[v][0]), Gate: measure.Summarize(d[v][1]), Total: measure.Summarize(d[v][2])}
 	}
-	return &gatedReport{Iterations: n, Slow: times(0), Fast: times(1)}, nil
+	return &GatedReport{Iterations: n, Slow: times(0), Fast: times(1)}, nil
 }
 
 // gatedStart runs one gated pod, removes it, and returns its detect and gate times.
-func (e *env) gatedStart(ctx context.Context, rt *podlife.Runtime, name string, fast bool) (detect, gate time.Duration, err error) {
-	dir := filepath.Join(e.dir, name)
+func gatedStart(ctx context.Context, e *measure.Env, rt *podlife.Runtime, name string, fast bool) (detect, gate time.Duration, err error) {
+	dir := filepath.Join(e.Dir, name)
 	pod, runErr, err := podwatch.Run(ctx, rt, gatedPod(name, dir, fast))
 	if err != nil {
 		return 0, 0, err
@@ -138,10 +140,11 @@ func (e *env) gatedStart(ctx context.Context, rt *podlife.Runtime, name string, 
 	return ready.Sub(fi.ModTime()), started.Sub(ready), nil
 }
 
-func (r *gatedReport) print(w io.Writer) {
+// Print writes the gated start's table to w.
+func (r *GatedReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "\ndependency-gated start: app DependsOn proxy Ready (exec readiness probe, Period 1s), DependencyOrder, %d iterations\n", r.Iterations)
 	fmt.Fprintf(w, "%-28s %10s %10s %10s\n", "", "median ms", "min ms", "max ms")
-	row := func(name string, s stat) {
+	row := func(name string, s measure.Stat) {
 		fmt.Fprintf(w, "%-28s %10.1f %10.1f %10.1f\n", name, s.Median, s.Min, s.Max)
 	}
 	for _, v := range []struct {

@@ -1,4 +1,4 @@
-package main
+package cri
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
 
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/internal/procutil"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
@@ -49,9 +50,9 @@ type criDaemon struct {
 
 // startCRI starts the CRI containerd in dir with the busybox image and a sandbox image
 // imported into the k8s.io namespace, and waits until the CRI plugin reports its network ready.
-func startCRI(ctx context.Context, e *env, bin, dir string) (_ *criDaemon, err error) {
+func startCRI(ctx context.Context, e *measure.Env, bin, dir string) (_ *criDaemon, err error) {
 	d := &criDaemon{dir: dir, socket: filepath.Join(dir, "c.sock"),
-		cgroupParent: "/plb-cri-" + e.runID, net: newCRINetwork(e, dir)}
+		cgroupParent: "/plb-cri-" + e.RunID, net: newCRINetwork(e, dir)}
 	_, statErr := os.Stat(filepath.Join(runcStateRoot, criNamespace))
 	d.runcRootExisted = statErr == nil
 	defer func() {
@@ -89,8 +90,8 @@ func startCRI(ctx context.Context, e *env, bin, dir string) (_ *criDaemon, err e
 		return nil, err
 	}
 	nsCtx := namespaces.WithNamespace(ctx, criNamespace)
-	if _, err := podlifetest.ImportBusybox(nsCtx, d.ctrd, image); err != nil {
-		return nil, fmt.Errorf("import %s: %w", image, err)
+	if _, err := podlifetest.ImportBusybox(nsCtx, d.ctrd, measure.Image); err != nil {
+		return nil, fmt.Errorf("import %s: %w", measure.Image, err)
 	}
 	pause, err := buildPause(dir)
 	if err != nil {
@@ -103,7 +104,7 @@ func startCRI(ctx context.Context, e *env, bin, dir string) (_ *criDaemon, err e
 	}
 	// The CRI plugin learns of imported images from containerd's events: wait until it
 	// knows both, as a node's images are known before its pods start.
-	for _, ref := range []string{image, pauseImage} {
+	for _, ref := range []string{measure.Image, pauseImage} {
 		if err := d.waitImage(ctx, ref); err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package main
+package cri
 
 import (
 	"context"
@@ -8,27 +8,28 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/podlife"
 )
 
-// criReport compares podlife with containerd's CRI plugin driven as the kubelet drives it:
+// Report compares podlife with containerd's CRI plugin driven as the kubelet drives it:
 // the bench pod started and removed one at a time (iterations alternating), then many pods
 // at once.
-type criReport struct {
+type Report struct {
 	Iterations int `json:"iterations"`
 	// Pause is the sandbox image's PID 1.
-	Pause           string  `json:"pause"`
-	CRIStart        stat    `json:"cri_start"`
-	PodlifeStart    stat    `json:"podlife_start"`
-	CRIStartCPU     stat    `json:"cri_start_cpu"`
-	PodlifeStartCPU stat    `json:"podlife_start_cpu"`
-	CRIStop         stat    `json:"cri_stop"`
-	PodlifeStop     stat    `json:"podlife_stop"`
-	StartRatio      float64 `json:"start_ratio"` // podlife / CRI, medians
-	StopRatio       float64 `json:"stop_ratio"`
+	Pause           string       `json:"pause"`
+	CRIStart        measure.Stat `json:"cri_start"`
+	PodlifeStart    measure.Stat `json:"podlife_start"`
+	CRIStartCPU     measure.Stat `json:"cri_start_cpu"`
+	PodlifeStartCPU measure.Stat `json:"podlife_start_cpu"`
+	CRIStop         measure.Stat `json:"cri_stop"`
+	PodlifeStop     measure.Stat `json:"podlife_stop"`
+	StartRatio      float64      `json:"start_ratio"` // podlife / CRI, medians
+	StopRatio       float64      `json:"stop_ratio"`
 	// CRISteps is where the CRI row's start goes: each kind of call's time (medians), the
 	// other calls and the bench's own file writes in "other".
-	CRISteps map[string]stat `json:"cri_steps"`
+	CRISteps map[string]measure.Stat `json:"cri_steps"`
 	// Memory is the CRI row's memory with pods running, if measured.
 	Memory *criMemory `json:"memory,omitempty"`
 	// Many is the many-pods-at-once measurement, if run.
@@ -36,12 +37,12 @@ type criReport struct {
 	ManyError string      `json:"many_error,omitempty"`
 }
 
-// measureCRI starts the CRI containerd (the same binary as the bench's) and alternates CRI
+// Measure starts the CRI containerd (the same binary as the bench's) and alternates CRI
 // and podlife iterations of the bench pod (one warm-up each, not counted); then, if many > 0,
 // it starts many pods at once on each and removes them all at once; if memPods > 0, it keeps
 // that many CRI pods running and reads their memory.
-func (e *env) measureCRI(ctx context.Context, bin string, n, many, memPods int) (rep *criReport, err error) {
-	dir := filepath.Join(e.dir, "cri")
+func Measure(ctx context.Context, e *measure.Env, bin string, n, many, memPods int) (rep *Report, err error) {
+	dir := filepath.Join(e.Dir, "cri")
 	if err := os.MkdirAll(dir, 0o711); err != nil {
 		return nil, err
 	}
@@ -54,8 +55,8 @@ func (e *env) measureCRI(ctx context.Context, bin string, n, many, memPods int) 
 			err = errors.Join(err, fmt.Errorf("CRI cleanup: %w", cerr))
 		}
 	}()
-	ns := e.ns("cri-podlife")
-	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
+	ns := e.NS("cri-podlife")
+	rt, err := e.Runtime(ctx, ns, podlife.ShimPerPod)
 	if err != nil {
 		return nil, err
 	}
@@ -63,9 +64,9 @@ func (e *env) measureCRI(ctx context.Context, bin string, n, many, memPods int) 
 	var cs, cp, ps, pp, cc, pc []time.Duration
 	steps := make([][]time.Duration, len(criSteps))
 	for i := -1; i < n; i++ {
-		c0, t0 := cpuTime(), time.Now()
-		p, err := d.runCRIPod(ctx, fmt.Sprintf("cri-%d", i+1), fmt.Sprintf("%s-%d", e.runID, i+1))
-		start, ccpu := time.Since(t0), cpuTime()-c0
+		c0, t0 := measure.CPUTime(), time.Now()
+		p, err := d.runCRIPod(ctx, fmt.Sprintf("cri-%d", i+1), fmt.Sprintf("%s-%d", e.RunID, i+1))
+		start, ccpu := time.Since(t0), measure.CPUTime()-c0
 		if err != nil {
 			return nil, errors.Join(err, d.removeCRIPod(ctx, p))
 		}
@@ -74,12 +75,12 @@ func (e *env) measureCRI(ctx context.Context, bin string, n, many, memPods int) 
 			return nil, err
 		}
 		stop := time.Since(t1)
-		c1, t2 := cpuTime(), time.Now()
-		pod, err := rt.Run(ctx, benchPod(fmt.Sprintf("crib-%d", i+1)))
+		c1, t2 := measure.CPUTime(), time.Now()
+		pod, err := rt.Run(ctx, measure.BenchPod(fmt.Sprintf("crib-%d", i+1)))
 		if err != nil {
 			return nil, err
 		}
-		pstart, pcpu := time.Since(t2), cpuTime()-c1
+		pstart, pcpu := time.Since(t2), measure.CPUTime()-c1
 		t3 := time.Now()
 		if err := pod.Remove(ctx); err != nil {
 			return nil, err
@@ -93,26 +94,26 @@ func (e *env) measureCRI(ctx context.Context, bin string, n, many, memPods int) 
 			}
 		}
 	}
-	rep = &criReport{Iterations: n, Pause: d.pause,
-		CRIStart: summarize(cs), CRIStop: summarize(cp), PodlifeStart: summarize(ps), PodlifeStop: summarize(pp),
-		CRIStartCPU: summarize(cc), PodlifeStartCPU: summarize(pc)}
-	rep.CRISteps = map[string]stat{}
+	rep = &Report{Iterations: n, Pause: d.pause,
+		CRIStart: measure.Summarize(cs), CRIStop: measure.Summarize(cp), PodlifeStart: measure.Summarize(ps), PodlifeStop: measure.Summarize(pp),
+		CRIStartCPU: measure.Summarize(cc), PodlifeStartCPU: measure.Summarize(pc)}
+	rep.CRISteps = map[string]measure.Stat{}
 	for j, name := range criSteps {
-		rep.CRISteps[name] = summarize(steps[j])
+		rep.CRISteps[name] = measure.Summarize(steps[j])
 	}
 	rep.StartRatio = rep.PodlifeStart.Median / rep.CRIStart.Median
 	rep.StopRatio = rep.PodlifeStop.Median / rep.CRIStop.Median
 	if memPods > 0 {
-		if rep.Memory, err = d.measureMemory(ctx, e.runID, memPods); err != nil {
+		if rep.Memory, err = d.measureMemory(ctx, e.RunID, memPods); err != nil {
 			return nil, fmt.Errorf("memory: %w", err)
 		}
 	}
 	if many > 0 {
-		if rep.Many, err = e.measureMany(ctx, d, rt, many); err != nil {
+		if rep.Many, err = measureMany(ctx, e, d, rt, many); err != nil {
 			rep.ManyError, err = err.Error(), nil
 		}
 	}
-	if err := checkShims(ctx, ns); err != nil {
+	if err := measure.CheckShims(ctx, ns); err != nil {
 		return nil, err
 	}
 	return rep, nil

@@ -1,4 +1,4 @@
-package main
+package breakdown
 
 import (
 	"encoding/binary"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/podlife/podlife/internal/bench/measure"
 )
 
 // processAccounting is the kernel's BSD process accounting (acct(2)), switched on for the
@@ -87,7 +89,7 @@ func (a *processAccounting) records(from, to int64) ([]acctRecord, error) {
 
 // compTime decodes a comp_t (13-bit mantissa, 3-bit base-8 exponent) of AHZ (100 Hz) ticks.
 func compTime(c uint16) time.Duration {
-	return ticks(int64(c&0x1fff) << (3 * (c >> 13)))
+	return measure.Ticks(int64(c&0x1fff) << (3 * (c >> 13)))
 }
 
 // cpuGroup is a cpuacct cgroup (v1) that the bench moves its own stack into (the bench itself

@@ -1,4 +1,4 @@
-package main
+package cri
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"github.com/podlife/podlife/internal/bench/measure"
 )
 
 // kubeletGracePeriod is StopContainer's timeout as the kubelet passes it for a pod deleted
@@ -72,7 +74,7 @@ func (d *criDaemon) runCRIPod(ctx context.Context, name, uid string) (*criPod, e
 		return p, fmt.Errorf("PodSandboxStatus: %w", err)
 	}
 	for _, c := range []string{"c1", "c2"} {
-		if _, err := d.img.ImageStatus(ctx, &runtimeapi.ImageStatusRequest{Image: &runtimeapi.ImageSpec{Image: image}}); err != nil {
+		if _, err := d.img.ImageStatus(ctx, &runtimeapi.ImageStatusRequest{Image: &runtimeapi.ImageSpec{Image: measure.Image}}); err != nil {
 			return p, fmt.Errorf("ImageStatus: %w", err)
 		}
 		termLog := filepath.Join(p.dir, "termination-log-"+c)
@@ -81,8 +83,8 @@ func (d *criDaemon) runCRIPod(ctx context.Context, name, uid string) (*criPod, e
 		}
 		cfg := &runtimeapi.ContainerConfig{
 			Metadata: &runtimeapi.ContainerMetadata{Name: c},
-			Image:    &runtimeapi.ImageSpec{Image: image},
-			Command:  containerCmd,
+			Image:    &runtimeapi.ImageSpec{Image: measure.Image},
+			Command:  measure.ContainerCmd,
 			LogPath:  c + "/0.log",
 			Labels: map[string]string{"io.kubernetes.container.name": c, "io.kubernetes.pod.name": name,
 				"io.kubernetes.pod.namespace": "default", "io.kubernetes.pod.uid": uid},

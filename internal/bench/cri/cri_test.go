@@ -1,4 +1,4 @@
-package main
+package cri
 
 import (
 	"debug/elf"
@@ -13,10 +13,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/podlife/podlife/internal/bench/measure"
 )
 
 func TestCRINetworkNames(t *testing.T) {
-	e := &env{runID: "1234567890123"}
+	e := &measure.Env{RunID: "1234567890123"}
 	n := newCRINetwork(e, t.TempDir())
 	if len(n.bridge) > 15 {
 		t.Errorf("bridge name %q is longer than a link name may be (15)", n.bridge)

@@ -1,4 +1,4 @@
-package main
+package cri
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/internal/cnipath"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
@@ -28,12 +29,12 @@ type criNetwork struct {
 	binDirs              []string
 }
 
-func newCRINetwork(e *env, dir string) criNetwork {
-	id := e.runID
+func newCRINetwork(e *measure.Env, dir string) criNetwork {
+	id := e.RunID
 	if len(id) > 9 {
 		id = id[len(id)-9:]
 	}
-	return criNetwork{name: "plb-cri-" + e.runID, bridge: "plc" + id, subnet: "10.249.0.0/16",
+	return criNetwork{name: "plb-cri-" + e.RunID, bridge: "plc" + id, subnet: "10.249.0.0/16",
 		confDir: filepath.Join(dir, "net.d"), ipamDir: filepath.Join(dir, "ipam"), binDirs: cnipath.Dirs("")}
 }
 

@@ -1,4 +1,4 @@
-package main
+package floor
 
 import (
 	"context"
@@ -14,33 +14,32 @@ import (
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/opencontainers/runtime-spec/specs-go"
 
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
-// containerCmd is what both the floor and podlife run. Both stop it with SIGKILL: a signal
-// with a handler installed by the workload would race with the workload's own start.
-var containerCmd = []string{"sleep", "3600"}
-
-// floor is the straightforward path through the containerd client: netns + CNI ADD, then each
+// Floor is the straightforward path through the containerd client: netns + CNI ADD, then each
 // container created and started one after another; to stop, each killed, waited for and
 // deleted, then CNI DEL and the netns removed.
-type floor struct {
-	e   *env
+type Floor struct {
+	e   *measure.Env
 	ctx context.Context
 	img client.Image
 }
 
-func newFloor(ctx context.Context, e *env) (*floor, error) {
-	ctx = namespaces.WithNamespace(ctx, e.ns("floor"))
-	img, err := podlifetest.ImportBusybox(ctx, e.ctrd.Client, image)
+// New imports the bench image into the run's floor namespace and returns the floor over it.
+func New(ctx context.Context, e *measure.Env) (*Floor, error) {
+	ctx = namespaces.WithNamespace(ctx, e.NS("floor"))
+	img, err := podlifetest.ImportBusybox(ctx, e.Ctrd.Client, measure.Image)
 	if err != nil {
 		return nil, err
 	}
-	return &floor{e: e, ctx: ctx, img: img}, nil
+	return &Floor{e: e, ctx: ctx, img: img}, nil
 }
 
-type floorPod struct {
+// Pod is one floor pod: its netns and its two containers, their tasks and exit channels.
+type Pod struct {
 	id    string
 	nsDir string
 	netns string
@@ -49,22 +48,24 @@ type floorPod struct {
 	exits []<-chan client.ExitStatus
 }
 
-func (f *floor) start(i int) (*floorPod, time.Duration, error) {
-	c := f.e.ctrd.Client
-	p := &floorPod{id: fmt.Sprintf("floor-%d", i), nsDir: filepath.Join(f.e.dir, fmt.Sprintf("fns%d", i))}
+// Start creates floor pod number i (netns, CNI ADD, both containers created and started) and
+// returns it with the time it took; on an error the pod returned, if any, needs Cleanup.
+func (f *Floor) Start(i int) (*Pod, time.Duration, error) {
+	c := f.e.Ctrd.Client
+	p := &Pod{id: fmt.Sprintf("floor-%d", i), nsDir: filepath.Join(f.e.Dir, fmt.Sprintf("fns%d", i))}
 	t0 := time.Now()
 	paths, err := sandboxns.Create(p.nsDir, []sandboxns.Kind{sandboxns.Net}, "")
 	if err != nil {
 		return nil, 0, err
 	}
 	p.netns = paths[sandboxns.Net]
-	if _, err := f.e.bridge.Setup(f.ctx, p.id, p.netns); err != nil {
+	if _, err := f.e.Bridge.Setup(f.ctx, p.id, p.netns); err != nil {
 		return p, 0, err
 	}
 	for j := range 2 {
 		id := fmt.Sprintf("%s-c%d", p.id, j)
 		ctr, err := c.NewContainer(f.ctx, id, client.WithNewSnapshot(id, f.img),
-			client.WithNewSpec(oci.WithImageConfig(f.img), oci.WithProcessArgs(containerCmd...),
+			client.WithNewSpec(oci.WithImageConfig(f.img), oci.WithProcessArgs(measure.ContainerCmd...),
 				oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: p.netns}),
 				// The same containers as podlife's: its default security settings.
 				oci.WithNoNewPrivileges, seccomp.WithDefaultProfile()))
@@ -89,7 +90,9 @@ func (f *floor) start(i int) (*floorPod, time.Duration, error) {
 	return p, time.Since(t0), nil
 }
 
-func (f *floor) stop(p *floorPod) (time.Duration, error) {
+// Stop kills, waits for and deletes both containers, then CNI DEL and the netns, and returns
+// the time it took.
+func (f *Floor) Stop(p *Pod) (time.Duration, error) {
 	t0 := time.Now()
 	for j, task := range p.tasks {
 		if err := task.Kill(f.ctx, syscall.SIGKILL); err != nil {
@@ -103,7 +106,7 @@ func (f *floor) stop(p *floorPod) (time.Duration, error) {
 			return 0, err
 		}
 	}
-	if err := f.e.bridge.Remove(f.ctx, p.id, p.netns); err != nil {
+	if err := f.e.Bridge.Remove(f.ctx, p.id, p.netns); err != nil {
 		return 0, err
 	}
 	if err := sandboxns.Remove(p.nsDir); err != nil {
@@ -112,8 +115,8 @@ func (f *floor) stop(p *floorPod) (time.Duration, error) {
 	return time.Since(t0), nil
 }
 
-// cleanup undoes a failed floor iteration.
-func (f *floor) cleanup(p *floorPod) {
+// Cleanup undoes a failed floor iteration.
+func (f *Floor) Cleanup(p *Pod) {
 	if p == nil {
 		return
 	}
@@ -123,6 +126,6 @@ func (f *floor) cleanup(p *floorPod) {
 	for _, c := range p.ctrs {
 		_ = c.Delete(f.ctx, client.WithSnapshotCleanup)
 	}
-	_ = f.e.bridge.Remove(f.ctx, p.id, p.netns)
+	_ = f.e.Bridge.Remove(f.ctx, p.id, p.netns)
 	_ = sandboxns.Remove(p.nsDir)
 }

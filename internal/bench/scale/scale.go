@@ -1,4 +1,4 @@
-package main
+package scale
 
 import (
 	"context"
@@ -18,34 +18,24 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/probe"
 )
 
-// The scale measurements (issue 19 items 4 and 6), off by default (`-only probescale,manypods`):
-//
-//   - probescale: -scale-probe-pods pods (100), one busybox httpd container each with a
-//     readiness probe every second, started -scale-parallel at a time; then three windows of
-//     -probe-window each: every probe an httpGet, every probe a tcpSocket, and none (the
-//     workers tick, the prober answers at once). The managing process's CPU in each window
-//     (getrusage) is printed as a share of one core; -scale-cpuprofile PREFIX writes a CPU
-//     profile of each window to PREFIX-<window>.pprof.
-//   - manypods: -many-pods pods (200), one `sleep` container each, started -scale-parallel at a
-//     time, then removed the same way: how long, and how many failed.
-
-// scaleOptions are the scale measurements' flags.
-type scaleOptions struct {
-	probePods  int
-	manyPods   int
+// Options are the scale measurements' flags.
+type Options struct {
+	ProbePods  int
+	ManyPods   int
 	parallel   int
 	cpuProfile string
 }
 
-// addScaleFlags registers the scale measurements' flags on the command line's flag set.
-func addScaleFlags() *scaleOptions {
-	o := &scaleOptions{}
-	flag.IntVar(&o.probePods, "scale-probe-pods", 100, "probescale: pods, each with an httpGet (then tcpSocket) readiness probe every second")
-	flag.IntVar(&o.manyPods, "many-pods", 200, "manypods: one-container pods started at once")
+// AddFlags registers the scale measurements' flags on the command line's flag set.
+func AddFlags() *Options {
+	o := &Options{}
+	flag.IntVar(&o.ProbePods, "scale-probe-pods", 100, "probescale: pods, each with an httpGet (then tcpSocket) readiness probe every second")
+	flag.IntVar(&o.ManyPods, "many-pods", 200, "manypods: one-container pods started at once")
 	flag.IntVar(&o.parallel, "scale-parallel", 8, "probescale, manypods: pods started (and removed) at once")
 	flag.StringVar(&o.cpuProfile, "scale-cpuprofile", "", "probescale: write a CPU profile of each window to PREFIX-<window>.pprof")
 	return o
@@ -102,8 +92,8 @@ type scaleWindow struct {
 	Profile  string  `json:"cpu_profile,omitempty"`
 }
 
-// probeScaleReport is what probescale measured.
-type probeScaleReport struct {
+// ProbesReport is what probescale measured.
+type ProbesReport struct {
 	Pods          int           `json:"pods"`
 	Parallel      int           `json:"parallel"`
 	StartSeconds  float64       `json:"start_seconds"` // all started and ready
@@ -115,8 +105,8 @@ type probeScaleReport struct {
 	RemoveSeconds float64       `json:"remove_seconds"`
 }
 
-// manyPodsReport is what manypods measured.
-type manyPodsReport struct {
+// ManyPodsReport is what manypods measured.
+type ManyPodsReport struct {
 	Pods          int      `json:"pods"`
 	Parallel      int      `json:"parallel"`
 	StartSeconds  float64  `json:"start_seconds"` // all Run calls returned
@@ -181,35 +171,35 @@ func removePods(ctx context.Context, pods []*podlife.Pod, parallel int) []error 
 	return errs
 }
 
-// measureProbeScale is probescale (see the top of this file).
-func (e *env) measureProbeScale(ctx context.Context, o *scaleOptions, window time.Duration) (*probeScaleReport, error) {
-	ns := e.ns("probescale")
-	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
+// MeasureProbes is probescale (see the top of this file).
+func MeasureProbes(ctx context.Context, e *measure.Env, o *Options, window time.Duration) (*ProbesReport, error) {
+	ns := e.NS("probescale")
+	rt, err := e.Runtime(ctx, ns, podlife.ShimPerPod)
 	if err != nil {
 		return nil, err
 	}
 	defer rt.Close()
 	kp := &kindProber{http: probe.HTTPGet(8080, "/"), tcp: probe.TCPSocket(8080)}
 	kp.kind.Store(kindHTTP)
-	specs := make([]podlife.PodSpec, o.probePods)
+	specs := make([]podlife.PodSpec, o.ProbePods)
 	for i := range specs {
 		specs[i] = podlife.PodSpec{Name: fmt.Sprintf("ps-%d", i), Containers: []podlife.ContainerSpec{{
-			Name: "web", Image: image, Command: httpdCmd, StopSignal: syscall.SIGKILL,
+			Name: "web", Image: measure.Image, Command: measure.HTTPDCmd, StopSignal: syscall.SIGKILL,
 			ReadinessProbe: &probe.Spec{Prober: kp, Period: time.Second},
 		}}}
 	}
-	rep := &probeScaleReport{Pods: o.probePods, Parallel: o.parallel}
+	rep := &ProbesReport{Pods: o.ProbePods, Parallel: o.parallel}
 	t0 := time.Now()
 	pods, _, errs := startPods(ctx, rt, specs, o.parallel)
 	defer func() {
 		if errs := removePods(context.WithoutCancel(ctx), pods, o.parallel); len(errs) > 0 {
-			e.logger.Error("removing probescale pods", "err", errs)
+			e.Logger.Error("removing probescale pods", "err", errs)
 		}
 	}()
 	for _, err := range errs {
 		if err != nil {
 			rep.StartFailures++
-			e.logger.Error("probescale start", "err", err)
+			e.Logger.Error("probescale start", "err", err)
 		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -219,10 +209,10 @@ func (e *env) measureProbeScale(ctx context.Context, o *scaleOptions, window tim
 			_ = p.WaitReady(wctx)
 		}
 	}
-	rep.StartSeconds = round1(time.Since(t0).Seconds())
+	rep.StartSeconds = measure.Round1(time.Since(t0).Seconds())
 	time.Sleep(2 * time.Second) // let the start's own work settle
 	rep.Goroutines = runtime.NumGoroutine()
-	rep.RSSMiB = round1(settledRSSMiB())
+	rep.RSSMiB = measure.Round1(measure.SettledRSSMiB())
 	for _, w := range []struct {
 		name string
 		kind int32
@@ -238,35 +228,35 @@ func (e *env) measureProbeScale(ctx context.Context, o *scaleOptions, window tim
 				return nil, err
 			}
 		}
-		p0, w0 := processCPU(), time.Now()
+		p0, w0 := measure.ProcessCPU(), time.Now()
 		select {
 		case <-time.After(window):
 		case <-ctx.Done():
 			stop()
 			return nil, ctx.Err()
 		}
-		cpu, secs := processCPU()-p0, time.Since(w0).Seconds()
+		cpu, secs := measure.ProcessCPU()-p0, time.Since(w0).Seconds()
 		stop()
-		sw.Seconds, sw.ProcessCPU = round1(secs), round2(cpu.Seconds()/secs*100)
+		sw.Seconds, sw.ProcessCPU = measure.Round1(secs), measure.Round2(cpu.Seconds()/secs*100)
 		sw.Runs, sw.Ticks, sw.Failures = kp.runs.Load()-r0, kp.ticks.Load()-t0, kp.failures.Load()-f0
 		if n := sw.Runs; n > 0 || sw.Ticks > 0 {
 			if n == 0 {
 				n = sw.Ticks
 			}
-			sw.PerRunMs = round2(cpu.Seconds() * 1000 / float64(n))
+			sw.PerRunMs = measure.Round2(cpu.Seconds() * 1000 / float64(n))
 		}
 		rep.Windows = append(rep.Windows, sw)
 	}
 	kp.kind.Store(kindHTTP)
-	rep.NotReady = notReady(slices.DeleteFunc(slices.Clone(pods), func(p *podlife.Pod) bool { return p == nil }))
+	rep.NotReady = measure.NotReady(slices.DeleteFunc(slices.Clone(pods), func(p *podlife.Pod) bool { return p == nil }))
 	t1 := time.Now()
 	rerrs := removePods(ctx, pods, o.parallel)
 	pods = nil
 	if len(rerrs) > 0 {
 		return nil, rerrs[0]
 	}
-	rep.RemoveSeconds = round1(time.Since(t1).Seconds())
-	if err := checkShims(ctx, ns); err != nil {
+	rep.RemoveSeconds = measure.Round1(time.Since(t1).Seconds())
+	if err := measure.CheckShims(ctx, ns); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -288,30 +278,30 @@ func startProfile(path string) (func(), error) {
 	}, nil
 }
 
-// measureManyPods is manypods (see the top of this file).
-func (e *env) measureManyPods(ctx context.Context, o *scaleOptions) (*manyPodsReport, error) {
-	ns := e.ns("many")
-	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
+// MeasureManyPods is manypods (see the top of this file).
+func MeasureManyPods(ctx context.Context, e *measure.Env, o *Options) (*ManyPodsReport, error) {
+	ns := e.NS("many")
+	rt, err := e.Runtime(ctx, ns, podlife.ShimPerPod)
 	if err != nil {
 		return nil, err
 	}
 	defer rt.Close()
-	specs := make([]podlife.PodSpec, o.manyPods)
+	specs := make([]podlife.PodSpec, o.ManyPods)
 	for i := range specs {
 		specs[i] = podlife.PodSpec{Name: fmt.Sprintf("many-%d", i), Containers: []podlife.ContainerSpec{{
-			Name: "sleep", Image: image, Command: []string{"sleep", "3600"}, StopSignal: syscall.SIGKILL,
+			Name: "sleep", Image: measure.Image, Command: []string{"sleep", "3600"}, StopSignal: syscall.SIGKILL,
 		}}}
 	}
-	rep := &manyPodsReport{Pods: o.manyPods, Parallel: o.parallel}
+	rep := &ManyPodsReport{Pods: o.ManyPods, Parallel: o.parallel}
 	t0 := time.Now()
 	pods, took, errs := startPods(ctx, rt, specs, o.parallel)
-	rep.StartSeconds = round1(time.Since(t0).Seconds())
+	rep.StartSeconds = measure.Round1(time.Since(t0).Seconds())
 	defer func() {
 		if errs := removePods(context.WithoutCancel(ctx), pods, o.parallel); len(errs) > 0 {
-			e.logger.Error("removing manypods pods", "err", errs)
+			e.Logger.Error("removing manypods pods", "err", errs)
 		}
 	}()
-	st := summarize(took)
+	st := measure.Summarize(took)
 	rep.StartMedian, rep.StartMax = st.Median, st.Max
 	for _, err := range errs {
 		if err != nil {
@@ -329,22 +319,21 @@ func (e *env) measureManyPods(ctx context.Context, o *scaleOptions) (*manyPodsRe
 	t1 := time.Now()
 	rerrs := removePods(ctx, pods, o.parallel)
 	pods = nil
-	rep.RemoveSeconds = round1(time.Since(t1).Seconds())
+	rep.RemoveSeconds = measure.Round1(time.Since(t1).Seconds())
 	rep.RemoveErrors = len(rerrs)
 	for _, err := range rerrs {
 		if len(rep.Errors) < 10 {
 			rep.Errors = append(rep.Errors, err.Error())
 		}
 	}
-	if err := checkShims(ctx, ns); err != nil {
+	if err := measure.CheckShims(ctx, ns); err != nil {
 		return nil, err
 	}
 	return rep, nil
 }
 
-func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
-
-func (r *probeScaleReport) print(w io.Writer) {
+// Print writes probescale's table to w.
+func (r *ProbesReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "\nprobescale: %d pods (busybox httpd), each with a readiness probe every 1s, started %d at a time\n", r.Pods, r.Parallel)
 	fmt.Fprintf(w, "started and ready in %.1f s (%d failed, %d not ready at the end); removed in %.1f s; %d goroutines, RSS %.1f MiB\n",
 		r.StartSeconds, r.StartFailures, r.NotReady, r.RemoveSeconds, r.Goroutines, r.RSSMiB)
@@ -359,26 +348,11 @@ func (r *probeScaleReport) print(w io.Writer) {
 	}
 }
 
-func (r *manyPodsReport) print(w io.Writer) {
+// Print writes manypods' line to w.
+func (r *ManyPodsReport) Print(w io.Writer) {
 	fmt.Fprintf(w, "\nmanypods: %d one-container pods, %d started at a time: all started in %.1f s (Run median %.0f ms, max %.0f ms), %d failed, %d not Running; removed (%d at a time) in %.1f s, %d failed\n",
 		r.Pods, r.Parallel, r.StartSeconds, r.StartMedian, r.StartMax, r.Failures, r.NotRunning, r.Parallel, r.RemoveSeconds, r.RemoveErrors)
 	if len(r.Errors) > 0 {
 		fmt.Fprintf(w, "errors:\n  %s\n", strings.Join(r.Errors, "\n  "))
 	}
-}
-
-// measureScale runs probescale and manypods if -only asks for them.
-func (e *env) measureScale(ctx context.Context, o options, rep *report) error {
-	var err error
-	if o.only["probescale"] && o.scale.probePods > 0 {
-		if rep.ProbeScale, err = e.measureProbeScale(ctx, o.scale, o.probeWindow); err != nil {
-			return fmt.Errorf("probescale: %w", err)
-		}
-	}
-	if o.only["manypods"] && o.scale.manyPods > 0 {
-		if rep.ManyPods, err = e.measureManyPods(ctx, o.scale); err != nil {
-			return fmt.Errorf("manypods: %w", err)
-		}
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package probes
 
 import (
 	"context"
@@ -9,40 +9,37 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
 	"github.com/podlife/podlife/probe"
 )
 
-// httpdCmd serves "ok" on port 8080: what the probe pods run.
-var httpdCmd = []string{"/bin/sh", "-c", "mkdir -p /www && echo ok > /www/index.html && exec httpd -f -p 8080 -h /www"}
-
-// switchedProber wraps a prober shared by the probe pods: it counts the runs and failures, and
+// Switched wraps a prober shared by the probe pods: it counts the runs and failures, and
 // answers Success at once, without probing, while off or for a pod whose index is not below
 // pods. So one kind of probe can be left out of a window, or run on some of the pods only,
 // without touching the pods (their probe workers still tick).
-type switchedProber struct {
+type Switched struct {
 	inner       probe.Prober
 	pods        int // pods whose probe really runs: those of index 0 to pods-1
 	on          atomic.Bool
-	runs        atomic.Int64 // probes made
+	Runs        atomic.Int64 // probes made
 	skipped     atomic.Int64 // worker ticks answered at once
-	failures    atomic.Int64 // runs that did not succeed (Failure, Unknown or a prober error)
+	Failures    atomic.Int64 // runs that did not succeed (Failure, Unknown or a prober error)
 	inFlight    atomic.Int64 // probes running now (an abandoned one until its prober returns)
 	maxInFlight atomic.Int64
 }
 
-func newSwitchedProber(p probe.Prober, pods int) *switchedProber {
-	s := &switchedProber{inner: p, pods: pods}
+// NewSwitched wraps p for pods probe pods; it starts on.
+func NewSwitched(p probe.Prober, pods int) *Switched {
+	s := &Switched{inner: p, pods: pods}
 	s.on.Store(true)
 	return s
 }
 
-// prober is what pod number i carries.
-func (s *switchedProber) prober(i int) probe.Prober {
+// Prober is what pod number i carries.
+func (s *Switched) Prober(i int) probe.Prober {
 	return probe.ProberFunc(func(ctx context.Context, t hook.Target) (probe.Result, string, error) {
 		if i >= s.pods || !s.on.Load() {
 			s.skipped.Add(1)
@@ -51,9 +48,9 @@ func (s *switchedProber) prober(i int) probe.Prober {
 		raise(&s.maxInFlight, s.inFlight.Add(1))
 		r, out, err := s.inner.Probe(ctx, t)
 		s.inFlight.Add(-1)
-		s.runs.Add(1)
+		s.Runs.Add(1)
 		if err != nil || (r != probe.Success && r != probe.Warning) {
-			s.failures.Add(1)
+			s.Failures.Add(1)
 		}
 		return r, out, err
 	})
@@ -65,11 +62,11 @@ func raise(m *atomic.Int64, n int64) {
 	}
 }
 
-func probePod(i int, exec, http *switchedProber) podlife.PodSpec {
+func probePod(i int, exec, http *Switched) podlife.PodSpec {
 	return podlife.PodSpec{Name: fmt.Sprintf("probe-%d", i), Containers: []podlife.ContainerSpec{{
-		Name: "web", Image: image, Command: httpdCmd, StopSignal: syscall.SIGKILL,
-		ReadinessProbe: &probe.Spec{Prober: exec.prober(i), Period: time.Second},
-		LivenessProbe:  &probe.Spec{Prober: http.prober(i), Period: time.Second},
+		Name: "web", Image: measure.Image, Command: measure.HTTPDCmd, StopSignal: syscall.SIGKILL,
+		ReadinessProbe: &probe.Spec{Prober: exec.Prober(i), Period: time.Second},
+		LivenessProbe:  &probe.Spec{Prober: http.Prober(i), Period: time.Second},
 	}}}
 }
 
@@ -109,7 +106,8 @@ type probeCost struct {
 	Machine    float64 `json:"machine_ms"`
 }
 
-type probeReport struct {
+// Report is the probe cost's figures: the windows' CPU and the cost per run.
+type Report struct {
 	Pods         int           `json:"pods"`
 	ExecPods     int           `json:"exec_pods"`     // pods whose exec probe really runs
 	StartSeconds float64       `json:"start_seconds"` // to start them all and see them ready
@@ -127,26 +125,26 @@ type probeReport struct {
 	RemoveSeconds   float64     `json:"remove_seconds"`
 }
 
-// measureProbes runs k pods, each with an exec readiness probe and an httpGet liveness probe of
+// Measure runs k pods, each with an exec readiness probe and an httpGet liveness probe of
 // period 1 s, and measures the CPU over four windows of length window: both probes, exec only,
 // httpGet only, and neither (the workers still tick, the prober answers at once). The exec probe
 // really runs on execPods of the pods only: one costs about 100 ms of CPU, so 50 a second would
 // need more cores than a small machine has, and then exec probes pile up. A probe kind's cost
 // per run is its window's CPU beyond the last window's rate, divided by its runs.
-func (e *env) measureProbes(ctx context.Context, k, execPods int, window time.Duration) (*probeReport, error) {
-	ns := e.ns("probes")
-	rt, err := e.runtime(ctx, ns, podlife.ShimPerPod)
+func Measure(ctx context.Context, e *measure.Env, k, execPods int, window time.Duration) (*Report, error) {
+	ns := e.NS("probes")
+	rt, err := e.Runtime(ctx, ns, podlife.ShimPerPod)
 	if err != nil {
 		return nil, err
 	}
 	defer rt.Close()
 	execPods = min(execPods, k)
-	exec, http := newSwitchedProber(probe.Exec("/bin/true"), execPods), newSwitchedProber(probe.HTTPGet(8080, "/"), k)
-	rep := &probeReport{Pods: k, ExecPods: execPods, RSSMiB: round1(settledRSSMiB())}
+	exec, http := NewSwitched(probe.Exec("/bin/true"), execPods), NewSwitched(probe.HTTPGet(8080, "/"), k)
+	rep := &Report{Pods: k, ExecPods: execPods, RSSMiB: measure.Round1(measure.SettledRSSMiB())}
 	var pods []*podlife.Pod
 	defer func() {
-		if err := removeAll(context.WithoutCancel(ctx), pods); err != nil {
-			e.logger.Error("removing probe pods", "err", err)
+		if err := measure.RemoveAll(context.WithoutCancel(ctx), pods); err != nil {
+			e.Logger.Error("removing probe pods", "err", err)
 		}
 	}()
 	t0 := time.Now()
@@ -166,11 +164,11 @@ func (e *env) measureProbes(ctx context.Context, k, execPods int, window time.Du
 			return nil, fmt.Errorf("pod %s ready: %w", p.Name(), err)
 		}
 	}
-	rep.StartSeconds = round1(time.Since(t0).Seconds())
-	rep.NotReadyAtStart = notReady(pods)
+	rep.StartSeconds = measure.Round1(time.Since(t0).Seconds())
+	rep.NotReadyAtStart = measure.NotReady(pods)
 	time.Sleep(2 * time.Second) // let the start's own work settle
 
-	ctrdPID := e.ctrd.Daemon.PID()
+	ctrdPID := e.Ctrd.Daemon.PID()
 	roots := func() []int { return append(podlifetest.ShimPIDs(ns), ctrdPID) }
 	for _, w := range []struct {
 		name       string
@@ -182,24 +180,24 @@ func (e *env) measureProbes(ctx context.Context, k, execPods int, window time.Du
 		exec.maxInFlight.Store(exec.inFlight.Load())
 		n0 := countProbes(exec, http)
 		if w.name == "exec+httpGet" {
-			rep.RSSWithPodsMiB = round1(settledRSSMiB())
+			rep.RSSWithPodsMiB = measure.Round1(measure.SettledRSSMiB())
 		}
-		p0, c0, s0, m0, w0 := processCPU(), pidCPU(ctrdPID), treeCPU(roots()), cpuTime(), time.Now()
+		p0, c0, s0, m0, w0 := measure.ProcessCPU(), measure.PIDCPU(ctrdPID), measure.TreeCPU(roots()), measure.CPUTime(), time.Now()
 		select {
 		case <-time.After(window):
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 		pw := probeWindow{Name: w.name, secs: time.Since(w0).Seconds(),
-			process: processCPU() - p0, ctrd: pidCPU(ctrdPID) - c0, stack: treeCPU(roots()) - s0, machine: cpuTime() - m0,
+			process: measure.ProcessCPU() - p0, ctrd: measure.PIDCPU(ctrdPID) - c0, stack: measure.TreeCPU(roots()) - s0, machine: measure.CPUTime() - m0,
 			MaxExecInFlight: exec.maxInFlight.Load()}
 		n := countProbes(exec, http)
 		pw.ExecRuns, pw.HTTPRuns = n.exec-n0.exec, n.http-n0.http
 		pw.Ticks, pw.Failures = n.ticks-n0.ticks, n.failures-n0.failures
 		pw.stack += pw.process // the tree does not include this process
-		pw.Seconds = round1(pw.secs)
-		pw.ProcessCPU, pw.ContainerdCPU = percent(pw.process, pw.secs), percent(pw.ctrd, pw.secs)
-		pw.StackCPU, pw.MachineCPU = percent(pw.stack, pw.secs), percent(pw.machine, pw.secs)
+		pw.Seconds = measure.Round1(pw.secs)
+		pw.ProcessCPU, pw.ContainerdCPU = measure.Percent(pw.process, pw.secs), measure.Percent(pw.ctrd, pw.secs)
+		pw.StackCPU, pw.MachineCPU = measure.Percent(pw.stack, pw.secs), measure.Percent(pw.machine, pw.secs)
 		rep.Windows = append(rep.Windows, pw)
 	}
 	rep.KiBPerPod = math.Round((rep.RSSWithPodsMiB - rep.RSSMiB) * 1024 / float64(k))
@@ -210,20 +208,20 @@ func (e *env) measureProbes(ctx context.Context, k, execPods int, window time.Du
 		cost("httpGet", httpOnly, none, httpOnly.HTTPRuns),
 		cost("none, per tick", none, probeWindow{}, none.Ticks),
 	}
-	rep.NotReady = notReady(pods)
+	rep.NotReady = measure.NotReady(pods)
 	for _, p := range pods {
 		for _, c := range p.Status().ContainerStatuses {
 			rep.Restarts += c.RestartCount
 		}
 	}
 	t1 := time.Now()
-	err = removeAll(ctx, pods)
+	err = measure.RemoveAll(ctx, pods)
 	pods = nil
 	if err != nil {
 		return nil, err
 	}
-	rep.RemoveSeconds = round1(time.Since(t1).Seconds())
-	if err := checkShims(ctx, ns); err != nil {
+	rep.RemoveSeconds = measure.Round1(time.Since(t1).Seconds())
+	if err := measure.CheckShims(ctx, ns); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -232,10 +230,10 @@ func (e *env) measureProbes(ctx context.Context, k, execPods int, window time.Du
 // probeCounts are the counters of both probers at one moment.
 type probeCounts struct{ exec, http, ticks, failures int64 }
 
-func countProbes(exec, http *switchedProber) probeCounts {
-	e, h := exec.runs.Load(), http.runs.Load()
+func countProbes(exec, http *Switched) probeCounts {
+	e, h := exec.Runs.Load(), http.Runs.Load()
 	return probeCounts{exec: e, http: h, ticks: e + h + exec.skipped.Load() + http.skipped.Load(),
-		failures: exec.failures.Load() + http.failures.Load()}
+		failures: exec.Failures.Load() + http.Failures.Load()}
 }
 
 // cost is the CPU per run of window w beyond the rate of window base (none if base is zero).
@@ -256,39 +254,8 @@ func cost(name string, w, base probeWindow, runs int64) probeCost {
 	return c
 }
 
-// notReady counts the pods not ready now.
-func notReady(pods []*podlife.Pod) int {
-	n := 0
-	for _, p := range pods {
-		if r, all := p.Status().ReadyCount(); r != all {
-			n++
-		}
-	}
-	return n
-}
-
-// removeAll removes pods, four at a time.
-func removeAll(ctx context.Context, pods []*podlife.Pod) error {
-	var g errgroup.Group
-	g.SetLimit(4)
-	for _, p := range pods {
-		g.Go(func() error {
-			if err := p.Remove(ctx); err != nil {
-				return fmt.Errorf("remove %s: %w", p.Name(), err)
-			}
-			return nil
-		})
-	}
-	return g.Wait()
-}
-
-func percent(d time.Duration, seconds float64) float64 {
-	return round1(d.Seconds() / seconds * 100)
-}
-
-func round1(v float64) float64 { return math.Round(v*10) / 10 }
-
-func (r *probeReport) print(w io.Writer) {
+// Print writes the probe cost's tables to w.
+func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "\nprobes: %d pods, each with an exec readiness probe (/bin/true; it really runs on %d of them) and an httpGet liveness probe, period 1s\n",
 		r.Pods, r.ExecPods)
 	fmt.Fprintf(w, "started and ready in %.1f s (%d not ready); removed in %.1f s; restarts %d, not ready at the end %d\n",

@@ -1,4 +1,4 @@
-package main
+package measure
 
 import (
 	"os"
@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// cpuTime is the machine's busy CPU time so far (all processes: podlife, containerd, shims, runc).
-func cpuTime() time.Duration {
+// CPUTime is the machine's busy CPU time so far (all processes: podlife, containerd, shims, runc).
+func CPUTime() time.Duration {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		return 0
@@ -25,12 +25,12 @@ func cpuTime() time.Duration {
 		n, _ := strconv.ParseInt(v, 10, 64)
 		busy += n
 	}
-	return ticks(busy)
+	return Ticks(busy)
 }
 
-// processCPU is the CPU time (user + system) this process has used so far: the managing
+// ProcessCPU is the CPU time (user + system) this process has used so far: the managing
 // process, podlife and its probe workers included, containerd and the shims not.
-func processCPU() time.Duration {
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -38,11 +38,11 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// treeCPU is the CPU time (user + system) of the processes roots and of all their descendants,
+// TreeCPU is the CPU time (user + system) of the processes roots and of all their descendants,
 // those already reaped by one of them included (a reaped child's time moves into its parent's
 // cutime and cstime). With containerd and the shims as roots, it covers runc, the exec'd
 // processes of probes and the containers' own processes.
-func treeCPU(roots []int) time.Duration {
+func TreeCPU(roots []int) time.Duration {
 	type proc struct {
 		ppid  int
 		ticks int64
@@ -68,13 +68,13 @@ func treeCPU(roots []int) time.Duration {
 			}
 		}
 	}
-	return ticks(total)
+	return Ticks(total)
 }
 
-// pidCPU is the CPU time of process pid and of its children already reaped.
-func pidCPU(pid int) time.Duration {
+// PIDCPU is the CPU time of process pid and of its children already reaped.
+func PIDCPU(pid int) time.Duration {
 	_, t, _ := procStat(pid)
-	return ticks(t)
+	return Ticks(t)
 }
 
 // procStat reads a process's parent and its utime + stime + cutime + cstime, in clock ticks.
@@ -100,5 +100,5 @@ func procStat(pid int) (ppid int, ticks int64, ok bool) {
 	return ppid, ticks, true
 }
 
-// ticks converts clock ticks (USER_HZ) to a duration.
-func ticks(n int64) time.Duration { return time.Duration(n) * time.Second / 100 }
+// Ticks converts clock ticks (USER_HZ) to a duration.
+func Ticks(n int64) time.Duration { return time.Duration(n) * time.Second / 100 }

@@ -1,4 +1,4 @@
-package main
+package breakdown
 
 import (
 	"cmp"
@@ -15,21 +15,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/podlife"
 )
-
-// The breakdown measurement (-only breakdown): where a podlife start and teardown of the bench pod
-// spend their wall time (the pod's events and podlife's debug step timings) and their CPU time,
-// process by process:
-//   - CPU per process by perf(1) sampling (cpu-clock, one sample per 0.25 ms of CPU) of this
-//     process and its containerd and of every process they start (perf_linux.go);
-//   - how many processes of each kind ran per pod by the kernel's process accounting (acct(2):
-//     one record per exit, a fork that never executed anything included; its CPU times are
-//     rounded down to 10 ms, too coarse for runc or a CNI plugin, so only the counts are used),
-//     kept if their parent is in the stack;
-//   - the whole stack's CPU exactly by a cpuacct cgroup that this process and its containerd are
-//     moved into (everything they start inherits it, but the containers' own processes, which
-//     runc moves to theirs): the check on the sampled sum.
 
 // cpuLine is one kind of process in a phase: how many ran per pod and their CPU per pod.
 type cpuLine struct {
@@ -40,14 +28,14 @@ type cpuLine struct {
 
 // phaseBreakdown is one phase (start or teardown) of the bench pod, averaged over the pods.
 type phaseBreakdown struct {
-	Wall       stat      `json:"wall"`
-	Lines      []cpuLine `json:"cpu"`
-	Attributed float64   `json:"attributed_cpu_ms_per_pod"`
-	Total      float64   `json:"cgroup_cpu_ms_per_pod"` // exact, 0 without cpuacct
+	Wall       measure.Stat `json:"wall"`
+	Lines      []cpuLine    `json:"cpu"`
+	Attributed float64      `json:"attributed_cpu_ms_per_pod"`
+	Total      float64      `json:"cgroup_cpu_ms_per_pod"` // exact, 0 without cpuacct
 }
 
-// breakdownReport is the breakdown measurement.
-type breakdownReport struct {
+// Report is the breakdown measurement.
+type Report struct {
 	Pods     int            `json:"pods"`
 	Start    phaseBreakdown `json:"start"`
 	Teardown phaseBreakdown `json:"teardown"`
@@ -57,8 +45,8 @@ type breakdownReport struct {
 }
 
 type stepLine struct {
-	Step string `json:"step"`
-	Ms   stat   `json:"ms"`
+	Step string       `json:"step"`
+	Ms   measure.Stat `json:"ms"`
 }
 
 // stepLog keeps podlife's debug step timings ("container created": spec, newContainer,
@@ -117,10 +105,10 @@ func (c *phaseCPU) add(kind string, n int, d time.Duration) {
 }
 
 func (c *phaseCPU) result(pods int, wall []time.Duration) phaseBreakdown {
-	b := phaseBreakdown{Wall: summarize(wall), Total: ms(c.total) / float64(pods)}
+	b := phaseBreakdown{Wall: measure.Summarize(wall), Total: measure.MS(c.total) / float64(pods)}
 	for k, d := range c.cpu {
-		b.Lines = append(b.Lines, cpuLine{Process: k, PerPod: float64(c.count[k]) / float64(pods), CPUms: ms(d) / float64(pods)})
-		b.Attributed += ms(d) / float64(pods)
+		b.Lines = append(b.Lines, cpuLine{Process: k, PerPod: float64(c.count[k]) / float64(pods), CPUms: measure.MS(d) / float64(pods)})
+		b.Attributed += measure.MS(d) / float64(pods)
 	}
 	slices.SortFunc(b.Lines, func(x, y cpuLine) int {
 		if x.CPUms != y.CPUms {
@@ -165,16 +153,16 @@ type window struct {
 
 // liveStack is the processes in the stack's cgroup now, but this process and containerd (the
 // pods' shims and loggers), by their command names.
-func (e *env) liveStack(g *cpuGroup, into map[int]string) {
+func liveStack(e *measure.Env, g *cpuGroup, into map[int]string) {
 	for _, pid := range g.pids() {
-		if pid != os.Getpid() && pid != e.ctrd.Daemon.PID() {
+		if pid != os.Getpid() && pid != e.Ctrd.Daemon.PID() {
 			into[pid] = procComm(pid)
 		}
 	}
 }
 
 // count adds to c how many processes of each kind of the stack exited in w (process accounting).
-func (e *env) count(c *phaseCPU, acct *processAccounting, w window, live map[int]string) error {
+func count(e *measure.Env, c *phaseCPU, acct *processAccounting, w window, live map[int]string) error {
 	recs, err := acct.records(w.acct0, w.acct1)
 	if err != nil {
 		return err
@@ -187,7 +175,7 @@ func (e *env) count(c *phaseCPU, acct *processAccounting, w window, live map[int
 	}
 	var ours func(pid, depth int) bool
 	ours = func(pid, depth int) bool {
-		if pid == os.Getpid() || pid == e.ctrd.Daemon.PID() || live[pid] != "" {
+		if pid == os.Getpid() || pid == e.Ctrd.Daemon.PID() || live[pid] != "" {
 			return true
 		}
 		pp, ok := parent[pid]
@@ -202,11 +190,11 @@ func (e *env) count(c *phaseCPU, acct *processAccounting, w window, live map[int
 }
 
 // sampleKind names the process of a perf sample.
-func (e *env) sampleKind(s perfSample, live map[int]string) string {
+func sampleKind(e *measure.Env, s perfSample, live map[int]string) string {
 	switch {
 	case s.pid == os.Getpid():
 		return "podlife (this process)"
-	case s.pid == e.ctrd.Daemon.PID():
+	case s.pid == e.Ctrd.Daemon.PID():
 		return "containerd"
 	case live[s.pid] == "containerd-shim":
 		return "shim (containerd-shim-runc-v2)"
@@ -216,35 +204,35 @@ func (e *env) sampleKind(s perfSample, live map[int]string) string {
 	return processKind(s.comm)
 }
 
-// measureBreakdown runs n bench pods one after another (one warm-up, not counted), each started
+// Measure runs n bench pods one after another (one warm-up, not counted), each started
 // and removed, and splits their wall and CPU time.
-func (e *env) measureBreakdown(ctx context.Context, n int, perfData string) (*breakdownReport, error) {
-	steps := stepLog{next: e.logger.Handler(), mu: &sync.Mutex{}, got: map[string][]time.Duration{}}
-	saved := e.logger
-	e.logger = slog.New(steps)
-	rt, err := e.runtime(ctx, e.ns("breakdown"), podlife.ShimPerPod)
-	e.logger = saved
+func Measure(ctx context.Context, e *measure.Env, n int, perfData string) (*Report, error) {
+	steps := stepLog{next: e.Logger.Handler(), mu: &sync.Mutex{}, got: map[string][]time.Duration{}}
+	saved := e.Logger
+	e.Logger = slog.New(steps)
+	rt, err := e.Runtime(ctx, e.NS("breakdown"), podlife.ShimPerPod)
+	e.Logger = saved
 	if err != nil {
 		return nil, err
 	}
 	defer rt.Close()
 	// perf first, so that it stays out of the stack's cgroup.
-	sampler, err := startSampler(ctx, cmp.Or(perfData, filepath.Join(e.dir, "perf.data")), os.Getpid(), e.ctrd.Daemon.PID())
+	sampler, err := startSampler(ctx, cmp.Or(perfData, filepath.Join(e.Dir, "perf.data")), os.Getpid(), e.Ctrd.Daemon.PID())
 	if err != nil {
 		return nil, err
 	}
 	defer sampler.stop()
-	g, err := newCPUGroup("plb-"+e.runID, os.Getpid(), e.ctrd.Daemon.PID())
+	g, err := newCPUGroup("plb-"+e.RunID, os.Getpid(), e.Ctrd.Daemon.PID())
 	if err != nil {
 		return nil, fmt.Errorf("cpuacct cgroup: %w", err)
 	}
 	defer g.close()
-	acct, err := startAccounting(e.dir)
+	acct, err := startAccounting(e.Dir)
 	if err != nil {
 		return nil, err
 	}
 	defer acct.stop()
-	if err := runRemove(ctx, rt, "breakdown-warm"); err != nil {
+	if err := measure.RunRemove(ctx, rt, "breakdown-warm"); err != nil {
 		return nil, err
 	}
 	steps.mu.Lock()
@@ -257,7 +245,7 @@ func (e *env) measureBreakdown(ctx context.Context, n int, perfData string) (*br
 	for i := range n {
 		w := window{from: monotonic(), acct0: acct.offset(), group: g.usage()}
 		t0 := time.Now()
-		pod, err := rt.Run(ctx, benchPod(fmt.Sprintf("breakdown-%d", i)))
+		pod, err := rt.Run(ctx, measure.BenchPod(fmt.Sprintf("breakdown-%d", i)))
 		if err != nil {
 			return nil, err
 		}
@@ -265,7 +253,7 @@ func (e *env) measureBreakdown(ctx context.Context, n int, perfData string) (*br
 		w.to, w.acct1, w.group = monotonic(), acct.offset(), g.usage()-w.group
 		starts = append(starts, w)
 		podLive := map[int]string{}
-		e.liveStack(g, podLive)
+		liveStack(e, g, podLive)
 		maps.Copy(live, podLive)
 		for _, ev := range pod.Events() {
 			key := string(ev.Reason)
@@ -303,29 +291,29 @@ func (e *env) measureBreakdown(ctx context.Context, n int, perfData string) (*br
 	}{{start, starts}, {stop, stops}} {
 		for _, w := range ph.ws {
 			ph.c.total += w.group
-			if err := e.count(ph.c, acct, w, live); err != nil {
+			if err := count(e, ph.c, acct, w, live); err != nil {
 				return nil, err
 			}
 		}
 		for _, s := range samples {
 			for _, w := range ph.ws {
 				if s.at >= w.from && s.at < w.to {
-					ph.c.add(e.sampleKind(s, live), 0, perfPeriod)
+					ph.c.add(sampleKind(e, s, live), 0, perfPeriod)
 					break
 				}
 			}
 		}
 	}
-	if err := checkShims(ctx, e.ns("breakdown")); err != nil {
+	if err := measure.CheckShims(ctx, e.NS("breakdown")); err != nil {
 		return nil, err
 	}
-	rep := &breakdownReport{Pods: n, Start: start.result(n, startWall), Teardown: stop.result(n, stopWall)}
+	rep := &Report{Pods: n, Start: start.result(n, startWall), Teardown: stop.result(n, stopWall)}
 	for k, ds := range events {
-		rep.Steps = append(rep.Steps, stepLine{Step: "at " + k, Ms: summarize(ds)})
+		rep.Steps = append(rep.Steps, stepLine{Step: "at " + k, Ms: measure.Summarize(ds)})
 	}
 	steps.mu.Lock()
 	for k, ds := range steps.got {
-		rep.Steps = append(rep.Steps, stepLine{Step: "took " + k, Ms: summarize(ds)})
+		rep.Steps = append(rep.Steps, stepLine{Step: "took " + k, Ms: measure.Summarize(ds)})
 	}
 	steps.mu.Unlock()
 	slices.SortFunc(rep.Steps, func(x, y stepLine) int {
@@ -362,7 +350,8 @@ func procComm(pid int) string {
 	return strings.TrimSpace(string(b))
 }
 
-func (r *breakdownReport) print(w io.Writer) {
+// Print writes the breakdown's tables to w.
+func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "\nwhere a start and a teardown go, %d bench pods one after another (ms; CPU per pod)\n", r.Pods)
 	for _, s := range r.Steps {
 		fmt.Fprintf(w, "  %-40s median %7.1f  min %7.1f  max %7.1f\n", s.Step, s.Ms.Median, s.Ms.Min, s.Ms.Max)

@@ -1,15 +1,18 @@
-package main
+package cri
 
 import (
 	"fmt"
 	"io"
+
+	"github.com/podlife/podlife/internal/bench/measure"
 )
 
-func (r *criReport) print(w io.Writer) {
+// Print writes the CRI plugin's rows to w.
+func (r *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "\ncontainerd's CRI plugin driven as the kubelet drives it (same containerd binary, runc, image,\n"+
 		"seccomp RuntimeDefault + no-new-privileges, bridge CNI; sandbox: %s), iterations\n"+
 		"alternating with podlife's, %d each\n\n", r.Pause, r.Iterations)
-	row := statTable(w)
+	row := measure.StatTable(w)
 	row("CRI start", r.CRIStart, 0)
 	row("podlife start", r.PodlifeStart, r.StartRatio)
 	row("CRI start CPU", r.CRIStartCPU, 0)

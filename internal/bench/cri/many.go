@@ -1,4 +1,4 @@
-package main
+package cri
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
@@ -30,39 +31,39 @@ type manyReport struct {
 type manyRun struct {
 	AllRunningMs float64 `json:"all_running_ms"`
 	// PodStart is the distribution of one pod's own start (from its goroutine's start).
-	PodStart      stat    `json:"pod_start"`
-	AllRemovedMs  float64 `json:"all_removed_ms"`
-	ManagerCPUMs  float64 `json:"manager_cpu_ms"`
-	ContainerdCPU float64 `json:"containerd_cpu_ms,omitempty"`
-	ShimsCPUMs    float64 `json:"shims_cpu_ms"`
-	MachineCPUMs  float64 `json:"machine_cpu_ms"`
+	PodStart      measure.Stat `json:"pod_start"`
+	AllRemovedMs  float64      `json:"all_removed_ms"`
+	ManagerCPUMs  float64      `json:"manager_cpu_ms"`
+	ContainerdCPU float64      `json:"containerd_cpu_ms,omitempty"`
+	ShimsCPUMs    float64      `json:"shims_cpu_ms"`
+	MachineCPUMs  float64      `json:"machine_cpu_ms"`
 }
 
 // measureMany runs k pods at once on podlife (rt) and then on the CRI plugin (d), and
 // removes them all at once after each start.
-func (e *env) measureMany(ctx context.Context, d *criDaemon, rt *podlife.Runtime, k int) (*manyReport, error) {
+func measureMany(ctx context.Context, e *measure.Env, d *criDaemon, rt *podlife.Runtime, k int) (*manyReport, error) {
 	rep := &manyReport{Pods: k}
-	self, ctrdPID := os.Getpid(), e.ctrd.Daemon.PID()
-	ns := e.ns("cri-podlife")
+	self, ctrdPID := os.Getpid(), e.Ctrd.Daemon.PID()
+	ns := e.NS("cri-podlife")
 
 	// podlife.
 	pods := make([]*podlife.Pod, k)
-	c0, m0, d0 := cpuTime(), pidCPU(self), pidCPU(ctrdPID)
+	c0, m0, d0 := measure.CPUTime(), measure.PIDCPU(self), measure.PIDCPU(ctrdPID)
 	all, each, err := atOnce(k, func(i int) error {
 		var err error
-		pods[i], err = rt.Run(ctx, benchPod(fmt.Sprintf("many-%d", i)))
+		pods[i], err = rt.Run(ctx, measure.BenchPod(fmt.Sprintf("many-%d", i)))
 		return err
 	})
-	shims := treeCPU(podlifetest.ShimPIDs(ns))
-	rep.Podlife = manyRun{AllRunningMs: ms(all), PodStart: summarize(each), MachineCPUMs: ms(cpuTime() - c0),
-		ManagerCPUMs: ms(pidCPU(self) - m0), ContainerdCPU: ms(pidCPU(ctrdPID) - d0), ShimsCPUMs: ms(shims)}
+	shims := measure.TreeCPU(podlifetest.ShimPIDs(ns))
+	rep.Podlife = manyRun{AllRunningMs: measure.MS(all), PodStart: measure.Summarize(each), MachineCPUMs: measure.MS(measure.CPUTime() - c0),
+		ManagerCPUMs: measure.MS(measure.PIDCPU(self) - m0), ContainerdCPU: measure.MS(measure.PIDCPU(ctrdPID) - d0), ShimsCPUMs: measure.MS(shims)}
 	removed, _, rerr := atOnce(k, func(i int) error {
 		if pods[i] == nil {
 			return nil
 		}
 		return pods[i].Remove(ctx)
 	})
-	rep.Podlife.AllRemovedMs = ms(removed)
+	rep.Podlife.AllRemovedMs = measure.MS(removed)
 	if err := errors.Join(err, rerr); err != nil {
 		return nil, fmt.Errorf("podlife: %w", err)
 	}
@@ -70,22 +71,22 @@ func (e *env) measureMany(ctx context.Context, d *criDaemon, rt *podlife.Runtime
 	// The CRI plugin.
 	cpods := make([]*criPod, k)
 	criPID := d.proc.Pid()
-	c0, m0 = cpuTime(), pidCPU(criPID)
+	c0, m0 = measure.CPUTime(), measure.PIDCPU(criPID)
 	all, each, err = atOnce(k, func(i int) error {
 		var err error
-		cpods[i], err = d.runCRIPod(ctx, fmt.Sprintf("many-%d", i), fmt.Sprintf("%s-many-%d", e.runID, i))
+		cpods[i], err = d.runCRIPod(ctx, fmt.Sprintf("many-%d", i), fmt.Sprintf("%s-many-%d", e.RunID, i))
 		return err
 	})
-	shims = treeCPU(podlifetest.Processes("\x00-address\x00" + d.socket + "\x00"))
-	rep.CRI = manyRun{AllRunningMs: ms(all), PodStart: summarize(each), MachineCPUMs: ms(cpuTime() - c0),
-		ManagerCPUMs: ms(pidCPU(criPID) - m0), ShimsCPUMs: ms(shims)}
+	shims = measure.TreeCPU(podlifetest.Processes("\x00-address\x00" + d.socket + "\x00"))
+	rep.CRI = manyRun{AllRunningMs: measure.MS(all), PodStart: measure.Summarize(each), MachineCPUMs: measure.MS(measure.CPUTime() - c0),
+		ManagerCPUMs: measure.MS(measure.PIDCPU(criPID) - m0), ShimsCPUMs: measure.MS(shims)}
 	removed, _, rerr = atOnce(k, func(i int) error {
 		if cpods[i] == nil {
 			return nil
 		}
 		return d.removeCRIPod(ctx, cpods[i])
 	})
-	rep.CRI.AllRemovedMs = ms(removed)
+	rep.CRI.AllRemovedMs = measure.MS(removed)
 	if err := errors.Join(err, rerr); err != nil {
 		return nil, fmt.Errorf("CRI: %w", err)
 	}
@@ -111,6 +112,3 @@ func atOnce(k int, f func(i int) error) (time.Duration, []time.Duration, error) 
 	wg.Wait()
 	return time.Since(t0), each, errors.Join(errs...)
 }
-
-// ms is d in milliseconds, to a tenth.
-func ms(d time.Duration) float64 { return float64(d.Microseconds()/100) / 10 }

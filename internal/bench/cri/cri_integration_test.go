@@ -1,4 +1,4 @@
-package main
+package cri
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+
+	"github.com/podlife/podlife/internal/bench/measure"
 )
 
 // TestCRIPodLeavesNothing runs the bench pod through the CRI plugin and removes it: both
@@ -23,7 +25,7 @@ func TestCRIPodLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	e := &env{dir: dir, runID: strings.TrimPrefix(filepath.Base(dir), "plb-")}
+	e := &measure.Env{Dir: dir, RunID: strings.TrimPrefix(filepath.Base(dir), "plb-")}
 	d, err := startCRI(t.Context(), e, bin, filepath.Join(dir, "cri"))
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +36,7 @@ func TestCRIPodLeavesNothing(t *testing.T) {
 			_ = d.close()
 		}
 	}()
-	p, err := d.runCRIPod(t.Context(), "leak-test", e.runID+"-0")
+	p, err := d.runCRIPod(t.Context(), "leak-test", e.RunID+"-0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package cri
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
@@ -29,7 +30,7 @@ type criMemory struct {
 // of their shims and pauses and containerd's growth, and removes them.
 func (d *criDaemon) measureMemory(ctx context.Context, runID string, k int) (m *criMemory, err error) {
 	pid := d.proc.Pid()
-	ctrd0 := pidRSSMiB(pid)
+	ctrd0 := measure.PIDRSSMiB(pid)
 	pods := make([]*criPod, 0, k)
 	defer func() {
 		for _, p := range pods {
@@ -55,11 +56,11 @@ func (d *criDaemon) measureMemory(ctx context.Context, runID string, k int) (m *
 		}
 	}
 	m = &criMemory{Pods: k, Shims: len(shims), Pauses: len(pauses)}
-	pss, rss := procMemory(shims)
+	pss, rss := measure.ProcMemory(shims)
 	m.ShimPSSPerPodMiB, m.ShimRSSPerPodMiB = pss/float64(k), rss/float64(k)
-	ppss, _ := procMemory(pauses)
+	ppss, _ := measure.ProcMemory(pauses)
 	m.PausePSSPerPodMiB = ppss / float64(k)
-	m.ContainerdMiBPerPod = max(0, pidRSSMiB(pid)-ctrd0) / float64(k)
+	m.ContainerdMiBPerPod = max(0, measure.PIDRSSMiB(pid)-ctrd0) / float64(k)
 	m.TotalPerPodMiB = m.ShimPSSPerPodMiB + m.PausePSSPerPodMiB + m.ContainerdMiBPerPod
 	return m, nil
 }
