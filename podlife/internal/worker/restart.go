@@ -8,11 +8,10 @@ import (
 
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/internal/restart"
+	"github.com/podlife/podlife/podlife/internal/worker/restarting"
 )
 
-// shouldRestart applies the kubelet's rules to an exited container: a sidecar always restarts;
-// a regular init container restarts on failure, an app container on any exit, as its own
-// restart policy and rules or else the pod's policy say (api.RestartsAfter).
+// shouldRestart applies the kubelet's rules to an exited container (restarting.ShouldRestart).
 func (c *Container) shouldRestart(code int) (restart bool) {
 	c.pod.onLoopOrAfter(func() { restart = c.shouldRestartOwned(code) })
 	return restart
@@ -20,17 +19,8 @@ func (c *Container) shouldRestart(code int) (restart bool) {
 
 // shouldRestartOwned is shouldRestart, on the loop.
 func (c *Container) shouldRestartOwned(code int) bool {
-	switch {
-	case c.ephemeral:
-		return false // never restarted (Kubernetes' ephemeral containers)
-	case c.sidecar:
-		return true
-	case c.init && code == 0:
-		return false
-	case c.resizeRestart:
-		return true // stopped to be resized (resize.go)
-	}
-	return RestartsAfter(c.spec, c.pod.spec.RestartPolicy, code)
+	k := restarting.Kind{Ephemeral: c.ephemeral, Sidecar: c.sidecar, Init: c.init, Resizing: c.resizeRestart}
+	return restarting.ShouldRestart(k, c.spec, c.pod.spec.RestartPolicy, code)
 }
 
 // onExit decides what follows an instance's exit: a restart under crash-loop back-off, or,
@@ -73,30 +63,17 @@ func (p *Worker) awaitRestarts() {
 // exited, so the pod's shim stays up), and starts it.
 func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerminated) {
 	p := c.pod
-	key := c.backoffKey()
 	for {
-		// Next returns how long the container is still in back-off, and 0 (advancing the
-		// back-off) once it may restart.
-		for {
-			delay := p.host.Backoff.Next(key, term.FinishedAt)
-			if delay <= 0 {
-				c.persistBackoff() // advanced
-				break
-			}
-			msg := restart.Message(p.host.Backoff.Delay(key), c.spec.Name, p.name)
+		if !restarting.AwaitBackoff(ctx, p.host.Backoff, p.host.Clock, c.backoffKey(), c.spec.Name, p.name, term.FinishedAt, func(msg string) {
 			p.update(func() {
 				c.lastState = ContainerState{Terminated: term}
 				c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff, Message: msg}}
 			})
 			p.emit(c.spec.Name, EventWarning, ReasonBackOff, restart.EventMessage(c.spec.Name, p.name))
-			timer := p.host.Clock.NewTimer(delay)
-			select {
-			case <-timer.C():
-			case <-ctx.Done():
-				timer.Stop()
-				return
-			}
+		}) {
+			return
 		}
+		c.persistBackoff() // advanced
 		attempt := 0
 		if !p.do(func() { attempt = c.restartCount + 1 }) {
 			return // the loop ended: the runtime was closed
@@ -119,31 +96,70 @@ func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerm
 			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, Message: term.Message, StartedAt: term.StartedAt, FinishedAt: p.host.Clock.Now()}
 			continue
 		}
-		inst.shared = true
-		if !p.update(func() {
-			c.cur = inst
-			c.live = append(c.live, inst)
-			c.restartCount = attempt
-			c.lastState = ContainerState{Terminated: term}
-			c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
-		}) {
-			return // the loop ended: the runtime was closed; the instance stays for another Runtime
-		}
-		p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
-		if prev != nil {
-			c.dropInstance(prev)
-		}
-		failpoint.Hit("restart.old-deleted") // before the new instance starts
-		if err := c.startInstance(ctx, inst); err != nil && ctx.Err() == nil {
+		// ErrClosed itself: the loop ended (the runtime was closed); the instance stays for
+		// another Runtime.
+		err = c.replace(ctx, prev, inst, attempt, ContainerState{Terminated: term}, "restart.old-deleted")
+		if err != nil && err != ErrClosed && ctx.Err() == nil {
 			p.log.Info("restart failed", "container", c.spec.Name, "err", err)
 		}
 		return
 	}
 }
 
-// backoffKey is the container's entry in the Runtime's crash-loop back-off: per pod UID, so
-// that a new pod of the same name starts afresh. Pod.Remove drops it.
-func (c *Container) backoffKey() string { return c.pod.uid + "/" + c.spec.Name }
+// rerun starts the container's next instance at once (no back-off), its last state the run
+// that ended: a restart of all the pod's containers. A container never created yet starts as
+// at the pod's start.
+func (c *Container) rerun(ctx context.Context) error {
+	p := c.pod
+	var prev *instance
+	var last ContainerState
+	attempt := 0
+	if !p.do(func() { prev, last, attempt = c.cur, c.state, c.restartCount+1 }) {
+		return ErrClosed
+	}
+	if prev == nil {
+		return c.start(ctx)
+	}
+	p.host.Backoff.Reset(c.backoffKey())
+	inst, err := c.newInstance(leasedCtx(ctx, p), attempt, NewID())
+	if err != nil {
+		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
+		c.setWaiting(ReasonCreateContainerError, err.Error())
+		return err
+	}
+	return c.replace(ctx, prev, inst, attempt, last, "")
+}
+
+// replace makes inst, attempt's instance just created, the container's current one (its last
+// state last if that is a termination), deletes prev's containerd objects (if any), hits
+// crashPoint (if any), and starts inst. It returns ErrClosed itself if the loop had ended.
+func (c *Container) replace(ctx context.Context, prev, inst *instance, attempt int, last ContainerState, crashPoint string) error {
+	p := c.pod
+	inst.shared = true
+	if !p.update(func() {
+		c.cur = inst
+		c.live = append(c.live, inst)
+		c.restartCount = attempt
+		if last.Terminated != nil {
+			c.lastState = last
+		}
+		c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
+	}) {
+		return ErrClosed
+	}
+	p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
+	if prev != nil {
+		c.dropInstance(prev)
+	}
+	if crashPoint != "" {
+		failpoint.Hit(crashPoint) // before the new instance starts
+	}
+	return c.startInstance(ctx, inst)
+}
+
+// backoffKey is the container's entry in the Runtime's crash-loop back-off
+// (restarting.BackoffKey). Pod.Remove drops it.
+func (c *Container) backoffKey() string { return restarting.BackoffKey(c.pod.uid, c.spec.Name) }
 
 // dropInstance deletes an exited instance's containerd objects.
 func (c *Container) dropInstance(inst *instance) {
@@ -166,5 +182,5 @@ func (c *Container) dropInstance(inst *instance) {
 // It runs on the loop.
 func (p *Worker) restartsByName(name string, code int) bool {
 	c, ok := p.byName[name]
-	return ok && (c.shouldRestartOwned(code) || p.restartAll.active)
+	return ok && (c.shouldRestartOwned(code) || p.restartAll.Active())
 }
