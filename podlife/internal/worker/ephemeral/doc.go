@@ -13,6 +13,6 @@
 // on-disk place is the worker's (the pod directory's ns/target-<id>).
 //
 // It must not import the worker (arrows one way: worker -> ephemeral), package podlife,
-// podlife/internal/ctrd's client calls, podlife/internal/poddir, podlife/daemon or cni
+// adoption, the startup GC, the control socket, podlife/internal/poddir, podlife/daemon or cni
 // (TestPackageArrows checks it).
 package ephemeral

@@ -18,5 +18,6 @@
 // gate. It reaches containerd only through the tasks seam (podlife/internal/tasks).
 //
 // It must not import the worker (arrows one way: worker -> resizing), package podlife,
-// podlife/internal/poddir, podlife/daemon or cni (TestPackageArrows checks it).
+// adoption, the startup GC, the control socket, podlife/internal/poddir, podlife/daemon or cni
+// (TestPackageArrows checks it).
 package resizing
