@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/podlife/podlife/internal/failpoint"
-	"github.com/podlife/podlife/internal/restart"
 	"github.com/podlife/podlife/podlife/internal/worker/restarting"
 )
 
@@ -59,84 +57,65 @@ func (p *Worker) awaitRestarts() {
 	p.goroutines.await(nil, gRestart, gRestartAll, gEphemeral)
 }
 
-// restart waits out the back-off, creates the next instance (before deleting the one that
-// exited, so the pod's shim stays up), and starts it.
+// restart restarts c after its instance prev (nil: none left) exited (restarting.Restart).
 func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerminated) {
-	p := c.pod
-	for {
-		if !restarting.AwaitBackoff(ctx, p.host.Backoff, p.host.Clock, c.backoffKey(), c.spec.Name, p.name, term.FinishedAt, func(msg string) {
-			p.update(func() {
-				c.lastState = ContainerState{Terminated: term}
-				c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff, Message: msg}}
-			})
-			p.emit(c.spec.Name, EventWarning, ReasonBackOff, restart.EventMessage(c.spec.Name, p.name))
-		}) {
-			return
-		}
-		c.persistBackoff() // advanced
-		attempt := 0
-		if !p.do(func() { attempt = c.restartCount + 1 }) {
-			return // the loop ended: the runtime was closed
-		}
-		failpoint.Hit("restart.backoff-over")
-		inst, err := c.newInstance(leasedCtx(ctx, p), attempt, NewID())
-		for err != nil && (errors.Is(err, errCreateCut) || p.host.LostConn(ctx, err)) {
-			// containerd is away: no create error, the restart waits for it.
-			if p.host.WaitConnected(ctx) != nil {
-				return
-			}
-			inst, err = c.newInstance(leasedCtx(ctx, p), attempt, NewID())
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
-			c.setWaiting(ReasonCreateContainerError, err.Error())
-			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, Message: term.Message, StartedAt: term.StartedAt, FinishedAt: p.host.Clock.Now()}
-			continue
-		}
-		// ErrClosed itself: the loop ended (the runtime was closed); the instance stays for
-		// another Runtime.
-		err = c.replace(ctx, prev, inst, attempt, ContainerState{Terminated: term}, "restart.old-deleted")
-		if err != nil && err != ErrClosed && ctx.Err() == nil {
-			p.log.Info("restart failed", "container", c.spec.Name, "err", err)
-		}
-		return
-	}
+	restarting.Restart(ctx, c.pod.restartHost(), restartCtr{c}, prev, term)
 }
 
-// rerun starts the container's next instance at once (no back-off), its last state the run
-// that ended: a restart of all the pod's containers. A container never created yet starts as
-// at the pod's start.
+// rerun starts c's next instance at once: a restart of all the pod's containers
+// (restarting.Rerun).
 func (c *Container) rerun(ctx context.Context) error {
-	p := c.pod
-	var prev *instance
-	var last ContainerState
-	attempt := 0
-	if !p.do(func() { prev, last, attempt = c.cur, c.state, c.restartCount+1 }) {
-		return ErrClosed
-	}
-	if prev == nil {
-		return c.start(ctx)
-	}
-	p.host.Backoff.Reset(c.backoffKey())
-	inst, err := c.newInstance(leasedCtx(ctx, p), attempt, NewID())
-	if err != nil {
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
-		c.setWaiting(ReasonCreateContainerError, err.Error())
-		return err
-	}
-	return c.replace(ctx, prev, inst, attempt, last, "")
+	return restarting.Rerun(ctx, c.pod.restartHost(), restartCtr{c})
 }
 
-// replace makes inst, attempt's instance just created, the container's current one (its last
-// state last if that is a termination), deletes prev's containerd objects (if any), hits
-// crashPoint (if any), and starts inst. It returns ErrClosed itself if the loop had ended.
-func (c *Container) replace(ctx context.Context, prev, inst *instance, attempt int, last ContainerState, crashPoint string) error {
-	p := c.pod
+// restartHost is what package restarting needs of the pod and its Host.
+func (p *Worker) restartHost() restarting.Host {
+	return restarting.Host{Pod: p.name, PodUID: p.uid, Backoff: p.host.Backoff, Clock: p.host.Clock, Log: p.log,
+		Away: func(ctx context.Context, err error) bool {
+			return errors.Is(err, errCreateCut) || p.host.LostConn(ctx, err)
+		},
+		WaitConnected: p.host.WaitConnected}
+}
+
+// restartCtr is a container as its restarts see it (restarting.Container).
+type restartCtr struct{ c *Container }
+
+func (r restartCtr) Name() string        { return r.c.spec.Name }
+func (r restartCtr) PersistBackoff()     { r.c.persistBackoff() }
+func (r restartCtr) Drop(inst *instance) { r.c.dropInstance(inst) }
+func (r restartCtr) Start(ctx context.Context, inst *instance) error {
+	return r.c.startInstance(ctx, inst)
+}
+func (r restartCtr) StartFirst(ctx context.Context) error { return r.c.start(ctx) }
+
+func (r restartCtr) Emit(typ EventType, reason Reason, msg string) {
+	r.c.pod.emit(r.c.spec.Name, typ, reason, msg)
+}
+
+func (r restartCtr) Create(ctx context.Context, attempt int) (*instance, error) {
+	return r.c.newInstance(leasedCtx(ctx, r.c.pod), attempt, NewID())
+}
+
+func (r restartCtr) Next() (cur *instance, state ContainerState, attempt int, ok bool) {
+	c := r.c
+	ok = c.pod.do(func() { cur, state, attempt = c.cur, c.state, c.restartCount+1 })
+	return cur, state, attempt, ok
+}
+
+func (r restartCtr) Waiting(reason Reason, msg string, last *StateTerminated) {
+	c := r.c
+	c.pod.update(func() {
+		if last != nil {
+			c.lastState = ContainerState{Terminated: last}
+		}
+		c.state = ContainerState{Waiting: &StateWaiting{Reason: reason, Message: msg}}
+	})
+}
+
+func (r restartCtr) Install(inst *instance, attempt int, last ContainerState) bool {
+	c := r.c
 	inst.shared = true
-	if !p.update(func() {
+	return c.pod.update(func() {
 		c.cur = inst
 		c.live = append(c.live, inst)
 		c.restartCount = attempt
@@ -144,17 +123,7 @@ func (c *Container) replace(ctx context.Context, prev, inst *instance, attempt i
 			c.lastState = last
 		}
 		c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
-	}) {
-		return ErrClosed
-	}
-	p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
-	if prev != nil {
-		c.dropInstance(prev)
-	}
-	if crashPoint != "" {
-		failpoint.Hit(crashPoint) // before the new instance starts
-	}
-	return c.startInstance(ctx, inst)
+	})
 }
 
 // backoffKey is the container's entry in the Runtime's crash-loop back-off

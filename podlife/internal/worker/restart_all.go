@@ -65,15 +65,7 @@ func (a allRestart) AwaitInit(ctx context.Context, name string) bool {
 	var attempt int
 	p.do(func() { attempt = c.restartCount })
 	st, err := p.WaitFor(ctx, func(st PodStatus) bool {
-		cs := p.view().ctrs[c].status
-		if cs.RestartCount < attempt {
-			return st.Phase == PhaseFailed || st.Stopping
-		}
-		if c.sidecar {
-			return cs.Started || st.Phase == PhaseFailed || st.Stopping
-		}
-		t := cs.State.Terminated
-		return t != nil && t.ExitCode == 0 || st.Phase == PhaseFailed || st.Stopping
+		return restarting.InitRerunOver(st, p.view().ctrs[c].status, attempt, c.sidecar)
 	})
 	return err == nil && st.Phase != PhaseFailed && !st.Stopping
 }

@@ -201,3 +201,20 @@ func SetCondition(conds []api.PodCondition, cond api.PodCondition) []api.PodCond
 	}
 	return append(conds, cond)
 }
+
+// InitRerunOver reports whether the wait for an init container rerun by a restart of all the
+// containers is over, from the pod's status st and the container's cs: it has started (a
+// sidecar) or completed (a regular one) in an attempt after prev (its restart count before the
+// rerun), or the pod failed or stops.
+func InitRerunOver(st api.PodStatus, cs api.ContainerStatus, prev int, sidecar bool) bool {
+	switch {
+	case st.Phase == api.PhaseFailed || st.Stopping:
+		return true
+	case cs.RestartCount < prev:
+		return false
+	case sidecar:
+		return cs.Started
+	}
+	t := cs.State.Terminated
+	return t != nil && t.ExitCode == 0
+}

@@ -152,3 +152,28 @@ func TestRunAll(t *testing.T) {
 		t.Fatalf("calls %q: an app container's restart of all ran during the start sequence", f.calls)
 	}
 }
+
+func TestInitRerunOver(t *testing.T) {
+	running := api.PodStatus{Phase: api.PhaseRunning}
+	done := api.ContainerState{Terminated: &api.StateTerminated{ExitCode: 0}}
+	failed := api.ContainerState{Terminated: &api.StateTerminated{ExitCode: 1}}
+	for _, tc := range []struct {
+		name    string
+		st      api.PodStatus
+		cs      api.ContainerStatus
+		sidecar bool
+		want    bool
+	}{
+		{"an older attempt completed", running, api.ContainerStatus{RestartCount: 1, State: done}, false, false},
+		{"the pod failed meanwhile", api.PodStatus{Phase: api.PhaseFailed}, api.ContainerStatus{RestartCount: 1}, false, true},
+		{"the pod stops", api.PodStatus{Phase: api.PhaseRunning, Stopping: true}, api.ContainerStatus{RestartCount: 1}, false, true},
+		{"completed", running, api.ContainerStatus{RestartCount: 2, State: done}, false, true},
+		{"failed: the wait goes on (it restarts)", running, api.ContainerStatus{RestartCount: 2, State: failed}, false, false},
+		{"a sidecar started", running, api.ContainerStatus{RestartCount: 2, Started: true}, true, true},
+		{"a sidecar not started", running, api.ContainerStatus{RestartCount: 2}, true, false},
+	} {
+		if got := restarting.InitRerunOver(tc.st, tc.cs, 2, tc.sidecar); got != tc.want {
+			t.Errorf("%s: InitRerunOver = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
