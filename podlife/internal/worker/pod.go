@@ -23,6 +23,8 @@ import (
 	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
+	"github.com/podlife/podlife/podlife/internal/worker/resizing"
+	"github.com/podlife/podlife/podlife/internal/worker/restarting"
 	"github.com/podlife/podlife/podlife/internal/worker/status"
 	"github.com/podlife/podlife/podlife/internal/worker/warmmember"
 )
@@ -117,11 +119,11 @@ type Worker struct {
 	deadlineChanged chan struct{}
 	// records writes pod.json (writeRecord) in the order of its snapshots.
 	records *record.Writer
-	// resizing is the resize in progress (resize.go), nil if none; on the loop.
-	resizing chan struct{}
-	// restartAll is the restart of all the pod's containers in progress (restart_all.go); on
+	// resizing runs the pod's resizes one at a time (resize.go).
+	resizing resizing.Gate
+	// restartAll is the restart of all the pod's containers in progress (restarting.All); on
 	// the loop.
-	restartAll restartAllState
+	restartAll restarting.All[*instance]
 	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
 	// is the form of it the record keeps and fingerprints (see recordedSpec).
 	recorded PodSpec

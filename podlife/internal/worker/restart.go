@@ -6,13 +6,10 @@ import (
 	"context"
 	"errors"
 
-	"github.com/podlife/podlife/internal/failpoint"
-	"github.com/podlife/podlife/internal/restart"
+	"github.com/podlife/podlife/podlife/internal/worker/restarting"
 )
 
-// shouldRestart applies the kubelet's rules to an exited container: a sidecar always restarts;
-// a regular init container restarts on failure, an app container on any exit, as its own
-// restart policy and rules or else the pod's policy say (api.RestartsAfter).
+// shouldRestart applies the kubelet's rules to an exited container (restarting.ShouldRestart).
 func (c *Container) shouldRestart(code int) (restart bool) {
 	c.pod.onLoopOrAfter(func() { restart = c.shouldRestartOwned(code) })
 	return restart
@@ -20,17 +17,8 @@ func (c *Container) shouldRestart(code int) (restart bool) {
 
 // shouldRestartOwned is shouldRestart, on the loop.
 func (c *Container) shouldRestartOwned(code int) bool {
-	switch {
-	case c.ephemeral:
-		return false // never restarted (Kubernetes' ephemeral containers)
-	case c.sidecar:
-		return true
-	case c.init && code == 0:
-		return false
-	case c.resizeRestart:
-		return true // stopped to be resized (resize.go)
-	}
-	return RestartsAfter(c.spec, c.pod.spec.RestartPolicy, code)
+	k := restarting.Kind{Ephemeral: c.ephemeral, Sidecar: c.sidecar, Init: c.init, Resizing: c.resizeRestart}
+	return restarting.ShouldRestart(k, c.spec, c.pod.spec.RestartPolicy, code)
 }
 
 // onExit decides what follows an instance's exit: a restart under crash-loop back-off, or,
@@ -69,81 +57,78 @@ func (p *Worker) awaitRestarts() {
 	p.goroutines.await(nil, gRestart, gRestartAll, gEphemeral)
 }
 
-// restart waits out the back-off, creates the next instance (before deleting the one that
-// exited, so the pod's shim stays up), and starts it.
+// restart restarts c after its instance prev (nil: none left) exited (restarting.Restart).
 func (c *Container) restart(ctx context.Context, prev *instance, term *StateTerminated) {
-	p := c.pod
-	key := c.backoffKey()
-	for {
-		// Next returns how long the container is still in back-off, and 0 (advancing the
-		// back-off) once it may restart.
-		for {
-			delay := p.host.Backoff.Next(key, term.FinishedAt)
-			if delay <= 0 {
-				c.persistBackoff() // advanced
-				break
-			}
-			msg := restart.Message(p.host.Backoff.Delay(key), c.spec.Name, p.name)
-			p.update(func() {
-				c.lastState = ContainerState{Terminated: term}
-				c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonCrashLoopBackOff, Message: msg}}
-			})
-			p.emit(c.spec.Name, EventWarning, ReasonBackOff, restart.EventMessage(c.spec.Name, p.name))
-			timer := p.host.Clock.NewTimer(delay)
-			select {
-			case <-timer.C():
-			case <-ctx.Done():
-				timer.Stop()
-				return
-			}
-		}
-		attempt := 0
-		if !p.do(func() { attempt = c.restartCount + 1 }) {
-			return // the loop ended: the runtime was closed
-		}
-		failpoint.Hit("restart.backoff-over")
-		inst, err := c.newInstance(leasedCtx(ctx, p), attempt, NewID())
-		for err != nil && (errors.Is(err, errCreateCut) || p.host.LostConn(ctx, err)) {
-			// containerd is away: no create error, the restart waits for it.
-			if p.host.WaitConnected(ctx) != nil {
-				return
-			}
-			inst, err = c.newInstance(leasedCtx(ctx, p), attempt, NewID())
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
-			c.setWaiting(ReasonCreateContainerError, err.Error())
-			term = &StateTerminated{ExitCode: term.ExitCode, Reason: term.Reason, Message: term.Message, StartedAt: term.StartedAt, FinishedAt: p.host.Clock.Now()}
-			continue
-		}
-		inst.shared = true
-		if !p.update(func() {
-			c.cur = inst
-			c.live = append(c.live, inst)
-			c.restartCount = attempt
-			c.lastState = ContainerState{Terminated: term}
-			c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
-		}) {
-			return // the loop ended: the runtime was closed; the instance stays for another Runtime
-		}
-		p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
-		if prev != nil {
-			c.dropInstance(prev)
-		}
-		failpoint.Hit("restart.old-deleted") // before the new instance starts
-		if err := c.startInstance(ctx, inst); err != nil && ctx.Err() == nil {
-			p.log.Info("restart failed", "container", c.spec.Name, "err", err)
-		}
-		return
-	}
+	restarting.Restart(ctx, c.pod.restartHost(), restartCtr{c}, prev, term)
 }
 
-// backoffKey is the container's entry in the Runtime's crash-loop back-off: per pod UID, so
-// that a new pod of the same name starts afresh. Pod.Remove drops it.
-func (c *Container) backoffKey() string { return c.pod.uid + "/" + c.spec.Name }
+// rerun starts c's next instance at once: a restart of all the pod's containers
+// (restarting.Rerun).
+func (c *Container) rerun(ctx context.Context) error {
+	return restarting.Rerun(ctx, c.pod.restartHost(), restartCtr{c})
+}
+
+// restartHost is what package restarting needs of the pod and its Host.
+func (p *Worker) restartHost() restarting.Host {
+	return restarting.Host{Pod: p.name, PodUID: p.uid, Backoff: p.host.Backoff, Clock: p.host.Clock, Log: p.log,
+		Away: func(ctx context.Context, err error) bool {
+			return errors.Is(err, errCreateCut) || p.host.LostConn(ctx, err)
+		},
+		WaitConnected: p.host.WaitConnected}
+}
+
+// restartCtr is a container as its restarts see it (restarting.Container).
+type restartCtr struct{ c *Container }
+
+func (r restartCtr) Name() string        { return r.c.spec.Name }
+func (r restartCtr) PersistBackoff()     { r.c.persistBackoff() }
+func (r restartCtr) Drop(inst *instance) { r.c.dropInstance(inst) }
+func (r restartCtr) Start(ctx context.Context, inst *instance) error {
+	return r.c.startInstance(ctx, inst)
+}
+func (r restartCtr) StartFirst(ctx context.Context) error { return r.c.start(ctx) }
+
+func (r restartCtr) Emit(typ EventType, reason Reason, msg string) {
+	r.c.pod.emit(r.c.spec.Name, typ, reason, msg)
+}
+
+func (r restartCtr) Create(ctx context.Context, attempt int) (*instance, error) {
+	return r.c.newInstance(leasedCtx(ctx, r.c.pod), attempt, NewID())
+}
+
+func (r restartCtr) Next() (cur *instance, state ContainerState, attempt int, ok bool) {
+	c := r.c
+	ok = c.pod.do(func() { cur, state, attempt = c.cur, c.state, c.restartCount+1 })
+	return cur, state, attempt, ok
+}
+
+func (r restartCtr) Waiting(reason Reason, msg string, last *StateTerminated) {
+	c := r.c
+	c.pod.update(func() {
+		if last != nil {
+			c.lastState = ContainerState{Terminated: last}
+		}
+		c.state = ContainerState{Waiting: &StateWaiting{Reason: reason, Message: msg}}
+	})
+}
+
+func (r restartCtr) Install(inst *instance, attempt int, last ContainerState) bool {
+	c := r.c
+	inst.shared = true
+	return c.pod.update(func() {
+		c.cur = inst
+		c.live = append(c.live, inst)
+		c.restartCount = attempt
+		if last.Terminated != nil {
+			c.lastState = last
+		}
+		c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
+	})
+}
+
+// backoffKey is the container's entry in the Runtime's crash-loop back-off
+// (restarting.BackoffKey). Pod.Remove drops it.
+func (c *Container) backoffKey() string { return restarting.BackoffKey(c.pod.uid, c.spec.Name) }
 
 // dropInstance deletes an exited instance's containerd objects.
 func (c *Container) dropInstance(inst *instance) {
@@ -166,5 +151,5 @@ func (c *Container) dropInstance(inst *instance) {
 // It runs on the loop.
 func (p *Worker) restartsByName(name string, code int) bool {
 	c, ok := p.byName[name]
-	return ok && (c.shouldRestartOwned(code) || p.restartAll.active)
+	return ok && (c.shouldRestartOwned(code) || p.restartAll.Active())
 }
