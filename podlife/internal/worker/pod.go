@@ -161,7 +161,7 @@ func assemblePod(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid 
 		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
 		stopped: make(chan struct{}), removed: make(chan struct{}), deadlineChanged: make(chan struct{}, 1),
 		persistQuit: make(chan struct{}), persisted: make(chan struct{}), goroutines: newGroup(),
-		phase: PhasePending, owner: newOwner(), startTime: r.Clock.Now(),
+		phase: PhasePending, owner: newOwner(), startTime: r.Clock.Now(), resizing: resizing.NewGate(),
 		condTimes: status.Transitions{},
 		sup:       record.NewSupervisionWriter(dir, record.Supervision{}),
 		records:   record.NewWriter(nil),

@@ -2,47 +2,34 @@ package resizing
 
 import (
 	"context"
-	"sync"
 
 	"github.com/podlife/podlife/podlife/internal/api"
 )
 
-// Gate runs a pod's resizes one at a time. The zero value has none in progress. Its mutex
-// guards only the gate's own field, never the pod's state.
+// Gate runs a pod's resizes one at a time: a semaphore of one, a channel, no lock. Make it with
+// NewGate.
 type Gate struct {
-	mu   sync.Mutex
-	busy chan struct{} // the resize in progress, closed when it ends; nil if none
+	sem chan struct{} // holds a token while a resize is in progress
 }
+
+// NewGate returns a Gate with no resize in progress.
+func NewGate() Gate { return Gate{sem: make(chan struct{}, 1)} }
 
 // Begin waits for the resize in progress, if any, to end, then makes the caller's the resize in
 // progress; end ends it. It fails with ctx's error if ctx ends first, or with api.ErrClosed
 // once closed is (the pod's loop has ended).
-func (g *Gate) Begin(ctx context.Context, closed <-chan struct{}) (end func(), err error) {
-	for {
-		select {
-		case <-closed:
-			return nil, api.ErrClosed
-		default:
-		}
-		g.mu.Lock()
-		busy := g.busy
-		if busy == nil {
-			mine := make(chan struct{})
-			g.busy = mine
-			g.mu.Unlock()
-			return func() {
-				g.mu.Lock()
-				g.busy = nil
-				g.mu.Unlock()
-				close(mine)
-			}, nil
-		}
-		g.mu.Unlock()
-		select {
-		case <-busy:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-closed:
-		}
+func (g Gate) Begin(ctx context.Context, closed <-chan struct{}) (end func(), err error) {
+	select {
+	case <-closed:
+		return nil, api.ErrClosed
+	default:
+	}
+	select {
+	case g.sem <- struct{}{}:
+		return func() { <-g.sem }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-closed:
+		return nil, api.ErrClosed
 	}
 }

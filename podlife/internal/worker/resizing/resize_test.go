@@ -69,7 +69,7 @@ func TestRecord(t *testing.T) {
 }
 
 func TestGate(t *testing.T) {
-	var g resizing.Gate
+	g := resizing.NewGate()
 	closed := make(chan struct{})
 	end, err := g.Begin(context.Background(), closed)
 	if err != nil {
