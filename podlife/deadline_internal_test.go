@@ -8,7 +8,7 @@ import (
 
 // An adopter's spec is compared with the deadline the pod started with when its own is an
 // update the API server allows (set from unset, or shortened); the shorter of it and the
-// deadline set on the running pod applies. Any other deadline is left as given (checkSpec
+// deadline set on the running pod applies. Any other deadline is left as given (CheckSpec
 // then refuses it).
 func TestDeadlineUpdate(t *testing.T) {
 	d := func(v time.Duration) *time.Duration { return &v }

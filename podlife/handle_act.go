@@ -36,7 +36,7 @@ func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
 	if err := p.open(); err != nil {
 		return err
 	}
-	return p.rt.foreign(ctx, p.name, "stop", opts)
+	return p.rt.adopter.Foreign(ctx, p.name, "stop", resolveStop(opts).grace)
 }
 
 // Remove stops the pod if it is not stopped yet (with its grace period, or the one opts give),
@@ -59,7 +59,7 @@ func (p *Pod) Remove(ctx context.Context, opts ...StopOption) error {
 	if err := p.open(); err != nil {
 		return err
 	}
-	return p.rt.foreign(ctx, p.name, "remove", opts)
+	return p.rt.adopter.Foreign(ctx, p.name, "remove", resolveStop(opts).grace)
 }
 
 // open fails with ErrClosed once the Runtime is closed: it acts on no pod any more.

@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/internal/logdriver"
 	"github.com/podlife/podlife/internal/restart"
 	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/internal/adopt"
 	"github.com/podlife/podlife/podlife/internal/conn"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
@@ -61,8 +62,9 @@ type Runtime struct {
 	// /proc/self/mountinfo shows for what is mounted under it (see realDir).
 	stateReal string
 
-	// adoptLocks are the adoption locks of the pods this Runtime adopted (see adopt_lock.go).
-	adoptLocks adoptLocks
+	// adoptLocks are the adoption locks of the pods this Runtime adopted (see adopt.Locks).
+	adoptLocks adopt.Locks
+	adopter    *adopt.Adopter // adoption and the unmanaged path (see package adopt)
 	// host is what the Runtime gives its workers (see workerHost).
 	hostOnce sync.Once
 	host     *worker.Host
@@ -131,6 +133,7 @@ func newRuntime(cfg Config, clk clock.Clock) *Runtime {
 		return err == nil && logdriver.ShimsSignalByPidfd(v) && logdriver.SupportsShared(context.Background(), cfg.ContainerLogger)
 	})
 	r.control = newControl(r)
+	r.adopter = newAdopter(r)
 	r.conn = newConn(r)
 	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
 	return r
@@ -389,7 +392,7 @@ func (r *Runtime) isClosed() bool {
 
 // forget drops a removed pod.
 func (r *Runtime) forget(p *podWorker) {
-	r.adoptLocks.release(p)
+	r.adoptLocks.Release(p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.pods[p.Name()] == p {
@@ -430,7 +433,7 @@ func (r *Runtime) Close() error {
 	persisted := time.Now().Add(5 * time.Second)
 	for _, p := range pods {
 		p.AwaitAbandoned(persisted) // each loop ends once its current closure has run
-		r.adoptLocks.release(p)     // another process may adopt it now
+		r.adoptLocks.Release(p)     // another process may adopt it now
 	}
 	var errs []error
 	if r.ctrd != nil {
