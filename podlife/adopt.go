@@ -42,7 +42,7 @@ func (r *Runtime) adopt(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.worker(spec.Name); err == nil {
+	if _, err := r.table.Get(spec.Name); err == nil {
 		return nil, &ManagedError{Pod: spec.Name, PID: os.Getpid()}
 	}
 	if r.isClosed() {
@@ -54,24 +54,9 @@ func (r *Runtime) adopt(ctx context.Context, spec PodSpec) (*podWorker, error) {
 // newAdopter returns what adopts pods for r (see package adopt).
 func newAdopter(r *Runtime) *adopt.Adopter {
 	return &adopt.Adopter{
-		Host: r.workerHost, Register: r.registerAdopted, Listen: func() { r.control.listen() },
+		Host: r.workerHost, Register: r.table.Adopted, Listen: func() { r.control.listen() },
 		Locks: &r.adoptLocks, Stoppable: r.stoppable,
 	}
-}
-
-// registerAdopted makes p, an adopted pod, one of the runtime's pods: ErrClosed once the
-// runtime is closed, a *ManagedError if it has a pod of that name or is creating one.
-func (r *Runtime) registerAdopted(p *podWorker) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return ErrClosed
-	}
-	if _, ok := r.pods[p.Name()]; ok || r.reserved[p.Name()] {
-		return &ManagedError{Pod: p.Name(), PID: os.Getpid()}
-	}
-	r.pods[p.Name()] = p
-	return nil
 }
 
 // stoppable is admission for a pod adopted to be stopped or removed (see adopt.StopUnmanaged):

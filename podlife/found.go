@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/podlife/podlife/podlife/conditions"
+	"github.com/podlife/podlife/podlife/internal/control"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/found"
 	"github.com/podlife/podlife/podlife/internal/logs"
@@ -74,7 +74,7 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 		return PodRecord{}, err
 	}
 	out := PodRecord{Name: rec.Name, Namespace: rec.Namespace, UID: rec.UID, Created: rec.Created, Dir: dir}
-	if p, err := r.worker(name); err == nil && p.UID() == rec.UID {
+	if p, err := r.table.Get(name); err == nil && p.UID() == rec.UID {
 		out.Manager, out.Status = os.Getpid(), p.Status()
 		return out, nil
 	}
@@ -84,7 +84,7 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 	out.Status.Name = name
 	// Our own socket names a pod this Runtime no longer has (its Remove failed half-way): no
 	// manager, though the socket answers.
-	if rec.Control != r.control.path() && answers(rec.Control) {
+	if rec.Control != r.control.path() && control.Answers(rec.Control) {
 		out.Manager = rec.OwnerPID
 		return out, nil
 	}
@@ -110,23 +110,4 @@ func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, 
 		return computePhase(byPolicy(RestartNever), false, initStatuses, statuses, nil)
 	}
 	found.Reconcile(r.ctx(ctx), state, phase, rec.OwnerPID, st, exits)
-}
-
-// setConditionRemote sets a condition of the named pod that this Runtime does not manage (see
-// Pod.SetCondition): its manager is asked through its control socket. A pod without a live
-// manager has no conditions to change: that is an error wrapping ErrNotFound.
-func (r *Runtime) setConditionRemote(ctx context.Context, name string, t conditions.Type, status conditions.Status, reason, message string) error {
-	if err := validateCondition(name, t, status); err != nil {
-		return fmt.Errorf("set condition: %w", err)
-	}
-	rec, err := r.readRecord(name)
-	if err != nil {
-		return err
-	}
-	err = ask(ctx, rec.Control, controlRequest{Op: "condition", Pod: name,
-		Condition: &conditionRequest{Type: t, Status: status, Reason: reason, Message: message}})
-	if errors.Is(err, errNoManager) {
-		return fmt.Errorf("pod %q: no process manages it (pid %d is gone): %w", name, rec.OwnerPID, ErrNotFound)
-	}
-	return err
 }

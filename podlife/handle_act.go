@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/podlife/podlife/podlife/conditions"
 	"io"
 	"time"
+
+	"github.com/podlife/podlife/podlife/conditions"
+	"github.com/podlife/podlife/podlife/internal/remote"
 )
 
 // What a Pod handle does to its pod, the same wherever the pod's manager is: each method acts
@@ -88,7 +90,7 @@ func (p *Pod) SetCondition(ctx context.Context, t conditions.Type, status condit
 	if err := p.open(); err != nil {
 		return err
 	}
-	return p.rt.setConditionRemote(ctx, p.name, t, status, reason, message)
+	return remote.SetCondition(ctx, p.rt.cfg.StateDir, p.name, t, status, reason, message)
 }
 
 // SetActiveDeadline sets the pod's active deadline (activeDeadlineSeconds) while it runs: the
@@ -110,7 +112,7 @@ func (p *Pod) SetActiveDeadline(ctx context.Context, d time.Duration) error {
 	if err := p.open(); err != nil {
 		return err
 	}
-	return p.rt.setDeadlineRemote(ctx, p.name, d)
+	return remote.SetDeadline(ctx, p.rt.cfg.StateDir, p.name, d)
 }
 
 // AddEphemeralContainer adds an ephemeral container to the running pod and starts it
@@ -139,7 +141,7 @@ func (p *Pod) AddEphemeralContainer(ctx context.Context, spec EphemeralContainer
 	if err := p.open(); err != nil {
 		return nil, err
 	}
-	return nil, p.rt.addEphemeralRemote(ctx, p.name, spec)
+	return nil, remote.AddEphemeral(ctx, p.rt.cfg.StateDir, p.name, spec)
 }
 
 // Exec runs argv in a running container of the pod (kubectl exec), with the container's
@@ -179,7 +181,7 @@ func (p *Pod) Exec(ctx context.Context, container string, argv []string, streams
 	if err := p.open(); err != nil {
 		return -1, err
 	}
-	return p.rt.execRemote(ctx, p.name, container, argv, streams)
+	return p.rt.remote().Exec(ctx, p.name, container, argv, streams)
 }
 
 // Attach connects streams to the main process of a running interactive ephemeral container
@@ -193,7 +195,7 @@ func (p *Pod) Attach(ctx context.Context, container string, streams ExecIO) (int
 	if err := p.open(); err != nil {
 		return -1, err
 	}
-	return p.rt.attach(ctx, p.name, container, streams)
+	return p.rt.remote().Attach(ctx, p.name, container, streams)
 }
 
 // Logs writes the output of a container of the pod to w, whichever process manages it, or
@@ -204,4 +206,9 @@ func (p *Pod) Attach(ctx context.Context, container string, streams ExecIO) (int
 // ctx's error, after writing what was written until then.
 func (p *Pod) Logs(ctx context.Context, container string, opts LogOptions, w io.Writer) error {
 	return p.rt.logs(ctx, p.name, container, opts, w)
+}
+
+// remote reaches the pods of the state dir without their worker (see package remote).
+func (r *Runtime) remote() remote.Pods {
+	return remote.Pods{StateDir: r.cfg.StateDir, Namespace: r.cfg.Namespace, Tasks: r.tasks}
 }
