@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
 // An adopter's spec is compared with the deadline the pod started with when its own is an
@@ -32,7 +34,7 @@ func TestDeadlineUpdate(t *testing.T) {
 			}
 			rec := podRecord{Spec: spec, ActiveDeadline: tc.set}
 			given := PodSpec{Name: "p", ActiveDeadline: tc.given}
-			s, r, got := deadlineUpdate(given, given, rec)
+			s, r, got := record.DeadlineUpdate(given, given, rec)
 			if !eqDuration(s.ActiveDeadline, tc.wantCompared) || !eqDuration(r.ActiveDeadline, tc.wantCompared) {
 				t.Errorf("compared with %v/%v, want %v", s.ActiveDeadline, r.ActiveDeadline, tc.wantCompared)
 			}

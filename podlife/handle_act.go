@@ -207,8 +207,3 @@ func (p *Pod) Attach(ctx context.Context, container string, streams ExecIO) (int
 func (p *Pod) Logs(ctx context.Context, container string, opts LogOptions, w io.Writer) error {
 	return p.rt.logs(ctx, p.name, container, opts, w)
 }
-
-// remote reaches the pods of the state dir without their worker (see package remote).
-func (r *Runtime) remote() remote.Pods {
-	return remote.Pods{StateDir: r.cfg.StateDir, Namespace: r.cfg.Namespace, Tasks: r.tasks}
-}
