@@ -71,7 +71,7 @@ type Runtime struct {
 	// table is the Runtime's pods, the names reserved by pods being created, and whether it is
 	// closed; its lock is never held across I/O, another lock or a call into a pod (package
 	// podtable).
-	table *podtable.Table
+	table *podtable.Table[*podWorker]
 
 	pool warmpool.Manager // the warm pools (see Prewarm)
 }
@@ -121,7 +121,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 // newRuntime returns a Runtime on cfg (with its defaults applied) that is not connected to
 // anything yet: New connects it, and sets its tasks and network.
 func newRuntime(cfg Config, clk clock.Clock) *Runtime {
-	r := &Runtime{cfg: cfg, log: cfg.Logger, table: podtable.New(), events: eventbus.NewFanOut(), clock: clk, closing: make(chan struct{}), shimGroups: shimgroup.New(cfg.PodsPerShim)}
+	r := &Runtime{cfg: cfg, log: cfg.Logger, table: podtable.New[*podWorker](), events: eventbus.NewFanOut(), clock: clk, closing: make(chan struct{}), shimGroups: shimgroup.New(cfg.PodsPerShim)}
 	r.sharedLogger = sync.OnceValue(func() bool {
 		if r.ctrd == nil {
 			return false

@@ -58,7 +58,7 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/worker", []string{"podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt", "podlife/internal/warmpool", "podlife/internal/remote", "podlife/internal/podtable", "podlife/internal/endpoint"}},
 		{"podlife/internal/adopt", []string{"podlife/internal/gc", "podlife/internal/warmpool", "podlife/internal/remote", "podlife/internal/podtable", "podlife/daemon"}},
 		{"podlife/internal/remote", []string{"podlife/internal/adopt", "podlife/internal/gc", "podlife/internal/warmpool", "podlife/internal/podtable", "podlife/daemon"}},
-		{"podlife/internal/podtable", []string{"podlife/internal/adopt", "podlife/internal/warmpool", "podlife/internal/remote", "podlife/internal/control", "podlife/internal/gc", "podlife/daemon"}},
+		{"podlife/internal/podtable", []string{"podlife/internal/worker", "podlife/internal/adopt", "podlife/internal/warmpool", "podlife/internal/remote", "podlife/internal/control", "podlife/internal/gc", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/daemon", "cni"}},
 		{"podlife/internal/hostlookup", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/endpoint", []string{"podlife/internal/worker", "podlife/internal/adopt", "podlife/internal/control", "podlife/internal/tasks", "podlife/internal/poddir", "cni"}},
 		{"podlife/internal/warmpool", []string{"podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt"}},

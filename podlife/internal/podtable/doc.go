@@ -5,7 +5,7 @@
 // into a pod (issue 17's rule: a startup garbage collection of another process never stalls
 // Status, ListPods or Close).
 //
-// It may import the pod worker (for its type) and api; it must not import package podlife,
-// adoption, the warm pool, the control socket, the startup garbage collection, containerd's
-// client or podlife/daemon (TestPackageArrows checks it).
+// It is generic over what it keeps (the Runtime keeps its pods' workers), so that it imports
+// only api: it must not import package podlife, the pod worker, adoption, the warm pool, the
+// control socket, containerd's client or podlife/daemon (TestPackageArrows checks it).
 package podtable

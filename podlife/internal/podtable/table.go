@@ -7,30 +7,36 @@ import (
 	"sync"
 
 	"github.com/podlife/podlife/podlife/internal/api"
-	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
-// Table is a Runtime's pods by name: the workers of the pods it manages, the names of pods
+// Pod is what the table keeps of a pod: a handle with its name (the Runtime's is the pod's
+// worker).
+type Pod interface {
+	comparable
+	Name() string
+}
+
+// Table is a Runtime's pods by name: the workers (W) of the pods it manages, the names of pods
 // being created, and whether the Runtime is closed. Its methods are safe for concurrent use.
 // Its lock guards those three and nothing else: no method does I/O, takes another lock or
 // calls into a pod while it holds it, so that nothing waits on the table for a containerd
 // call, another process's lock or a pod's loop.
-type Table struct {
+type Table[W Pod] struct {
 	mu       sync.Mutex
-	pods     map[string]*worker.Worker
+	pods     map[string]W
 	reserved map[string]bool // names of pods being created (see Reserve)
 	closed   bool
 }
 
 // New returns an empty table.
-func New() *Table {
-	return &Table{pods: map[string]*worker.Worker{}, reserved: map[string]bool{}}
+func New[W Pod]() *Table[W] {
+	return &Table[W]{pods: map[string]W{}, reserved: map[string]bool{}}
 }
 
 // Reserve takes a pod name for a pod being created, so that no other call takes it meanwhile;
 // Register or Unreserve gives it back. It fails with api.ErrClosed, or an error wrapping
 // api.ErrAlreadyExists if the name is taken.
-func (t *Table) Reserve(name string) error {
+func (t *Table[W]) Reserve(name string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -44,14 +50,14 @@ func (t *Table) Reserve(name string) error {
 }
 
 // Unreserve gives back a name Reserve took, for a pod that was not created.
-func (t *Table) Unreserve(name string) {
+func (t *Table[W]) Unreserve(name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.reserved, name)
 }
 
 // Reserved reports whether a pod being created holds the name.
-func (t *Table) Reserved(name string) bool {
+func (t *Table[W]) Reserved(name string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.reserved[name]
@@ -59,7 +65,7 @@ func (t *Table) Reserved(name string) bool {
 
 // Register adds w, whose name Reserve took, to the table; it fails with api.ErrClosed if the
 // table was closed meanwhile (the name is given back either way).
-func (t *Table) Register(w *worker.Worker) error {
+func (t *Table[W]) Register(w W) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.reserved, w.Name())
@@ -72,7 +78,7 @@ func (t *Table) Register(w *worker.Worker) error {
 
 // Adopted adds w, an adopted pod's worker, to the table: api.ErrClosed once the table is
 // closed, a *api.ManagedError (this process) if the name is taken or reserved.
-func (t *Table) Adopted(w *worker.Worker) error {
+func (t *Table[W]) Adopted(w W) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -86,20 +92,21 @@ func (t *Table) Adopted(w *worker.Worker) error {
 }
 
 // Get returns the worker of the pod of that name, or an error wrapping api.ErrNotFound.
-func (t *Table) Get(name string) (*worker.Worker, error) {
+func (t *Table[W]) Get(name string) (W, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if w, ok := t.pods[name]; ok {
 		return w, nil
 	}
-	return nil, fmt.Errorf("pod %q: %w", name, api.ErrNotFound)
+	var none W
+	return none, fmt.Errorf("pod %q: %w", name, api.ErrNotFound)
 }
 
 // List returns the workers of the table's pods, sorted by name.
-func (t *Table) List() []*worker.Worker {
+func (t *Table[W]) List() []W {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]*worker.Worker, 0, len(t.pods))
+	out := make([]W, 0, len(t.pods))
 	for _, w := range t.pods {
 		out = append(out, w)
 	}
@@ -108,7 +115,7 @@ func (t *Table) List() []*worker.Worker {
 }
 
 // Forget drops w, if it is the pod of its name in the table.
-func (t *Table) Forget(w *worker.Worker) {
+func (t *Table[W]) Forget(w W) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.pods[w.Name()] == w {
@@ -117,7 +124,7 @@ func (t *Table) Forget(w *worker.Worker) {
 }
 
 // Closed reports whether Close was called.
-func (t *Table) Closed() bool {
+func (t *Table[W]) Closed() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.closed
@@ -125,14 +132,14 @@ func (t *Table) Closed() bool {
 
 // Close closes the table and returns its pods' workers (they stay in it), or ok false if it
 // was closed already.
-func (t *Table) Close() (pods []*worker.Worker, ok bool) {
+func (t *Table[W]) Close() (pods []W, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil, false
 	}
 	t.closed = true
-	pods = make([]*worker.Worker, 0, len(t.pods))
+	pods = make([]W, 0, len(t.pods))
 	for _, w := range t.pods {
 		pods = append(pods, w)
 	}
