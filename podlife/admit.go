@@ -17,7 +17,7 @@ import "github.com/podlife/podlife/podlife/internal/api"
 // spec and specMACs, see specfp.Fields): the spec as given, with only the pod-level defaults
 // records have always had (namespace, hostname, restartPolicy, startPolicy) taken from the
 // defaulted spec. Records made before defaults moved to admission are compared, and written,
-// unchanged (see checkSpec for the fields an older podlife/kube filled in).
+// unchanged (see adopt.Adopter.CheckSpec for the fields an older podlife/kube filled in).
 func recordedSpec(given, defaulted PodSpec) PodSpec {
 	given.Namespace, given.Hostname = defaulted.Namespace, defaulted.Hostname
 	given.RestartPolicy, given.StartPolicy = defaulted.RestartPolicy, defaulted.StartPolicy

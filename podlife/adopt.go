@@ -2,15 +2,10 @@ package podlife
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 
-	"github.com/podlife/podlife/podlife/internal/poddir"
-	"github.com/podlife/podlife/podlife/internal/worker"
-	"github.com/podlife/podlife/podlife/internal/worker/observe"
+	"github.com/podlife/podlife/podlife/internal/adopt"
+	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
 // Adopt takes over the supervision of a pod that another process started and that no live
@@ -41,121 +36,38 @@ func (r *Runtime) Adopt(ctx context.Context, spec PodSpec) (*Pod, error) {
 	return r.handle(w), err
 }
 
-// adopt is Adopt, returning the adopted pod's worker.
+// adopt is Adopt, returning the adopted pod's worker (see package adopt).
 func (r *Runtime) adopt(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	spec, recorded, handler, err := r.admit(spec)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.worker(spec.Name); err == nil {
+	if _, err := r.table.Get(spec.Name); err == nil {
 		return nil, &ManagedError{Pod: spec.Name, PID: os.Getpid()}
 	}
 	if r.isClosed() {
 		return nil, ErrClosed
 	}
-	dir := filepath.Join(r.cfg.StateDir, "pods", spec.Name)
-	var rec podRecord
-	if err := poddir.ReadJSON(filepath.Join(dir, recordFile), &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("pod %q: %w", spec.Name, ErrNotFound)
-		}
-		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
-	}
-	// Checked before the lock too, so that a live manager is named whoever holds the lock.
-	if err := r.checkAdoptable(spec, recorded, rec); err != nil {
-		return nil, err
-	}
-	lock, err := poddir.LockAdoption(dir)
-	if errors.Is(err, poddir.ErrLocked) {
-		return nil, &ManagedError{Pod: spec.Name, Adopting: true}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
-	}
-	p, err := r.adoptLocked(ctx, spec, recorded, handler, dir, rec, lock, false)
-	if err != nil {
-		_ = lock.Close()
-		return nil, err
-	}
-	return p, nil
+	return r.adopter.Adopt(ctx, spec, recorded, handler.class())
 }
 
-// adoptLocked adopts the pod in dir under its lock; spec is admitted (see Runtime.admit),
-// recorded its record's form. forStop adopts it only to stop or remove it (see
-// stopUnmanaged): the spec is the record's, and nothing is resumed but exit watching.
-func (r *Runtime) adoptLocked(ctx context.Context, spec, recorded PodSpec, handler ctrRuntime, dir string, rec podRecord, lock *os.File, forStop bool) (*podWorker, error) {
-	// Read again under the lock: an adopter that just released it may have rewritten it.
-	if err := poddir.ReadJSON(filepath.Join(dir, recordFile), &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("pod %q: %w", spec.Name, ErrNotFound)
-		}
-		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
+// newAdopter returns what adopts pods for r (see package adopt).
+func newAdopter(r *Runtime) *adopt.Adopter {
+	return &adopt.Adopter{
+		Host: r.workerHost, Register: r.table.Adopted, Listen: func() { r.control.listen() },
+		Locks: &r.adoptLocks, Stoppable: r.stoppable,
 	}
-	switch {
-	case forStop && r.managerAlive(rec):
-		return nil, &ManagedError{Pod: spec.Name, PID: rec.OwnerPID}
-	case !forStop:
-		if err := r.checkAdoptable(spec, recorded, rec); err != nil {
-			return nil, err
-		}
-	}
-	if rec.SpecHash == "" && rec.SpecMAC == "" {
-		r.log.Warn("the pod's record has no spec fingerprint (an older manager): adopting it unchecked", "pod", spec.Name)
-	}
-	if err := r.conn.WaitConnected(ctx); err != nil {
-		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
-	}
-	h := r.workerHost()
-	found, err := observe.Observe(h.Ctx(ctx), observe.Request{
-		Tasks: h.Tasks, Namespace: h.Cfg.Namespace, Spec: spec, UID: rec.UID, Dir: dir, Closing: h.Closing,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("pod %q: adopt: %w", spec.Name, err)
-	}
-	p, resume, err := worker.Restore(ctx, h, worker.Observed{
-		Spec: spec, Recorded: recorded, Handler: handler.class(), Dir: dir, Record: rec,
-		Network: r.recordedNetwork(rec.Network, spec.Name), ForStop: forStop, Found: found,
-	})
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
-		return nil, ErrClosed
-	}
-	if _, ok := r.pods[spec.Name]; ok || r.reserved[spec.Name] {
-		r.mu.Unlock()
-		return nil, &ManagedError{Pod: spec.Name, PID: os.Getpid()}
-	}
-	r.pods[spec.Name] = p
-	r.mu.Unlock()
-	r.adoptLocks.hold(p, lock)
-	r.control.listen()
-	resume()
-	return p, nil
 }
 
-// checkAdoptable refuses a changed spec (first: replacing the pod is the way then, whoever
-// manages it) and a pod with a live manager.
-func (r *Runtime) checkAdoptable(spec, recorded PodSpec, rec podRecord) error {
-	spec, recorded, _ = deadlineUpdate(spec, recorded, rec) // compared as it started
-	if err := r.checkSpec(spec, recorded, rec); err != nil {
-		return err
+// stoppable is admission for a pod adopted to be stopped or removed (see adopt.StopUnmanaged):
+// the spec its record keeps, which is the pod's recorded form (see recordedSpec), defaulted as
+// admission does but not validated again (it was when the pod started).
+func (r *Runtime) stoppable(given PodSpec) (spec, recorded PodSpec, class tasks.Class) {
+	spec = given.WithDefaults()
+	handler, err := r.cfg.runtimeFor(&spec, &r.specVersions)
+	if err != nil {
+		// Only new containers need it, and none is made for a stop.
+		r.log.Debug("runtime class of a pod to stop", "pod", spec.Name, "err", err)
 	}
-	if r.managerAlive(rec) {
-		return &ManagedError{Pod: spec.Name, PID: rec.OwnerPID}
-	}
-	return nil
-}
-
-// managerAlive reports whether the process that wrote rec still manages the pod: its control
-// socket answers (or, for a manager without one, its process lives). This Runtime's own socket
-// names a pod it no longer has (callers checked): its Remove failed half-way, or it stopped the
-// pod for another process (see stopUnmanaged).
-func (r *Runtime) managerAlive(rec podRecord) bool {
-	if rec.Control != "" {
-		return rec.Control != r.control.path() && answers(rec.Control)
-	}
-	return rec.OwnerPID != os.Getpid() && processAlive(rec.OwnerPID)
+	return spec, recordedSpec(given, spec), handler.class()
 }

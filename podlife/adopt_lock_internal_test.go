@@ -57,7 +57,7 @@ func TestFakeAdoptLockHeld(t *testing.T) {
 	if err := p.Remove(ctx); err != nil {
 		t.Fatalf("Remove: %v", err)
 	}
-	if len(b.adoptLocks.m) != 0 {
-		t.Errorf("the Runtime still holds %d adoption locks after the Remove", len(b.adoptLocks.m))
+	if b.adoptLocks.Len() != 0 {
+		t.Errorf("the Runtime still holds %d adoption locks after the Remove", b.adoptLocks.Len())
 	}
 }

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
 // An adopter's spec is compared with the deadline the pod started with when its own is an
 // update the API server allows (set from unset, or shortened); the shorter of it and the
-// deadline set on the running pod applies. Any other deadline is left as given (checkSpec
+// deadline set on the running pod applies. Any other deadline is left as given (CheckSpec
 // then refuses it).
 func TestDeadlineUpdate(t *testing.T) {
 	d := func(v time.Duration) *time.Duration { return &v }
@@ -32,7 +34,7 @@ func TestDeadlineUpdate(t *testing.T) {
 			}
 			rec := podRecord{Spec: spec, ActiveDeadline: tc.set}
 			given := PodSpec{Name: "p", ActiveDeadline: tc.given}
-			s, r, got := deadlineUpdate(given, given, rec)
+			s, r, got := record.DeadlineUpdate(given, given, rec)
 			if !eqDuration(s.ActiveDeadline, tc.wantCompared) || !eqDuration(r.ActiveDeadline, tc.wantCompared) {
 				t.Errorf("compared with %v/%v, want %v", s.ActiveDeadline, r.ActiveDeadline, tc.wantCompared)
 			}

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podlife/podlife/podlife/internal/adopt"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/specfp"
+	"github.com/podlife/podlife/podlife/internal/worker"
 	"github.com/podlife/podlife/podlife/startpolicy"
 	"github.com/podlife/podlife/probe"
 )
@@ -154,6 +156,7 @@ func TestRecordedSpec(t *testing.T) {
 // the API server's defaults in; a changed field is still named.
 func TestCheckSpecAcrossDefaults(t *testing.T) {
 	r := &Runtime{cfg: Config{StateDir: t.TempDir()}, log: slog.New(slog.DiscardHandler)}
+	a := &adopt.Adopter{Host: func() *worker.Host { return &worker.Host{Log: r.log, SpecKey: r.specKey} }}
 	key, err := r.specKey()
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +182,7 @@ func TestCheckSpecAcrossDefaults(t *testing.T) {
 	}
 	check := func(s PodSpec, rec podRecord) error {
 		d := s.WithDefaults()
-		return r.checkSpec(d, recordedSpec(s, d), rec)
+		return a.CheckSpec(d, recordedSpec(s, d), rec)
 	}
 	for name, rec := range map[string]podRecord{"as given": record(given), "old podlife/kube": record(oldKube)} {
 		if err := check(given, rec); err != nil {

@@ -96,5 +96,11 @@
 // owner loop and the state only the loop touches) is package podlife/internal/worker's, which
 // never sees the Runtime: [Container] is that package's type, re-exported. The warm pools'
 // management (making, refilling, taking and removing members) is podlife/internal/warmpool's;
-// [Runtime.Prewarm], [Runtime.PoolStats] and [Runtime.ListPoolMembers] wrap it.
+// [Runtime.Prewarm], [Runtime.PoolStats] and [Runtime.ListPoolMembers] wrap it. Adoption and
+// the stop or removal of a pod this Runtime does not manage are podlife/internal/adopt's
+// ([Runtime.Adopt] and [Pod.Stop] wrap it); a request to another process's pod, and exec and
+// attach without the pod's worker, are podlife/internal/remote's; the Runtime's pod table is
+// podlife/internal/podtable's, and the choice of the containerd to use
+// podlife/internal/endpoint's. None of them sees the Runtime: each gets plain values and
+// functions.
 package podlife

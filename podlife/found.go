@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/podlife/podlife/podlife/conditions"
+	"github.com/podlife/podlife/podlife/internal/control"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/found"
 	"github.com/podlife/podlife/podlife/internal/logs"
@@ -74,7 +74,7 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 		return PodRecord{}, err
 	}
 	out := PodRecord{Name: rec.Name, Namespace: rec.Namespace, UID: rec.UID, Created: rec.Created, Dir: dir}
-	if p, err := r.worker(name); err == nil && p.UID() == rec.UID {
+	if p, err := r.table.Get(name); err == nil && p.UID() == rec.UID {
 		out.Manager, out.Status = os.Getpid(), p.Status()
 		return out, nil
 	}
@@ -84,7 +84,7 @@ func (r *Runtime) LookupPod(ctx context.Context, name string) (PodRecord, error)
 	out.Status.Name = name
 	// Our own socket names a pod this Runtime no longer has (its Remove failed half-way): no
 	// manager, though the socket answers.
-	if rec.Control != r.control.path() && answers(rec.Control) {
+	if rec.Control != r.control.path() && control.Answers(rec.Control) {
 		out.Manager = rec.OwnerPID
 		return out, nil
 	}
@@ -110,65 +110,4 @@ func (r *Runtime) reconcile(ctx context.Context, rec *podRecord, st *PodStatus, 
 		return computePhase(byPolicy(RestartNever), false, initStatuses, statuses, nil)
 	}
 	found.Reconcile(r.ctx(ctx), state, phase, rec.OwnerPID, st, exits)
-}
-
-// setConditionRemote sets a condition of the named pod that this Runtime does not manage (see
-// Pod.SetCondition): its manager is asked through its control socket. A pod without a live
-// manager has no conditions to change: that is an error wrapping ErrNotFound.
-func (r *Runtime) setConditionRemote(ctx context.Context, name string, t conditions.Type, status conditions.Status, reason, message string) error {
-	if err := validateCondition(name, t, status); err != nil {
-		return fmt.Errorf("set condition: %w", err)
-	}
-	rec, err := r.readRecord(name)
-	if err != nil {
-		return err
-	}
-	err = ask(ctx, rec.Control, controlRequest{Op: "condition", Pod: name,
-		Condition: &conditionRequest{Type: t, Status: status, Reason: reason, Message: message}})
-	if errors.Is(err, errNoManager) {
-		return fmt.Errorf("pod %q: no process manages it (pid %d is gone): %w", name, rec.OwnerPID, ErrNotFound)
-	}
-	return err
-}
-
-// foreign stops (op "stop") or removes (op "remove") the named pod that this Runtime does not
-// manage (see Pod.Stop): its manager is asked through its control socket, and a pod without a
-// live manager is adopted here for the purpose (stopUnmanaged).
-func (r *Runtime) foreign(ctx context.Context, name, op string, opts []StopOption) error {
-	if err := checkName("pod", name); err != nil {
-		return err // checked by every caller; here too, as this joins it into a path
-	}
-	var o stopOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
-	dir := found.Dir(r.cfg.StateDir, name)
-	rec, err := r.readRecord(name)
-	if err != nil {
-		return err
-	}
-	err = ask(ctx, rec.Control, controlRequest{Op: op, Pod: name, Grace: o.grace})
-	switch {
-	case errors.Is(err, errNoManager):
-	case errors.Is(err, errManagerLost) && !processAlive(rec.OwnerPID):
-		// Killed while it listened: the socket took the connection, nobody answered. Stop
-		// and remove are idempotent, so acting here is safe whatever it did first.
-	case errors.Is(err, ErrNotFound):
-		// The manager answers but no longer has the pod: its Remove failed half-way (a CNI
-		// DEL that failed, say) and left the directory for a retry. Nothing supervises it.
-		// (Or its Remove just succeeded: then the record is gone.)
-		if again, err := r.readRecord(name); err != nil || again.UID != rec.UID {
-			return fmt.Errorf("pod %q: %w", name, ErrNotFound)
-		}
-		r.log.Info("the pod's manager no longer has it; acting on what is left", "pod", name, "manager", rec.OwnerPID)
-	default:
-		return err
-	}
-	if rec.Control == "" && processAlive(rec.OwnerPID) {
-		// A manager without a control socket may still run: acting behind its back would race
-		// its restarts.
-		return fmt.Errorf("pod %q: its manager (pid %d) has no control socket; stop it there", name, rec.OwnerPID)
-	}
-	r.log.Info("pod has no manager; adopting it to act on it", "pod", name, "op", op, "manager", rec.OwnerPID)
-	return r.stopUnmanaged(ctx, dir, op, rec, o)
 }

@@ -54,7 +54,7 @@ func (p *Pod) local() *podWorker {
 	if p.w != nil {
 		return p.w
 	}
-	if w, err := p.rt.worker(p.name); err == nil {
+	if w, err := p.rt.table.Get(p.name); err == nil {
 		return w
 	}
 	return nil

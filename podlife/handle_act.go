@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/podlife/podlife/podlife/conditions"
 	"io"
 	"time"
+
+	"github.com/podlife/podlife/podlife/conditions"
+	"github.com/podlife/podlife/podlife/internal/remote"
 )
 
 // What a Pod handle does to its pod, the same wherever the pod's manager is: each method acts
@@ -36,7 +38,7 @@ func (p *Pod) Stop(ctx context.Context, opts ...StopOption) error {
 	if err := p.open(); err != nil {
 		return err
 	}
-	return p.rt.foreign(ctx, p.name, "stop", opts)
+	return p.rt.adopter.Foreign(ctx, p.name, "stop", resolveStop(opts).grace)
 }
 
 // Remove stops the pod if it is not stopped yet (with its grace period, or the one opts give),
@@ -59,7 +61,7 @@ func (p *Pod) Remove(ctx context.Context, opts ...StopOption) error {
 	if err := p.open(); err != nil {
 		return err
 	}
-	return p.rt.foreign(ctx, p.name, "remove", opts)
+	return p.rt.adopter.Foreign(ctx, p.name, "remove", resolveStop(opts).grace)
 }
 
 // open fails with ErrClosed once the Runtime is closed: it acts on no pod any more.
@@ -88,7 +90,7 @@ func (p *Pod) SetCondition(ctx context.Context, t conditions.Type, status condit
 	if err := p.open(); err != nil {
 		return err
 	}
-	return p.rt.setConditionRemote(ctx, p.name, t, status, reason, message)
+	return remote.SetCondition(ctx, p.rt.cfg.StateDir, p.name, t, status, reason, message)
 }
 
 // SetActiveDeadline sets the pod's active deadline (activeDeadlineSeconds) while it runs: the
@@ -110,7 +112,7 @@ func (p *Pod) SetActiveDeadline(ctx context.Context, d time.Duration) error {
 	if err := p.open(); err != nil {
 		return err
 	}
-	return p.rt.setDeadlineRemote(ctx, p.name, d)
+	return remote.SetDeadline(ctx, p.rt.cfg.StateDir, p.name, d)
 }
 
 // AddEphemeralContainer adds an ephemeral container to the running pod and starts it
@@ -139,7 +141,7 @@ func (p *Pod) AddEphemeralContainer(ctx context.Context, spec EphemeralContainer
 	if err := p.open(); err != nil {
 		return nil, err
 	}
-	return nil, p.rt.addEphemeralRemote(ctx, p.name, spec)
+	return nil, remote.AddEphemeral(ctx, p.rt.cfg.StateDir, p.name, spec)
 }
 
 // Exec runs argv in a running container of the pod (kubectl exec), with the container's
@@ -179,7 +181,7 @@ func (p *Pod) Exec(ctx context.Context, container string, argv []string, streams
 	if err := p.open(); err != nil {
 		return -1, err
 	}
-	return p.rt.execRemote(ctx, p.name, container, argv, streams)
+	return p.rt.remote().Exec(ctx, p.name, container, argv, streams)
 }
 
 // Attach connects streams to the main process of a running interactive ephemeral container
@@ -193,7 +195,7 @@ func (p *Pod) Attach(ctx context.Context, container string, streams ExecIO) (int
 	if err := p.open(); err != nil {
 		return -1, err
 	}
-	return p.rt.attach(ctx, p.name, container, streams)
+	return p.rt.remote().Attach(ctx, p.name, container, streams)
 }
 
 // Logs writes the output of a container of the pod to w, whichever process manages it, or

@@ -5,10 +5,12 @@ import (
 	"fmt"
 
 	"github.com/podlife/podlife/podlife/internal/found"
+	"github.com/podlife/podlife/podlife/internal/remote"
 )
 
 // What a Pod handle reads of a pod this Runtime does not manage: its record in the state
-// directory (see record.go), written by the process that started it.
+// directory, written by the process that started it; and how it reaches the pod's containers
+// without its worker (package remote).
 
 // readRecord reads the record of the named pod (a valid name), or returns an error wrapping
 // ErrNotFound if the state directory has no such pod.
@@ -35,4 +37,9 @@ func (r *Runtime) recordSpec(name string) (PodSpec, error) {
 		return PodSpec{}, fmt.Errorf("pod %q: the spec in its record: %w", name, err)
 	}
 	return spec.WithDefaults(), nil
+}
+
+// remote reaches the pods of the state dir without their worker (see package remote).
+func (r *Runtime) remote() remote.Pods {
+	return remote.Pods{StateDir: r.cfg.StateDir, Namespace: r.cfg.Namespace, Tasks: r.tasks}
 }

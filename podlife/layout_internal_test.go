@@ -3,6 +3,7 @@ package podlife
 import (
 	"testing"
 
+	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/internal/layout"
 )
 
@@ -17,7 +18,7 @@ func TestLayoutMatches(t *testing.T) {
 		t.Errorf("layout says labels %q, %q, record %q; podlife says %q, %q, %q", layout.LabelPodUID,
 			layout.LabelStateDir, layout.RecordFile, labelPodUID, labelStateDir, recordFile)
 	}
-	if got, want := privateDir("/s"), "/s/containerd"; got != want {
-		t.Errorf("privateDir = %q, want %q", got, want)
+	if got, want := daemon.PrivateDir("/s"), "/s/containerd"; got != want {
+		t.Errorf("daemon.PrivateDir = %q, want %q", got, want)
 	}
 }

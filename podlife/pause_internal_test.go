@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/podlife/podlife/podlife/internal/hostlookup"
 )
 
 // A pod with ShareProcessNamespace: its pause is created and started, and its PID namespace
@@ -77,7 +79,7 @@ func TestFakePauseMissing(t *testing.T) {
 	r.cfg.PauseBinary = "/nonexistent/catatonit"
 	_, err := r.Run(ctx, PodSpec{Name: "nopause", ShareProcessNamespace: true, Containers: []ContainerSpec{{Name: "a", Image: fakeImage}}})
 	var se *StartError
-	if !errors.As(err, &se) || se.Step != StepSandbox || !errors.Is(err, errNoPauseBinary) {
+	if !errors.As(err, &se) || se.Step != StepSandbox || !errors.Is(err, hostlookup.ErrNoPauseBinary) {
 		t.Fatalf("Run: %v; want a StartError at step sandbox wrapping errNoPauseBinary", err)
 	}
 	if slices.ContainsFunc(f.history(), func(c string) bool { return strings.HasPrefix(c, "create") }) {

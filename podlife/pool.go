@@ -102,10 +102,10 @@ func (r *Runtime) Prewarm(ctx context.Context, spec PodSpec, n int) error {
 func (r *Runtime) poolDeps() warmpool.Deps {
 	return warmpool.Deps{
 		StateDir: r.cfg.StateDir, Log: r.log, Limit: MaxPoolMembers, Host: r.workerHost,
-		HoldLock:  func(w *podWorker, lock *os.File) { r.adoptLocks.hold(w, lock) },
-		Unreserve: r.unreserve,
+		HoldLock:  func(w *podWorker, lock *os.File) { r.adoptLocks.Hold(w, lock) },
+		Unreserve: r.table.Unreserve,
 		Register: func(w *podWorker) error {
-			if err := r.register(w); err != nil {
+			if err := r.table.Register(w); err != nil {
 				return err
 			}
 			r.control.listen()

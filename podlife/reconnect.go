@@ -49,7 +49,7 @@ func newConn(r *Runtime) *conn.Watch {
 // outageTold returns the pods to tell of an outage that begins: those not stopped.
 func (r *Runtime) outageTold() conn.Told {
 	var pods toldPods
-	for _, p := range r.workers() {
+	for _, p := range r.table.List() {
 		select {
 		case <-p.Stopped():
 		default:

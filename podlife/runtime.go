@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
-	"sort"
 	"sync"
 	"time"
 
@@ -17,11 +15,13 @@ import (
 	"github.com/podlife/podlife/internal/clock"
 	"github.com/podlife/podlife/internal/logdriver"
 	"github.com/podlife/podlife/internal/restart"
-	"github.com/podlife/podlife/podlife/daemon"
+	"github.com/podlife/podlife/podlife/internal/adopt"
 	"github.com/podlife/podlife/podlife/internal/conn"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
+	"github.com/podlife/podlife/podlife/internal/endpoint"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/hostcheck"
+	"github.com/podlife/podlife/podlife/internal/podtable"
 	"github.com/podlife/podlife/podlife/internal/shimgroup"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/warmpool"
@@ -61,18 +61,17 @@ type Runtime struct {
 	// /proc/self/mountinfo shows for what is mounted under it (see realDir).
 	stateReal string
 
-	// adoptLocks are the adoption locks of the pods this Runtime adopted (see adopt_lock.go).
-	adoptLocks adoptLocks
+	// adoptLocks are the adoption locks of the pods this Runtime adopted (see adopt.Locks).
+	adoptLocks adopt.Locks
+	adopter    *adopt.Adopter // adoption and the unmanaged path (see package adopt)
 	// host is what the Runtime gives its workers (see workerHost).
 	hostOnce sync.Once
 	host     *worker.Host
 
-	// mu guards the three fields below, and nothing else: it is never held across I/O,
-	// another lock or a call into a pod (see reserve).
-	mu       sync.Mutex
-	pods     map[string]*podWorker
-	reserved map[string]bool // names of pods being created (see reserve)
-	closed   bool
+	// table is the Runtime's pods, the names reserved by pods being created, and whether it is
+	// closed; its lock is never held across I/O, another lock or a call into a pod (package
+	// podtable).
+	table *podtable.Table[*podWorker]
 
 	pool warmpool.Manager // the warm pools (see Prewarm)
 }
@@ -122,7 +121,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 // newRuntime returns a Runtime on cfg (with its defaults applied) that is not connected to
 // anything yet: New connects it, and sets its tasks and network.
 func newRuntime(cfg Config, clk clock.Clock) *Runtime {
-	r := &Runtime{cfg: cfg, log: cfg.Logger, pods: map[string]*podWorker{}, reserved: map[string]bool{}, events: eventbus.NewFanOut(), clock: clk, closing: make(chan struct{}), shimGroups: shimgroup.New(cfg.PodsPerShim)}
+	r := &Runtime{cfg: cfg, log: cfg.Logger, table: podtable.New[*podWorker](), events: eventbus.NewFanOut(), clock: clk, closing: make(chan struct{}), shimGroups: shimgroup.New(cfg.PodsPerShim)}
 	r.sharedLogger = sync.OnceValue(func() bool {
 		if r.ctrd == nil {
 			return false
@@ -131,77 +130,31 @@ func newRuntime(cfg Config, clk clock.Clock) *Runtime {
 		return err == nil && logdriver.ShimsSignalByPidfd(v) && logdriver.SupportsShared(context.Background(), cfg.ContainerLogger)
 	})
 	r.control = newControl(r)
+	r.adopter = newAdopter(r)
 	r.conn = newConn(r)
 	r.backoff = restart.New(restart.Config{Initial: cfg.Backoff.Initial, Max: cfg.Backoff.Max, ResetAfter: cfg.Backoff.ResetAfter}, r.clock)
 	return r
 }
 
-// connect dials containerd: the configured address, or the system socket, or the private
-// containerd of the state dir, which it starts if none runs (see EmbeddedConfig; with
-// Embedded.IgnoreSystem, the system socket is not tried). A containerd older than 2.0 at a
-// configured or system address is warned about in the log (see daemon.WarnIfOld).
+// connect dials containerd (see endpoint.Connect): the configured address, or the system
+// socket, or the private containerd of the state dir, which it starts if none runs.
 func (r *Runtime) connect(ctx context.Context) error {
-	addr := r.cfg.Address
-	explicit := addr != ""
-	if !explicit {
-		addr = DefaultAddress
-	}
-	if !r.cfg.Embedded.IgnoreSystem {
-		c, err := dial(ctx, addr, r.cfg.Namespace, r.cfg.Snapshotter)
-		if err == nil {
-			r.ctrd, r.address = c, addr
-			daemon.WarnIfOld(ctx, r.log, c.Version, addr)
-			return nil
-		}
-		if explicit || r.cfg.Embedded.Disable {
-			return fmt.Errorf("podlife: containerd at %s: %w", addr, err)
-		}
-	}
-	// Twice: a private containerd found serving may stop (daemon stop, a crash) before the
-	// dial; the second Ensure then waits for the stop to finish and starts it again.
-	for attempt := 0; ; attempt++ {
-		info, err := r.ensurePrivate(ctx)
-		if errors.Is(err, exec.ErrNotFound) {
-			if r.cfg.Embedded.IgnoreSystem {
-				return fmt.Errorf("podlife: no containerd binary is installed to start the private containerd (embedded.ignoreSystem): %w", err)
-			}
-			return fmt.Errorf("podlife: no containerd answers at %s and no containerd binary is installed to start one: %w", addr, err)
-		}
-		if err != nil {
-			return err
-		}
-		c, err := dial(ctx, info.Address, r.cfg.Namespace, r.cfg.Snapshotter)
-		if err == nil {
-			r.ctrd, r.address, r.private = c, info.Address, true
-			return nil
-		}
-		if attempt == 1 || ctx.Err() != nil {
-			return fmt.Errorf("podlife: private containerd at %s (its log: %s): %w", info.Address, info.LogFile, err)
-		}
-		r.log.Warn("the private containerd does not answer; ensuring it again", "address", info.Address, "err", err)
-	}
-}
-
-// privateDir is the directory of the state dir's private containerd.
-func privateDir(stateDir string) string { return daemon.PrivateDir(stateDir) }
-
-// ensurePrivate makes sure the private containerd of the state dir serves, starting it (detached,
-// under its start lock) if it does not; see daemon.Ensure.
-func (r *Runtime) ensurePrivate(ctx context.Context) (daemon.Info, error) {
-	info, err := daemon.Ensure(ctx, daemon.Config{Binary: r.cfg.Embedded.Binary, Dir: privateDir(r.cfg.StateDir), Logger: r.log})
+	c, err := endpoint.Connect(ctx, r.endpoint())
 	if err != nil {
-		return daemon.Info{}, fmt.Errorf("podlife: private containerd: %w", err)
+		return err
 	}
-	if info.Started {
-		r.log.Info("started the private containerd", "address", info.Address, "pid", info.PID, "log", info.LogFile)
-	}
-	return info, nil
+	r.ctrd, r.address, r.private = c.Client, c.Address, c.Private
+	return nil
 }
 
-// dial connects to the containerd at addr, namespace ns, and checks that it serves (see
-// ctrd.Dial).
-func dial(ctx context.Context, addr, ns, snapshotter string) (*ctrd.Client, error) {
-	return ctrd.Dial(ctx, addr, ns, snapshotter)
+// endpoint is the Config's settings of the containerd to use (see package endpoint).
+func (r *Runtime) endpoint() endpoint.Config {
+	c := &r.cfg
+	return endpoint.Config{
+		Address: c.Address, System: DefaultAddress, Namespace: c.Namespace, Snapshotter: c.Snapshotter,
+		Disable: c.Embedded.Disable, IgnoreSystem: c.Embedded.IgnoreSystem, Binary: c.Embedded.Binary,
+		StateDir: c.StateDir, Log: r.log,
+	}
 }
 
 // PrivateDaemon reports whether the runtime uses the private containerd of its state dir (see
@@ -263,10 +216,10 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 		r.conn.Lost(fmt.Errorf("nothing accepts connections at %s: %w", r.address, ErrUnavailable))
 		return nil, fmt.Errorf("pod %q: containerd does not answer (reconnecting): %w", spec.Name, ErrUnavailable)
 	}
-	// The name is reserved under r.mu, and the pod's directory created without it: creating
-	// it takes the pods' lock, which another process's startup garbage collection may hold for
-	// a while, and nothing else of this Runtime (Status, ListPods, Close) waits for that.
-	if err := r.reserve(spec.Name); err != nil {
+	// The name is reserved in the table, and the pod's directory created without its lock:
+	// creating it takes the pods' lock, which another process's startup garbage collection may
+	// hold for a while, and nothing else of this Runtime (Status, ListPods, Close) waits for that.
+	if err := r.table.Reserve(spec.Name); err != nil {
 		return nil, err
 	}
 	if p, err := r.pool.Take(ctx, spec, recorded); p != nil || err != nil {
@@ -274,10 +227,10 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	}
 	p, err := worker.New(r.workerHost(), spec, recorded, handler.class())
 	if err != nil {
-		r.unreserve(spec.Name)
+		r.table.Unreserve(spec.Name)
 		return nil, err
 	}
-	if err := r.register(p); err != nil {
+	if err := r.table.Register(p); err != nil {
 		// Closed while the directory was created: nothing of the pod exists but its
 		// directory, without pod.json.
 		if rmErr := p.Discard(); rmErr != nil {
@@ -290,42 +243,6 @@ func (r *Runtime) start(ctx context.Context, spec PodSpec) (*podWorker, error) {
 	return p, nil
 }
 
-// reserve takes a pod name for a pod being created or adopted, so that no other call of this
-// Runtime takes it meanwhile; register or unreserve gives it back. It fails with ErrClosed, or
-// ErrAlreadyExists if the name is taken. It holds r.mu only for the maps.
-func (r *Runtime) reserve(name string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return ErrClosed
-	}
-	if _, ok := r.pods[name]; ok || r.reserved[name] {
-		return fmt.Errorf("pod %q: %w", name, ErrAlreadyExists)
-	}
-	r.reserved[name] = true
-	return nil
-}
-
-// unreserve gives back a name reserve took, for a pod that was not created.
-func (r *Runtime) unreserve(name string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.reserved, name)
-}
-
-// register makes p, whose name reserve took, one of the runtime's pods; it fails with
-// ErrClosed if the runtime was closed meanwhile (the name is given back either way).
-func (r *Runtime) register(p *podWorker) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.reserved, p.Name())
-	if r.closed {
-		return ErrClosed
-	}
-	r.pods[p.Name()] = p
-	return nil
-}
-
 // Pod returns a handle on the pod of that name in the state directory, whichever process
 // manages it (see Pod), or an error wrapping ErrNotFound if the state directory has no such
 // pod. A name that is not a valid pod name (a DNS-1123 label) is refused (ErrInvalidSpec).
@@ -333,7 +250,7 @@ func (r *Runtime) Pod(name string) (*Pod, error) {
 	if err := checkName("pod", name); err != nil {
 		return nil, err
 	}
-	if w, err := r.worker(name); err == nil {
+	if w, err := r.table.Get(name); err == nil {
 		return r.handle(w), nil
 	}
 	if _, err := r.readRecord(name); err != nil {
@@ -342,35 +259,13 @@ func (r *Runtime) Pod(name string) (*Pod, error) {
 	return &Pod{rt: r, name: name}, nil
 }
 
-// worker returns the worker of the pod of that name, or an error wrapping ErrNotFound.
-func (r *Runtime) worker(name string) (*podWorker, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if p, ok := r.pods[name]; ok {
-		return p, nil
-	}
-	return nil, fmt.Errorf("pod %q: %w", name, ErrNotFound)
-}
-
 // Pods returns the runtime's pods, sorted by name.
 func (r *Runtime) Pods() []*Pod {
-	ws := r.workers()
+	ws := r.table.List()
 	out := make([]*Pod, len(ws))
 	for i, w := range ws {
 		out[i] = r.handle(w)
 	}
-	return out
-}
-
-// workers returns the workers of the runtime's pods, sorted by name.
-func (r *Runtime) workers() []*podWorker {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]*podWorker, 0, len(r.pods))
-	for _, p := range r.pods {
-		out = append(out, p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
 	return out
 }
 
@@ -381,20 +276,13 @@ func (r *Runtime) Subscribe(ctx context.Context) <-chan Event {
 	return r.events.Subscribe(ctx, false, nil)
 }
 
-func (r *Runtime) isClosed() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.closed
-}
+// isClosed reports whether Close was called.
+func (r *Runtime) isClosed() bool { return r.table.Closed() }
 
-// forget drops a removed pod.
+// forget drops a removed pod, or one left unmanaged again, and releases its adoption lock.
 func (r *Runtime) forget(p *podWorker) {
-	r.adoptLocks.release(p)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.pods[p.Name()] == p {
-		delete(r.pods, p.Name())
-	}
+	r.adoptLocks.Release(p)
+	r.table.Forget(p)
 }
 
 // Close detaches from containerd and stops every goroutine the runtime started (probes,
@@ -408,17 +296,10 @@ func (r *Runtime) forget(p *podWorker) {
 // ErrClosed. The members of the runtime's warm pools (see Prewarm) are removed first.
 func (r *Runtime) Close() error {
 	r.pool.Close() // the warm pools' members are removed, while the runtime can still remove
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
+	pods, ok := r.table.Close()
+	if !ok {
 		return ErrClosed
 	}
-	r.closed = true
-	pods := make([]*podWorker, 0, len(r.pods))
-	for _, p := range r.pods {
-		pods = append(pods, p)
-	}
-	r.mu.Unlock()
 	close(r.closing)
 	// Stop what the runtime started for its pods (probe workers, restart back-offs, hooks of a
 	// start in progress; deadline timers and status writers watch r.closing), not the pods.
@@ -430,7 +311,7 @@ func (r *Runtime) Close() error {
 	persisted := time.Now().Add(5 * time.Second)
 	for _, p := range pods {
 		p.AwaitAbandoned(persisted) // each loop ends once its current closure has run
-		r.adoptLocks.release(p)     // another process may adopt it now
+		r.adoptLocks.Release(p)     // another process may adopt it now
 	}
 	var errs []error
 	if r.ctrd != nil {

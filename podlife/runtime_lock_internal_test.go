@@ -105,9 +105,7 @@ func TestFakePodsLockDoesNotStallRuntime(t *testing.T) {
 	}
 }
 
-// isReserved reports whether a pod start or adoption holds the name (see Runtime.reserve).
+// isReserved reports whether a pod start or adoption holds the name (see podtable.Table.Reserve).
 func (r *Runtime) isReserved(name string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.reserved[name]
+	return r.table.Reserved(name)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/hostlookup"
 )
 
 func i64(v int64) *int64 { return &v }
@@ -154,12 +155,12 @@ func TestLoadSeccompProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &Config{SeccompProfileRoot: root}
-	p, err := c.loadSeccompProfile("ok.json")
+	p, err := hostlookup.SeccompProfile(c.SeccompProfileRoot, "ok.json")
 	if err != nil || p.DefaultAction != "SCMP_ACT_ERRNO" || len(p.Syscalls) != 1 {
 		t.Errorf("ok.json: %+v, %v", p, err)
 	}
 	for _, name := range []string{"link.json", "../" + filepath.Base(outside) + "/secret.json", "missing.json", "bad.json"} {
-		if _, err := c.loadSeccompProfile(name); err == nil {
+		if _, err := hostlookup.SeccompProfile(c.SeccompProfileRoot, name); err == nil {
 			t.Errorf("%s: loaded, want an error", name)
 		}
 	}

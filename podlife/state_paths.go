@@ -8,6 +8,3 @@ import "github.com/podlife/podlife/podlife/internal/hostcheck"
 func (r *Runtime) realDir(path string) string {
 	return hostcheck.RealPath(r.cfg.StateDir, r.stateReal, path)
 }
-
-// processAlive reports whether a process with that PID exists (see hostcheck.ProcessAlive).
-func processAlive(pid int) bool { return hostcheck.ProcessAlive(pid) }

@@ -30,7 +30,3 @@ func (p *Pod) DiskUsage(ctx context.Context) (DiskUsage, error) {
 	dir := filepath.Join(p.rt.cfg.StateDir, "pods", p.name)
 	return usage.PodDisk(p.rt.ctx(ctx), usageSource{p.rt.tasks}, snaps, p.name, rec.UID, dir)
 }
-
-// diskUsage is the space the files under root take (see usage.Disk): the pod worker's
-// measure of its volumes and logs for eviction.
-func diskUsage(ctx context.Context, root string) (uint64, error) { return usage.Disk(ctx, root) }

@@ -3,8 +3,6 @@ package podlife
 import (
 	"time"
 
-	"github.com/containerd/containerd/v2/pkg/cio"
-
 	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/worker"
 	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
@@ -36,20 +34,12 @@ const (
 
 func newID() string { return worker.NewID() }
 
-func attachFIFOs(podDir, id string, stdin, tty bool) cio.Config {
-	return worker.AttachFIFOs(podDir, id, stdin, tty)
-}
-
 func validateCondition(pod string, t conditions.Type, status conditions.Status) error {
 	return podupdate.ValidateCondition(pod, t, status)
 }
 
 func checkDeadlineUpdate(pod string, cur *time.Duration, d time.Duration) error {
 	return podupdate.CheckDeadlineUpdate(pod, cur, d)
-}
-
-func deadlineUpdate(spec, recorded PodSpec, rec podRecord) (PodSpec, PodSpec, *time.Duration) {
-	return record.DeadlineUpdate(spec, recorded, rec)
 }
 
 func computePhase(restarts status.RestartsFunc, stopping bool, initStatuses, statuses []ContainerStatus, sidecars map[string]bool) Phase {

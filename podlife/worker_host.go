@@ -1,6 +1,11 @@
 package podlife
 
 import (
+	"net/netip"
+
+	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/podlife/podlife/podlife/internal/hostlookup"
 	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
@@ -32,9 +37,13 @@ func (r *Runtime) newHost() *worker.Host {
 		Closing: r.closing, IsClosed: r.isClosed, Ctx: r.ctx,
 		LostConn: r.conn.LostConn, Retry: r.conn.Retry, WaitConnected: r.conn.WaitConnected, WaitErr: r.conn.WaitErr,
 		Disconnected: r.conn.Disconnected, ConnUp: r.conn.Up, ConnLostCh: r.conn.LostCh,
-		HostIPs: r.hostIPs, Forget: r.forget, ControlPath: r.control.path, SpecKey: r.specKey,
-		RealDir: r.realDir, PublishProbe: r.probes.publish, SharedLogger: r.sharedLogger,
-		PauseBinary: cfg.pauseBinary, LoadSeccompProfile: cfg.loadSeccompProfile,
+		Forget: r.forget, ControlPath: r.control.path, SpecKey: r.specKey, RealDir: r.realDir,
+		PublishProbe: r.probes.publish, SharedLogger: r.sharedLogger,
+		HostIPs:     func() ([]netip.Addr, error) { return hostlookup.HostIPs(cfg.HostIPs) },
+		PauseBinary: func() (string, error) { return hostlookup.PauseBinary(cfg.PauseBinary) },
+		LoadSeccompProfile: func(name string) (*specs.LinuxSeccomp, error) {
+			return hostlookup.SeccompProfile(cfg.SeccompProfileRoot, name)
+		},
 		AdmitPodSecurity: cfg.admitPodSecurity, AdmitContainerSecurity: cfg.admitContainerSecurity,
 	}
 }

@@ -1,56 +1,55 @@
-package podlife
+package remote
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 
-	"github.com/podlife/podlife/podlife/internal/ctrd"
-	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/found"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker"
 )
 
 // Attaching: an interactive ephemeral container (Stdin or TTY) gets FIFOs under its pod's
-// directory, attach/<container ID>-{stdin,stdout,stderr}, that a client ([Pod.Attach], in any
+// directory, attach/<container ID>-{stdin,stdout,stderr}, that a client (podlife's Pod.Attach, in any
 // process on the host) opens directly: the shim reads stdin from its FIFO, and its output,
 // which the manager also writes to the container's log, is copied to the others (see
 // tasks.TeeAttach). The output waits in the FIFO (64 KiB) until a client reads it.
 
-// errNotAttachable is wrapped by Pod.Attach's error for a container created without Stdin or
+// errNotAttachable is wrapped by Attach's error for a container created without Stdin or
 // TTY: its output is in its log (Pod.Logs).
 var errNotAttachable = errors.New("container was not created with stdin or tty")
 
-// attach connects streams to the main process of a running interactive ephemeral container of
-// any pod in the state directory, whichever process manages it (see Pod.Attach): through the
-// FIFOs its shim holds, which any process on the host can open.
-func (r *Runtime) attach(ctx context.Context, pod, container string, streams ExecIO) (int, error) {
-	if err := checkName("pod", pod); err != nil {
+// Attach connects streams to the main process of a running interactive ephemeral container of
+// any pod in the state directory, whichever process manages it (see podlife's Pod.Attach):
+// through the FIFOs its shim holds, which any process on the host can open.
+func (s Pods) Attach(ctx context.Context, pod, container string, streams api.ExecIO) (int, error) {
+	if err := api.CheckName("pod", pod); err != nil {
 		return -1, err
 	}
-	if err := checkName("container", container); err != nil {
+	if err := api.CheckName("container", container); err != nil {
 		return -1, err
 	}
-	id, _, task, err := r.runningTask(ctx, pod, container)
+	id, _, task, err := s.runningTask(ctx, pod, container)
 	if err != nil {
 		return -1, err
 	}
-	bg := context.WithoutCancel(r.ctx(ctx))
-	dir := filepath.Join(r.cfg.StateDir, "pods", pod)
-	cfg := attachFIFOs(dir, id, true, true)
+	bg := context.WithoutCancel(s.ctx(ctx))
+	dir := found.Dir(s.StateDir, pod)
+	cfg := worker.AttachFIFOs(dir, id, true, true)
 	if _, err := os.Stat(cfg.Stdout); err != nil {
 		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, errNotAttachable)
 	}
 	if _, err := os.Stat(cfg.Stdin); err != nil {
 		cfg.Stdin = ""
 	}
-	if _, err := os.Stat(attachFIFOs(dir, id, false, false).Stderr); err == nil {
-		cfg = attachFIFOs(dir, id, cfg.Stdin != "", false)
+	if _, err := os.Stat(worker.AttachFIFOs(dir, id, false, false).Stderr); err == nil {
+		cfg = worker.AttachFIFOs(dir, id, cfg.Stdin != "", false)
 	}
 	statusC, err := task.Wait(bg)
 	if err != nil {
@@ -124,33 +123,4 @@ func (r *Runtime) attach(ctx context.Context, pod, container string, streams Exe
 	case <-ctx.Done():
 		return -1, ctx.Err()
 	}
-}
-
-// runningTask finds the running instance of a container of a pod in the state directory,
-// whichever process manages the pod: its containerd container (ID and handle) and task.
-func (r *Runtime) runningTask(ctx context.Context, pod, container string) (string, tasks.Container, tasks.Task, error) {
-	var rec podRecord
-	if err := poddir.ReadJSON(filepath.Join(r.cfg.StateDir, "pods", pod, recordFile), &rec); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", nil, nil, fmt.Errorf("pod %q: %w", pod, ErrNotFound)
-		}
-		return "", nil, nil, fmt.Errorf("pod %q: %w", pod, err)
-	}
-	bg := context.WithoutCancel(r.ctx(ctx))
-	ctrs, err := r.tasks.Containers(bg, map[string]string{labelPodUID: rec.UID, labelContainer: container})
-	if err != nil {
-		return "", nil, nil, fmt.Errorf("pod %q: %w", pod, err)
-	}
-	for _, found := range ctrs {
-		ctr := found.Handle("")
-		task, err := ctr.LoadTask(bg)
-		if err != nil {
-			continue
-		}
-		if st, err := task.Status(bg); err != nil || st.Status != ctrd.Running {
-			continue
-		}
-		return found.ID, ctr, task, nil
-	}
-	return "", nil, nil, fmt.Errorf("pod %q: no running container %q: %w", pod, container, ErrNotFound)
 }

@@ -1,4 +1,4 @@
-package podlife
+package hostlookup
 
 import (
 	"encoding/json"
@@ -8,18 +8,19 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 )
 
-// loadSeccompProfile reads a Localhost seccomp profile under SeccompProfileRoot. It is opened
-// through an os.Root, so neither ".." nor a symbolic link can take it out of the directory.
-func (c *Config) loadSeccompProfile(name string) (*specs.LinuxSeccomp, error) {
-	if c.SeccompProfileRoot == "" {
+// SeccompProfile reads the Localhost seccomp profile name under root (the Config's
+// SeccompProfileRoot). It is opened through an os.Root, so neither ".." nor a symbolic link can
+// take it out of the directory.
+func SeccompProfile(root, name string) (*specs.LinuxSeccomp, error) {
+	if root == "" {
 		return nil, fmt.Errorf("seccomp profile %q: Localhost profiles need Config.SeccompProfileRoot", name)
 	}
-	root, err := os.OpenRoot(c.SeccompProfileRoot)
+	dir, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("seccomp profile root: %w", err)
 	}
-	defer root.Close()
-	data, err := root.ReadFile(name)
+	defer dir.Close()
+	data, err := dir.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("seccomp profile %q: %w", name, err)
 	}
