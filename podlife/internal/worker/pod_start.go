@@ -5,7 +5,6 @@ import (
 	. "github.com/podlife/podlife/podlife/internal/api"
 
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -36,26 +35,18 @@ func (p *Worker) run() {
 		err = p.startSequence()
 	}
 	close(p.seqDone)
-	if err != nil && (p.isStopping() || errors.Is(err, podstart.ErrPodFailed)) {
-		// A stop cancelled the start, or the pod failed on its own: the pod stays.
+	switch podstart.OutcomeOf(err, p.isStopping(), p.host.IsClosed) {
+	case podstart.Stays:
 		p.log.Debug("start sequence ended", "err", err)
-		err = nil
-	}
-	if err != nil && errors.Is(err, ErrCreateContainerConfig) {
-		// A container cannot be created with its settings: the pod stays, that container
-		// Waiting (CreateContainerConfigError), as the kubelet's; Run reports it.
+	case podstart.ConfigFailed:
+		// Run reports it; the pod stays.
 		p.log.Info("a container cannot be created with its settings; the pod stays", "err", err)
 		p.configErr = err
-		err = nil
-	}
-	if err != nil && p.host.IsClosed() {
-		// The runtime detached while the pod started: what exists of it stays for another
-		// Runtime (Pod.Remove).
+	case podstart.Detached:
+		// What exists of the pod stays for another Runtime (Pod.Remove).
 		p.log.Info("runtime closed while the pod started", "err", err)
 		p.startErr = fmt.Errorf("pod %q: %w (start: %w)", p.name, ErrClosed, err)
-		err = nil
-	}
-	if err != nil {
+	case podstart.Failed:
 		p.log.Info("pod failed to start; removing it", "err", err)
 		p.startErr = err
 		removed := make(chan struct{})

@@ -2,8 +2,10 @@
 // sandbox's steps, the network attach beside the containers' preparations, the init
 // containers one at a time, then the start policy's ([Run]); one container's preparation,
 // image to created task, with the waiting reasons and events of each failure ([Prepare]);
-// the init containers' run ([RunInits]); and which failure explains a start that failed
-// ([RootPrepError], [SetupError], [AppsResult]).
+// the init containers' run ([RunInits]); which failure explains a start that failed
+// ([RootPrepError], [SetupError], [AppsResult]); and what becomes of the pod once its start
+// returned: started, kept, kept with a container's config error, left to another Runtime, or
+// removed ([OutcomeOf]).
 //
 // The worker (package podlife/internal/worker) keeps the pod's state and runs every step: it
 // passes them as callbacks over plain values ([Pod], [Container], [Prep], [Init]), which run

@@ -139,3 +139,30 @@ func TestPrepare(t *testing.T) {
 		}
 	})
 }
+
+// OutcomeOf: the first rule that holds decides; the runtime's closing is asked only when it
+// decides.
+func TestOutcomeOf(t *testing.T) {
+	boom := errors.New("boom")
+	cfg := &api.StartError{Pod: "p", Container: "c", Step: api.StepCreate, Err: configErr{boom}}
+	for i, tc := range []struct {
+		err      error
+		stopping bool
+		closed   bool
+		want     Outcome
+		asked    bool
+	}{
+		{nil, true, true, Started, false},
+		{boom, true, true, Stays, false},
+		{fmt.Errorf("init: %w", ErrPodFailed), false, true, Stays, false},
+		{cfg, false, true, ConfigFailed, false},
+		{boom, false, true, Detached, true},
+		{boom, false, false, Failed, true},
+	} {
+		asked := false
+		got := OutcomeOf(tc.err, tc.stopping, func() bool { asked = true; return tc.closed })
+		if got != tc.want || asked != tc.asked {
+			t.Errorf("case %d: %v (closed asked %v), want %v (asked %v)", i, got, asked, tc.want, tc.asked)
+		}
+	}
+}
