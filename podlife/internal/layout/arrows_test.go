@@ -67,6 +67,8 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/worker/startorder", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/worker/containerspec", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon"}},
 		{"podlife/internal/worker/volmount", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
+		{"podlife/internal/worker/podstart", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
+		{"podlife/internal/worker/lifecycle", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/worker/imagepull", []string{"podlife/internal/worker", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/worker/attempt", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt", "podlife/internal/poddir", "podlife/internal/eventbus", "cni"}},
 		{"podlife/internal/eviction", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},

@@ -8,17 +8,18 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/moby/sys/signal"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/podlife/podlife/hook"
-	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/ocibuild"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/containerspec"
+	"github.com/podlife/podlife/podlife/internal/worker/imagepull"
+	"github.com/podlife/podlife/podlife/internal/worker/lifecycle"
+	"github.com/podlife/podlife/podlife/internal/worker/podstart"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
@@ -112,108 +113,62 @@ func (c *Container) setWaiting(reason Reason, msg string) {
 }
 
 // prepare does everything for the first instance that does not depend on the start order: image,
-// container, task (runc create), log file. The process is not started.
+// container, task (runc create), log file (see podstart.Prepare). The process is not started.
 func (c *Container) prepare(ctx context.Context) {
 	defer close(c.prepared)
 	p := c.pod
-	img, err := c.imageWithBackoff(ctx)
-	if err != nil && ctx.Err() != nil {
-		c.prepErr = ctx.Err() // cancelled by a stop or a failed sibling: not this container's failure
-		return
+	prep := podstart.Prep[tasks.Image]{Pod: p.name, Container: c.spec.Name,
+		Image: func(ctx context.Context) (tasks.Image, error) { // under the pull back-off (see imagepull.Get)
+			return p.getImage(ctx, imagepull.Request{Image: c.spec.Image, PullPolicy: c.spec.ImagePullPolicy,
+				SetWaiting: c.setWaiting, Emit: p.emitter(c.spec.Name)})
+		},
+		UseImage: c.setImage,
+		VerifyNonRoot: func() error {
+			e := ocibuild.SecurityOf(&p.spec, c.spec)
+			if err := e.VerifyRunAsNonRoot(p.name, p.spec.Namespace, c.spec.Name, c.imageConfig.Config.User); err != nil {
+				return &containerspec.ConfigError{Err: err}
+			}
+			return nil
+		},
+		Create: func(ctx context.Context) error {
+			inst, err := c.newInstance(ctx, 0, c.plannedID)
+			if err == nil {
+				inst.shared = true
+				p.update(func() {
+					c.cur = inst
+					c.live = append(c.live, inst)
+				})
+			}
+			return err
+		},
+		ShimAborted: errShimAborted, SetWaiting: c.setWaiting, Emit: p.emitter(c.spec.Name),
 	}
-	if err != nil {
-		reason := ReasonErrImagePull
-		if errors.Is(err, ErrImageNeverPull) {
-			reason = ReasonErrImageNeverPull
-		}
-		c.setWaiting(reason, err.Error())
-		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPull, Err: err}
-		return
+	if containerspec.NeedsPodIP(&p.spec, c.spec) {
+		prep.WaitNetwork = p.waitNetwork
 	}
-	if err := c.setImage(ctx, img); err != nil {
-		if ctx.Err() != nil {
-			c.prepErr = ctx.Err()
-			return
-		}
-		// The image is there but its config cannot be used (containerd's CRI fails the create).
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
-		c.setWaiting(ReasonCreateContainerError, err.Error())
-		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
-		return
-	}
-	e := ocibuild.SecurityOf(&p.spec, c.spec)
-	if err := e.VerifyRunAsNonRoot(p.name, p.spec.Namespace, c.spec.Name, c.imageConfig.Config.User); err != nil {
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
-		// Not a setup failure: the pod stays and its other containers start (the kubelet
-		// admits the pod and reports this container's error in its status).
-		c.setWaiting(ReasonCreateContainerConfigError, err.Error())
-		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: &configError{Err: err}}
-		return
-	}
-	if c.needsPodIP() {
-		// Created before the network is attached, as the other containers are, it would
-		// read no pod IP: the kubelet creates containers once the sandbox has its IP.
-		if err := p.waitNetwork(ctx); err != nil {
-			c.prepErr = err // the network's failure (or a stop), reported as the pod's
-			return
-		}
-	}
-	inst, err := c.newInstance(ctx, 0, c.plannedID)
-	if err != nil {
-		if errors.Is(err, errShimAborted) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-			// The pod's shim will not come, or the wait for it was cancelled: another
-			// container's failure or a stop. Any other error is this container's own (the
-			// create itself is not cancellable).
-			c.prepErr = err
-			return
-		}
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
-		c.setWaiting(ReasonCreateContainerError, err.Error())
-		c.prepErr = &StartError{Pod: p.name, Container: c.spec.Name, Step: StepCreate, Err: err}
-		return
-	}
-	inst.shared = true
-	p.update(func() {
-		c.cur = inst
-		c.live = append(c.live, inst)
-	})
-	p.emit(c.spec.Name, EventNormal, ReasonCreated, "Created container: "+c.spec.Name)
+	c.prepErr = podstart.Prepare(ctx, prep)
 }
 
-// setImage records the image and what the container takes from its config.
+// setImage reads the image's config, sets what the container takes from it (useImage) and
+// records the image's ID for its status.
 func (c *Container) setImage(ctx context.Context, img tasks.Image) error {
-	if err := c.loadImage(ctx, img); err != nil {
+	cfg, err := c.pod.host.Tasks.ImageConfig(ctx, img)
+	if err != nil {
+		return fmt.Errorf("read image config: %w", err)
+	}
+	if err := c.useImage(img, cfg); err != nil {
 		return err
 	}
 	c.pod.update(func() { c.imageID = img.ID })
 	return nil
 }
 
-// loadImage reads the image's config and sets what the container takes from it (not its
+// useImage sets what the container takes from its image and the image's config (not its
 // status's imageID, which is the loop's: see setImage).
-func (c *Container) loadImage(ctx context.Context, img tasks.Image) error {
-	cfg, err := c.pod.host.Tasks.ImageConfig(ctx, img)
-	if err != nil {
-		return fmt.Errorf("read image config: %w", err)
-	}
-	return c.useImage(img, cfg)
-}
-
-// useImage sets what the container takes from its image and the image's config (see
-// loadImage).
 func (c *Container) useImage(img tasks.Image, cfg ocispec.Image) error {
-	// The stop signal's default is the image's STOPSIGNAL, known only now: the one default
-	// admission cannot apply (see defaults.go).
-	stop := c.spec.StopSignal
-	if stop == 0 {
-		stop = syscall.SIGTERM
-		if cfg.Config.StopSignal != "" {
-			sig, err := signal.ParseSignal(cfg.Config.StopSignal)
-			if err != nil {
-				return fmt.Errorf("image STOPSIGNAL %q: %w", cfg.Config.StopSignal, err)
-			}
-			stop = sig
-		}
+	stop, err := containerspec.StopSignal(c.spec.StopSignal, cfg.Config.StopSignal)
+	if err != nil {
+		return err
 	}
 	c.image, c.imageConfig, c.stopSignal = img, cfg, stop
 	return nil
@@ -242,63 +197,55 @@ func (c *Container) start(ctx context.Context) error {
 	return c.startInstance(ctx, inst)
 }
 
-// startInstance starts an instance's process, runs its postStart hook and then its probes.
+// startInstance starts an instance's process, runs its postStart hook and then its probes (see
+// lifecycle.Start). The loop grants the start (see lifecycle.Gate).
 func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	p := c.pod
-	if ctx.Err() != nil {
-		return ctx.Err()
+	i := lifecycle.Instance{Pod: p.name, Container: c.spec.Name, Emit: p.emitter(c.spec.Name),
+		Grant: func() (start func(context.Context) error, stopping bool) {
+			stopping = true // if the loop has ended (the Runtime closed), nothing starts
+			p.do(func() {
+				stopping = p.stopping
+				if !stopping && inst.task != nil {
+					start = inst.task.Start
+					p.starts.Begin()
+				}
+			})
+			return start, stopping
+		},
+		Failed: func(err error) {
+			p.do(p.starts.End)
+			p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
+			c.setWaiting(ReasonRunContainerError, err.Error())
+			inst.markNeverRan()
+		},
+		Running: func() {
+			now := time.Now()
+			p.update(func() {
+				inst.running, inst.startedAt = true, now
+				c.hookFailed = ""
+				c.state = ContainerState{Running: &StateRunning{StartedAt: now}}
+				p.starts.End()
+			})
+			// Started is published before the exit watcher runs: a process that exits at once
+			// must not have its Exited event come first.
+			p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
+			p.spawn(gExitWatch, func() { c.watchExit(inst) })
+		},
+		Supervise: func(inFlight bool) {
+			id := ""
+			if inFlight {
+				id = inst.id
+			}
+			c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = id })
+		},
+		PostStartFailed: func(err error) error { return c.postStartFailed(inst, err) },
+		Probes:          func() { c.startProbes(inst) },
 	}
-	// No process starts once the pod is stopping (a start policy may ignore its context; see
-	// Pod.stopWith), and the stop waits for a start in flight to be recorded as running: the
-	// loop grants the start (see start_gate.go).
-	var task tasks.Task
-	stopping := true // if the loop has ended (the Runtime closed), nothing starts
-	p.do(func() {
-		task, stopping = inst.task, p.stopping
-		if !stopping && task != nil {
-			p.beginStartOwned()
-		}
-	})
-	if stopping {
-		return context.Canceled
-	}
-	if task == nil {
-		return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepStart, Err: fmt.Errorf("task deleted: %w", ErrNotFound)}
-	}
-	if err := task.Start(context.WithoutCancel(ctx)); err != nil {
-		p.do(p.endStartOwned)
-		p.emit(c.spec.Name, EventWarning, ReasonFailed, "Error: "+err.Error())
-		c.setWaiting(ReasonRunContainerError, err.Error())
-		inst.markNeverRan()
-		return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepStart, Err: err}
-	}
-	now := time.Now()
-	p.update(func() {
-		inst.running, inst.startedAt = true, now
-		c.hookFailed = ""
-		c.state = ContainerState{Running: &StateRunning{StartedAt: now}}
-		p.endStartOwned()
-	})
-	// Started is published before the exit watcher runs: a process that exits at once must not
-	// have its Exited event come first.
-	p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
-	p.spawn(gExitWatch, func() { c.watchExit(inst) })
-	failpoint.Hit("start.started") // between Task.Start and postStart
 	if h := c.spec.PostStart; h != nil {
-		// Recorded while it runs: a manager that dies meanwhile leaves it for its adopter to
-		// report as failed (see Runtime.Adopt), rather than silently lost.
-		c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = inst.id })
-		failpoint.Hit("start.poststart") // with a delay: in the middle of the hook
-		err := c.runHook(ctx, h, "PostStart")
-		c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = "" })
-		if err != nil {
-			return c.postStartFailed(inst, err)
-		}
-		p.emit(c.spec.Name, EventNormal, ReasonPostStartCompleted, "PostStartHook completed")
-		failpoint.Hit("start.poststart-done")
+		i.PostStart = func(ctx context.Context) error { return c.runHook(ctx, h, lifecycle.PostStart) }
 	}
-	c.startProbes(inst)
-	return nil
+	return lifecycle.Start(ctx, i)
 }
 
 // postStartFailed follows the kubelet: event without details, kill (preStop runs), waiting
@@ -309,62 +256,30 @@ func (c *Container) postStartFailed(inst *instance, hookErr error) error {
 		// Cancelled by a stop: not a hook failure, and the stop kills the container.
 		return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
 	}
-	msg := fmt.Sprintf("%s lifecycle hook for Container %q in Pod %q failed - error: %v", hook.Describe(c.spec.PostStart), c.spec.Name, p.name, hookErr)
+	msg := lifecycle.PostStartMessage(c.spec.PostStart, p.name, c.spec.Name, hookErr)
 	p.do(func() { c.hookFailed = msg })
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
 	c.killInstance(inst, GracePeriod(&p.spec), string(ReasonFailedPostStartHook), true)
 	return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
 }
 
-// runHook runs a lifecycle handler (kind "PostStart" or "PreStop") against this container,
-// bounded by HookTimeout if set. It never waits for the handler much past the end of ctx: a
-// handler that has not returned hookSettle after ctx ended is abandoned, and a Warning event says
-// so: its goroutine stays the worker's, awaited by Remove, unless it is Go code, which may ignore
-// its context (see group.go).
+// runHook runs a lifecycle handler (kind "PostStart" or "PreStop") against this container (see
+// lifecycle.Run): bounded by HookTimeout if set, abandoned with a Warning event if it does not
+// return soon after ctx ends. Its goroutine stays the worker's, awaited by Remove, unless it is
+// Go code, which may ignore its context (see group.go).
 func (c *Container) runHook(ctx context.Context, h hook.Handler, kind string) error {
-	if t := c.spec.HookTimeout; t > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t)
-		defer cancel()
-	}
-	done := make(chan error, 1) // the handler's goroutine never blocks on it
-	run := c.pod.spawn(gHook, func() { done <- h.Run(ctx, c.target()) })
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-	}
-	settle := time.NewTimer(hookSettle)
-	defer settle.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-settle.C:
-	}
 	p := c.pod
-	if !endsWithContext(h) {
-		p.goroutines.release(run) // Go code that ignores its context: see group.go
-	}
-	why := "the pod is stopping"
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded) && kind == "PreStop":
-		why = "the grace period is over"
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		why = "its hookTimeout is over"
-	}
-	desc, _, _ := strings.Cut(hook.Describe(h), " ")
-	reason := ReasonFailedPostStartHook
-	if kind == "PreStop" {
-		reason = ReasonFailedPreStopHook
-	}
-	p.emit(c.spec.Name, EventWarning, reason,
-		fmt.Sprintf("%sHook (%s) abandoned: it did not return when %s", kind, desc, why))
-	p.log.Warn("lifecycle hook abandoned: it ignores its context", "container", c.spec.Name, "hook", kind, "handler", hook.Describe(h))
-	return fmt.Errorf("%s hook abandoned (it did not return when %s): %w", kind, why, ctx.Err())
+	return lifecycle.Run(ctx, lifecycle.Hook{Kind: kind, Handler: h, Timeout: c.spec.HookTimeout, Target: c.target(),
+		Log: p.log.With("container", c.spec.Name), Warn: func(r Reason, msg string) { p.emit(c.spec.Name, EventWarning, r, msg) },
+		Go: func(fn func()) func() {
+			run := p.spawn(gHook, fn)
+			return func() {
+				if !endsWithContext(h) {
+					p.goroutines.release(run) // Go code that ignores its context: see group.go
+				}
+			}
+		}})
 }
-
-// hookSettle is how long a hook whose context ended may take to return before it is abandoned.
-const hookSettle = 200 * time.Millisecond
 
 // target is what hooks and probes act on.
 func (c *Container) target() hook.Target {

@@ -11,6 +11,7 @@ import (
 	"github.com/podlife/podlife/hook"
 	. "github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
+	"github.com/podlife/podlife/podlife/internal/worker/lifecycle"
 	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 )
 
@@ -66,8 +67,8 @@ func TestRunHookAbandons(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "abandoned") {
 			t.Errorf("runHook: %v, want an abandoned error wrapping the deadline", err)
 		}
-		if took < d+hookSettle || took > d+hookSettle+5*time.Second {
-			t.Errorf("runHook took %v, want about %v", took, d+hookSettle)
+		if took < d+lifecycle.Settle || took > d+lifecycle.Settle+5*time.Second {
+			t.Errorf("runHook took %v, want about %v", took, d+lifecycle.Settle)
 		}
 		es := c.pod.Events()
 		if len(es) != 1 || es[0].Type != EventWarning || es[0].Reason != ReasonFailedPreStopHook ||

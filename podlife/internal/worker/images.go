@@ -13,14 +13,6 @@ import (
 // imagepull.NormalizeRef).
 func NormalizeRef(image string) (string, error) { return imagepull.NormalizeRef(image) }
 
-// imageWithBackoff gets the container's image (see imagepull.Get): with
-// Config.ImagePullBackOff set, the container waits in ErrImagePull (or ErrImageNeverPull) and
-// ImagePullBackOff while the pull fails, until the image is there or ctx ends.
-func (c *Container) imageWithBackoff(ctx context.Context) (tasks.Image, error) {
-	return c.pod.getImage(ctx, imagepull.Request{Image: c.spec.Image, PullPolicy: c.spec.ImagePullPolicy,
-		SetWaiting: c.setWaiting, Emit: c.pod.emitter(c.spec.Name)})
-}
-
 // getImage gets r's image with the pod's pull credentials, under the Runtime's pull back-off.
 func (p *Worker) getImage(ctx context.Context, r imagepull.Request) (tasks.Image, error) {
 	r.Creds = p.spec.PullCredentials

@@ -48,12 +48,6 @@ func (p *Worker) sharedNamespaceOpts() []oci.SpecOpts {
 	return containerspec.SharedNamespaceOpts(&p.spec, p.specSandbox())
 }
 
-// needsPodIP tells whether c's environment has the pod's IP (see containerspec.NeedsPodIP).
-func (c *Container) needsPodIP() bool { return containerspec.NeedsPodIP(&c.pod.spec, c.spec) }
-
-// configError is a container's CreateContainerConfigError (see containerspec.ConfigError).
-type configError = containerspec.ConfigError
-
 // GracePeriod is the pod's termination grace period (see containerspec.GracePeriod).
 func GracePeriod(s *PodSpec) time.Duration { return containerspec.GracePeriod(s) }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/worker/lifecycle"
 	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
@@ -97,11 +98,9 @@ type Worker struct {
 	message      string
 	startTime    time.Time
 	ephemerals   []*Container // added by AddEphemeralContainer, in order; never removed
-	// startsInFlight counts the Task.Starts the loop granted that are not recorded yet;
-	// startsIdle, made by a stop that waits for them, is closed when it is back to 0 (see
+	// starts counts the Task.Starts the loop granted that are not recorded yet (see
 	// start_gate.go).
-	startsInFlight int
-	startsIdle     chan struct{}
+	starts lifecycle.Gate
 
 	sup *record.SupervisionWriter // supervision.json: what an adopter needs (see supervision.go)
 	// supLoaded is supervision.json as the previous manager left it (Restore), for resume.
