@@ -9,7 +9,7 @@ import "github.com/podlife/podlife/podlife/internal/api"
 // defaulter per type, called from its parent's. docs/spec-defaults.md lists the table.
 //
 // Two defaults stay where the value becomes known: a container's stop signal (the image's
-// STOPSIGNAL, read after the pull: see Container.loadImage) and its user (the image's USER,
+// STOPSIGNAL, read after the pull: see containerspec.StopSignal) and its user (the image's USER,
 // see containerspec.Opts); the effective security settings merge pod and container contexts as the
 // kubelet does at create (ocibuild.SecurityOf), which is not defaulting.
 

@@ -109,7 +109,7 @@ type Worker struct {
 	// values) is not the pod's, so its record keeps the fingerprints it had (see writeRecord).
 	stopRecord *record.Record
 	// network is the network the pod is attached to, and netRecord its description in the
-	// pod's record: the runtime's, or for an adopted pod the recorded one (recordedNetwork).
+	// pod's record: the runtime's, or for an adopted pod the recorded one (podlife/internal/adopt's recordedNetwork).
 	network   cni.Network
 	netRecord *cni.Record
 	// deadlineSet is the active deadline set on the running pod (see deadline.go), nil if none;

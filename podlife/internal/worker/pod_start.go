@@ -72,7 +72,7 @@ func (p *Worker) run() {
 // member taken from a warm pool.
 func (p *Worker) startSequence() error {
 	if p.warm != nil {
-		return p.startPrewarmed() // taken from a warm pool: everything is made (pool_start.go)
+		return p.startPrewarmed() // taken from a warm pool: everything is made (warm_member.go, package warmmember)
 	}
 	sandboxStep := func(f func() error) func(context.Context) error { return func(context.Context) error { return f() } }
 	return podstart.Run(p.startCtx, podstart.Pod{

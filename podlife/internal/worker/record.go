@@ -32,7 +32,7 @@ func (p *Worker) writeRecord() error {
 		}
 		ticket = p.records.Ticket()
 	})
-	s.WriteFile = p.writeRecordFile // a taken warm pool member's first record: see pool_record.go
+	s.WriteFile = p.writeRecordFile // a taken warm pool member's first record: see warmmember.Member.WriteRecord
 	return p.records.Write(ticket, s)
 }
 

@@ -7,7 +7,7 @@
 // back their containers' exits. It also holds the pure per-container decision of an adoption (Decide):
 // follow, record an exit, finish a cut restart, or report an interrupted start.
 //
-// The adopter (package podlife's adopt.go) calls Observe and hands the result to
+// The adopter (podlife/internal/adopt) calls Observe and hands the result to
 // worker.Restore, which binds it to the worker's state before the pod's loop starts. It must
 // not import the worker (podlife/internal/worker), the startup GC, the control socket or the
 // daemon (TestPackageArrows checks it).
