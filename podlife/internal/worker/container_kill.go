@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/worker/attempt"
+	"github.com/podlife/podlife/podlife/internal/worker/teardown"
 )
 
 // watchExit records an instance's exit and decides what follows.
@@ -83,61 +83,36 @@ func (c *Container) kill(grace time.Duration, reason string, withHooks bool) {
 	}
 }
 
-// killInstance stops an instance's process the kubelet's way: Killing event, preStop within the
-// grace period (if withHooks), the stop signal, SIGKILL once the remaining grace (at least 2 s)
-// is over. At the pod's stop, a sidecar's stop signal waits, after its preStop, until the
-// containers it outlives have exited (within the grace period).
+// killInstance stops an instance's process the kubelet's way (see teardown.KillInstance). At
+// the pod's stop, a sidecar's stop signal waits, after its preStop, until the containers it
+// outlives have exited (within the grace period).
 func (c *Container) killInstance(inst *instance, grace time.Duration, reason string, withHooks bool) {
-	p := c.pod
-	var task tasks.Task
-	var running, exited bool
-	p.do(func() { task, running, exited = inst.task, inst.running, inst.exitRecorded })
-	if task == nil {
-		return // nothing to stop
+	teardown.KillInstance(c.pod.lifeCtx, c.pod.conn(), killTarget{c, inst}, teardown.Kill{Name: c.spec.Name,
+		Grace: grace, Reason: reason, PreStop: withHooks && c.spec.PreStop != nil, Signal: c.stopSignal})
+}
+
+// killTarget is inst of c as teardown.KillInstance sees it.
+type killTarget struct {
+	c    *Container
+	inst *instance
+}
+
+func (k killTarget) State() (task tasks.Task, running, exited bool) {
+	k.c.pod.do(func() { task, running, exited = k.inst.task, k.inst.running, k.inst.exitRecorded })
+	return task, running, exited
+}
+func (k killTarget) Exited() <-chan struct{} { return k.inst.exited }
+func (k killTarget) NeverRan()               { k.inst.markNeverRan() }
+func (k killTarget) Emit(typ EventType, reason Reason, msg string) {
+	k.c.pod.emit(k.c.spec.Name, typ, reason, msg)
+}
+func (k killTarget) PreStop(ctx context.Context) error {
+	return k.c.runHook(ctx, k.c.spec.PreStop, "PreStop")
+}
+func (k killTarget) AwaitOutlived(deadline time.Time) {
+	if k.c.sidecar && k.c.pod.isStopping() {
+		k.c.pod.waitOutlived(k.c, deadline)
 	}
-	if exited {
-		// An exit already recorded (and so maybe already seen by whoever asks for this stop)
-		// must not get a preStop hook. Its Exited event follows the record: wait for it, so
-		// that a stop that returned has it (inst.exited is closed right after the event).
-		<-inst.exited
-		return
-	}
-	select {
-	case <-inst.exited:
-		return
-	default:
-	}
-	ctx := p.lifeCtx
-	if !running {
-		// Created but never started: nothing to stop gracefully. The task's deletion kills its
-		// waiting init process and waits for it (a delete right after a separate kill can find
-		// the process still in its cgroup and leave the cgroup behind).
-		inst.markNeverRan()
-		return
-	}
-	msg := "Stopping container " + c.spec.Name
-	if reason != "" {
-		msg = reason
-	}
-	p.emit(c.spec.Name, EventNormal, api.ReasonKilling, msg)
-	deadline := time.Now().Add(grace)
-	if h := c.spec.PreStop; h != nil && withHooks && grace > 0 {
-		failpoint.Hit("stop.prestop") // with a delay: in the middle of the hook
-		hctx, cancel := context.WithDeadline(ctx, deadline)
-		err := c.runHook(hctx, h, "PreStop")
-		cancel()
-		if err != nil {
-			p.emit(c.spec.Name, EventWarning, api.ReasonFailedPreStopHook, "PreStopHook failed")
-			p.log.Info("preStop hook failed", "container", c.spec.Name, "err", err)
-		}
-	}
-	if c.sidecar && p.isStopping() {
-		// The termination order is the pod's stop's (the kubelet's killPodWithSyncResult): a
-		// sidecar killed alone (a failed probe) gets its stop signal right after its preStop.
-		p.waitOutlived(c, deadline)
-	}
-	remaining := max(time.Until(deadline), MinGracePeriod)
-	attempt.Kill(ctx, p.conn(), attempt.Signalled{Name: c.spec.Name, Task: task, Exited: inst.exited}, c.stopSignal, remaining)
 }
 
 // MinGracePeriod is the kubelet's minimum time between the stop signal and SIGKILL.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/teardown"
 )
 
 // StopOptions change how Stop stops a pod (the public package's StopOption, resolved).
@@ -203,7 +205,7 @@ func (p *Worker) remove() {
 		p.host.Backoff.Reset(c.backoffKey())
 	}
 	p.shim.RemoveStale(p.log)
-	errs = append(errs, cut.settle(p.lifeCtx, p.log))
+	errs = append(errs, cut.Settle(p.lifeCtx, p.log))
 	// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
 	// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
 	// hostPort rules and libcni cache): Pod.Remove retries from it.
@@ -221,4 +223,27 @@ func (p *Worker) remove() {
 	p.emit("", EventNormal, ReasonRemoved, "Pod removed")
 	p.endLoop() // nothing of the pod is left to own
 	close(p.removed)
+}
+
+// cutCreates notes the instances of all without a task, for the removal (see
+// teardown.CutCreates): it may end the pod's shims before their containers are deleted.
+func (p *Worker) cutCreates(all []*Container) teardown.CutCreates {
+	in := teardown.Instances{Namespace: p.host.Cfg.Namespace, Started: []string{p.shimGroup()}, SharedShim: p.shim.Shared()}
+	for _, c := range all {
+		var live []*instance
+		p.do(func() { live = append([]*instance(nil), c.live...) })
+		for _, i := range live {
+			in.Started = append(in.Started, i.id)
+			var task tasks.Task
+			i.own(func() { task = i.task })
+			in.AnyTask = in.AnyTask || task != nil
+			if task == nil && i.cg != nil {
+				in.Cut = append(in.Cut, teardown.Cut{ID: i.id, Socket: p.instanceShimSocket(i), Cgroup: i.cg})
+			}
+		}
+	}
+	if p.pause != nil {
+		p.do(func() { in.AnyTask = in.AnyTask || p.pause.task != nil })
+	}
+	return teardown.NoteCutCreates(p.lifeCtx, in, p.log)
 }
