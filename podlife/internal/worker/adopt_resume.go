@@ -139,8 +139,3 @@ func (c *Container) markPostStartFailed(hookErr error) {
 	p.do(func() { c.hookFailed = msg })
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
 }
-
-func fileExists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
-}
