@@ -5,75 +5,12 @@ import (
 
 	"context"
 	"errors"
-	"strconv"
 	"time"
 
-	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/worker/attempt"
 	"github.com/podlife/podlife/podlife/internal/worker/teardown"
 )
-
-// watchExit records an instance's exit and decides what follows.
-func (c *Container) watchExit(inst *instance) {
-	p := c.pod
-	code, at, err := c.awaitExit(inst)
-	lost := errors.Is(err, attempt.ErrTaskLost)
-	if err != nil && !lost {
-		// The runtime detached: the process may well still run. Record nothing.
-		return
-	}
-	if lost {
-		p.log.Warn("a container's task was gone when containerd answered again", "container", c.spec.Name, "id", inst.id)
-	}
-	// The OOM check reads the cgroup: I/O, done before the loop decides.
-	oom := code != 0 && !lost && inst.cg.OOMKilled()
-	// So does the termination message (its file, or the log's tail).
-	var msg string
-	if !lost {
-		var task tasks.Task
-		p.do(func() { task = inst.task })
-		msg = c.terminationMessage(inst, task, int(code))
-	}
-	var term *StateTerminated
-	p.update(func() {
-		term = TerminatedAt(int(code), inst.startedAt, at)
-		term.Message = msg
-		inst.exitRecorded = true
-		switch {
-		case lost:
-			term.Reason, term.Message = api.ReasonContainerStatusUnknown, "The container's task was gone when containerd answered again: its exit status is unknown"
-		case oom:
-			term.Reason = api.ReasonOOMKilled
-		}
-		if inst.cancel != nil {
-			inst.cancel() // its probes
-		}
-		if c.cur == inst {
-			c.ready, c.started = false, false
-			if c.hookFailed != "" && !p.stopping && c.shouldRestartOwned(term.ExitCode) {
-				// The kubelet's state while the restart after a failed postStart is pending; a
-				// container that will not restart shows how it ended.
-				c.lastState = ContainerState{Terminated: term}
-				c.state = ContainerState{Waiting: &StateWaiting{Reason: api.ReasonPostStartHookError, Message: c.hookFailed}}
-			} else {
-				c.state = ContainerState{Terminated: term}
-			}
-		}
-	})
-	if term == nil {
-		// The loop has ended (the runtime was closed): nothing is recorded.
-		close(inst.exited)
-		return
-	}
-	typ := EventNormal
-	if code != 0 {
-		typ = EventWarning
-	}
-	p.emitAt(at, c.spec.Name, typ, api.ReasonExited, "Container "+c.spec.Name+" exited with code "+strconv.Itoa(int(code)))
-	close(inst.exited)
-	c.onExit(inst, term)
-}
 
 // kill stops the current instance (see killInstance).
 func (c *Container) kill(grace time.Duration, reason string, withHooks bool) {
