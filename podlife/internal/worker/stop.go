@@ -87,33 +87,20 @@ func (p *Worker) stopWith(ctx context.Context, grace time.Duration, hooks bool, 
 // goes on without it (a start policy that ignores its context).
 const StartPolicySettle = 2 * time.Second
 
-// awaitStartSequence lets the cancelled start sequence return. A start policy that ignores its
-// context is waited for StartPolicySettle at most: the creations in flight (bounded, not
-// cancellable) are waited for, so that none races the teardown, and the start gate keeps the
-// policy from starting anything later.
+// awaitStartSequence lets the cancelled start sequence return (see teardown.AwaitStart): a
+// start policy that ignores its context is abandoned after StartPolicySettle, the creations in
+// flight waited for, and the start gate keeps the policy from starting anything later.
 func (p *Worker) awaitStartSequence() {
-	timer := time.NewTimer(StartPolicySettle)
-	defer timer.Stop()
-	select {
-	case <-p.seqDone:
-		return
-	case <-timer.C:
-	}
-	msg := fmt.Sprintf("the start policy did not return %v after the stop cancelled it: stopping without it", StartPolicySettle)
-	p.goroutines.releaseNamed(gStart) // user code that ignores its context: see group.go
-	p.log.Warn(msg)
-	p.emit("", EventWarning, ReasonStartPolicyAbandoned, msg)
+	var inFlight []<-chan struct{}
 	for _, c := range p.byName {
-		select {
-		case <-c.prepared:
-		case <-p.seqDone:
-			return
-		}
+		inFlight = append(inFlight, c.prepared)
 	}
-	select {
-	case <-p.netReady:
-	case <-p.seqDone:
-	}
+	teardown.AwaitStart(p.seqDone, StartPolicySettle, func() {
+		msg := fmt.Sprintf("the start policy did not return %v after the stop cancelled it: stopping without it", StartPolicySettle)
+		p.goroutines.releaseNamed(gStart) // user code that ignores its context: see group.go
+		p.log.Warn(msg)
+		p.emit("", EventWarning, ReasonStartPolicyAbandoned, msg)
+	}, append(inFlight, p.netReady)...)
 }
 
 func (p *Worker) stopAll(ctx context.Context, grace time.Duration, hooks bool) error {

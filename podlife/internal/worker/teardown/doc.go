@@ -1,8 +1,9 @@
 // Package teardown holds the parts of a pod's stop and removal that need none of the pod
 // worker's state: the kubelet's kill sequence of one container instance (KillInstance: the
 // Killing event, the preStop hook within the grace period, the stop signal, SIGKILL) over a
-// small interface the worker implements (Target), and the removal's end of the shims of task
-// creates cut by a manager's death (CutCreates), from plain values.
+// small interface the worker implements (Target), the wait of a stop for the start sequence it
+// cancelled (AwaitStart, over channels), and the removal's end of the shims of task creates cut
+// by a manager's death (CutCreates), from plain values.
 //
 // # What it owns
 //
