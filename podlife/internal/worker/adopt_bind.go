@@ -97,13 +97,13 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 			c.stopSignal = b.StopSignal
 		}
 		for _, f := range b.Cut {
-			if err := p.adoptedInstance(f).deleteContainer(p.host.Ctx(ctx)); err != nil {
+			if err := p.foundInstance(f).deleteContainer(p.host.Ctx(ctx)); err != nil {
 				return nil, err
 			}
 		}
 		c.state, c.lastState, c.restartCount = b.State, b.LastState, b.RestartCount
 		for _, f := range b.Live {
-			c.live = append(c.live, p.adoptedInstance(f))
+			c.live = append(c.live, p.foundInstance(f))
 		}
 		if b.Restart != nil {
 			plan.restartNoPrev[c] = b.Restart
@@ -127,8 +127,8 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 	return plan, nil
 }
 
-// adoptedInstance is the instance of f, a containerd container of the pod found by its adopter.
-func (p *Worker) adoptedInstance(f observe.Instance) *instance {
+// foundInstance is the instance of f, a containerd container of the pod found by its adopter.
+func (p *Worker) foundInstance(f observe.Instance) *instance {
 	inst := &instance{host: p.host, attempt: f.Attempt, id: f.ID, task: f.Task, ctr: f.Ctr, cg: f.Ctr, exited: make(chan struct{})}
 	inst.logPath = filepath.Join(p.sandbox.Dir(), "logs", f.Name, strconv.Itoa(f.Attempt)+".log")
 	inst.termPath = filepath.Join(p.sandbox.Dir(), terminationDir, f.ID)
