@@ -5,11 +5,8 @@ import (
 
 	"context"
 	"fmt"
-	"net/netip"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
@@ -26,18 +23,17 @@ const (
 	taskStopped = observe.TaskStopped
 )
 
-// adoptedInstance is an instance found in containerd.
+// adoptedInstance is an instance found in containerd with a task.
 type adoptedInstance struct {
-	inst   *instance
-	state  taskState
-	labels map[string]string // its container's
+	inst  *instance
+	state taskState
 }
 
 // adoptPlan is what resume does once the pod is bound.
 type adoptPlan struct {
 	stopped     bool   // every task is gone: the pod was stopped
 	interrupted string // why the start sequence cannot be resumed ("" if it finished)
-	// per container (by pointer): its current instance and what was found of its task
+	// per container (by pointer) with a task: its current instance and its task's state
 	cur map[*Container]adoptedInstance
 	// restartNoPrev: containers whose restart was cut before its task existed, and no
 	// earlier instance is left: restart them from their last recorded state.
@@ -45,27 +41,29 @@ type adoptPlan struct {
 	pauseExited   <-chan ctrd.ExitStatus
 }
 
-// bind sets the pod's state from what its adopter observed (o); it starts nothing. Its only
-// calls to containerd delete the instances of restarts cut before their task existed and
-// subscribe to the exits of the tasks found.
+// bind sets the pod's state from what its adopter observed (o), as observe.Bind plans it; it
+// starts nothing. Its only calls to containerd delete the instances of restarts cut before
+// their task existed and subscribe to the exits of the tasks found.
 func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
-	r := p.host
-	cctx := r.Ctx(ctx)
-	s := p.sandbox
-	last := o.Last
 	if o.LastErr != nil {
 		p.log.Warn("status.json unreadable", "err", o.LastErr)
 	}
-	sb := o.Sandbox
-	if ip, err := netip.ParseAddr(sb.IP); err == nil {
-		p.podIP = ip
+	var members []observe.Member
+	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
+		kind := "app"
+		switch {
+		case c.sidecar:
+			kind = "sidecar"
+		case c.init:
+			kind = "init"
+		}
+		members = append(members, observe.Member{Name: c.spec.Name, Kind: kind})
 	}
-	p.netAttached = sb.Network != ""
-	plan := &adoptPlan{cur: map[*Container]adoptedInstance{}, restartNoPrev: map[*Container]*StateTerminated{}}
-	if !p.spec.HostNetwork && sb.Network != "attached" {
-		plan.interrupted = "the pod's network was not attached"
-	}
-
+	pl := observe.Bind(o, members, p.spec.HostNetwork, p.pause != nil, time.Now())
+	// Before the pod's loop runs: its state is set directly, as in New.
+	p.podIP, p.netAttached = pl.PodIP, pl.NetAttached
+	plan := &adoptPlan{stopped: pl.Stopped, interrupted: pl.Interrupted,
+		cur: map[*Container]adoptedInstance{}, restartNoPrev: map[*Container]*StateTerminated{}}
 	if pa := o.Pause; pa != nil {
 		if p.pause == nil {
 			p.log.Warn("a pause container in a pod without ShareProcessNamespace", "id", pa.ID)
@@ -84,157 +82,72 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 			}
 		}
 	}
-	found := map[string][]adoptedInstance{}
-	ephemeralImages := map[string]string{}
-	for name, seen := range o.Containers {
-		for _, f := range seen {
-			if f.Labels[LabelKind] == observe.KindEphemeral {
-				ephemeralImages[name] = f.Image
-			}
-			inst := &instance{host: r, attempt: f.Attempt, id: f.ID, task: f.Task, exited: make(chan struct{})}
-			inst.ctr, inst.cg = f.Ctr, f.Ctr
-			inst.logPath = filepath.Join(s.Dir(), "logs", name, strconv.Itoa(f.Attempt)+".log")
-			inst.termPath = filepath.Join(s.Dir(), terminationDir, f.ID)
-			found[name] = append(found[name], adoptedInstance{inst: inst, state: f.State, labels: f.Labels})
-		}
+	p.sandbox.Restore(&p.spec, o.NSPaths, o.PIDNS, p.pause != nil) // the namespaces the previous manager pinned
+	for _, e := range pl.Ephemerals {
+		p.ephemerals = append(p.ephemerals, &Container{pod: p, spec: &ContainerSpec{Name: e.Name, Image: e.Image}, ephemeral: true, prepared: make(chan struct{})})
 	}
-	s.Restore(&p.spec, o.NSPaths, o.PIDNS, p.pause != nil) // the namespaces the previous manager pinned
-	if p.pause != nil {
-		if p.pause.task == nil && o.AnyTask {
-			plan.interrupted = "the pod's pause is missing"
-		}
-	}
-	plan.stopped = !o.AnyTask
-	byStatus := map[string]ContainerStatus{}
-	for _, cs := range append(append(append([]ContainerStatus{}, last.InitContainerStatuses...), last.ContainerStatuses...), last.EphemeralContainerStatuses...) {
-		byStatus[cs.Name] = cs
-	}
-
-	// Ephemeral containers: never restarted, followed until they exit, removed with the pod.
-	for name := range found {
-		if _, ok := p.byName[name]; ok || CheckName("container", name) != nil {
-			continue
-		}
-		c := &Container{pod: p, spec: &ContainerSpec{Name: name, Image: ephemeralImages[name]}, ephemeral: true, prepared: make(chan struct{})}
-		p.ephemerals = append(p.ephemerals, c)
-	}
-	sort.Slice(p.ephemerals, func(i, j int) bool { return p.ephemerals[i].spec.Name < p.ephemerals[j].spec.Name })
-
 	all := append(append(append([]*Container{}, p.inits...), p.apps...), p.ephemerals...)
-	for _, c := range all {
+	for i, c := range all {
+		b := pl.Containers[i]
 		close(c.prepared)
 		if !c.ephemeral {
-			// For the container's restarts: the image the pod ran with is local (no pull, whatever
-			// the policy: the previous manager resolved it once too).
-			img := o.Images[c.spec.Name]
-			switch {
-			case img.Err != nil || !img.Found:
-				p.log.Warn("the container's image is not present: its restarts will fail", "container", c.spec.Name, "err", img.Err)
-			default:
-				// Before the pod's loop runs: its state is set directly, as in New.
-				err := img.ConfigErr
-				if err == nil {
-					err = c.useImage(img.Image, img.Config)
-				}
-				if err != nil {
-					p.log.Warn("the container's image config is unusable", "container", c.spec.Name, "err", err)
-				}
-				c.imageID = img.Image.ID
-			}
+			p.bindImage(c, o.Images[c.spec.Name])
 		}
-		insts := found[c.spec.Name]
-		st := byStatus[c.spec.Name]
 		if c.stopSignal == 0 {
-			c.stopSignal = stopSignalOf(insts)
+			c.stopSignal = b.StopSignal
 		}
-		c.lastState = st.LastState
-		if plan.stopped {
-			c.state, c.restartCount = st.State, st.RestartCount
-			for _, a := range insts {
-				c.live = append(c.live, a.inst)
-			}
-			if len(insts) > 0 {
-				c.cur = insts[len(insts)-1].inst
-			}
-			continue
-		}
-		kind := "app"
-		switch {
-		case c.ephemeral:
-			kind = "ephemeral"
-		case c.sidecar:
-			kind = "sidecar"
-		case c.init:
-			kind = "init"
-		}
-		fi := make([]observe.Seen, len(insts))
-		for i, a := range insts {
-			fi[i] = observe.Seen{Attempt: a.inst.attempt, State: a.state}
-		}
-		d := observe.Decide(c.spec.Name, kind, fi, st)
-		for _, a := range insts[len(insts)-d.Cut:] {
-			if err := a.inst.deleteContainer(cctx); err != nil {
+		for _, f := range b.Cut {
+			if err := p.foundInstance(f).deleteContainer(p.host.Ctx(ctx)); err != nil {
 				return nil, err
 			}
 		}
-		insts = insts[:len(insts)-d.Cut]
-		for _, a := range insts {
-			c.live = append(c.live, a.inst)
+		c.state, c.lastState, c.restartCount = b.State, b.LastState, b.RestartCount
+		for _, f := range b.Live {
+			c.live = append(c.live, p.foundInstance(f))
 		}
-		c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
-		switch d.Action {
-		case observe.Interrupted:
-			plan.interrupted = d.Why
-		case observe.Completed:
-			c.state = st.State
-		case observe.Restart:
-			c.restartCount = fi[len(fi)-1].Attempt - 1
-			term := st.State.Terminated
-			if term == nil {
-				term = st.LastState.Terminated
-			}
-			if term == nil {
-				term = &StateTerminated{ExitCode: -1, Reason: ReasonContainerStatusUnknown, FinishedAt: time.Now()}
-			}
-			plan.restartNoPrev[c] = term
+		if b.Restart != nil {
+			plan.restartNoPrev[c] = b.Restart
 		}
-		if d.Cur < 0 {
+		if b.Cur < 0 {
 			continue
 		}
-		cur := insts[d.Cur]
-		c.cur = cur.inst
-		c.restartCount = cur.inst.attempt
-		if d.Action == observe.Follow || d.Action == observe.Exited {
-			started := time.Now()
-			if st.ContainerID == "containerd://"+cur.inst.id {
-				switch {
-				case st.State.Running != nil:
-					started = st.State.Running.StartedAt
-				case st.State.Terminated != nil:
-					started = st.State.Terminated.StartedAt
-				}
-			}
-			cur.inst.running, cur.inst.startedAt = true, started
-			c.state = ContainerState{Running: &StateRunning{StartedAt: started}}
+		cur := c.live[b.Cur]
+		c.cur = cur
+		if b.Started {
+			cur.running, cur.startedAt = true, b.StartedAt
 		}
-		if cur.state != taskNone {
+		if b.Follow {
 			var err error
-			if cur.inst.exitCh, err = cur.inst.task.Wait(p.watchCtx); err != nil {
+			if cur.exitCh, err = cur.task.Wait(p.watchCtx); err != nil {
 				return nil, fmt.Errorf("container %q: wait task: %w", c.spec.Name, err)
 			}
+			plan.cur[c] = adoptedInstance{inst: cur, state: b.Task}
 		}
-		plan.cur[c] = cur
 	}
 	return plan, nil
 }
 
-// stopSignalOf reads the stop signal the previous manager recorded on the newest instance.
-func stopSignalOf(insts []adoptedInstance) (sig syscall.Signal) {
-	sig = syscall.SIGTERM
-	for _, a := range insts {
-		if n, err := strconv.Atoi(a.labels[labelStopSignal]); err == nil && n > 0 {
-			sig = syscall.Signal(n)
-		}
+// foundInstance is the instance of f, a containerd container of the pod found by its adopter.
+func (p *Worker) foundInstance(f observe.Instance) *instance {
+	inst := &instance{host: p.host, attempt: f.Attempt, id: f.ID, task: f.Task, ctr: f.Ctr, cg: f.Ctr, exited: make(chan struct{})}
+	inst.logPath = filepath.Join(p.sandbox.Dir(), "logs", f.Name, strconv.Itoa(f.Attempt)+".log")
+	inst.termPath = filepath.Join(p.sandbox.Dir(), terminationDir, f.ID)
+	return inst
+}
+
+// bindImage binds c to the image the pod ran with, found locally, for its restarts (no pull,
+// whatever the policy: the previous manager resolved it once too).
+func (p *Worker) bindImage(c *Container, img observe.Image) {
+	if img.Err != nil || !img.Found {
+		p.log.Warn("the container's image is not present: its restarts will fail", "container", c.spec.Name, "err", img.Err)
+		return
 	}
-	return sig
+	err := img.ConfigErr
+	if err == nil {
+		err = c.useImage(img.Image, img.Config)
+	}
+	if err != nil {
+		p.log.Warn("the container's image config is unusable", "container", c.spec.Name, "err", err)
+	}
+	c.imageID = img.Image.ID
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/worker/observe"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
@@ -15,7 +16,8 @@ import (
 var errPostStartInterrupted = errors.New("the hook was interrupted: the process that ran it (the pod's previous manager) died before it returned")
 
 // resume starts the supervision of a bound pod: status writer, record, watchers, probes, the
-// restarts and hook failures due, or the stop of a pod whose start was interrupted.
+// restarts and hook failures due (each container's as observe.ResumeOf plans it), or the stop
+// of a pod whose start was interrupted.
 func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 	close(p.netReady)
 	close(p.seqDone)
@@ -86,39 +88,36 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 		}
 	}
 	for c, a := range plan.cur {
-		if a.state == taskNone {
-			continue
-		}
 		inst := a.inst
 		sup := p.supLoaded.Containers[c.spec.Name]
-		switch a.state {
-		case taskRunning, taskStopped:
-			interrupted := sup.PostStart == inst.id && c.spec.PostStart != nil
-			if interrupted && a.state == taskStopped {
-				// Before its exit is recorded: its restart then shows the hook's failure.
-				c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = "" })
-				c.markPostStartFailed(errPostStartInterrupted)
-			}
-			if c.ephemeral && a.state == taskRunning {
-				inst.resumeAttachCopy(p) // an interactive one's output to its log and clients
-			}
+		r := observe.ResumeOf(observe.Current{ID: inst.id, Attempt: inst.attempt, Task: a.state, Sup: sup,
+			PostStart: c.spec.PostStart != nil, StartupProbe: c.spec.StartupProbe != nil, Ephemeral: c.ephemeral,
+			Interrupted: plan.interrupted != ""})
+		if r.MarkPostStartFailed {
+			// Before its exit is recorded: its restart then shows the hook's failure.
+			c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = "" })
+			c.markPostStartFailed(errPostStartInterrupted)
+		}
+		if r.Attach {
+			inst.resumeAttachCopy(p) // an interactive one's output to its log and clients
+		}
+		if r.Watch {
 			p.spawn(gExitWatch, func() { c.watchExit(inst) })
-			switch {
-			case interrupted && a.state == taskRunning:
-				c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = "" })
-				p.spawn(gPostStart, func() { _ = c.postStartFailed(inst, errPostStartInterrupted) })
-			case a.state == taskRunning && plan.interrupted == "":
-				c.startProbesFrom(inst, c.spec.StartupProbe == nil || sup.Started == inst.id)
-			}
-		case taskCreated:
-			if inst.attempt > 0 && plan.interrupted == "" {
-				// A restart cut between its create and its start: the start follows.
-				p.spawnRestart(gRestart, func() {
-					if err := c.startInstance(p.startCtx, inst); err != nil && p.startCtx.Err() == nil {
-						p.log.Info("restart failed", "container", c.spec.Name, "err", err)
-					}
-				})
-			}
+		}
+		if r.FailPostStart {
+			c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = "" })
+			p.spawn(gPostStart, func() { _ = c.postStartFailed(inst, errPostStartInterrupted) })
+		}
+		if r.Probes {
+			c.startProbesFrom(inst, r.StartupPassed)
+		}
+		if r.Start {
+			// A restart cut between its create and its start: the start follows.
+			p.spawnRestart(gRestart, func() {
+				if err := c.startInstance(p.startCtx, inst); err != nil && p.startCtx.Err() == nil {
+					p.log.Info("restart failed", "container", c.spec.Name, "err", err)
+				}
+			})
 		}
 	}
 	if plan.interrupted == "" {
@@ -138,9 +137,4 @@ func (c *Container) markPostStartFailed(hookErr error) {
 	msg := fmt.Sprintf("%s lifecycle hook for Container %q in Pod %q failed - error: %v", hook.Describe(c.spec.PostStart), c.spec.Name, p.name, hookErr)
 	p.do(func() { c.hookFailed = msg })
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
-}
-
-func fileExists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }

@@ -13,6 +13,7 @@ func TestObserveLabels(t *testing.T) {
 		{LabelContainer, observe.LabelContainer},
 		{LabelKind, observe.LabelKind},
 		{LabelAttempt, observe.LabelAttempt},
+		{labelStopSignal, observe.LabelStopSignal},
 		{LabelKindPause, observe.KindPause},
 		{"ephemeral", observe.KindEphemeral}, // labels.go's value for an ephemeral container
 	} {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/teardown"
 )
 
 // StopOptions change how Stop stops a pod (the public package's StopOption, resolved).
@@ -85,33 +87,20 @@ func (p *Worker) stopWith(ctx context.Context, grace time.Duration, hooks bool, 
 // goes on without it (a start policy that ignores its context).
 const StartPolicySettle = 2 * time.Second
 
-// awaitStartSequence lets the cancelled start sequence return. A start policy that ignores its
-// context is waited for StartPolicySettle at most: the creations in flight (bounded, not
-// cancellable) are waited for, so that none races the teardown, and the start gate keeps the
-// policy from starting anything later.
+// awaitStartSequence lets the cancelled start sequence return (see teardown.AwaitStart): a
+// start policy that ignores its context is abandoned after StartPolicySettle, the creations in
+// flight waited for, and the start gate keeps the policy from starting anything later.
 func (p *Worker) awaitStartSequence() {
-	timer := time.NewTimer(StartPolicySettle)
-	defer timer.Stop()
-	select {
-	case <-p.seqDone:
-		return
-	case <-timer.C:
-	}
-	msg := fmt.Sprintf("the start policy did not return %v after the stop cancelled it: stopping without it", StartPolicySettle)
-	p.goroutines.releaseNamed(gStart) // user code that ignores its context: see group.go
-	p.log.Warn(msg)
-	p.emit("", EventWarning, ReasonStartPolicyAbandoned, msg)
+	var inFlight []<-chan struct{}
 	for _, c := range p.byName {
-		select {
-		case <-c.prepared:
-		case <-p.seqDone:
-			return
-		}
+		inFlight = append(inFlight, c.prepared)
 	}
-	select {
-	case <-p.netReady:
-	case <-p.seqDone:
-	}
+	teardown.AwaitStart(p.seqDone, StartPolicySettle, func() {
+		msg := fmt.Sprintf("the start policy did not return %v after the stop cancelled it: stopping without it", StartPolicySettle)
+		p.goroutines.releaseNamed(gStart) // user code that ignores its context: see group.go
+		p.log.Warn(msg)
+		p.emit("", EventWarning, ReasonStartPolicyAbandoned, msg)
+	}, append(inFlight, p.netReady)...)
 }
 
 func (p *Worker) stopAll(ctx context.Context, grace time.Duration, hooks bool) error {
@@ -203,7 +192,7 @@ func (p *Worker) remove() {
 		p.host.Backoff.Reset(c.backoffKey())
 	}
 	p.shim.RemoveStale(p.log)
-	errs = append(errs, cut.settle(p.lifeCtx, p.log))
+	errs = append(errs, cut.Settle(p.lifeCtx, p.log))
 	// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
 	// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
 	// hostPort rules and libcni cache): Pod.Remove retries from it.
@@ -221,4 +210,27 @@ func (p *Worker) remove() {
 	p.emit("", EventNormal, ReasonRemoved, "Pod removed")
 	p.endLoop() // nothing of the pod is left to own
 	close(p.removed)
+}
+
+// cutCreates notes the instances of all without a task, for the removal (see
+// teardown.CutCreates): it may end the pod's shims before their containers are deleted.
+func (p *Worker) cutCreates(all []*Container) teardown.CutCreates {
+	in := teardown.Instances{Namespace: p.host.Cfg.Namespace, Started: []string{p.shimGroup()}, SharedShim: p.shim.Shared()}
+	for _, c := range all {
+		var live []*instance
+		p.do(func() { live = append([]*instance(nil), c.live...) })
+		for _, i := range live {
+			in.Started = append(in.Started, i.id)
+			var task tasks.Task
+			i.own(func() { task = i.task })
+			in.AnyTask = in.AnyTask || task != nil
+			if task == nil && i.cg != nil {
+				in.Cut = append(in.Cut, teardown.Cut{ID: i.id, Socket: p.instanceShimSocket(i), Cgroup: i.cg})
+			}
+		}
+	}
+	if p.pause != nil {
+		p.do(func() { in.AnyTask = in.AnyTask || p.pause.task != nil })
+	}
+	return teardown.NoteCutCreates(p.lifeCtx, in, p.log)
 }

@@ -1,4 +1,4 @@
-package worker
+package teardown
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/tasks"
 )
 
-// cutCreates are a removed pod's container instances without a task, noted before the removal
+// CutCreates are a removed pod's container instances without a task, noted before the removal
 // deletes them, and the shims started for them: each may be a task create cut by its manager's
 // death (SIGKILL during NewTask). containerd undoes such a create: it asks the shim to delete
 // the task and to shut down, and removes the task's bundle. What is left depends on when the
@@ -25,63 +25,71 @@ import (
 //     serving nothing, and containerd sends those only for the tasks it knows;
 //   - its create cut by the shim's exit: runc, killed with it, leaves the cgroups it had made.
 //
-// So the removal ends the pod's shims itself (cutShim.end): before it deletes the instances'
-// containers (cutCreates, once no instance has a task: the shim may still have a task's rootfs
-// mounted and its `runc init` in the cgroup), again after (settle), and then sweeps their
-// cgroups.
-type cutCreates struct {
+// So the removal ends the pod's shims itself (end): before it deletes the instances'
+// containers (NoteCutCreates, once no instance has a task: the shim may still have a task's
+// rootfs mounted and its `runc init` in the cgroup), again after (Settle), and then sweeps
+// their cgroups.
+type CutCreates struct {
 	ids     []string
 	sockets []string
 	cgroups []tasks.Container
 	shims   []*ctrd.ShimProcess
 }
 
-// cutCreates notes the pod's instances without a task and holds the shim processes started for
-// any of the pod's instances. If no instance has a task, nor the pause (the stop deleted them
-// all), it ends those shims before the removal deletes the instances' containers.
-func (p *Worker) cutCreates(all []*Container) cutCreates {
-	var cc cutCreates
-	anyTask := false
-	started := []string{p.shimGroup()} // the IDs a shim of the pod may have been started for
-	for _, c := range all {
-		var live []*instance
-		p.do(func() { live = append([]*instance(nil), c.live...) })
-		for _, i := range live {
-			started = append(started, i.id)
-			var task tasks.Task
-			i.own(func() { task = i.task })
-			anyTask = anyTask || task != nil
-			if task != nil || i.cg == nil {
-				continue
-			}
-			cc.ids = append(cc.ids, i.id)
-			cc.cgroups = append(cc.cgroups, i.cg)
-			if s := p.instanceShimSocket(i); !slices.Contains(cc.sockets, s) {
-				cc.sockets = append(cc.sockets, s)
-			}
+// Instances is what the removal noted of a pod's instances (by the worker, on its loop).
+type Instances struct {
+	// Namespace is the Runtime's containerd namespace (its shims' command lines name it).
+	Namespace string
+	// Started are the IDs a shim of the pod may have been started for: its shim group's and
+	// every instance's.
+	Started []string
+	// Cut are the instances without a task (a create may have been cut).
+	Cut []Cut
+	// AnyTask says whether any instance, or the pause, still has a task.
+	AnyTask bool
+	// SharedShim: the pod's shim is shared with other pods (Config.Shims ShimShared); it is
+	// never ended here: it serves their tasks, and its own rule ends it once it serves none.
+	SharedShim bool
+}
+
+// Cut is an instance without a task.
+type Cut struct {
+	ID string
+	// Socket is the socket of the shim that would run it.
+	Socket string
+	// Cgroup is its containerd container, for its cgroup.
+	Cgroup tasks.Container
+}
+
+// NoteCutCreates notes the pod's instances without a task and holds the shim processes
+// started for any of the pod's instances. If no instance has a task, nor the pause (the stop
+// deleted them all), it ends those shims (within CutCreateSettle of ctx) before the removal
+// deletes the instances' containers.
+func NoteCutCreates(ctx context.Context, in Instances, log *slog.Logger) CutCreates {
+	var cc CutCreates
+	for _, c := range in.Cut {
+		cc.ids = append(cc.ids, c.ID)
+		cc.cgroups = append(cc.cgroups, c.Cgroup)
+		if !slices.Contains(cc.sockets, c.Socket) {
+			cc.sockets = append(cc.sockets, c.Socket)
 		}
 	}
-	if p.pause != nil {
-		p.do(func() { anyTask = anyTask || p.pause.task != nil })
+	if !in.SharedShim {
+		cc.shims = ctrd.FindShims(in.Namespace, in.Started)
 	}
-	if !p.shim.Shared() {
-		// A shim shared with other pods (Config.Shims ShimShared) is never ended here: it
-		// serves their tasks, and its own rule ends it once it serves none.
-		cc.shims = ctrd.FindShims(p.host.Cfg.Namespace, started)
-	}
-	if !anyTask {
-		ctx, cancel := context.WithTimeout(p.lifeCtx, cutCreateSettle)
+	if !in.AnyTask {
+		ctx, cancel := context.WithTimeout(ctx, CutCreateSettle)
 		defer cancel()
-		cc.end(ctx, p.log)
+		cc.end(ctx, log)
 	}
 	return cc
 }
 
-// settle ends the shims, then sweeps the cgroups in every hierarchy. The removal has deleted
+// Settle ends the shims, then sweeps the cgroups in every hierarchy. The removal has deleted
 // every task containerd knows (if it could not delete one, the shim serving it is killed too:
 // containerd then cleans the task up as a dead shim's).
-func (cc cutCreates) settle(ctx context.Context, log *slog.Logger) error {
-	ctx, cancel := context.WithTimeout(ctx, cutCreateSettle)
+func (cc CutCreates) Settle(ctx context.Context, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, CutCreateSettle)
 	defer cancel()
 	cc.end(ctx, log)
 	for _, s := range cc.shims {
@@ -103,7 +111,7 @@ func (cc cutCreates) settle(ctx context.Context, log *slog.Logger) error {
 // on, when ctx ends first, or at once when it cannot delete such a task (containerd removed the
 // task's bundle, where the runc shim has runc write its log: every runc call for the task
 // fails, its delete included) or does not answer (its start was cut).
-func (cc cutCreates) end(ctx context.Context, log *slog.Logger) {
+func (cc CutCreates) end(ctx context.Context, log *slog.Logger) {
 	for {
 		live := cc.shims[:0:0]
 		for _, s := range cc.shims {
@@ -158,12 +166,12 @@ func (cc cutCreates) end(ctx context.Context, log *slog.Logger) {
 	}
 }
 
-// cutCreateSettle bounds the wait for the shims to exit: one whose tasks are deleted exits at
+// CutCreateSettle bounds the wait for the shims to exit: one whose tasks are deleted exits at
 // once.
-const cutCreateSettle = 5 * time.Second
+const CutCreateSettle = 5 * time.Second
 
-// cutShimRound is how long each round of cutCreates.end waits for a shim's exit.
+// cutShimRound is how long each round of CutCreates.end waits for a shim's exit.
 const cutShimRound = 200 * time.Millisecond
 
-// cutShimAnswer bounds a shim's answer in cutCreates.end: one that serves answers at once.
+// cutShimAnswer bounds a shim's answer in CutCreates.end: one that serves answers at once.
 const cutShimAnswer = time.Second
