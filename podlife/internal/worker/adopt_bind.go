@@ -14,6 +14,7 @@ import (
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/worker/observe"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 )
 
 // taskState is what an adopter found of an instance's task (see observe.TaskState).
@@ -88,7 +89,7 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 	ephemeralImages := map[string]string{}
 	for name, seen := range o.Containers {
 		for _, f := range seen {
-			if f.Labels[LabelKind] == observe.KindEphemeral {
+			if f.Labels[podsandbox.LabelKind] == observe.KindEphemeral {
 				ephemeralImages[name] = f.Image
 			}
 			inst := &instance{host: r, attempt: f.Attempt, id: f.ID, task: f.Task, exited: make(chan struct{})}
@@ -232,7 +233,7 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 func stopSignalOf(insts []adoptedInstance) (sig syscall.Signal) {
 	sig = syscall.SIGTERM
 	for _, a := range insts {
-		if n, err := strconv.Atoi(a.labels[labelStopSignal]); err == nil && n > 0 {
+		if n, err := strconv.Atoi(a.labels[podsandbox.LabelStopSignal]); err == nil && n > 0 {
 			sig = syscall.Signal(n)
 		}
 	}

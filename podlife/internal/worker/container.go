@@ -19,6 +19,7 @@ import (
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/ocibuild"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
@@ -160,7 +161,7 @@ func (c *Container) prepare(ctx context.Context) {
 	}
 	inst, err := c.newInstance(ctx, 0, c.plannedID)
 	if err != nil {
-		if errors.Is(err, errShimAborted) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		if errors.Is(err, podsandbox.ErrShimAborted) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			// The pod's shim will not come, or the wait for it was cancelled: another
 			// container's failure or a stop. Any other error is this container's own (the
 			// create itself is not cancellable).
@@ -343,7 +344,7 @@ func (c *Container) runHook(ctx context.Context, h hook.Handler, kind string) er
 	}
 	p := c.pod
 	if !endsWithContext(h) {
-		p.goroutines.release(run) // Go code that ignores its context: see group.go
+		p.goroutines.Release(run) // Go code that ignores its context: see group.go
 	}
 	why := "the pod is stopping"
 	switch {

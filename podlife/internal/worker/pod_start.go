@@ -13,6 +13,7 @@ import (
 
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 )
 
 // run is the pod's start sequence: sandbox, then network attach and container preparation in
@@ -142,7 +143,7 @@ func (p *Worker) startSequence() error {
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		p.spawn(gPrepare, func() {
 			c.prepare(lctx)
-			if c.prepErr != nil && lctx.Err() == nil && !errors.Is(c.prepErr, errShimAborted) && !errors.Is(c.prepErr, ErrCreateContainerConfig) {
+			if c.prepErr != nil && lctx.Err() == nil && !errors.Is(c.prepErr, podsandbox.ErrShimAborted) && !errors.Is(c.prepErr, ErrCreateContainerConfig) {
 				setupFailed <- c.prepErr
 			}
 		})
@@ -223,7 +224,7 @@ func (p *Worker) rootPrepError() error {
 	var collateral error
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
 		switch err := c.prepErr; {
-		case err == nil || errors.Is(err, context.Canceled) || errors.Is(err, errShimAborted) || errors.Is(err, ErrCreateContainerConfig):
+		case err == nil || errors.Is(err, context.Canceled) || errors.Is(err, podsandbox.ErrShimAborted) || errors.Is(err, ErrCreateContainerConfig):
 		case strings.Contains(err.Error(), "ttrpc: closed"):
 			collateral = cmp.Or(collateral, err)
 		default:

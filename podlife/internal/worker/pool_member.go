@@ -291,7 +291,7 @@ func (p *Worker) rewriteEtc(hostname string) {
 // labels, in place of the member's (old); everything finds a pod's containers by its UID,
 // which they already have. An empty value deletes a label.
 func (p *Worker) relabel(old map[string]string) {
-	labels := map[string]string{LabelPod: p.name}
+	labels := map[string]string{layout.LabelPod: p.name}
 	for k := range old {
 		labels[k] = ""
 	}

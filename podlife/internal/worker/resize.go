@@ -127,7 +127,7 @@ func (p *Worker) beginResize(ctx context.Context) (end func(), err error) {
 		case <-busy:
 		case <-ctx.Done():
 			return nil, fmt.Errorf("resize: pod %q: %w", p.name, ctx.Err())
-		case <-p.owner.done:
+		case <-p.owner.Done():
 		}
 	}
 }

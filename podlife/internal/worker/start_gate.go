@@ -36,6 +36,6 @@ func (p *Worker) awaitStarts() {
 	}
 	select {
 	case <-idle:
-	case <-p.owner.done:
+	case <-p.owner.Done():
 	}
 }
