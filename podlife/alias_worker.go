@@ -2,6 +2,7 @@ package podlife
 
 import (
 	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 )
 
 // Container is a handle on one container of a pod, across its restarts. Its methods are safe
@@ -19,9 +20,9 @@ type ProbeResult = worker.ProbeResult
 // `ctr -n podlife containers ls labels."podlife.io/pod"==web`.
 const (
 	// labelPod is the pod's name.
-	labelPod = worker.LabelPod
+	labelPod = podsandbox.LabelPod
 	// labelContainer is the container's name in its pod ("POD" for a pod's pause).
-	labelContainer = worker.LabelContainer
+	labelContainer = podsandbox.LabelContainer
 )
 
 // reasonEvicted is the kubelet's reason of an evicted pod and of its Warning event, also the

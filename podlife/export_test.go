@@ -9,6 +9,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/specfp"
 	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 )
 
 // Start is start for the tests of package podlife_test: it returns as soon as the pod is
@@ -20,13 +21,13 @@ func (r *Runtime) Start(ctx context.Context, spec PodSpec) (*Pod, error) {
 
 // Sandbox gives the tests of package podlife_test the pod's sandbox (its directory, namespaces
 // and address), which users reach through PodStatus and Exec instead.
-func (p *Pod) Sandbox() *worker.Sandbox { return p.w.Sandbox() }
+func (p *Pod) Sandbox() *podsandbox.Sandbox { return p.w.Sandbox() }
 
 // Labels the tests of package podlife_test filter containerd objects by.
 const (
 	LabelPodUID    = labelPodUID
-	LabelKind      = worker.LabelKind
-	LabelKindPause = worker.LabelKindPause
+	LabelKind      = podsandbox.LabelKind
+	LabelKindPause = podsandbox.LabelKindPause
 )
 
 // The log file layout, for the tests of package podlife_test that check what the logger wrote

@@ -14,8 +14,9 @@ import (
 	"github.com/podlife/podlife/podlife/restartrule"
 )
 
-// spawnedMarker is in the stack of every goroutine a worker started (worker's group.go).
-const spawnedMarker = "podlife/internal/worker.(*Worker).spawn"
+// spawnedMarker is in the stack of every goroutine a worker started (its group's Go, package
+// worker/goroutines).
+const spawnedMarker = "podlife/internal/worker/goroutines.(*Group).Go"
 
 // spawnedGoroutines returns the stacks of the goroutines a worker started that still run their
 // function (not those that returned from it and are exiting), by goroutine header ("goroutine N
@@ -46,7 +47,7 @@ func runsItsFunction(g string) bool {
 	for _, l := range strings.Split(g, "\n")[1:] {
 		switch {
 		case l == "" || strings.HasPrefix(l, "\t") || strings.HasPrefix(l, "created by "):
-		case strings.Contains(l, spawnedMarker+".func1("), strings.Contains(l, "internal/worker.(*group)."):
+		case strings.Contains(l, spawnedMarker+".func1("), strings.Contains(l, "internal/worker/goroutines.(*Group)."):
 		case strings.HasPrefix(l, "sync.") || strings.HasPrefix(l, "runtime.") || strings.HasPrefix(l, "internal/"):
 		default:
 			return true
@@ -127,7 +128,7 @@ func TestFakeRemoveEndsGoroutines(t *testing.T) {
 // A Go preStop hook that ignores its context is abandoned when the grace period is over: it is
 // the one goroutine of the worker that its Remove does not await, and it is reported as
 // abandoned until it returns. An exec, HTTP or sleep hook is never abandoned that way (see
-// worker's group.go).
+// package worker/goroutines).
 func TestFakeAbandonedGoHookIsTheOnlyGoroutineLeft(t *testing.T) {
 	ctx := testCtx(t)
 	r, _, _ := newFakeRuntime(t)

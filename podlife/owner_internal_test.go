@@ -11,11 +11,11 @@ import (
 
 	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/api"
-	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/ownerloop"
 )
 
 // The test binary checks that no closure running on a pod's loop calls do or update.
-func init() { worker.EnableReentryCheck() }
+func init() { ownerloop.EnableReentryCheck() }
 
 // Unit tests of the pod's owner loop (owner.go) on the fake tasks.Runtime: decisions taken once,
 // snapshots consistent, closures after the loop's end.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 	"github.com/podlife/podlife/podlife/internal/worker/status"
@@ -27,9 +28,9 @@ const (
 
 // Labels of the containerd containers (see package podsandbox's labels.go).
 const (
-	labelPodUID    = worker.LabelPodUID
-	labelAttempt   = worker.LabelAttempt
-	pauseNameInPod = worker.PauseNameInPod
+	labelPodUID    = podsandbox.LabelPodUID
+	labelAttempt   = podsandbox.LabelAttempt
+	pauseNameInPod = podsandbox.PauseNameInPod
 )
 
 func newID() string { return worker.NewID() }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/podlife/podlife/podlife/internal/hostlookup"
 	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/imagepull"
 )
 
 // workerHost returns the Host the Runtime gives its workers, made on first use: by then New
@@ -28,7 +29,7 @@ func (r *Runtime) newHost() *worker.Host {
 		AllowPrivilegeEscalationByDefault: cfg.AllowPrivilegeEscalationByDefault,
 	}
 	if bo := cfg.ImagePullBackOff; bo != nil {
-		hc.ImagePullBackOff = &worker.PullBackoff{Initial: bo.Initial, Max: bo.Max}
+		hc.ImagePullBackOff = &imagepull.Backoff{Initial: bo.Initial, Max: bo.Max}
 	}
 	return &worker.Host{
 		Cfg: hc, Log: r.log, Events: r.events, Clock: r.clock, Tasks: r.tasks, Ctrd: r.ctrd,

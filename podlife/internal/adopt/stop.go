@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/sandbox"
 	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
@@ -120,7 +121,7 @@ func (a *Adopter) StopUnmanaged(ctx context.Context, dir, op string, rec record.
 func (a *Adopter) settleCreates(ctx context.Context, uid string) {
 	deadline := time.Now().Add(createSettle)
 	for {
-		ctrs, err := a.Host().Tasks.Containers(ctx, map[string]string{worker.LabelPodUID: uid})
+		ctrs, err := a.Host().Tasks.Containers(ctx, map[string]string{podsandbox.LabelPodUID: uid})
 		if err != nil {
 			return
 		}
@@ -149,7 +150,7 @@ const createSettle = 2 * time.Second
 // labelled with the pod uid, after its removal.
 func (a *Adopter) sweepPodContainers(ctx context.Context, uid string) {
 	h := a.Host()
-	ctrs, err := h.Tasks.Containers(ctx, map[string]string{worker.LabelPodUID: uid})
+	ctrs, err := h.Tasks.Containers(ctx, map[string]string{podsandbox.LabelPodUID: uid})
 	if err != nil {
 		h.Log.Warn("remove: list the pod's containers left", "uid", uid, "err", err)
 		return

@@ -12,7 +12,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/found"
 	"github.com/podlife/podlife/podlife/internal/tasks"
-	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
@@ -65,7 +65,7 @@ func (s Pods) runningTask(ctx context.Context, pod, container string) (string, t
 		return "", nil, nil, err
 	}
 	bg := context.WithoutCancel(s.ctx(ctx))
-	ctrs, err := s.Tasks.Containers(bg, map[string]string{worker.LabelPodUID: rec.UID, worker.LabelContainer: container})
+	ctrs, err := s.Tasks.Containers(bg, map[string]string{podsandbox.LabelPodUID: rec.UID, podsandbox.LabelContainer: container})
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("pod %q: %w", pod, err)
 	}

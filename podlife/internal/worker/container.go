@@ -19,6 +19,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/worker/containerspec"
 	"github.com/podlife/podlife/podlife/internal/worker/imagepull"
 	"github.com/podlife/podlife/podlife/internal/worker/lifecycle"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/podstart"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
@@ -141,7 +142,7 @@ func (c *Container) prepare(ctx context.Context) {
 			}
 			return err
 		},
-		ShimAborted: errShimAborted, SetWaiting: c.setWaiting, Emit: p.emitter(c.spec.Name),
+		ShimAborted: podsandbox.ErrShimAborted, SetWaiting: c.setWaiting, Emit: p.emitter(c.spec.Name),
 	}
 	if containerspec.NeedsPodIP(&p.spec, c.spec) {
 		prep.WaitNetwork = p.waitNetwork
@@ -275,7 +276,7 @@ func (c *Container) runHook(ctx context.Context, h hook.Handler, kind string) er
 			run := p.spawn(gHook, fn)
 			return func() {
 				if !endsWithContext(h) {
-					p.goroutines.release(run) // Go code that ignores its context: see group.go
+					p.goroutines.Release(run) // Go code that ignores its context: see group.go
 				}
 			}
 		}})

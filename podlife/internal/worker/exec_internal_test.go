@@ -11,13 +11,14 @@ import (
 	"github.com/podlife/podlife/hook"
 	. "github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
+	"github.com/podlife/podlife/podlife/internal/worker/goroutines"
 	"github.com/podlife/podlife/podlife/internal/worker/lifecycle"
 	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 )
 
 // hookTestContainer is a container of a pod with no runtime, enough to run hooks.
 func hookTestContainer() *Container {
-	p := &Worker{name: "p", log: slog.New(slog.DiscardHandler), events: eventbus.New(nil), goroutines: newGroup()}
+	p := &Worker{name: "p", log: slog.New(slog.DiscardHandler), events: eventbus.New(nil), goroutines: goroutines.NewGroup()}
 	p.sandbox = podsandbox.New("", "", "", "", nil, podNet{p})
 	return &Container{pod: p, spec: &ContainerSpec{Name: "c"}}
 }
@@ -75,7 +76,7 @@ func TestRunHookAbandons(t *testing.T) {
 			!strings.Contains(es[0].Message, "PreStopHook (func) abandoned") || !strings.Contains(es[0].Message, "grace period") {
 			t.Errorf("events %v, want one Warning saying the preStop func hook was abandoned at the grace period", es)
 		}
-		if live, abandoned := c.pod.goroutines.counts(); len(live) != 0 || abandoned[gHook] != 1 {
+		if live, abandoned := c.pod.goroutines.Counts(); len(live) != 0 || abandoned[gHook] != 1 {
 			t.Errorf("goroutines: live %v, abandoned %v; want the Go hook abandoned, nothing else", live, abandoned)
 		}
 		close(release)

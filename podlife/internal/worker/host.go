@@ -18,6 +18,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/shimgroup"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/imagepull"
 )
 
 // Host is what a Runtime gives each of its workers: its settings, the services the workers
@@ -95,15 +96,10 @@ type HostConfig struct {
 	// ShimPerContainer and ShimShared say how the pods' shims are shared (Config.Shims).
 	ShimPerContainer, ShimShared bool
 	// ImagePullBackOff is the image pull back-off (nil: none).
-	ImagePullBackOff *PullBackoff
+	ImagePullBackOff *imagepull.Backoff
 	Logs             crilog.Limits
 	// EvictionPeriod is how often a pod's storage is measured against its limits.
 	EvictionPeriod time.Duration
 	// AllowPrivilegeEscalationByDefault is Config's.
 	AllowPrivilegeEscalationByDefault bool
-}
-
-// PullBackoff is the image pull back-off (Config.ImagePullBackOff, defaults applied).
-type PullBackoff struct {
-	Initial, Max time.Duration
 }

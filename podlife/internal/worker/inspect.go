@@ -9,12 +9,8 @@ import (
 // What the tests of the package that runs workers (podlife's) check and users cannot see: a
 // worker's internals, read or driven from outside its package. Nothing else calls these.
 
-// EnableReentryCheck makes every worker's loop panic when a closure running on it hands it
-// another closure (see checkNotOnLoop). For test binaries: call it before any worker runs.
-func EnableReentryCheck() { checkLoopReentry = true }
-
 // Sandbox is the pod's sandbox: its directory, namespaces and address.
-func (p *Worker) Sandbox() *Sandbox { return p.sandbox }
+func (p *Worker) Sandbox() *podsandbox.Sandbox { return p.sandbox }
 
 // StartTime is the pod's start time, as its record keeps it.
 func (p *Worker) StartTime() time.Time { return p.startTime }
@@ -52,7 +48,7 @@ func (p *Worker) Do(fn func()) bool { return p.do(fn) }
 func (p *Worker) Update(fn func()) bool { return p.update(fn) }
 
 // LoopDone is closed when the pod's loop has ended.
-func (p *Worker) LoopDone() <-chan struct{} { return p.owner.done }
+func (p *Worker) LoopDone() <-chan struct{} { return p.owner.Done() }
 
 // LogPath is the CRI-format log file of c's current attempt ("" until created).
 func LogPath(c *Container) string { return c.logPath() }

@@ -13,6 +13,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/worker/attempt"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 )
 
 // instance is one attempt of a container: its containerd container and task, its log file and
@@ -78,8 +79,8 @@ func (c *Container) newInstance(ctx context.Context, n int, id string) (*instanc
 		return nil, err
 	}
 	labels := p.labels(c)
-	labels[LabelAttempt] = strconv.Itoa(n)
-	labels[labelStopSignal] = strconv.Itoa(int(c.stopSignal))
+	labels[podsandbox.LabelAttempt] = strconv.Itoa(n)
+	labels[podsandbox.LabelStopSignal] = strconv.Itoa(int(c.stopSignal))
 	t1 := time.Now()
 	made, err := attempt.Create(ctx, p.conn(), attempt.Spec{
 		ID: id, Attempt: n, Name: c.spec.Name, Class: p.handler, Image: c.image, Labels: labels,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife/internal/worker/containerspec"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 )
 
 // specOpts builds the container's OCI spec options (see containerspec.Opts), with volumes the
@@ -31,7 +32,7 @@ func (c *Container) specOpts(_ context.Context, volumes []specs.Mount) ([]oci.Sp
 		in.EphemeralPID = c.ephemeralPIDOpts
 	}
 	if g := p.shimGroup(); g != "" {
-		in.Annotations = map[string]string{annotationShimGroup: g}
+		in.Annotations = map[string]string{podsandbox.AnnotationShimGroup: g}
 	}
 	return containerspec.Opts(in)
 }

@@ -20,7 +20,9 @@ import (
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/worker/goroutines"
 	"github.com/podlife/podlife/podlife/internal/worker/lifecycle"
+	"github.com/podlife/podlife/podlife/internal/worker/ownerloop"
 	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
@@ -48,7 +50,7 @@ type Worker struct {
 	// sidecars names the restartable init containers (immutable).
 	sidecars map[string]bool
 	// goroutines are the goroutines the worker started for the pod (group.go).
-	goroutines *group
+	goroutines *goroutines.Group
 
 	lifeCtx     context.Context    // containerd calls that must outlive callers (namespaced, never cancelled)
 	startCtx    context.Context    // cancelled when a stop begins
@@ -82,7 +84,7 @@ type Worker struct {
 
 	// owner is the pod's loop. It alone reads and writes the fields below, the sandbox's IP and
 	// the containers' mutable state (see owner.go); others read its snapshots.
-	owner        *owner
+	owner        *ownerloop.Loop[snapshot]
 	stopping     bool
 	completing   bool // the stop of a completed pod with sidecars still running was started
 	terminated   bool // every process gone after a stop: the phase is final
@@ -159,7 +161,7 @@ func assemblePod(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid 
 		byName:   map[string]*Container{},
 		netReady: make(chan struct{}), seqDone: make(chan struct{}), started: make(chan struct{}),
 		stopped: make(chan struct{}), removed: make(chan struct{}), deadlineChanged: make(chan struct{}, 1),
-		persistQuit: make(chan struct{}), persisted: make(chan struct{}), goroutines: newGroup(),
+		persistQuit: make(chan struct{}), persisted: make(chan struct{}), goroutines: goroutines.NewGroup(),
 		phase: PhasePending, owner: newOwner(), startTime: r.Clock.Now(), resizing: resizing.NewGate(),
 		condTimes: status.Transitions{},
 		sup:       record.NewSupervisionWriter(dir, record.Supervision{}),

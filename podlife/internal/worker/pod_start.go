@@ -10,6 +10,7 @@ import (
 
 	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/podstart"
 )
 
@@ -100,7 +101,7 @@ func (p *Worker) startSequence() error {
 		Inits:       p.runInits,
 		Apps:        p.startApps,
 		Stopping:    p.isStopping,
-		ShimAborted: errShimAborted,
+		ShimAborted: podsandbox.ErrShimAborted,
 	})
 }
 
@@ -148,7 +149,7 @@ func (p *Worker) rootPrepError() error {
 	for _, c := range p.startContainers() {
 		errs = append(errs, c.Err())
 	}
-	return podstart.RootPrepError(errs, errShimAborted)
+	return podstart.RootPrepError(errs, podsandbox.ErrShimAborted)
 }
 
 // setupError prefers the setup failure that cancelled the sequence (see podstart.SetupError).

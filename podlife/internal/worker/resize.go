@@ -46,7 +46,7 @@ func (p *Worker) Resize(ctx context.Context, name string, next Resources) error 
 	if !ok || c.ephemeral {
 		return fmt.Errorf("resize: pod %q: container %q: %w", p.name, name, ErrNotFound)
 	}
-	end, err := p.resizing.Begin(ctx, p.owner.done)
+	end, err := p.resizing.Begin(ctx, p.owner.Done())
 	if err != nil {
 		return fmt.Errorf("resize: pod %q: %w", p.name, err)
 	}

@@ -54,7 +54,7 @@ func (p *Worker) spawnRestart(what string, fn func()) bool {
 // awaitRestarts waits, once the pod is stopping, for the restarts in flight (those of
 // spawnRestart and of restart_all.go) and the ephemeral containers' creations and starts.
 func (p *Worker) awaitRestarts() {
-	p.goroutines.await(nil, gRestart, gRestartAll, gEphemeral)
+	p.goroutines.Await(nil, gRestart, gRestartAll, gEphemeral)
 }
 
 // restart restarts c after its instance prev (nil: none left) exited (restarting.Restart).

@@ -9,6 +9,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/goroutines"
 	"github.com/podlife/podlife/podlife/internal/worker/observe"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
@@ -72,16 +73,20 @@ func (p *Worker) AwaitAbandoned(deadline time.Time) {
 	case <-p.persisted:
 	case <-ctx.Done():
 	}
-	<-p.owner.done
-	if !p.goroutines.await(ctx.Done()) {
-		live, _ := p.goroutines.counts()
-		p.log.Info("runtime closed: goroutines of the pod still run", "goroutines", describeGoroutines(live))
+	<-p.owner.Done()
+	if !p.goroutines.Await(ctx.Done()) {
+		live, _ := p.goroutines.Counts()
+		p.log.Info("runtime closed: goroutines of the pod still run", "goroutines", goroutines.Describe(live))
 	}
 }
 
 // Detach leaves a stopped pod adopted for its stop (Observed.ForStop) unmanaged again: its
 // status written, forgotten by the Runtime (which releases its adoption lock).
-func (p *Worker) Detach() { p.detach() }
+func (p *Worker) Detach() {
+	close(p.persistQuit)
+	<-p.persisted
+	p.host.Forget(p)
+}
 
 // Observed is what an adopter found of a pod some other process started: the worker of
 // Restore is built from it.

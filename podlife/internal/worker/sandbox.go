@@ -15,27 +15,7 @@ import (
 
 // The pod's sandbox and shims are made and undone by package podsandbox; the worker decides
 // when, and its loop records the outcome: the network's attachment and IP (podNet), the
-// pause's handles (pause), the failure of the pod when its pause exits (watchPause).
-
-// Sandbox is the pod's sandbox: its directory, namespaces and address (see podsandbox.Sandbox).
-type Sandbox = podsandbox.Sandbox
-
-// The labels on the pod's containerd containers (see podsandbox's).
-const (
-	LabelPod        = podsandbox.LabelPod
-	LabelContainer  = podsandbox.LabelContainer
-	LabelPodUID     = podsandbox.LabelPodUID
-	LabelKind       = podsandbox.LabelKind
-	LabelAttempt    = podsandbox.LabelAttempt
-	LabelKindPause  = podsandbox.LabelKindPause
-	PauseNameInPod  = podsandbox.PauseNameInPod
-	labelStopSignal = podsandbox.LabelStopSignal
-	// annotationShimGroup is the OCI annotation of the shim group (see podsandbox.Shim).
-	annotationShimGroup = podsandbox.AnnotationShimGroup
-)
-
-// errShimAborted fails a create that waited for the pod's shim (see podsandbox.ErrShimAborted).
-var errShimAborted = podsandbox.ErrShimAborted
+// pause's handles (pauseState), the failure of the pod when its pause exits (watchPause).
 
 // podNet is the pod's loop's record of its network attachment, as its sandbox reports it.
 type podNet struct{ p *Worker }
@@ -86,14 +66,7 @@ func (p *Worker) podLabels() podsandbox.PodLabels {
 }
 
 func (p *Worker) labels(c *Container) map[string]string {
-	kind := podsandbox.KindApp
-	switch {
-	case c.init:
-		kind = podsandbox.KindInit
-	case c.ephemeral:
-		kind = podsandbox.KindEphemeral
-	}
-	return p.podLabels().For(c.spec.Name, kind)
+	return p.podLabels().For(c.spec.Name, podsandbox.KindOf(c.init, c.ephemeral))
 }
 
 // createSandbox makes the pod's sandbox (see podsandbox.Sandbox.Create), the pod's fsGroup
@@ -109,6 +82,11 @@ type pause struct {
 	task tasks.Task      // nil until created, and once deleted
 }
 
+// pauseState runs f on the pod's loop with the pause's handles (a podsandbox.PauseState).
+func (p *Worker) pauseState(f func(ctr *tasks.Container, task *tasks.Task)) bool {
+	return p.do(func() { f(&p.pause.ctr, &p.pause.task) })
+}
+
 // startPause creates and starts the pod's pause (see podsandbox.Sandbox.StartPause) and
 // watches it. On failure what it made stays for stopPause to delete.
 func (p *Worker) startPause(ctx context.Context) error {
@@ -118,16 +96,7 @@ func (p *Worker) startPause(ctx context.Context) error {
 	}
 	pc := podsandbox.Pause{ID: p.pause.id, Handler: p.handler, Binary: bin, Labels: p.podLabels().Pause(),
 		Namespaces: p.sharedNamespaceOpts(), ShimGroup: p.shimGroup()}
-	task, err := p.sandbox.StartPause(ctx, pc, func(ctr tasks.Container, task tasks.Task) {
-		p.do(func() {
-			if ctr != nil {
-				p.pause.ctr = ctr
-			}
-			if task != nil {
-				p.pause.task = task
-			}
-		})
-	}, p.log)
+	task, err := p.sandbox.StartPause(ctx, pc, p.pauseState, p.log)
 	if err != nil {
 		return err
 	}
@@ -147,16 +116,7 @@ func (p *Worker) startPause(ctx context.Context) error {
 // again; the Runtime's Close ends it.
 func (p *Worker) watchPause(exited <-chan ctrd.ExitStatus) {
 	conn := podsandbox.Conn{Retry: p.host.Retry, WaitConnected: p.host.WaitConnected}
-	st, ok, err := podsandbox.FollowPause(p.watchCtx, conn, exited, func() (ctr tasks.Container) {
-		p.do(func() { ctr = p.pause.ctr })
-		return ctr
-	}, func(task tasks.Task) {
-		p.do(func() {
-			if p.pause.task != nil {
-				p.pause.task = task
-			}
-		})
-	})
+	st, ok, err := podsandbox.FollowPause(p.watchCtx, conn, exited, p.pauseState)
 	if err != nil {
 		p.log.Warn("pause no longer watched", "err", err)
 	}
@@ -188,19 +148,7 @@ func (p *Worker) stopPause(ctx context.Context) error {
 	if p.pause == nil {
 		return nil
 	}
-	var ctr tasks.Container
-	var task tasks.Task
-	p.do(func() { ctr, task = p.pause.ctr, p.pause.task })
-	taskGone, ctrGone, err := podsandbox.StopPause(ctx, p.host.Retry, ctr, task)
-	p.do(func() {
-		if taskGone {
-			p.pause.task = nil
-		}
-		if ctrGone {
-			p.pause.ctr = nil
-		}
-	})
-	return err
+	return podsandbox.StopPause(ctx, p.host.Retry, p.pauseState)
 }
 
 // newSandbox is the sandbox and shim choice of a pod being assembled in dir (nothing made yet).

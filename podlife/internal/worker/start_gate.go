@@ -11,6 +11,6 @@ func (p *Worker) awaitStarts() {
 	}
 	select {
 	case <-idle:
-	case <-p.owner.done:
+	case <-p.owner.Done():
 	}
 }

@@ -97,7 +97,7 @@ func (p *Worker) awaitStartSequence() {
 	}
 	teardown.AwaitStart(p.seqDone, StartPolicySettle, func() {
 		msg := fmt.Sprintf("the start policy did not return %v after the stop cancelled it: stopping without it", StartPolicySettle)
-		p.goroutines.releaseNamed(gStart) // user code that ignores its context: see group.go
+		p.goroutines.ReleaseNamed(gStart) // user code that ignores its context: see group.go
 		p.log.Warn(msg)
 		p.emit("", EventWarning, ReasonStartPolicyAbandoned, msg)
 	}, append(inFlight, p.netReady)...)
@@ -146,7 +146,7 @@ func (p *Worker) Remove(ctx context.Context) error {
 	if err := p.removal(ctx); err != nil {
 		return err
 	}
-	if !p.goroutines.await(ctx.Done()) {
+	if !p.goroutines.Await(ctx.Done()) {
 		return p.host.WaitErr(ctx)
 	}
 	return p.removeErr

@@ -20,8 +20,9 @@
 //
 // The pod's state stays the worker's, in its loop: whether the network is attached and the
 // pod's IP (the worker gives a [NetState] that reports them to its loop), the pause's
-// containerd handles (StartPause and StopPause report them; the worker records them), when
-// each step runs and what a failure does to the pod. The sandbox's paths and hostname are set
+// containerd handles (the pause's sequences read and record them through the [PauseState] the
+// worker gives, which runs them on its loop), when each step runs and what a failure does to
+// the pod. The sandbox's paths and hostname are set
 // when it is made (Create, Restore, Rebase), before anything reads them; the Shim's lock
 // guards only its own hand-over.
 //

@@ -42,6 +42,18 @@ const (
 	LabelKindPause = "pause"
 )
 
+// KindOf is the LabelKind value of a container: an init container's, an ephemeral one's, or
+// else an app container's.
+func KindOf(init, ephemeral bool) string {
+	switch {
+	case init:
+		return KindInit
+	case ephemeral:
+		return KindEphemeral
+	}
+	return KindApp
+}
+
 // PauseNameInPod is the LabelContainer value of the pause container (not a valid container
 // name, so it never collides with one).
 const PauseNameInPod = "POD"

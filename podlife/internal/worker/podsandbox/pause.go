@@ -50,11 +50,16 @@ type Pause struct {
 	ShimGroup  string // the pod's shim group ("" for a shim of its own)
 }
 
-// StartPause creates and starts the pod's pause task and pins its PID namespace. made reports
-// the pause's container, then its task, as soon as each exists (the pod's loop records them):
-// on failure what was made stays for StopPause to delete. The calls are not cancellable, as a
-// container's create: a stop waits for them.
-func (s *Sandbox) StartPause(ctx context.Context, pc Pause, made func(tasks.Container, tasks.Task), log *slog.Logger) (tasks.Task, error) {
+// PauseState runs f on the pod's loop, which owns the pause's containerd handles (nil: not
+// made, or deleted), and reports whether it ran: the pause's sequences read and record them
+// only through it (the worker gives its loop's do).
+type PauseState func(f func(ctr *tasks.Container, task *tasks.Task)) bool
+
+// StartPause creates and starts the pod's pause task and pins its PID namespace. It records the
+// pause's container, then its task, through state as soon as each exists: on failure what was
+// made stays for StopPause to delete. The calls are not cancellable, as a container's create: a
+// stop waits for them.
+func (s *Sandbox) StartPause(ctx context.Context, pc Pause, state PauseState, log *slog.Logger) (tasks.Task, error) {
 	ctx = context.WithoutCancel(ctx)
 	if err := os.Mkdir(s.pauseRoot(), 0o755); err != nil {
 		return nil, fmt.Errorf("pause root: %w", err)
@@ -63,7 +68,7 @@ func (s *Sandbox) StartPause(ctx context.Context, pc Pause, made func(tasks.Cont
 	if err != nil {
 		return nil, fmt.Errorf("create pause container: %w", err)
 	}
-	made(ctr, nil)
+	state(func(c *tasks.Container, _ *tasks.Task) { *c = ctr })
 	task, err := ctr.NewTask(ctx, tasks.Output{Stdout: io.Discard, Stderr: io.Discard, FIFODir: s.FIFODir()})
 	if err != nil {
 		if cerr := ctr.SweepCgroup(); cerr != nil {
@@ -71,7 +76,7 @@ func (s *Sandbox) StartPause(ctx context.Context, pc Pause, made func(tasks.Cont
 		}
 		return nil, fmt.Errorf("create pause task: %w", err)
 	}
-	made(nil, task)
+	state(func(_ *tasks.Container, t *tasks.Task) { *t = task })
 	if err := task.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start pause: %w", err)
 	}
@@ -112,11 +117,12 @@ type Conn struct {
 }
 
 // FollowPause waits for the pause's exit on exited, following its task again whenever
-// containerd went away: current returns the pause's container (nil once a stop deleted it),
-// reloaded records the task loaded again. It returns the exit, or ok false if the watch ended
-// without one (ctx ended, the Runtime detached, the pause was deleted, or err: its task could
-// not be followed again); a pause gone while containerd was away exits with an unknown status.
-func FollowPause(ctx context.Context, conn Conn, exited <-chan ctrd.ExitStatus, current func() tasks.Container, reloaded func(tasks.Task)) (st ctrd.ExitStatus, ok bool, err error) {
+// containerd went away (its container read from state: nil once a stop deleted it; the task
+// loaded again recorded there, unless a stop deleted it meanwhile). It returns the exit, or ok
+// false if the watch ended without one (ctx ended, the Runtime detached, the pause was deleted,
+// or err: its task could not be followed again); a pause gone while containerd was away exits
+// with an unknown status.
+func FollowPause(ctx context.Context, conn Conn, exited <-chan ctrd.ExitStatus, state PauseState) (st ctrd.ExitStatus, ok bool, err error) {
 	for {
 		st = <-exited
 		if st.Error() == nil {
@@ -125,7 +131,8 @@ func FollowPause(ctx context.Context, conn Conn, exited <-chan ctrd.ExitStatus, 
 		if ctx.Err() != nil || conn.WaitConnected(ctx) != nil {
 			return st, false, nil // the Runtime detached: the pause may well still run
 		}
-		ctr := current()
+		var ctr tasks.Container
+		state(func(c *tasks.Container, _ *tasks.Task) { ctr = *c })
 		if ctr == nil {
 			return st, false, nil // deleted by a stop
 		}
@@ -143,16 +150,24 @@ func FollowPause(ctx context.Context, conn Conn, exited <-chan ctrd.ExitStatus, 
 		if err != nil {
 			return st, false, err
 		}
-		reloaded(task)
+		state(func(_ *tasks.Container, t *tasks.Task) {
+			if *t != nil {
+				*t = task
+			}
+		})
 	}
 }
 
 // StopPause kills and deletes the pause's task (and the cgroup runc may leave), then its
-// container; the pod's containers' tasks must be deleted first. It reports which of task and
-// ctr (either may be nil) it deleted or found gone, for the pod's loop to record; what is left
-// is deleted by the next call.
-func StopPause(ctx context.Context, retry func(context.Context, func() error) error, ctr tasks.Container, task tasks.Task) (taskGone, ctrGone bool, err error) {
+// container, as state has them (either may be nil); the pod's containers' tasks must be deleted
+// first. It records in state what it deleted or found gone; what is left is deleted by the
+// next call.
+func StopPause(ctx context.Context, retry func(context.Context, func() error) error, state PauseState) error {
+	var ctr tasks.Container
+	var task tasks.Task
+	state(func(c *tasks.Container, t *tasks.Task) { ctr, task = *c, *t })
 	var errs []error
+	taskGone, ctrGone := false, false
 	if task != nil {
 		// The delete kills the process (SIGKILL) and waits for it.
 		err := retry(ctx, func() error { return task.Delete(ctx) })
@@ -173,5 +188,13 @@ func StopPause(ctx context.Context, retry func(context.Context, func() error) er
 			ctrGone = true
 		}
 	}
-	return taskGone, ctrGone, errors.Join(errs...)
+	state(func(c *tasks.Container, t *tasks.Task) {
+		if taskGone {
+			*t = nil
+		}
+		if ctrGone {
+			*c = nil
+		}
+	})
+	return errors.Join(errs...)
 }
