@@ -135,6 +135,6 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 func (c *Container) markPostStartFailed(hookErr error) {
 	p := c.pod
 	msg := fmt.Sprintf("%s lifecycle hook for Container %q in Pod %q failed - error: %v", hook.Describe(c.spec.PostStart), c.spec.Name, p.name, hookErr)
-	p.do(func() { c.hookFailed = msg })
+	p.do(func() { c.st.HookFailed = msg })
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
 }

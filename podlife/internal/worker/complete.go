@@ -39,7 +39,7 @@ func (p *Worker) waitOutlived(sidecar *Container, deadline time.Time) {
 		gone := true // also once the loop has ended
 		p.do(func() {
 			for _, c := range outlived {
-				if c.cur != nil && c.cur.running && c.state.Running != nil {
+				if c.cur != nil && c.cur.running && c.st.State.Running != nil {
 					gone = false
 				}
 			}

@@ -57,14 +57,14 @@ func (s *podStarter) Wait(ctx context.Context, name string, cond DependencyCondi
 	_, err = p.WaitFor(ctx, func(PodStatus) bool {
 		met, ended := false, false
 		p.do(func() {
-			t := c.state.Terminated
+			t := c.st.State.Terminated
 			switch cond {
 			case ContainerCompleted:
 				met = t != nil && t.ExitCode == 0
 			case ContainerReady:
-				met = c.ready
+				met = c.st.Ready
 			default:
-				met = c.started
+				met = c.st.Started
 			}
 			ended = t != nil && !c.shouldRestartOwned(t.ExitCode) || s.failed[name]
 		})

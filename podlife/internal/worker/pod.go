@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/cni"
-	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/worker/goroutines"
@@ -101,7 +100,7 @@ type Worker struct {
 	startTime    time.Time
 	ephemerals   []*Container // added by AddEphemeralContainer, in order; never removed
 	// starts counts the Task.Starts the loop granted that are not recorded yet (see
-	// start_gate.go).
+	// awaitStarts).
 	starts lifecycle.Gate
 
 	sup *record.SupervisionWriter // supervision.json: what an adopter needs (see supervision.go)
@@ -177,13 +176,7 @@ func assemblePod(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid 
 		for i := range cs {
 			c := &Container{pod: p, spec: &cs[i], init: init, plannedID: NewID(), prepared: make(chan struct{}),
 				sidecar: init && cs[i].RestartPolicy == RestartAlways}
-			// The kubelet's default waiting reason for a container not created yet: every one
-			// of a pod with init containers (the init containers too) waits in PodInitializing.
-			reason := api.ReasonContainerCreating
-			if len(p.spec.InitContainers) > 0 {
-				reason = api.ReasonPodInitializing
-			}
-			c.state = ContainerState{Waiting: &StateWaiting{Reason: reason}}
+			c.st = status.NewContainer(len(p.spec.InitContainers) > 0)
 			if c.sidecar {
 				p.sidecars[c.spec.Name] = true
 			}

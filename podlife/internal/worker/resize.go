@@ -34,7 +34,7 @@ func (c *Container) statusResources(st *ContainerStatus) {
 	}
 	r := c.resourcesOwned()
 	st.AllocatedResources = r
-	if c.state.Running != nil {
+	if c.st.State.Running != nil {
 		st.Resources = &r
 	}
 }
@@ -81,7 +81,7 @@ func (t *resizeTarget) Running() (string, tasks.Task) {
 	c := t.c
 	var task tasks.Task
 	c.pod.do(func() {
-		if c.cur != nil && c.cur.running && c.state.Running != nil {
+		if c.cur != nil && c.cur.running && c.st.State.Running != nil {
 			t.inst, task = c.cur, c.cur.task
 		}
 	})
