@@ -303,20 +303,11 @@ func (c *Container) startProbesFrom(inst *instance, startupDone bool) {
 	p.spawn(gProbes, set.Wait)
 }
 
-// killForProbe kills an instance whose liveness or startup probe failed, with the probe's grace
-// period if it has one; its exit then restarts it per the restart policy.
+// killForProbe kills an instance whose liveness or startup probe failed (see probing.KillOf);
+// its exit then restarts it per the restart policy.
 func (c *Container) killForProbe(inst *instance, kind probe.Kind, spec *probe.Spec) {
-	p := c.pod
-	if p.isStopping() {
-		return
+	if !c.pod.isStopping() {
+		msg, grace := probing.KillOf(c.spec.Name, kind, spec, GracePeriod(&c.pod.spec), c.shouldRestart(137))
+		c.killInstance(inst, grace, msg, true)
 	}
-	msg := fmt.Sprintf("Container %s failed %s probe", c.spec.Name, kind)
-	if c.shouldRestart(137) {
-		msg += ", will be restarted"
-	}
-	grace := GracePeriod(&p.spec)
-	if spec.TerminationGracePeriod != nil {
-		grace = *spec.TerminationGracePeriod
-	}
-	c.killInstance(inst, grace, msg, true)
 }
