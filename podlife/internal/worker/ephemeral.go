@@ -94,7 +94,7 @@ func (c *Container) ephemeralPIDOpts() ([]oci.SpecOpts, error) {
 	}
 	target := ephemeral.Target{Name: c.targetName}
 	p.do(func() {
-		if t.cur != nil && t.cur.running {
+		if t.cur != nil && t.cur.running && !t.cur.exitRecorded { // as the status shows it
 			target.Task, target.Exited, target.Cgroup = t.cur.task, t.cur.exited, p.containerCgroup(t.cur.id)
 		}
 	})
