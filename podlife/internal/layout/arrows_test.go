@@ -80,6 +80,7 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/worker/resizing", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt", "podlife/internal/poddir", "cni"}},
 		{"podlife/internal/worker/ephemeral", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt", "podlife/internal/poddir", "cni"}},
 		{"podlife/internal/worker/teardown", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt", "podlife/internal/poddir", "podlife/internal/eventbus", "cni"}},
+		{"podlife/internal/worker/podend", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt", "podlife/internal/poddir", "podlife/internal/eventbus", "cni"}},
 		{"podlife/internal/worker/exitwatch", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt", "podlife/internal/poddir", "podlife/internal/eventbus", "cni"}},
 		{"podlife/internal/worker/podsandbox", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt"}},
 		{"podlife/internal/worker/warmmember", []string{"podlife/internal/worker", "podlife/internal/warmpool", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt"}},

@@ -12,7 +12,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/found"
 	"github.com/podlife/podlife/podlife/internal/tasks"
-	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/attempt"
 )
 
 // Attaching: an interactive ephemeral container (Stdin or TTY) gets FIFOs under its pod's
@@ -41,15 +41,15 @@ func (s Pods) Attach(ctx context.Context, pod, container string, streams api.Exe
 	}
 	bg := context.WithoutCancel(s.ctx(ctx))
 	dir := found.Dir(s.StateDir, pod)
-	cfg := worker.AttachFIFOs(dir, id, true, true)
+	cfg := attempt.AttachFIFOs(dir, id, true, true)
 	if _, err := os.Stat(cfg.Stdout); err != nil {
 		return -1, fmt.Errorf("attach to %s/%s: %w", pod, container, errNotAttachable)
 	}
 	if _, err := os.Stat(cfg.Stdin); err != nil {
 		cfg.Stdin = ""
 	}
-	if _, err := os.Stat(worker.AttachFIFOs(dir, id, false, false).Stderr); err == nil {
-		cfg = worker.AttachFIFOs(dir, id, cfg.Stdin != "", false)
+	if _, err := os.Stat(attempt.AttachFIFOs(dir, id, false, false).Stderr); err == nil {
+		cfg = attempt.AttachFIFOs(dir, id, cfg.Stdin != "", false)
 	}
 	statusC, err := task.Wait(bg)
 	if err != nil {

@@ -5,7 +5,9 @@ import (
 
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 
 	"github.com/containerd/containerd/v2/pkg/oci"
 
@@ -70,11 +72,8 @@ func (p *Worker) AddEphemeralContainer(ctx context.Context, spec EphemeralContai
 // validateEphemeralOwned (on the loop) checks an ephemeral container's spec against the pod
 // (ephemeral.Validate).
 func (p *Worker) validateEphemeralOwned(spec *EphemeralContainerSpec) error {
-	pod := ephemeral.Pod{Name: p.name, Spec: &p.spec, Containers: map[string]bool{},
+	pod := ephemeral.Pod{Name: p.name, Spec: &p.spec, Containers: maps.Keys(p.byName),
 		AdmitContainerSecurity: p.host.AdmitContainerSecurity, AdmitPodSecurity: p.host.AdmitPodSecurity}
-	for name := range p.byName {
-		pod.Containers[name] = true
-	}
 	for _, e := range p.ephemerals {
 		pod.Ephemerals = append(pod.Ephemerals, *e.spec)
 	}
@@ -95,17 +94,16 @@ func (c *Container) ephemeralPIDOpts() ([]oci.SpecOpts, error) {
 	}
 	target := ephemeral.Target{Name: c.targetName}
 	p.do(func() {
-		if t.cur != nil && t.cur.running {
+		if t.cur != nil && t.cur.running && !t.cur.exitRecorded { // as the status shows it
 			target.Task, target.Exited, target.Cgroup = t.cur.task, t.cur.exited, p.containerCgroup(t.cur.id)
 		}
 	})
 	dir := filepath.Join(p.sandbox.Dir(), "ns", "target-"+c.plannedID)
-	path, err := ephemeral.PinTarget(p.host.Tasks, dir, target)
-	if err != nil {
-		return nil, err
+	opts, err := ephemeral.PinTarget(p.host.Tasks, dir, target)
+	if err == nil {
+		c.targetPin = dir
 	}
-	c.targetPin = dir
-	return ephemeral.JoinPID(path), nil
+	return opts, err
 }
 
 // unpinTarget removes the pin of the target's PID namespace, if any.
@@ -121,10 +119,7 @@ func (c *Container) unpinTarget() {
 
 // allContainers returns every container of the pod: init, app and ephemeral.
 func (p *Worker) allContainers() []*Container {
-	out := make([]*Container, 0, len(p.byName))
-	for _, c := range p.byName {
-		out = append(out, c)
-	}
+	out := slices.Collect(maps.Values(p.byName))
 	if !p.do(func() { out = append(out, p.ephemerals...) }) {
 		out = append(out, p.view().ephemerals...)
 	}

@@ -16,12 +16,10 @@ import (
 )
 
 // current returns the container's current instance and its task (nil if none).
-func (c *Container) current() (*instance, tasks.Task) {
-	var inst *instance
-	var task tasks.Task
+func (c *Container) current() (inst *instance, task tasks.Task) {
 	c.pod.do(func() {
-		if c.cur != nil {
-			inst, task = c.cur, c.cur.task
+		if inst = c.cur; inst != nil {
+			task = inst.task
 		}
 	})
 	return inst, task
@@ -60,12 +58,20 @@ func (c *Container) exec(ctx context.Context, argv []string, streams ExecIO) (in
 	var pspec *specs.Process
 	p.do(func() { pspec = inst.procSpec })
 	if pspec == nil {
-		ps, err := attempt.ProcessSpec(ctx, bg, conn, inst.cg)
-		if err != nil {
+		var err error
+		if pspec, err = attempt.ProcessSpec(ctx, bg, conn, inst.cg); err != nil {
 			return -1, err
 		}
-		pspec = ps
 		p.do(func() { inst.procSpec = pspec })
 	}
 	return attempt.Exec(ctx, bg, conn, c.spec.Name, task, *pspec, argv, streams, p.sandbox.FIFODir())
+}
+
+// resumeAttachCopy takes over the copy of an adopted, running interactive instance's output to
+// its log and to attached clients, which its previous manager did (see
+// attempt.ResumeAttachCopy), at its adoption.
+func (i *instance) resumeAttachCopy(p *Worker) {
+	if lg, ok := attempt.ResumeAttachCopy(p.sandbox.Dir(), i.id, i.logPath, p.host.Cfg.Logs, p.host.Closing, p.log); ok {
+		i.log, i.streams = lg.Writer, lg.Streams
+	}
 }

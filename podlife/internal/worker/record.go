@@ -3,12 +3,15 @@ package worker
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
 // The pod's records on disk (pod.json, status.json, supervision.json) are written by package
-// record from values the worker takes on the pod's loop; see supervision.go for the last.
+// record from values the worker takes on the pod's loop. supervision.json is written at each
+// change, before the step it records; a failure to write it is logged (the pod goes on: only
+// an adoption after a crash would miss it).
 
 // writeRecord writes the pod's record, pod.json, from a snapshot of the pod taken on its loop
 // (or, once the loop ended, of the state it left): writes issued at once land in the order of
@@ -53,4 +56,31 @@ func (p *Worker) onLoopOrAfter(f func()) {
 	if !p.do(f) {
 		f()
 	}
+}
+
+// persistStop records that the pod's stop began, so that an adopter after a crash finishes it.
+func (p *Worker) persistStop(grace time.Duration, hooks bool) {
+	if p.sup == nil {
+		return
+	}
+	if err := p.sup.BeginStop(record.StopIntent{Since: p.host.Clock.Now(), Grace: grace, Hooks: hooks}); err != nil {
+		p.log.Warn("stop not persisted: an adopter after a crash would resume the pod", "err", err)
+	}
+}
+
+// persistSupervision records a change of c's supervision state.
+func (c *Container) persistSupervision(fn func(*record.ContainerSupervision)) {
+	p := c.pod
+	if p.sup == nil || c.ephemeral {
+		return
+	}
+	if err := p.sup.Update(c.spec.Name, fn); err != nil {
+		p.log.Warn("supervision state not persisted", "container", c.spec.Name, "err", err)
+	}
+}
+
+// persistBackoff records c's crash-loop back-off entry.
+func (c *Container) persistBackoff() {
+	delay, updated := c.pod.host.Backoff.State(c.backoffKey())
+	c.persistSupervision(func(s *record.ContainerSupervision) { s.BackoffDelay, s.BackoffUpdated = delay, updated })
 }

@@ -3,6 +3,7 @@ package worker
 import (
 	. "github.com/podlife/podlife/podlife/internal/api"
 
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -13,12 +14,7 @@ import (
 
 // resourcesOwned are the container's CPU and memory as allocated: its spec's, or the last
 // resize's (see package resizing). It runs on the loop.
-func (c *Container) resourcesOwned() Resources {
-	if r := c.allocated; r != nil {
-		return *r
-	}
-	return c.spec.Resources
-}
+func (c *Container) resourcesOwned() Resources { return *cmp.Or(c.allocated, &c.spec.Resources) }
 
 // resources is resourcesOwned, read through the loop (or after it ended: nothing writes then).
 func (c *Container) resources() (r Resources) {
@@ -77,18 +73,14 @@ func (t *resizeTarget) Allocated() map[string]Resources {
 	return cur
 }
 
-func (t *resizeTarget) Running() (string, tasks.Task) {
+func (t *resizeTarget) Running() (id string, task tasks.Task) {
 	c := t.c
-	var task tasks.Task
 	c.pod.do(func() {
-		if c.cur != nil && c.cur.running && c.st.State.Running != nil {
-			t.inst, task = c.cur, c.cur.task
+		if c.cur != nil && c.cur.running && c.st.State.Running != nil && c.cur.task != nil {
+			t.inst, id, task = c.cur, c.cur.id, c.cur.task
 		}
 	})
-	if task == nil {
-		return "", nil
-	}
-	return t.inst.id, task
+	return id, task
 }
 
 func (t *resizeTarget) Allocate(next Resources) {

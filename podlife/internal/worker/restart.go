@@ -5,6 +5,7 @@ import (
 
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/podlife/podlife/podlife/internal/worker/restarting"
 )
@@ -40,12 +41,10 @@ func (c *Container) onExit(inst *instance, term *StateTerminated) {
 // spawnRestart starts fn, a restart, in the pod's group unless the pod is stopping: spawned on
 // the loop, which orders it with the stop's wait for the restarts (awaitRestarts: the stop sets
 // p.stopping on the loop before it waits). It reports whether fn was started.
-func (p *Worker) spawnRestart(what string, fn func()) bool {
-	started := false
+func (p *Worker) spawnRestart(what string, fn func()) (started bool) {
 	p.do(func() {
-		if !p.stopping {
+		if started = !p.stopping; started {
 			p.spawn(what, fn)
-			started = true
 		}
 	})
 	return started
@@ -80,9 +79,8 @@ func (p *Worker) restartHost() restarting.Host {
 // restartCtr is a container as its restarts see it (restarting.Container).
 type restartCtr struct{ c *Container }
 
-func (r restartCtr) Name() string        { return r.c.spec.Name }
-func (r restartCtr) PersistBackoff()     { r.c.persistBackoff() }
-func (r restartCtr) Drop(inst *instance) { r.c.dropInstance(inst) }
+func (r restartCtr) Name() string    { return r.c.spec.Name }
+func (r restartCtr) PersistBackoff() { r.c.persistBackoff() }
 func (r restartCtr) Start(ctx context.Context, inst *instance) error {
 	return r.c.startInstance(ctx, inst)
 }
@@ -130,21 +128,14 @@ func (r restartCtr) Install(inst *instance, attempt int, last ContainerState) bo
 // (restarting.BackoffKey). Pod.Remove drops it.
 func (c *Container) backoffKey() string { return restarting.BackoffKey(c.pod.uid, c.spec.Name) }
 
-// dropInstance deletes an exited instance's containerd objects.
-func (c *Container) dropInstance(inst *instance) {
-	p := c.pod
-	if err := inst.delete(p.lifeCtx); err != nil {
-		p.log.Warn("delete previous instance", "container", c.spec.Name, "err", err)
+// Drop deletes an exited instance's containerd objects.
+func (r restartCtr) Drop(inst *instance) {
+	c := r.c
+	if err := inst.delete(c.pod.lifeCtx); err != nil {
+		c.pod.log.Warn("delete previous instance", "container", c.spec.Name, "err", err)
 		return
 	}
-	p.do(func() {
-		for i, l := range c.live {
-			if l == inst {
-				c.live = append(c.live[:i], c.live[i+1:]...)
-				break
-			}
-		}
-	})
+	c.pod.do(func() { c.live = slices.DeleteFunc(c.live, func(l *instance) bool { return l == inst }) })
 }
 
 // restartsByName is the pod's RestartsFunc for ComputePhase: the named container's shouldRestart.

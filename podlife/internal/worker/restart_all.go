@@ -4,7 +4,6 @@ import (
 	. "github.com/podlife/podlife/podlife/internal/api"
 
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/worker/restarting"
@@ -71,14 +70,7 @@ func (a allRestart) AwaitInit(ctx context.Context, name string) bool {
 }
 
 func (a allRestart) StartApps(ctx context.Context) error {
-	p := a.p
-	return p.spec.StartPolicy.Start(ctx, &podStarter{p: p, names: containerNames(p.apps), start: func(ctx context.Context, name string) error {
-		c, ok := p.byName[name]
-		if !ok || c.init {
-			return errUnknownContainer(name)
-		}
-		return c.rerun(ctx)
-	}})
+	return a.p.startApps(ctx, (*Container).rerun)
 }
 
 // containerNames returns the names of cs, in order.
@@ -88,9 +80,4 @@ func containerNames(cs []*Container) []string {
 		names[i] = c.spec.Name
 	}
 	return names
-}
-
-// errUnknownContainer is a start policy's request for a container the pod does not have.
-func errUnknownContainer(name string) error {
-	return fmt.Errorf("start policy asked for unknown container %q", name)
 }

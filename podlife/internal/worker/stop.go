@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,38 +25,28 @@ type StopOptions struct {
 	NoHooks bool
 }
 
-// Stop stops the pod the kubelet's way and releases its network: a start still in progress is
-// cancelled (a running postStart hook included), every container gets its preStop hook and stop
-// signal in parallel, then SIGKILL once the grace period is over (at least 2 s after the stop
-// signal); then the tasks are deleted, CNI DEL runs and the namespaces are unpinned. Containers,
-// logs and volumes stay until Remove.
-//
-// ctx cancels the wait, not the stop. Stop may be called any number of times; every call waits
-// for the same stop, a call from one of the pod's own hooks included (the stop abandons the
-// hook when its time is up). Once the Runtime is closed, Stop fails with ErrClosed: use a handle
-// of another Runtime (Pod.Stop).
+// Stop stops the pod the kubelet's way and releases its network (podlife's Pod.Stop says how);
+// ctx cancels the wait, not the stop, and every call waits for the same stop. Once the Runtime
+// is closed (detached: it no longer sees the pod's processes), Stop fails with ErrClosed.
 func (p *Worker) Stop(ctx context.Context, o StopOptions) error {
-	select {
-	case <-p.stopped:
-		return p.stopErr
-	default:
-	}
-	if p.host.IsClosed() {
-		// Detached: this Runtime no longer sees the pod's processes. Another Runtime on the
-		// state dir stops it (its Pod.Stop).
-		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
-	}
 	grace := GracePeriod(&p.spec)
 	if o.Grace != nil {
 		grace = *o.Grace
 	}
-	p.spawn(gStop, func() { p.stopWith(p.lifeCtx, grace, !o.NoHooks, nil) })
-	select {
-	case <-p.stopped:
-		return p.stopErr
-	case <-ctx.Done():
-		return p.host.WaitErr(ctx)
+	if err := p.awaitEnd(ctx, p.stopped, gStop, func() { p.stopWith(p.lifeCtx, grace, !o.NoHooks, nil) }); err != nil {
+		return err
 	}
+	return p.stopErr
+}
+
+// awaitEnd starts end (the stop or the removal, in a goroutine named what) unless it is over
+// (done closed), and waits for it (see teardown.AwaitEnd).
+func (p *Worker) awaitEnd(ctx context.Context, done <-chan struct{}, what string, end func()) error {
+	var closed error
+	if p.host.IsClosed() {
+		closed = fmt.Errorf("pod %q: %w", p.name, ErrClosed)
+	}
+	return teardown.AwaitEnd(ctx, done, closed, func() { p.spawn(what, end) }, p.host.WaitErr)
 }
 
 // stopWith runs the stop once; later calls wait for the first one.
@@ -104,44 +95,44 @@ func (p *Worker) awaitStartSequence() {
 }
 
 func (p *Worker) stopAll(ctx context.Context, grace time.Duration, hooks bool) error {
-	var wg sync.WaitGroup
-	for _, c := range p.allContainers() {
-		wg.Go(func() { c.kill(grace, "", hooks) })
-	}
-	wg.Wait()
+	teardown.Each(p.allContainers(), func(c *Container) error { c.kill(grace, "", hooks); return nil })
 	if p.host.IsClosed() {
 		// Detached meanwhile: deleting tasks now would kill what the stop left running. The
 		// pod is another Runtime's to stop and remove.
 		return fmt.Errorf("pod %q: stop cut short: %w", p.name, ErrClosed)
 	}
-	all := p.allContainers()
-	errs := make([]error, len(all), len(all)+3) // each deletion writes its own
-	var detachErr, pauseErr error
+	var detachErr error
+	var wg sync.WaitGroup
 	wg.Go(func() { detachErr = p.sandbox.Detach(ctx, p.network, PortMappings(&p.spec)) })
-	var tasks sync.WaitGroup
-	for i, c := range all {
-		tasks.Go(func() { errs[i] = c.deleteInstances(ctx, false) })
-	}
-	wg.Go(func() {
-		tasks.Wait()
-		// The pause last: its SIGKILL takes with it whatever is left in the PID namespace.
-		pauseErr = p.stopPause(ctx)
-	})
+	deleted := teardown.Each(p.allContainers(), func(c *Container) error { return c.deleteInstances(ctx, false) })
+	// The pause last: its SIGKILL takes with it whatever is left in the PID namespace.
+	pauseErr := p.stopPause(ctx)
 	wg.Wait()
 	p.shim.RemoveStale(p.log)
-	errs = append(errs, pauseErr, detachErr)
-	errs = append(errs, p.sandbox.Release())
+	err := errors.Join(deleted, pauseErr, detachErr, p.sandbox.Release())
 	failpoint.Hit("stop.unpinned")
-	return errors.Join(errs...)
+	return err
 }
 
-// Remove stops the pod if it is not stopped yet (with its grace period), then deletes its
-// containers, snapshots, volumes, logs and state directory. After Remove the name can be reused.
-// If a step fails (CNI DEL among them), Remove returns the error and the state directory stays,
-// so that nothing is lost of what is left to release: Pod.Remove of a handle got again retries.
-// Once the Runtime is closed, Remove of a pod not removed yet fails with ErrClosed: use a handle
-// of another Runtime. Remove returns once every goroutine the worker started for the pod has
-// returned (but the caller's own, and user code abandoned: see group.go).
+// waitOutlived blocks a sidecar's stop signal until every container it outlives
+// (teardown.Outlived) has exited, or until deadline.
+func (p *Worker) waitOutlived(sidecar *Container, deadline time.Time) {
+	ctx, cancel := context.WithDeadline(p.lifeCtx, deadline)
+	defer cancel()
+	outlived := teardown.Outlived(sidecar, p.inits, func(c *Container) bool { return c.sidecar }, p.apps)
+	_, _ = p.WaitFor(ctx, func(PodStatus) bool {
+		gone := true // also once the loop has ended
+		p.do(func() {
+			gone = !slices.ContainsFunc(outlived, func(c *Container) bool { return c.cur != nil && c.cur.running && c.st.State.Running != nil })
+		})
+		return gone
+	})
+}
+
+// Remove stops the pod if it is not stopped yet (with its grace period), then deletes all of it
+// (podlife's Pod.Remove says what; a failed step leaves the state directory, for a retry). Once
+// the Runtime is closed, it fails with ErrClosed. It returns once every goroutine the worker
+// started for the pod has returned (but the caller's own, and user code abandoned: group.go).
 func (p *Worker) Remove(ctx context.Context) error {
 	if err := p.removal(ctx); err != nil {
 		return err
@@ -156,49 +147,28 @@ func (p *Worker) Remove(ctx context.Context) error {
 // (the removal of a pod whose start failed: the start sequence waits for it): nil once the pod
 // is removed (how: p.removeErr), else why the wait ended.
 func (p *Worker) removal(ctx context.Context) error {
-	select {
-	case <-p.removed:
-		return nil
-	default:
-	}
-	if p.host.IsClosed() {
-		return fmt.Errorf("pod %q: %w", p.name, ErrClosed)
-	}
-	p.spawn(gRemove, func() { p.removeOnce.Do(p.remove) })
-	select {
-	case <-p.removed:
-		return nil
-	case <-ctx.Done():
-		return p.host.WaitErr(ctx)
-	}
+	return p.awaitEnd(ctx, p.removed, gRemove, func() { p.removeOnce.Do(p.remove) })
 }
 
 // remove is the removal, once: the stop, then the deletion of everything of the pod.
 func (p *Worker) remove() {
 	p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil)
-	var wg sync.WaitGroup
 	all := p.allContainers()
 	cut := p.cutCreates(all)
-	errs := make([]error, len(all)) // each deletion writes its own
-	for i, c := range all {
-		wg.Go(func() { errs[i] = c.deleteInstances(p.lifeCtx, true) })
-	}
-	wg.Wait()
-	errs = append(errs, p.stopPause(p.lifeCtx)) // if the stop could not
-	errs = append(errs, p.sandbox.RemoveCgroup(p.spec.Resources))
+	errs := []error{teardown.Each(all, func(c *Container) error { return c.deleteInstances(p.lifeCtx, true) })}
+	errs = append(errs, p.stopPause(p.lifeCtx), p.sandbox.RemoveCgroup(p.spec.Resources)) // the pause: if the stop could not
 	for _, c := range all {
 		// The Runtime outlives its pods: their back-off entries must not pile up. (No
 		// restart is left to advance one: the stop waited for them.)
 		p.host.Backoff.Reset(c.backoffKey())
 	}
 	p.shim.RemoveStale(p.log)
-	errs = append(errs, cut.Settle(p.lifeCtx, p.log))
 	// A CNI DEL that failed in the stop is tried once more. If it fails again the pod's
 	// directory stays, with sandbox.json, the only record of the attachment (its IPAM lease,
-	// hostPort rules and libcni cache): Pod.Remove retries from it.
-	errs = append(errs, p.sandbox.Detach(p.lifeCtx, p.network, PortMappings(&p.spec)))
-	// The image volumes are unmounted before their views are removed.
-	errs = append(errs, p.sandbox.RemoveVolumes(&p.spec, p.host.RealDir), p.removeImageViews(p.lifeCtx), p.sandbox.DeleteLease(p.lifeCtx, p.host.Retry))
+	// hostPort rules and libcni cache): Pod.Remove retries from it. The image volumes are
+	// unmounted before their views are removed.
+	errs = append(errs, cut.Settle(p.lifeCtx, p.log), p.sandbox.Detach(p.lifeCtx, p.network, PortMappings(&p.spec)),
+		p.sandbox.RemoveVolumes(&p.spec, p.host.RealDir), p.removeImageViews(p.lifeCtx), p.sandbox.DeleteLease(p.lifeCtx, p.host.Retry))
 	failpoint.Hit("remove.lease-deleted")
 	close(p.persistQuit)
 	<-p.persisted

@@ -3,14 +3,14 @@ package worker
 import (
 	. "github.com/podlife/podlife/podlife/internal/api"
 
-	"cmp"
 	"context"
-	"sync"
+	"slices"
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/tasks"
+	"github.com/podlife/podlife/podlife/internal/worker/podstart"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 	"github.com/podlife/podlife/podlife/internal/worker/warmmember"
 )
@@ -25,7 +25,7 @@ func NewMember(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid, i
 	p := assemblePod(r, spec, recorded, handler, dir, uid)
 	p.events = eventbus.New(nil)
 	p.warm = warmmember.New(id, created, warmmember.Env{StateDir: r.Cfg.StateDir, Tasks: r.Tasks,
-		Sandbox: p.sandbox, Spec: p.spec, Pause: p.pause != nil, Log: p.log, HostLog: r.Log, Now: r.Clock.Now})
+		Sandbox: p.sandbox, Spec: p.spec, Log: p.log, HostLog: r.Log, Now: r.Clock.Now})
 	p.spawn(gLoop, p.runLoop)
 	return p
 }
@@ -43,7 +43,7 @@ func (p *Worker) Prewarm() error { return p.warm.Make(p.startCtx, warmPod{p}) }
 func (p *Worker) WatchMember(onDead func()) map[string]string {
 	images := map[string]string{}
 	p.do(func() {
-		for _, c := range p.specContainers() {
+		for _, c := range slices.Concat(p.inits, p.apps) {
 			images[c.spec.Name] = c.st.ImageID
 			orig, fwd := c.cur.exitCh, make(chan ctrd.ExitStatus, 1)
 			c.cur.exitCh = fwd
@@ -77,18 +77,9 @@ func (p *Worker) ClaimMember(ctx context.Context, spec, recorded PodSpec, regist
 	return nil
 }
 
-// startPrewarmed is a taken member's start sequence (see warmmember.Member.Start).
-func (p *Worker) startPrewarmed() error { return p.warm.Start(p.startCtx, p.lifeCtx, warmPod{p}) }
-
 // writeRecordFile writes the pod's record, pod.json (see warmmember.Member.WriteRecord).
 func (p *Worker) writeRecordFile(path string, rec record.Record) error {
 	return p.warm.WriteRecord(warmPod{p}, path, rec) // p.warm nil: not a member
-}
-
-// specContainers returns the pod's init and app containers (a member has no ephemeral one);
-// unlike allContainers, it may run on the pod's loop.
-func (p *Worker) specContainers() []*Container {
-	return append(append([]*Container{}, p.inits...), p.apps...)
 }
 
 // warmPod is a member's worker as its sequences see it: its methods are warmmember.Pod's
@@ -101,7 +92,7 @@ func (w warmPod) Go(g warmmember.Goroutine, fn func()) { w.spawn(warmGoroutines[
 
 func (w warmPod) Containers() (cs []warmmember.Container, pause tasks.Container, ok bool) {
 	ok = w.do(func() {
-		for _, c := range w.specContainers() {
+		for _, c := range slices.Concat(w.inits, w.apps) {
 			s := warmmember.Container{Name: c.spec.Name, Image: c.image.Name, ImageID: c.st.ImageID}
 			if c.cur != nil {
 				s.Ctr, s.Task = c.cur.ctr, c.cur.task != nil
@@ -118,41 +109,7 @@ func (w warmPod) Containers() (cs []warmmember.Container, pause tasks.Container,
 	return cs, pause, ok
 }
 
-func (w warmPod) CreateSandbox(ctx context.Context) error {
-	if err := w.createSandbox(); err != nil {
-		return err
-	}
-	return w.mountImageVolumes(ctx)
-}
-
-func (w warmPod) AttachNetwork(ctx context.Context) {
-	w.spawn(gNetwork, func() {
-		defer close(w.netReady)
-		if err := w.sandbox.Attach(ctx, w.network, &w.spec, PortMappings(&w.spec)); err != nil {
-			w.netErr = &StartError{Pod: w.name, Step: StepNetwork, Err: err}
-			return
-		}
-		w.update(func() { w.sandboxReady = true })
-	})
-}
-
-func (w warmPod) NetworkErr() error                    { <-w.netReady; return w.netErr }
-func (w warmPod) NoNetwork()                           { close(w.netReady) }
-func (w warmPod) StartPause(ctx context.Context) error { return w.startPause(ctx) }
-
-func (w warmPod) Prepare(ctx context.Context) error {
-	var wg sync.WaitGroup
-	for _, c := range w.specContainers() {
-		wg.Go(func() { c.prepare(ctx) })
-	}
-	wg.Wait()
-	for _, c := range w.specContainers() {
-		if c.prepErr != nil {
-			return cmp.Or(w.rootPrepError(), c.prepErr)
-		}
-	}
-	return nil
-}
+func (w warmPod) Steps() podstart.Pod { return w.startSteps() }
 
 func (w warmPod) Become(id warmmember.Identity) {
 	p := w.Worker
@@ -168,20 +125,11 @@ func (w warmPod) Become(id warmmember.Identity) {
 		p.startTime = id.Now
 		p.sandbox.Rebase(id.Dir, p.spec.Hostname, id.Rebase)
 		p.sup.SetDir(id.Dir)
-		for _, c := range p.specContainers() {
+		for _, c := range slices.Concat(p.inits, p.apps) {
 			for _, inst := range c.live {
 				inst.logPath, inst.termPath = id.Rebase(inst.logPath), id.Rebase(inst.termPath)
 			}
 		}
 		p.records.SetRelease(id.Release)
 	})
-}
-
-func (w warmPod) StartProcesses(ctx context.Context) error {
-	seqCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	if err := w.runInits(seqCtx); err != nil {
-		return setupError(seqCtx, err)
-	}
-	return w.appsResult(seqCtx, w.startApps(seqCtx))
 }

@@ -23,27 +23,27 @@ type Target struct {
 }
 
 // PinTarget pins, in dir, the PID namespace of the target's current process and returns the
-// pin's path, which the ephemeral container joins ([JoinPID]): the pin is checked to hold the
-// target's namespace (its PID may have been reused meanwhile). [Unpin] removes it once the
-// ephemeral container's task is created (runc has joined the namespace then).
-func PinTarget(rt tasks.Runtime, dir string, t Target) (string, error) {
+// spec options of an ephemeral container that joins the pin ([JoinPID]): the pin is checked to
+// hold the target's namespace (its PID may have been reused meanwhile). [Unpin] removes it
+// once the ephemeral container's task is created (runc has joined the namespace then).
+func PinTarget(rt tasks.Runtime, dir string, t Target) ([]oci.SpecOpts, error) {
 	if t.Task == nil {
-		return "", fmt.Errorf("target container %q is not running", t.Name)
+		return nil, fmt.Errorf("target container %q is not running", t.Name)
 	}
 	select {
 	case <-t.Exited:
-		return "", fmt.Errorf("target container %q is not running", t.Name)
+		return nil, fmt.Errorf("target container %q is not running", t.Name)
 	default:
 	}
 	pid := t.Task.PID()
 	if pid == 0 {
-		return "", fmt.Errorf("target container %q: no process", t.Name)
+		return nil, fmt.Errorf("target container %q: no process", t.Name)
 	}
 	path, err := rt.PinContainerNamespace(dir, sandboxns.PID, int(pid), t.Cgroup)
 	if err != nil {
-		return "", fmt.Errorf("target container %q: join its PID namespace: %w", t.Name, err)
+		return nil, fmt.Errorf("target container %q: join its PID namespace: %w", t.Name, err)
 	}
-	return path, nil
+	return JoinPID(path), nil
 }
 
 // Unpin removes the pin PinTarget made in dir; one already gone is not an error.

@@ -1,6 +1,8 @@
 package ephemeral
 
 import (
+	"iter"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/podlife/podlife/podlife/internal/api"
@@ -13,7 +15,7 @@ type Pod struct {
 	Spec *api.PodSpec
 	// Containers names the pod's init and app containers; Ephemerals are its ephemeral
 	// containers' specs, in the order they were added.
-	Containers map[string]bool
+	Containers iter.Seq[string]
 	Ephemerals []api.ContainerSpec
 	// AdmitContainerSecurity and AdmitPodSecurity are the Runtime's admission checks.
 	AdmitContainerSecurity func(path *field.Path, sc *api.SecurityContext) field.ErrorList
@@ -27,9 +29,9 @@ type Pod struct {
 func Validate(pod Pod, spec *api.EphemeralContainerSpec) error {
 	path := field.NewPath("spec", "ephemeralContainers").Index(len(pod.Ephemerals))
 	c := &spec.ContainerSpec
-	names := map[string]bool{}
+	names, containers := map[string]bool{}, map[string]bool{}
 	for name := range pod.Containers {
-		names[name] = true
+		names[name], containers[name] = true, true
 	}
 	for _, e := range pod.Ephemerals {
 		names[e.Name] = true
@@ -56,7 +58,7 @@ func Validate(pod Pod, spec *api.EphemeralContainerSpec) error {
 	for i, m := range c.VolumeMounts {
 		forbid(m.SubPath != "", path.Child("volumeMounts").Index(i).Child("subPath"))
 	}
-	if t := spec.TargetContainerName; t != "" && !pod.Containers[t] {
+	if t := spec.TargetContainerName; t != "" && !containers[t] {
 		errs = append(errs, field.NotFound(path.Child("targetContainerName"), t))
 	}
 	sp := path.Child("securityContext")

@@ -2,6 +2,7 @@ package ephemeral_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 func TestValidate(t *testing.T) {
 	spec := &api.PodSpec{Name: "p", Containers: []api.ContainerSpec{{Name: "app", Image: "i"}}}
 	var admitted []api.ContainerSpec
-	pod := ephemeral.Pod{Name: "p", Spec: spec, Containers: map[string]bool{"app": true},
+	pod := ephemeral.Pod{Name: "p", Spec: spec, Containers: slices.Values([]string{"app"}),
 		Ephemerals:             []api.ContainerSpec{{Name: "dbg1", Image: "i"}},
 		AdmitContainerSecurity: func(*field.Path, *api.SecurityContext) field.ErrorList { return nil },
 		AdmitPodSecurity: func(_ *api.PodSpec, e []api.ContainerSpec) error {

@@ -5,7 +5,8 @@
 // the init containers' run ([RunInits]); which failure explains a start that failed
 // ([RootPrepError], [SetupError], [AppsResult]); and what becomes of the pod once its start
 // returned: started, kept, kept with a container's config error, left to another Runtime, or
-// removed ([OutcomeOf]).
+// removed ([OutcomeOf], [Conclude]). A warm pool member's make and start run the same steps
+// (podlife/internal/worker/warmmember).
 //
 // The worker (package podlife/internal/worker) keeps the pod's state and runs every step: it
 // passes them as callbacks over plain values ([Pod], [Container], [Prep], [Init]), which run

@@ -27,8 +27,9 @@ type Pod struct {
 	// Sandbox are the sandbox's steps, in order, before the network attach.
 	Sandbox []Step
 	// Attach attaches the pod to its network; on success the worker marks its sandbox ready
-	// (and emits SandboxReady).
+	// (and Run emits SandboxReady, with IP: the pod's IP then).
 	Attach func(ctx context.Context) error
+	IP     func() string
 	// NetworkDone records the network's outcome (nil also when the attach never ran) and
 	// closes NetReady.
 	NetworkDone func(err error)
@@ -94,6 +95,8 @@ func Run(ctx context.Context, p Pod) error {
 			netErr = &api.StartError{Pod: p.Name, Step: api.StepNetwork, Err: err}
 			sandboxFailed(err)
 			setupFailed <- netErr
+		} else {
+			p.Emit(api.EventNormal, api.ReasonSandboxReady, "Pod sandbox ready, IP "+p.IP())
 		}
 	})
 	if p.Pause != nil {

@@ -2,8 +2,10 @@
 // worker's state: the kubelet's kill sequence of one container instance (KillInstance: the
 // Killing event, the preStop hook within the grace period, the stop signal, SIGKILL) over a
 // Target, the functions the worker gives it, the wait of a stop for the start sequence it
-// cancelled (AwaitStart, over channels), and the removal's end of the shims of task creates cut
-// by a manager's death (CutCreates), from plain values.
+// cancelled (AwaitStart, over channels), the removal's end of the shims of task creates cut by
+// a manager's death (CutCreates), from plain values, and the mechanisms of the stop's and the
+// removal's sequences: the wait of every caller for the one end that runs (AwaitEnd), the
+// steps run at once on every container (Each), the containers a sidecar outlives (Outlived).
 //
 // # What it owns
 //

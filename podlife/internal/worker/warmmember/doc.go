@@ -21,19 +21,20 @@
 //
 // # What it does not own
 //
-// The pod's state stays the worker's: every step that reads or writes it (the sandbox's and
-// the containers' preparation, the network's outcome, the pause, the identity change, the
-// start of the processes, the snapshot of the containers) is a method of the Pod interface the
-// worker implements, run on the pod's loop where the state is touched; values cross it as
-// snapshots. Every goroutine it starts is the worker's (Pod.Go: counted and awaited by the
-// worker's group). When a member is made, which one Run takes and its removal are the
+// The pod's state stays the worker's: the steps that read or write it are those of the cold
+// start (the sandbox's, the network attach and its outcome, the pause, the containers'
+// preparations, the init containers and the start policy: Pod.Steps, a podstart.Pod), plus the
+// identity change and the snapshot of the containers (Pod's methods), run on the pod's loop
+// where the state is touched; values cross them as snapshots. Every goroutine it starts is the
+// worker's (counted and awaited by the worker's group), but Make's preparations, which end
+// before it returns. When a member is made, which one Run takes and its removal are the
 // warmpool Manager's and the worker's (NewMember, DiscardMember, WatchMember).
 //
 // # What it may use
 //
 // It imports podlife/internal/api, tasks, ctrd (exit statuses), eventbus, layout, poddir, the
-// worker's podsandbox and record packages and internal/sandboxns. It must not import the
-// worker (arrows point worker -> warmmember), podlife/internal/warmpool, package podlife,
+// worker's podsandbox, podstart and record packages and internal/sandboxns. It must not import
+// the worker (arrows point worker -> warmmember), podlife/internal/warmpool, package podlife,
 // adoption, the startup GC (podlife/internal/gc), the control socket
 // (podlife/internal/control) or podlife/daemon (TestPackageArrows checks it).
 package warmmember

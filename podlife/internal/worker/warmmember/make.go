@@ -1,34 +1,61 @@
 package warmmember
 
-import "context"
+import (
+	"cmp"
+	"context"
+	"sync"
 
-// Make is a member's start sequence up to the processes (the worker's Prewarm): the lease,
-// the sandbox, its image volumes and cgroup, then the network attach meanwhile the pause (if
-// any) starts and every container is prepared (image, containerd container, task). It
-// returns once the attach and every preparation are over; ctx is the member's start context.
+	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/worker/podstart"
+)
+
+// Make is a member's start sequence up to the processes (the worker's Prewarm): the cold
+// start's sandbox steps (the lease, the sandbox, its image volumes and cgroup), then the
+// network attach meanwhile the pause (if any) starts and every container is prepared (image,
+// containerd container, task). It returns once the attach and every preparation are over; ctx
+// is the member's start context. Unlike a cold start, no step emits an event of its failure.
 func (m *Member) Make(ctx context.Context, w Pod) error {
-	sb := m.env.Sandbox
-	err := sb.CreateLease(ctx, m.env.Spec.Name, m.env.StateDir)
-	if err == nil {
-		err = w.CreateSandbox(sb.Leased(ctx))
-	}
-	if err == nil {
-		err = sb.CreateCgroup(m.env.Spec.Resources)
-	}
-	if err != nil {
-		w.NoNetwork()
-		return err
-	}
-	w.AttachNetwork(ctx)
-	if m.env.Pause {
-		if err := w.StartPause(ctx); err != nil {
-			_ = w.NetworkErr() // awaited: the member is then removed whole
+	sp := w.Steps()
+	for _, s := range sp.Sandbox {
+		if err := s.Run(ctx); err != nil {
+			sp.NetworkDone(nil)
 			return err
 		}
 	}
-	prepErr := w.Prepare(sb.Leased(ctx))
-	if err := w.NetworkErr(); err != nil {
-		return err
+	sp.Go(podstart.GoNetwork, func() {
+		var netErr error
+		defer func() { sp.NetworkDone(netErr) }()
+		if err := sp.Attach(ctx); err != nil {
+			netErr = &api.StartError{Pod: sp.Name, Step: api.StepNetwork, Err: err}
+		}
+	})
+	if sp.Pause != nil {
+		if err := sp.Pause(ctx); err != nil {
+			<-sp.NetReady // awaited: the member is then removed whole
+			return err
+		}
 	}
-	return prepErr
+	prepErr := prepareAll(sp.Leased(ctx), sp)
+	<-sp.NetReady
+	return cmp.Or(sp.NetErr(), prepErr)
+}
+
+// prepareAll prepares every container at once and returns, if one failed, the failure that
+// explains the others (podstart.RootPrepError). Its goroutines end before it returns.
+func prepareAll(ctx context.Context, sp podstart.Pod) error {
+	var wg sync.WaitGroup
+	for _, c := range sp.Containers {
+		wg.Go(func() { c.Prepare(ctx) })
+	}
+	wg.Wait()
+	errs := make([]error, len(sp.Containers))
+	for i, c := range sp.Containers {
+		errs[i] = c.Err()
+	}
+	for _, err := range errs {
+		if err != nil {
+			return cmp.Or(podstart.RootPrepError(errs, sp.ShimAborted), err)
+		}
+	}
+	return nil
 }

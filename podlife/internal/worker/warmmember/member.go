@@ -1,7 +1,6 @@
 package warmmember
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
+	"github.com/podlife/podlife/podlife/internal/worker/podstart"
 )
 
 // Member is a warm pool member's own state, which its pod worker holds from the member's
@@ -41,7 +41,6 @@ type Env struct {
 	Tasks    tasks.Runtime       // the image check of a take (checkImageDigest)
 	Sandbox  *podsandbox.Sandbox // the member's sandbox, made by Make, moved by Claim
 	Spec     api.PodSpec         // the member's spec: the pool's template, named after the member
-	Pause    bool                // the member has a pause (Make starts it)
 	Log      *slog.Logger        // the member's log
 	HostLog  *slog.Logger        // the Runtime's: a taken member logs as its pod
 	Now      func() time.Time    // the Runtime's clock: a taken member's start time
@@ -77,26 +76,11 @@ type Pod interface {
 	// of its pause's containerd container (nil if none), taken on the loop; false once the
 	// loop ended.
 	Containers() (cs []Container, pause tasks.Container, ok bool)
-
-	// CreateSandbox makes the sandbox's namespaces, files and volumes (the pod's fsGroup
-	// applied), then mounts its image volumes (ctx leased).
-	CreateSandbox(ctx context.Context) error
-	// AttachNetwork attaches the pod's network in a goroutine of the group; NetworkErr waits
-	// for it and returns its error. NoNetwork says it will not be attached.
-	AttachNetwork(ctx context.Context)
-	NetworkErr() error
-	NoNetwork()
-	// StartPause starts the pod's pause (Env.Pause).
-	StartPause(ctx context.Context) error
-	// Prepare prepares every container at once (image, containerd container, task; ctx
-	// leased) and returns, if one failed, the failure that explains the others.
-	Prepare(ctx context.Context) error
-
+	// Steps are the steps of the pod's cold start (podstart.Run's), as the pod is now: Make
+	// runs those up to the processes, Start the processes'.
+	Steps() podstart.Pod
 	// Become makes the member the pod of id, on its loop.
 	Become(id Identity)
-	// StartProcesses starts the processes of a taken member in the spec's order: the init
-	// containers one at a time, then the start policy's (the cold start's steps).
-	StartProcesses(ctx context.Context) error
 }
 
 // Goroutine names a goroutine a member's sequences start in the worker's group (Pod.Go).
@@ -119,7 +103,7 @@ type Container struct {
 }
 
 // Reissue returns a taken member's event bus, child of parent (the Runtime's), with the
-// member's events (made: Pulled, Created, SandboxReady), with their times, as the pod's: its
+// member's events (made: Pulled, Created), with their times, as the pod's: its
 // history tells what was made ahead of time.
 func Reissue(made []api.Event, parent *eventbus.Bus, pod string) *eventbus.Bus {
 	b := eventbus.New(parent)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/podlife/internal/api"
+	"github.com/podlife/podlife/podlife/internal/worker/podstart"
 )
 
 // Start is the start sequence of a taken member (the worker's, from the init containers on):
@@ -26,7 +27,7 @@ func (m *Member) Start(ctx, life context.Context, w Pod) error {
 		}
 	}()
 	<-m.etcDone // done: the record waited for it
-	err := w.StartProcesses(ctx)
+	err := startProcesses(ctx, w.Steps())
 	// The record is durable before Run returns, as a cold start's (see WriteRecord).
 	if serr := m.syncRecord(); serr != nil && err == nil {
 		err = &api.StartError{Pod: m.taken.Spec.Name, Step: api.StepSandbox, Err: fmt.Errorf("sync the pod record: %w", serr)}
@@ -36,4 +37,15 @@ func (m *Member) Start(ctx, life context.Context, w Pod) error {
 	// containerd call that need not delay them (everything finds them by the pod's UID).
 	w.Go(GoRelabel, func() { m.relabel(life, w) })
 	return err
+}
+
+// startProcesses starts the processes of a taken member as a cold start does (sp's), from the
+// init containers on: one at a time, then the start policy's.
+func startProcesses(ctx context.Context, sp podstart.Pod) error {
+	seqCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if err := sp.Inits(seqCtx); err != nil {
+		return podstart.SetupError(seqCtx, err)
+	}
+	return podstart.AppsResult(seqCtx, sp.Apps(seqCtx), sp.Stopping())
 }
