@@ -104,10 +104,9 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 
 // foundInstance is the instance of f, a containerd container of the pod found by its adopter.
 func (p *Worker) foundInstance(f observe.Instance) *instance {
-	inst := &instance{host: p.host, attempt: f.Attempt, id: f.ID, task: f.Task, ctr: f.Ctr, cg: f.Ctr, exited: make(chan struct{})}
-	inst.logPath = filepath.Join(p.sandbox.Dir(), "logs", f.Name, strconv.Itoa(f.Attempt)+".log")
-	inst.termPath = filepath.Join(p.sandbox.Dir(), terminationDir, f.ID)
-	return inst
+	return &instance{host: p.host, attempt: f.Attempt, id: f.ID, task: f.Task, ctr: f.Ctr, cg: f.Ctr, exited: make(chan struct{}),
+		logPath:  filepath.Join(p.sandbox.Dir(), "logs", f.Name, strconv.Itoa(f.Attempt)+".log"),
+		termPath: filepath.Join(p.sandbox.Dir(), terminationDir, f.ID)}
 }
 
 // bindImage binds c to the image the pod ran with, found locally, for its restarts (no pull,

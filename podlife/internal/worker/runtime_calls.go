@@ -16,8 +16,7 @@ import (
 // What the Runtime gives its workers (Host) and calls on them beyond the pod's own API (pod.go,
 // stop.go, ...): the start, the adoption's constructor, and the Runtime's close.
 
-// Host is what the Runtime gives each worker (see package host): a type of this package, so
-// that the worker's files may add methods to it.
+// Host is what the Runtime gives each worker (see package host), with the worker's methods.
 type Host host.Host[*Worker]
 
 // HostConfig is the part of the Runtime's Config the workers read (see host.Config).
