@@ -27,7 +27,8 @@
 //     hooks), imagepull, containerspec, volmount, attempt (one attempt's containerd I/O),
 //     podsandbox (sandbox, pause, shims, labels), warmmember
 //   - running: exitwatch, probing, restarting, resizing, ephemeral, podupdate, status
-//   - end and records: teardown (kill sequence, cut creates), record (pod.json, status.json,
+//   - end and records: teardown (kill sequence, cut creates, the stop's waits), podend (the
+//     active deadline's wait, the local storage's watch), record (pod.json, status.json,
 //     supervision.json), observe (what an adopter reads of a pod, and the plans of its binding
 //     and resume)
 //
@@ -35,8 +36,8 @@
 //
 // It must not import package podlife, adoption (podlife/internal/adopt), the startup GC
 // (podlife/internal/gc), the control socket (podlife/internal/control), the warm pool or
-// podlife/daemon (TestPackageArrows). The vocabulary is podlife/internal/api's, dot-imported so that the files
-// read as they did in package podlife.
+// podlife/daemon (TestPackageArrows). The vocabulary is podlife/internal/api's, dot-imported
+// so that the files read as they did in package podlife.
 //
 // # Goroutines
 //
