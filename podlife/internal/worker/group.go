@@ -27,7 +27,7 @@ const (
 	gMemberExit  = "member-exit"   // a warm pool member's watch of a created process (WatchMember)
 	gWarmEtc     = "warm-etc"      // a taken member's /etc files and hostname (ClaimMember)
 	gRelabel     = "relabel"       // a taken member's containerd labels, after its start
-	gRecordSync  = "record-sync"   // a taken member's first record's sync (pool_record.go)
+	gRecordSync  = "record-sync"   // a taken member's first record's sync (warmmember.Member.WriteRecord)
 	gPostStart   = "poststart"     // an adopted pod's interrupted postStart, failed
 )
 

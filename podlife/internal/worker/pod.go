@@ -94,7 +94,7 @@ type Worker struct {
 	starts                 lifecycle.Gate            // the Task.Starts granted, not recorded yet (start_gate.go)
 	restartAll             restarting.All[*instance] // the restart of all the containers in progress
 
-	sup       *record.SupervisionWriter // supervision.json: what an adopter needs (see supervision.go)
+	sup       *record.SupervisionWriter // supervision.json: what an adopter needs (see record.go)
 	supLoaded record.Supervision        // supervision.json as the previous manager left it (Restore)
 	// stopRecord is the record of a pod adopted only to stop it: its spec (the record's, without
 	// values) is not the pod's, so its record keeps the fingerprints it had (see writeRecord).
@@ -103,7 +103,7 @@ type Worker struct {
 	// pod's record: the Runtime's, or for an adopted pod the recorded one.
 	network   cni.Network
 	netRecord *cni.Record
-	// deadlineSet is the active deadline set on the running pod (see deadline.go), nil if none;
+	// deadlineSet is the active deadline set on the running pod (see pod_end.go), nil if none;
 	// deadlineChanged (buffered) tells enforceDeadline of a change.
 	deadlineSet     *time.Duration
 	deadlineChanged chan struct{}
