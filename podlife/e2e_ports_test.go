@@ -392,7 +392,10 @@ func TestE2EProbesSteady(t *testing.T) {
 	// "should be ready immediately after startupProbe succeeds": readiness would pass from the
 	// start but its period is 30 s; it must run as soon as the startup probe passed.
 	afterStartup := c("ready-after-startup", "(sleep 1; touch /tmp/startup) & "+loopForever)
-	afterStartup.ReadinessProbe = &probe.Spec{Prober: probe.Exec("true"), Period: 30 * time.Second, Timeout: budget(time.Second), FailureThreshold: 1}
+	// Its timeout is generous: what the test tells apart is a readiness probe run at once from
+	// one run 30 s later, and an exec of true that outlives 1 s on a loaded machine (it did, with
+	// eight containers starting beside it) would push it to the next period.
+	afterStartup.ReadinessProbe = &probe.Spec{Prober: probe.Exec("true"), Period: 30 * time.Second, Timeout: budget(10 * time.Second), FailureThreshold: 1}
 	afterStartup.StartupProbe = &probe.Spec{Prober: probe.Exec("cat", "/tmp/startup"), Period: period, Timeout: budget(time.Second), FailureThreshold: 100}
 	// "should mark readiness on pods to false [and disable liveness probes] while pod is in
 	// progress of terminating" and container_lifecycle_test.go's "should execute readiness probe

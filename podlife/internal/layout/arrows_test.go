@@ -85,6 +85,7 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/worker/podsandbox", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt"}},
 		{"podlife/internal/worker/warmmember", []string{"podlife/internal/worker", "podlife/internal/warmpool", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt"}},
 		{"podlife/internal/worker/ownerloop", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
+		{"podlife/internal/worker/host", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt", "podlife/internal/warmpool"}},
 		{"podlife/internal/worker/goroutines", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/conn", []string{"podlife/internal/worker", "podlife/internal/worker/attempt", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/internal/eventbus", "podlife/daemon", "cni"}},
 		{"podlife/internal/tasks", []string{"podlife/internal/poddir", "podlife/internal/eventbus", "podlife/internal/specfp", "podlife/daemon", "cni"}},

@@ -13,31 +13,18 @@ import (
 	"github.com/podlife/podlife/podlife/internal/worker/observe"
 )
 
-// taskState is what an adopter found of an instance's task (see observe.TaskState).
-type taskState = observe.TaskState
-
-const (
-	taskNone    = observe.TaskNone
-	taskCreated = observe.TaskCreated
-	taskRunning = observe.TaskRunning
-	taskStopped = observe.TaskStopped
-)
-
-// adoptedInstance is an instance found in containerd with a task.
+// adoptedInstance is an instance found in containerd with a task, in state state.
 type adoptedInstance struct {
 	inst  *instance
-	state taskState
+	state observe.TaskState
 }
 
-// adoptPlan is what resume does once the pod is bound.
+// adoptPlan is what resume does once the pod is bound: observe.Bind's plan, as the worker's
+// containers and the exits it follows.
 type adoptPlan struct {
-	stopped     bool   // every task is gone: the pod was stopped
-	interrupted string // why the start sequence cannot be resumed ("" if it finished)
-	// per container (by pointer) with a task: its current instance and its task's state
-	cur map[*Container]adoptedInstance
-	// restartNoPrev: containers whose restart was cut before its task existed, and no
-	// earlier instance is left: restart them from their last recorded state.
-	restartNoPrev map[*Container]*StateTerminated
+	*observe.Plan
+	cur           map[*Container]adoptedInstance  // the current instances with a task
+	restartNoPrev map[*Container]*StateTerminated // to restart from (observe.Binding.Restart)
 	pauseExited   <-chan ctrd.ExitStatus
 }
 
@@ -50,35 +37,23 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 	}
 	var members []observe.Member
 	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
-		kind := "app"
-		switch {
-		case c.sidecar:
-			kind = "sidecar"
-		case c.init:
-			kind = "init"
-		}
-		members = append(members, observe.Member{Name: c.spec.Name, Kind: kind})
+		members = append(members, observe.MemberOf(c.spec.Name, c.init, c.sidecar))
 	}
 	pl := observe.Bind(o, members, p.spec.HostNetwork, p.pause != nil, time.Now())
 	// Before the pod's loop runs: its state is set directly, as in New.
 	p.podIP, p.netAttached = pl.PodIP, pl.NetAttached
-	plan := &adoptPlan{stopped: pl.Stopped, interrupted: pl.Interrupted,
-		cur: map[*Container]adoptedInstance{}, restartNoPrev: map[*Container]*StateTerminated{}}
+	plan := &adoptPlan{Plan: pl, cur: map[*Container]adoptedInstance{}, restartNoPrev: map[*Container]*StateTerminated{}}
 	if pa := o.Pause; pa != nil {
 		if p.pause == nil {
 			p.log.Warn("a pause container in a pod without ShareProcessNamespace", "id", pa.ID)
 			p.pause = &pause{}
 		}
-		p.pause.id = pa.ID
+		p.pause.id, p.pause.ctr, p.pause.task = pa.ID, pa.Ctr, pa.Task
 		p.shim.SetPause(pa.ID)
-		p.pause.ctr = pa.Ctr
-		if pa.Task != nil {
-			p.pause.task = pa.Task
-			if pa.State == taskRunning {
-				var err error
-				if plan.pauseExited, err = pa.Task.Wait(p.watchCtx); err != nil {
-					return nil, fmt.Errorf("wait pause: %w", err)
-				}
+		if pa.Task != nil && pa.State == observe.TaskRunning {
+			var err error
+			if plan.pauseExited, err = pa.Task.Wait(p.watchCtx); err != nil {
+				return nil, fmt.Errorf("wait pause: %w", err)
 			}
 		}
 	}
@@ -129,10 +104,9 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 
 // foundInstance is the instance of f, a containerd container of the pod found by its adopter.
 func (p *Worker) foundInstance(f observe.Instance) *instance {
-	inst := &instance{host: p.host, attempt: f.Attempt, id: f.ID, task: f.Task, ctr: f.Ctr, cg: f.Ctr, exited: make(chan struct{})}
-	inst.logPath = filepath.Join(p.sandbox.Dir(), "logs", f.Name, strconv.Itoa(f.Attempt)+".log")
-	inst.termPath = filepath.Join(p.sandbox.Dir(), terminationDir, f.ID)
-	return inst
+	return &instance{host: p.host, attempt: f.Attempt, id: f.ID, task: f.Task, ctr: f.Ctr, cg: f.Ctr, exited: make(chan struct{}),
+		logPath:  filepath.Join(p.sandbox.Dir(), "logs", f.Name, strconv.Itoa(f.Attempt)+".log"),
+		termPath: filepath.Join(p.sandbox.Dir(), terminationDir, f.ID)}
 }
 
 // bindImage binds c to the image the pod ran with, found locally, for its restarts (no pull,

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/podlife/podlife/hook"
+	"github.com/podlife/podlife/podlife/internal/worker/lifecycle"
 	"github.com/podlife/podlife/podlife/internal/worker/observe"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
@@ -23,19 +23,12 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 	close(p.seqDone)
 	close(p.started)
 	p.shim.MarkReady()
+	pr := observe.ResumePodOf(plan.Plan, p.supLoaded.Stop, forStop)
 	// Bound before the loop runs (as New builds a pod): the state is set here, then the
 	// loop owns it.
-	p.sandboxReady = !plan.stopped && plan.interrupted == ""
-	// A stop the previous manager began is finished, never undone (see record.StopIntent).
-	intent := p.supLoaded.Stop
-	finishStop := intent != nil && !plan.stopped && !forStop
-	if plan.stopped || forStop || finishStop {
-		p.stopping = true // no restart, no probe, no hook: the stop follows
-	}
-	if plan.interrupted != "" && !plan.stopped && !forStop && !finishStop {
-		p.failReason = ReasonStartInterrupted
-		p.reason = ReasonStartInterrupted
-		p.message = "The pod's start sequence was interrupted by its previous manager's death (" + plan.interrupted + "): it is not resumed; remove the pod"
+	p.sandboxReady, p.stopping = pr.SandboxReady, pr.Stopping
+	if pr.Failed != "" {
+		p.failReason, p.reason, p.message = ReasonStartInterrupted, ReasonStartInterrupted, pr.Failed
 	}
 	p.publish()
 	p.spawn(gLoop, p.runLoop)
@@ -43,15 +36,8 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 		p.log.Warn("pod record not written: other processes will not see this manager", "err", err)
 	}
 	p.spawn(gStatus, func() { p.persistStatus(p.persistQuit) })
-	why := ""
-	switch {
-	case forStop:
-		why = ", to stop it"
-	case intent != nil:
-		why = ", to finish the stop it began"
-	}
-	p.emit("", EventNormal, ReasonAdopted, fmt.Sprintf("Pod adopted by pid %d%s (its previous manager, pid %d, is gone)", os.Getpid(), why, previous))
-	if plan.stopped {
+	p.emit("", EventNormal, ReasonAdopted, fmt.Sprintf("Pod adopted by pid %d%s (its previous manager, pid %d, is gone)", os.Getpid(), pr.Why, previous))
+	if plan.Stopped {
 		// No task is left: the pod was stopped, or its start never got to its tasks. The stop
 		// runs again (or for the first time) to finish the teardown: network, namespaces, pause.
 		if !forStop {
@@ -59,40 +45,28 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 		}
 		return
 	}
-	if forStop || finishStop {
-		if plan.pauseExited != nil {
-			p.spawn(gPauseWatch, func() { p.watchPause(plan.pauseExited) })
+	watchOnly := forStop || pr.FinishStop // only the exits are followed, and the stop finished
+	if !watchOnly {
+		if p.host.Cfg.ContainerLogger == "" {
+			p.emit("", EventWarning, ReasonLogsNotFollowed, "The containers' output went through the previous manager, which is gone: their current attempts' output is not logged (set Config.ContainerLogger)")
 		}
-		for c, a := range plan.cur {
-			if a.state == taskRunning || a.state == taskStopped {
-				p.spawn(gExitWatch, func() { c.watchExit(a.inst) })
+		p.spawn(gDeadline, p.enforceDeadline) // the spec's deadline, or the one set on the running pod
+		p.spawn(gStorage, p.enforceStorage)
+		for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
+			if sup := p.supLoaded.Containers[c.spec.Name]; sup.BackoffDelay > 0 {
+				p.host.Backoff.Restore(c.backoffKey(), sup.BackoffDelay, sup.BackoffUpdated)
 			}
 		}
-		if finishStop {
-			left := intent.Remaining(p.host.Clock.Now())
-			p.spawn(gStop, func() { p.stopWith(p.lifeCtx, left, intent.Hooks && left > 0, nil) })
-		}
-		return
 	}
-	if p.host.Cfg.ContainerLogger == "" {
-		p.emit("", EventWarning, ReasonLogsNotFollowed, "The containers' output went through the previous manager, which is gone: their current attempts' output is not logged (set Config.ContainerLogger)")
-	}
-	p.spawn(gDeadline, p.enforceDeadline) // the spec's deadline, or the one set on the running pod
-	p.spawn(gStorage, p.enforceStorage)
 	if plan.pauseExited != nil {
 		p.spawn(gPauseWatch, func() { p.watchPause(plan.pauseExited) })
-	}
-	for _, c := range append(append([]*Container{}, p.inits...), p.apps...) {
-		if sup := p.supLoaded.Containers[c.spec.Name]; sup.BackoffDelay > 0 {
-			p.host.Backoff.Restore(c.backoffKey(), sup.BackoffDelay, sup.BackoffUpdated)
-		}
 	}
 	for c, a := range plan.cur {
 		inst := a.inst
 		sup := p.supLoaded.Containers[c.spec.Name]
 		r := observe.ResumeOf(observe.Current{ID: inst.id, Attempt: inst.attempt, Task: a.state, Sup: sup,
 			PostStart: c.spec.PostStart != nil, StartupProbe: c.spec.StartupProbe != nil, Ephemeral: c.ephemeral,
-			Interrupted: plan.interrupted != ""})
+			Interrupted: plan.Interrupted != "", WatchOnly: watchOnly})
 		if r.MarkPostStartFailed {
 			// Before its exit is recorded: its restart then shows the hook's failure.
 			c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = "" })
@@ -120,21 +94,26 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 			})
 		}
 	}
-	if plan.interrupted == "" {
+	switch intent := p.supLoaded.Stop; {
+	case pr.FinishStop:
+		left := intent.Remaining(p.host.Clock.Now())
+		p.spawn(gStop, func() { p.stopWith(p.lifeCtx, left, intent.Hooks && left > 0, nil) })
+	case forStop:
+	case pr.Failed == "":
 		for c, term := range plan.restartNoPrev {
 			p.spawnRestart(gRestart, func() { c.restart(p.startCtx, nil, term) })
 		}
-		return
+	default:
+		p.emit("", EventWarning, ReasonStartInterrupted, pr.Failed)
+		p.spawn(gStop, func() { p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil) })
 	}
-	p.emit("", EventWarning, ReasonStartInterrupted, p.message)
-	p.spawn(gStop, func() { p.stopWith(p.lifeCtx, GracePeriod(&p.spec), true, nil) })
 }
 
 // markPostStartFailed records the failure of a postStart hook whose container has exited
 // already: its restart (if any) shows it as a postStart failure would.
 func (c *Container) markPostStartFailed(hookErr error) {
 	p := c.pod
-	msg := fmt.Sprintf("%s lifecycle hook for Container %q in Pod %q failed - error: %v", hook.Describe(c.spec.PostStart), c.spec.Name, p.name, hookErr)
+	msg := lifecycle.PostStartMessage(c.spec.PostStart, p.name, c.spec.Name, hookErr)
 	p.do(func() { c.st.HookFailed = msg })
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
 }

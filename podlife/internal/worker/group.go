@@ -1,22 +1,16 @@
 package worker
 
 import (
-	"reflect"
-
-	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife/internal/worker/goroutines"
+	"github.com/podlife/podlife/podlife/internal/worker/lifecycle"
 )
 
-// Every goroutine a Worker starts for its pod is started with spawn, in the pod's group
-// (package goroutines), under one of these names, and awaited: see the package doc.
-
-// Names of the worker's goroutines (what spawn counts them by).
+// Names of the worker's goroutines: every one is started with spawn, in the pod's group
+// (package goroutines), under one of these names, and awaited (see the package doc).
 const (
 	gLoop        = "loop"          // the owner loop (runLoop)
 	gStart       = "start"         // the start sequence (run)
-	gPrepare     = "prepare"       // one container's preparation in the start sequence
 	gNetwork     = "network"       // the network attach in the start sequence
-	gSetupWatch  = "setup-watch"   // the start sequence's watch of the setup failures
 	gFailedStart = "failed-start"  // the removal of a pod whose start failed
 	gStatus      = "status-writer" // persistStatus
 	gDeadline    = "deadline"      // enforceDeadline
@@ -33,7 +27,7 @@ const (
 	gMemberExit  = "member-exit"   // a warm pool member's watch of a created process (WatchMember)
 	gWarmEtc     = "warm-etc"      // a taken member's /etc files and hostname (ClaimMember)
 	gRelabel     = "relabel"       // a taken member's containerd labels, after its start
-	gRecordSync  = "record-sync"   // a taken member's first record's sync (pool_record.go)
+	gRecordSync  = "record-sync"   // a taken member's first record's sync (warmmember.Member.WriteRecord)
 	gPostStart   = "poststart"     // an adopted pod's interrupted postStart, failed
 )
 
@@ -45,16 +39,5 @@ func (p *Worker) spawn(what string, fn func()) *goroutines.Member { return p.gor
 // context). After Remove, live is empty.
 func (p *Worker) Goroutines() (live, abandoned map[string]int) { return p.goroutines.Counts() }
 
-// endsWithContext reports whether h is one of package hook's handlers (exec, httpGet, sleep),
-// which return once their context ends; a Go handler (hook.HandlerFunc, or a Handler of another
-// package) may not.
-func endsWithContext(h hook.Handler) bool {
-	if _, ok := h.(hook.HandlerFunc); ok {
-		return false
-	}
-	t := reflect.TypeOf(h)
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t != nil && t.PkgPath() == reflect.TypeFor[hook.HandlerFunc]().PkgPath()
-}
+// endsWithContext is lifecycle.EndsWithContext, for container.go's runHook.
+var endsWithContext = lifecycle.EndsWithContext

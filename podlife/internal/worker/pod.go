@@ -6,19 +6,14 @@ import (
 
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/netip"
-	"os"
-	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
-	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/worker/goroutines"
 	"github.com/podlife/podlife/podlife/internal/worker/lifecycle"
 	"github.com/podlife/podlife/podlife/internal/worker/ownerloop"
@@ -31,25 +26,23 @@ import (
 	"github.com/podlife/podlife/podlife/internal/worker/warmmember"
 )
 
-// Pod is a handle on a running (or finished) pod. Its methods are safe for concurrent use: the
-// pod's state belongs to its owner loop (see the package doc's "Who owns what"), and reads come
-// from the snapshot the loop last published. The pod's life belongs to the runtime, not to any
-// caller's context: only Stop and Remove end it.
+// Worker is a pod's worker: the handle the Runtime's Pod wraps. Its methods are safe for
+// concurrent use: the pod's state belongs to its owner loop (see the package doc), and reads
+// come from the snapshot the loop last published. The pod's life belongs to the Runtime, not to
+// any caller's context: only Stop and Remove end it.
 type Worker struct {
-	host    *Host
-	name    string
-	uid     string
-	spec    PodSpec
-	log     *slog.Logger
-	events  *eventbus.Bus
-	sandbox *podsandbox.Sandbox
-	inits   []*Container
-	apps    []*Container
-	byName  map[string]*Container
-	// sidecars names the restartable init containers (immutable).
-	sidecars map[string]bool
-	// goroutines are the goroutines the worker started for the pod (group.go).
-	goroutines *goroutines.Group
+	host      *Host
+	name, uid string
+	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
+	// is the form of it the record keeps and fingerprints (see recordedSpec).
+	spec, recorded PodSpec
+	log            *slog.Logger
+	events         *eventbus.Bus
+	sandbox        *podsandbox.Sandbox
+	inits, apps    []*Container
+	byName         map[string]*Container
+	sidecars       map[string]bool   // the restartable init containers' names
+	goroutines     *goroutines.Group // the goroutines the worker started for the pod (group.go)
 
 	lifeCtx     context.Context    // containerd calls that must outlive callers (namespaced, never cancelled)
 	startCtx    context.Context    // cancelled when a stop begins
@@ -83,69 +76,49 @@ type Worker struct {
 
 	// owner is the pod's loop. It alone reads and writes the fields below, the sandbox's IP and
 	// the containers' mutable state (see owner.go); others read its snapshots.
-	owner        *ownerloop.Loop[snapshot]
-	stopping     bool
-	completing   bool // the stop of a completed pod with sidecars still running was started
-	terminated   bool // every process gone after a stop: the phase is final
-	sandboxReady bool
-	netAttached  bool       // a network attachment may exist (intent recorded; see podNet)
-	podIP        netip.Addr // the pod's IP on its network
-	failReason   Reason     // set when the pod is failed by podlife itself (DeadlineExceeded)
-	conditions   []PodCondition
-	condTimes    status.Transitions
-	custom       []PodCondition // set by SetCondition, in the order first set
-	phase        Phase
-	reason       Reason
-	message      string
-	startTime    time.Time
-	ephemerals   []*Container // added by AddEphemeralContainer, in order; never removed
-	// starts counts the Task.Starts the loop granted that are not recorded yet (see
-	// awaitStarts).
-	starts lifecycle.Gate
+	owner                  *ownerloop.Loop[snapshot]
+	stopping, sandboxReady bool
+	completing             bool // the stop of a completed pod with sidecars still running was started
+	terminated             bool // every process gone after a stop: the phase is final
+	netAttached            bool // a network attachment may exist (intent recorded; see podNet)
+	podIP                  netip.Addr
+	failReason             Reason // set when the pod is failed by podlife itself (DeadlineExceeded)
+	condTimes              status.Transitions
+	custom                 []PodCondition // set by SetCondition, in the order first set
+	phase                  Phase
+	reason                 Reason
+	message                string
+	startTime              time.Time
+	ephemerals             []*Container              // added by AddEphemeralContainer, in order; never removed
+	starts                 lifecycle.Gate            // the Task.Starts granted, not recorded yet (awaitStarts)
+	restartAll             restarting.All[*instance] // the restart of all the containers in progress
 
-	sup *record.SupervisionWriter // supervision.json: what an adopter needs (see supervision.go)
-	// supLoaded is supervision.json as the previous manager left it (Restore), for resume.
-	supLoaded record.Supervision
+	sup       *record.SupervisionWriter // supervision.json: what an adopter needs (see record.go)
+	supLoaded record.Supervision        // supervision.json as the previous manager left it (Restore)
 	// stopRecord is the record of a pod adopted only to stop it: its spec (the record's, without
 	// values) is not the pod's, so its record keeps the fingerprints it had (see writeRecord).
 	stopRecord *record.Record
 	// network is the network the pod is attached to, and netRecord its description in the
-	// pod's record: the runtime's, or for an adopted pod the recorded one (podlife/internal/adopt's recordedNetwork).
+	// pod's record: the Runtime's, or for an adopted pod the recorded one.
 	network   cni.Network
 	netRecord *cni.Record
-	// deadlineSet is the active deadline set on the running pod (see deadline.go), nil if none;
+	// deadlineSet is the active deadline set on the running pod (see pod_end.go), nil if none;
 	// deadlineChanged (buffered) tells enforceDeadline of a change.
 	deadlineSet     *time.Duration
 	deadlineChanged chan struct{}
-	// records writes pod.json (writeRecord) in the order of its snapshots.
-	records *record.Writer
-	// resizing runs the pod's resizes one at a time (resize.go).
-	resizing resizing.Gate
-	// restartAll is the restart of all the pod's containers in progress (restarting.All); on
-	// the loop.
-	restartAll restarting.All[*instance]
-	// spec is defaulted at admission (PodSpec.WithDefaults): nothing re-defaults it. recorded
-	// is the form of it the record keeps and fingerprints (see recordedSpec).
-	recorded PodSpec
-	// warm is set on a warm pool member (see warm_member.go), before its loop starts.
-	warm *warmmember.Member
+	records         *record.Writer     // writes pod.json (writeRecord) in the order of its snapshots
+	resizing        resizing.Gate      // runs the pod's resizes one at a time (resize.go)
+	warm            *warmmember.Member // set on a warm pool member (warm_member.go) before its loop starts
 }
 
 // New makes the pod of spec (admitted: see Runtime.admit) and its directory.
 func New(r *Host, spec, recorded PodSpec, handler tasks.Class) (*Worker, error) {
-	dir := filepath.Join(r.Cfg.StateDir, "pods", spec.Name)
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-		return nil, fmt.Errorf("podlife: state dir: %w", err)
-	}
-	dirUnlock, err := poddir.Make(r.Cfg.StateDir, dir) // released once pod.json is written
+	dir, release, err := podsandbox.MakeDir(r.Cfg.StateDir, spec.Name) // released once pod.json is written
 	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("pod %q: state directory %s exists (a pod of that name exists or was not removed): %w", spec.Name, dir, ErrAlreadyExists)
-		}
-		return nil, fmt.Errorf("podlife: pod dir: %w", err)
+		return nil, err
 	}
 	p := assemblePod(r, spec, recorded, handler, dir, NewID())
-	p.records = record.NewWriter(dirUnlock)
+	p.records = record.NewWriter(release)
 	return p, nil
 }
 
@@ -242,40 +215,20 @@ func (p *Worker) emitAt(t time.Time, container string, typ EventType, reason Rea
 	p.events.Publish(e)
 }
 
-func (p *Worker) statusesOwned(cs []*Container) []ContainerStatus {
-	out := make([]ContainerStatus, len(cs))
-	for i, c := range cs {
-		out[i] = c.statusOwned()
-	}
-	return out
-}
-
 // Status returns a snapshot of the pod's status. It does no I/O and does not wait for the pod's
 // loop: it copies the last snapshot the loop published.
-func (p *Worker) Status() PodStatus {
-	st := p.view().status
-	st.Conditions = slices.Clone(st.Conditions)
-	st.ContainerStatuses = slices.Clone(st.ContainerStatuses)
-	st.InitContainerStatuses = slices.Clone(st.InitContainerStatuses)
-	st.EphemeralContainerStatuses = slices.Clone(st.EphemeralContainerStatuses)
-	return st
+func (p *Worker) Status() PodStatus { st, _ := p.statusNotify(); return st }
+
+// statusNotify is Status and the channel closed when a newer snapshot replaces the one it read.
+func (p *Worker) statusNotify() (PodStatus, <-chan struct{}) {
+	v := p.view()
+	return status.Copy(v.status), v.notify
 }
 
 // WaitFor blocks until cond holds for the pod's status, or ctx ends. It wakes on status changes,
 // it does not poll.
 func (p *Worker) WaitFor(ctx context.Context, cond func(PodStatus) bool) (PodStatus, error) {
-	for {
-		ch := p.view().notify
-		st := p.Status() // this snapshot or a newer one: a change after it closes ch
-		if cond(st) {
-			return st, nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return st, ctx.Err()
-		}
-	}
+	return ownerloop.WaitFor(ctx, p.statusNotify, cond)
 }
 
 // WaitStarted blocks until the start sequence finished and returns its error: nil, or a

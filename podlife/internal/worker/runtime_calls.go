@@ -5,17 +5,22 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/poddir"
-	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/worker/goroutines"
+	"github.com/podlife/podlife/podlife/internal/worker/host"
 	"github.com/podlife/podlife/podlife/internal/worker/observe"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
 
-// What the Runtime calls on its workers beyond the pod's own API (pod.go, stop.go, ...): the
-// start, the adoption's constructor, and the Runtime's close.
+// What the Runtime gives its workers (Host) and calls on them beyond the pod's own API (pod.go,
+// stop.go, ...): the start, the adoption's constructor, and the Runtime's close.
+
+// Host is what the Runtime gives each worker (see package host), with the worker's methods.
+type Host host.Host[*Worker]
+
+// HostConfig is the part of the Runtime's Config the workers read (see host.Config).
+type HostConfig = host.Config
 
 // Start starts the pod's loop and its start sequence, once the Runtime registered the pod.
 func (p *Worker) Start() {
@@ -88,25 +93,9 @@ func (p *Worker) Detach() {
 	p.host.Forget(p)
 }
 
-// Observed is what an adopter found of a pod some other process started: the worker of
-// Restore is built from it.
-type Observed struct {
-	// Spec is the pod's spec (admitted), Recorded its record's form.
-	Spec, Recorded api.PodSpec
-	// Handler is the containerd runtime of its containers.
-	Handler tasks.Class
-	// Dir is the pod's directory, Record its pod.json (read under Lock).
-	Dir    string
-	Record record.Record
-	// Network is the network the pod is attached to (its record's).
-	Network cni.Network
-	// ForStop adopts the pod only to stop or remove it: nothing is resumed but exit watching,
-	// and its record keeps the fingerprints it had.
-	ForStop bool
-	// Found is what exists of the pod in Dir and in containerd (observe.Observe in the Host's
-	// namespace, with Spec, Record's UID and Dir).
-	Found *observe.Pod
-}
+// Observed is what an adopter found of a pod some other process started (see
+// observe.Adopted): the worker of Restore is built from it.
+type Observed = observe.Adopted
 
 // Restore builds the worker of a pod from what an adopter observed, its containers bound to
 // the containerd objects found (o.Found): it reads nothing of the pod's directory or of
@@ -118,8 +107,7 @@ func Restore(ctx context.Context, h *Host, o Observed) (w *Worker, resume func()
 	// The deadline set on the running pod is kept; the spec's as started stays its spec.
 	spec, recorded, deadline := record.DeadlineUpdate(o.Spec, o.Recorded, rec)
 	p := assemblePod(h, spec, recorded, o.Handler, o.Dir, rec.UID)
-	p.deadlineSet = deadline
-	p.startTime = rec.Created
+	p.deadlineSet, p.startTime = deadline, rec.Created
 	if o.ForStop {
 		p.stopRecord = &rec
 	}
@@ -132,11 +120,10 @@ func Restore(ctx context.Context, h *Host, o Observed) (w *Worker, resume func()
 	if rec.ShimGroup != "" && p.pause == nil && p.shim.AdoptGroup(rec.ShimGroup) {
 		p.shimOwner.plannedID = rec.ShimGroup
 	}
-	sup, supErr := o.Found.Supervision, o.Found.SupervisionErr
-	if supErr != nil {
-		p.log.Warn("supervision state unreadable: restart back-off and hook state start afresh", "err", supErr)
+	if err := o.Found.SupervisionErr; err != nil {
+		p.log.Warn("supervision state unreadable: restart back-off and hook state start afresh", "err", err)
 	}
-	p.supLoaded, p.sup = sup, record.NewSupervisionWriter(o.Dir, sup)
+	p.supLoaded, p.sup = o.Found.Supervision, record.NewSupervisionWriter(o.Dir, o.Found.Supervision)
 	plan, err := p.bind(ctx, o.Found)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pod %q: adopt: %w", spec.Name, err)

@@ -96,16 +96,11 @@ func (p *Worker) startPause(ctx context.Context) error {
 	}
 	pc := podsandbox.Pause{ID: p.pause.id, Handler: p.handler, Binary: bin, Labels: p.podLabels().Pause(),
 		Namespaces: p.sharedNamespaceOpts(), ShimGroup: p.shimGroup()}
-	task, err := p.sandbox.StartPause(ctx, pc, p.pauseState, p.log)
+	exited, err := p.sandbox.StartPause(ctx, p.watchCtx, pc, p.pauseState, p.log)
 	if err != nil {
 		return err
 	}
-	exited, err := task.Wait(p.watchCtx)
-	if err != nil {
-		return fmt.Errorf("wait pause: %w", err)
-	}
 	p.spawn(gPauseWatch, func() { p.watchPause(exited) })
-	p.log.Debug("pause running", "id", p.pause.id, "pid", task.PID())
 	return nil
 }
 
@@ -126,13 +121,10 @@ func (p *Worker) watchPause(exited <-chan ctrd.ExitStatus) {
 	msg := fmt.Sprintf("the pod's pause process exited (code %d): its PID namespace is gone with every process in it; stopping the pod", st.ExitCode())
 	failed := false
 	p.updateIf(func() bool {
-		if p.stopping {
-			return false
+		if failed = !p.stopping; failed {
+			p.failReason, p.reason, p.message = ReasonSandboxChanged, ReasonSandboxChanged, msg
 		}
-		p.failReason = ReasonSandboxChanged
-		p.reason, p.message = ReasonSandboxChanged, msg
-		failed = true
-		return true
+		return failed
 	})
 	if !failed {
 		return

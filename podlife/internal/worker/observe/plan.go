@@ -70,6 +70,18 @@ type Binding struct {
 	Restart *api.StateTerminated
 }
 
+// MemberOf is the member of that name, an init container if init, a sidecar (a restartable
+// init container) if sidecar, else an app container.
+func MemberOf(name string, init, sidecar bool) Member {
+	switch {
+	case sidecar:
+		return Member{Name: name, Kind: "sidecar"}
+	case init:
+		return Member{Name: name, Kind: "init"}
+	}
+	return Member{Name: name, Kind: "app"}
+}
+
 // Bind plans the binding of the pod found (o) to a worker whose spec has these members (its
 // init containers, then its regular ones); hostNetwork and pause tell the spec's network and
 // pause. now stands for the times nobody recorded.

@@ -16,6 +16,8 @@ type Current struct {
 	Ephemeral bool
 	// Interrupted: the pod's start sequence was interrupted: it is not resumed.
 	Interrupted bool
+	// WatchOnly: the pod is adopted to stop it (or to finish its stop): only exits are followed.
+	WatchOnly bool
 }
 
 // Resume is what the resume of a supervised pod does with a container's current instance, in
@@ -44,6 +46,9 @@ func ResumeOf(c Current) Resume {
 	var r Resume
 	switch c.Task {
 	case TaskRunning, TaskStopped:
+		if c.WatchOnly {
+			return Resume{Watch: true}
+		}
 		cut := c.Sup.PostStart == c.ID && c.PostStart
 		r.MarkPostStartFailed = cut && c.Task == TaskStopped
 		r.Attach = c.Ephemeral && c.Task == TaskRunning
@@ -52,7 +57,40 @@ func ResumeOf(c Current) Resume {
 		r.Probes = !r.FailPostStart && c.Task == TaskRunning && !c.Interrupted
 		r.StartupPassed = r.Probes && (!c.StartupProbe || c.Sup.Started == c.ID)
 	case TaskCreated:
-		r.Start = c.Attempt > 0 && !c.Interrupted
+		r.Start = c.Attempt > 0 && !c.Interrupted && !c.WatchOnly
+	}
+	return r
+}
+
+// PodResume is what the resume of a bound pod does as a whole, besides its containers' current
+// instances (ResumeOf).
+type PodResume struct {
+	// SandboxReady and Stopping are the pod's state once bound (Stopping: no restart, no probe,
+	// no hook: a stop follows).
+	SandboxReady, Stopping bool
+	// FinishStop: a stop the previous manager began is finished (never undone), with what is
+	// left of its grace period (see record.StopIntent).
+	FinishStop bool
+	// Failed is the message of a pod whose start sequence was interrupted ("" if none): it
+	// fails with reason StartInterrupted and is stopped.
+	Failed string
+	// Why ends the Adopted event's message.
+	Why string
+}
+
+// ResumePodOf plans the resume of the pod bound as pl, its previous manager's stop intent
+// (nil if none) recorded; forStop adopts it only to stop or remove it.
+func ResumePodOf(pl *Plan, intent *record.StopIntent, forStop bool) PodResume {
+	r := PodResume{SandboxReady: !pl.Stopped && pl.Interrupted == "", FinishStop: intent != nil && !pl.Stopped && !forStop}
+	r.Stopping = pl.Stopped || forStop || r.FinishStop
+	if pl.Interrupted != "" && !r.Stopping {
+		r.Failed = "The pod's start sequence was interrupted by its previous manager's death (" + pl.Interrupted + "): it is not resumed; remove the pod"
+	}
+	switch {
+	case forStop:
+		r.Why = ", to stop it"
+	case intent != nil:
+		r.Why = ", to finish the stop it began"
 	}
 	return r
 }

@@ -3,10 +3,11 @@
 //
 // # What it owns
 //
-//   - The sandbox ([Sandbox]): the pod's directory layout (etc, volumes, fifo, ns), the pinned
-//     network, IPC and UTS namespaces, the /etc files, the volumes' directories and tmpfs
-//     mounts, the CNI attach and detach with sandbox.json (the intent and result an adopter
-//     or the startup GC undoes), the pod cgroup, and the pod's containerd lease.
+//   - The sandbox ([Sandbox]): the pod's directory (made by [MakeDir]) and its layout (etc,
+//     volumes, fifo, ns), the pinned network, IPC and UTS namespaces, the /etc files, the
+//     volumes' directories and tmpfs mounts, the CNI attach and detach with sandbox.json (the
+//     intent and result an adopter or the startup GC undoes), the pod cgroup, and the pod's
+//     containerd lease.
 //   - The pause of a pod with ShareProcessNamespace (pause.go): its spec, its create and
 //     start, the pin of its PID namespace, the following of its task across containerd's
 //     restarts, its deletion.

@@ -55,11 +55,11 @@ type Pause struct {
 // only through it (the worker gives its loop's do).
 type PauseState func(f func(ctr *tasks.Container, task *tasks.Task)) bool
 
-// StartPause creates and starts the pod's pause task and pins its PID namespace. It records the
-// pause's container, then its task, through state as soon as each exists: on failure what was
-// made stays for StopPause to delete. The calls are not cancellable, as a container's create: a
-// stop waits for them.
-func (s *Sandbox) StartPause(ctx context.Context, pc Pause, state PauseState, log *slog.Logger) (tasks.Task, error) {
+// StartPause creates and starts the pod's pause task, pins its PID namespace, and returns the
+// task's exit, followed under watch (see FollowPause). It records the pause's container, then
+// its task, through state as soon as each exists: on failure what was made stays for StopPause
+// to delete. The calls are not cancellable, as a container's create: a stop waits for them.
+func (s *Sandbox) StartPause(ctx, watch context.Context, pc Pause, state PauseState, log *slog.Logger) (<-chan ctrd.ExitStatus, error) {
 	ctx = context.WithoutCancel(ctx)
 	if err := os.Mkdir(s.pauseRoot(), 0o755); err != nil {
 		return nil, fmt.Errorf("pause root: %w", err)
@@ -85,7 +85,12 @@ func (s *Sandbox) StartPause(ctx context.Context, pc Pause, state PauseState, lo
 		return nil, fmt.Errorf("pin the pause's PID namespace: %w", err)
 	}
 	s.pidNS = path // before the containers' preparations start (see the worker's startSequence)
-	return task, nil
+	exited, err := task.Wait(watch)
+	if err != nil {
+		return nil, fmt.Errorf("wait pause: %w", err)
+	}
+	log.Debug("pause running", "id", pc.ID, "pid", task.PID())
+	return exited, nil
 }
 
 // pauseSpecOpts is the pause's OCI spec, on top of containerd's default: a new PID namespace,

@@ -1,4 +1,4 @@
-package worker
+package host
 
 import (
 	"context"
@@ -19,14 +19,15 @@ import (
 	"github.com/podlife/podlife/podlife/internal/shimgroup"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/worker/imagepull"
+	"github.com/podlife/podlife/podlife/internal/worker/probing"
 )
 
-// Host is what a Runtime gives each of its workers: its settings, the services the workers
-// share, and the Runtime's answers about the connection to containerd and its own life. The
-// Runtime fills it once (New) and every worker reads it; nothing in it is a worker's state.
+// Host is what a Runtime gives each of its workers (of type W): its settings, the services the
+// workers share, and the Runtime's answers about the connection to containerd and its own life.
+// The Runtime fills it once (New) and every worker reads it; nothing in it is a worker's state.
 // The worker never sees the Runtime itself.
-type Host struct {
-	Cfg HostConfig
+type Host[W any] struct {
+	Cfg Config
 
 	Log     *slog.Logger
 	Events  *eventbus.Bus // the Runtime's bus, each pod's bus's parent
@@ -67,7 +68,7 @@ type Host struct {
 	HostIPs func() ([]netip.Addr, error)
 	// Forget drops a removed (or detached) pod from the Runtime's table, if w is the pod of its
 	// name there, and releases the pod's adoption lock if the Runtime adopted it.
-	Forget func(w *Worker)
+	Forget func(w W)
 	// ControlPath is the Runtime's control socket, recorded in each pod's record.
 	ControlPath func() string
 	// SpecKey is the state dir's key of spec fingerprints.
@@ -75,7 +76,7 @@ type Host struct {
 	// RealDir is path under the state dir as /proc/self/mountinfo shows it.
 	RealDir func(path string) string
 	// PublishProbe delivers a probe result to the Runtime's probe subscribers.
-	PublishProbe func(ProbeResult)
+	PublishProbe func(probing.Result)
 	// SharedLogger reports whether containers hand their output to the shared logger.
 	SharedLogger func() bool
 	// PauseBinary finds the pause process's binary (ErrNoPauseBinary if none).
@@ -88,8 +89,8 @@ type Host struct {
 	AdmitContainerSecurity func(path *field.Path, sc *api.SecurityContext) field.ErrorList
 }
 
-// HostConfig is the part of the Runtime's Config the workers read (defaults applied).
-type HostConfig struct {
+// Config is the part of the Runtime's Config the workers read (defaults applied).
+type Config struct {
 	Namespace       string
 	StateDir        string
 	ContainerLogger string

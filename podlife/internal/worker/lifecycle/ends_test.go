@@ -1,4 +1,4 @@
-package worker
+package lifecycle
 
 import (
 	"context"
@@ -22,8 +22,8 @@ func TestEndsWithContext(t *testing.T) {
 		{foreign{hook.Sleep(0)}, false},
 		{&foreign{hook.Sleep(0)}, false},
 	} {
-		if got := endsWithContext(tc.h); got != tc.want {
-			t.Errorf("endsWithContext(%T) = %v, want %v", tc.h, got, tc.want)
+		if got := EndsWithContext(tc.h); got != tc.want {
+			t.Errorf("EndsWithContext(%T) = %v, want %v", tc.h, got, tc.want)
 		}
 	}
 }
