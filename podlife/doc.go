@@ -20,7 +20,7 @@
 // for itself; the package's tests panic). The locks left guard no pod state: the Runtime's pod table,
 // the event rings, the connection watch and one-shot closes (sync.Once); each Task.Start is
 // granted and counted by the pod's loop, and a stop waits for the count to be back to zero
-// (the start gate, package worker's start_gate.go); results written once
+// (the start gate, package worker's awaitStarts); results written once
 // (a start's, a stop's, a removal's error) are published by closing a channel.
 //
 // Hooks run in goroutines of their own and are abandoned, with a Warning event, when they

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/imagepull"
 )
 
 // An image volume's image is ensured with its pull policy and its view mounted before any
@@ -27,7 +27,7 @@ func TestFakeImageVolume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		key := worker.ImageViewKey(pod.w.UID(), "data")
+		key := imagepull.ViewKey(pod.w.UID(), "data")
 		mounted := f.waitCall(t, "mount image "+ref+" as "+key)
 		if created := slices.IndexFunc(f.history(), func(c string) bool { return strings.HasPrefix(c, "create ") }); created >= 0 && created < mounted {
 			t.Errorf("a container was created before the image volume was mounted: %q", f.history())

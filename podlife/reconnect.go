@@ -8,7 +8,7 @@ import (
 	"github.com/podlife/podlife/podlife/daemon"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/conn"
-	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/attempt"
 )
 
 // When containerd goes away (it crashed, was killed or restarts), the containers keep running
@@ -23,8 +23,8 @@ var ErrUnavailable = errdefs.ErrUnavailable
 
 // Back-off between attempts to reach containerd again.
 const (
-	reconnectInitial = worker.ReconnectInitial
-	reconnectMax     = worker.ReconnectMax
+	reconnectInitial = attempt.ReconnectInitial
+	reconnectMax     = attempt.ReconnectMax
 	// reviveTimeout bounds starting the private containerd again.
 	reviveTimeout = daemon.DefaultStartTimeout
 )

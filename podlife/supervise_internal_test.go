@@ -13,6 +13,7 @@ import (
 	"github.com/podlife/podlife/hook"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/attempt"
 	"github.com/podlife/podlife/podlife/podlifetest"
 	"github.com/podlife/podlife/podlife/startpolicy"
 )
@@ -396,8 +397,8 @@ func TestFakeStopKillsAfterGrace(t *testing.T) {
 	if err := p.Stop(ctx, WithGracePeriod(0)); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	if took := time.Since(t0); took < worker.MinGracePeriod || took > worker.MinGracePeriod+10*time.Second {
-		t.Errorf("stop took %v, want about %v", took, worker.MinGracePeriod)
+	if took := time.Since(t0); took < attempt.MinGracePeriod || took > attempt.MinGracePeriod+10*time.Second {
+		t.Errorf("stop took %v, want about %v", took, attempt.MinGracePeriod)
 	}
 	calls := f.history()
 	before(t, calls, "kill a TERM", "kill a KILL all")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/podlife/podlife/podlife/conditions"
 	"github.com/podlife/podlife/podlife/internal/worker"
+	"github.com/podlife/podlife/podlife/internal/worker/imagepull"
 	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/podupdate"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
@@ -49,4 +50,4 @@ func computePhase(restarts status.RestartsFunc, stopping bool, initStatuses, sta
 
 func byPolicy(policy RestartPolicy) status.RestartsFunc { return status.ByPolicy(policy) }
 
-func normalizeRef(image string) (string, error) { return worker.NormalizeRef(image) }
+func normalizeRef(image string) (string, error) { return imagepull.NormalizeRef(image) }

@@ -70,6 +70,7 @@ func TestPackageArrows(t *testing.T) {
 		{"podlife/internal/worker/podstart", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/worker/lifecycle", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/worker/imagepull", []string{"podlife/internal/worker", "podlife/internal/poddir", "podlife/daemon", "cni"}},
+		{"podlife/internal/worker/creating", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt", "podlife/internal/eventbus"}},
 		{"podlife/internal/worker/attempt", []string{"podlife/internal/worker", "podlife/internal/gc", "podlife/internal/control", "podlife/daemon", "podlife/internal/adopt", "podlife/internal/poddir", "podlife/internal/eventbus", "cni"}},
 		{"podlife/internal/eviction", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/internal/poddir", "podlife/daemon", "cni"}},
 		{"podlife/internal/worker/record", []string{"podlife/internal/worker", "podlife/internal/ctrd", "podlife/internal/tasks", "podlife/daemon"}},

@@ -76,7 +76,7 @@ func (p *Worker) bind(ctx context.Context, o *observe.Pod) (*adoptPlan, error) {
 				return nil, err
 			}
 		}
-		c.state, c.lastState, c.restartCount = b.State, b.LastState, b.RestartCount
+		c.st.State, c.st.LastState, c.st.RestartCount = b.State, b.LastState, b.RestartCount
 		for _, f := range b.Live {
 			c.live = append(c.live, p.foundInstance(f))
 		}
@@ -123,5 +123,5 @@ func (p *Worker) bindImage(c *Container, img observe.Image) {
 	if err != nil {
 		p.log.Warn("the container's image config is unusable", "container", c.spec.Name, "err", err)
 	}
-	c.imageID = img.Image.ID
+	c.st.ImageID = img.Image.ID
 }

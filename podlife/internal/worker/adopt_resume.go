@@ -114,6 +114,6 @@ func (p *Worker) resume(plan *adoptPlan, previous int, forStop bool) {
 func (c *Container) markPostStartFailed(hookErr error) {
 	p := c.pod
 	msg := lifecycle.PostStartMessage(c.spec.PostStart, p.name, c.spec.Name, hookErr)
-	p.do(func() { c.hookFailed = msg })
+	p.do(func() { c.st.HookFailed = msg })
 	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
 }

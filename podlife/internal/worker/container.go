@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"syscall"
 	"time"
@@ -14,14 +13,16 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/podlife/podlife/hook"
-	"github.com/podlife/podlife/podlife/internal/ocibuild"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/worker/containerspec"
 	"github.com/podlife/podlife/podlife/internal/worker/imagepull"
 	"github.com/podlife/podlife/podlife/internal/worker/lifecycle"
 	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
 	"github.com/podlife/podlife/podlife/internal/worker/podstart"
+	"github.com/podlife/podlife/podlife/internal/worker/probing"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
+	"github.com/podlife/podlife/podlife/internal/worker/status"
+	"github.com/podlife/podlife/probe"
 )
 
 // Container is a handle on one container of a pod, across its restarts. Its methods are safe for
@@ -51,15 +52,9 @@ type Container struct {
 	stopSignal  syscall.Signal
 
 	// Owned by the pod's loop (see owner.go).
-	cur          *instance   // the current instance (nil until created)
-	live         []*instance // instances whose containerd objects still exist
-	imageID      string
-	state        ContainerState
-	lastState    ContainerState
-	started      bool
-	ready        bool
-	restartCount int
-	hookFailed   string // the postStart failure of the current instance, for its waiting state
+	cur  *instance   // the current instance (nil until created)
+	live []*instance // instances whose containerd objects still exist
+	st   status.Container
 
 	// allocated is the resources of the last resize accepted (nil: the spec's), and
 	// resizeRestart is set while the container is stopped to be restarted by a resize: its exit
@@ -83,20 +78,11 @@ func (c *Container) Status() ContainerStatus { return c.pod.view().ctrs[c].statu
 
 // statusOwned computes the container's status from its state; it runs on the pod's loop.
 func (c *Container) statusOwned() ContainerStatus {
-	st := ContainerStatus{Name: c.spec.Name, Image: c.spec.Image, ImageID: c.imageID,
-		State: c.state, LastState: c.lastState, Ready: c.ready, Started: c.started, RestartCount: c.restartCount}
-	if c.init && !c.sidecar {
-		// The kubelet: a regular init container is ready once it completed, not while it runs.
-		t := c.state.Terminated
-		st.Ready = t != nil && t.ExitCode == 0
-	}
-	if c.ephemeral {
-		// The kubelet's prober never reports on ephemeral containers.
-		st.Ready, st.Started = false, false
-	}
+	id := ""
 	if c.cur != nil {
-		st.ContainerID = "containerd://" + c.cur.id
+		id = c.cur.id
 	}
+	st := c.st.Status(c.spec.Name, c.spec.Image, id, status.Kind{Init: c.init, Sidecar: c.sidecar, Ephemeral: c.ephemeral})
 	c.statusResources(&st)
 	return st
 }
@@ -110,7 +96,7 @@ func NewID() string {
 
 // setWaiting records a waiting state with a reason.
 func (c *Container) setWaiting(reason Reason, msg string) {
-	c.pod.update(func() { c.state = ContainerState{Waiting: &StateWaiting{Reason: reason, Message: msg}} })
+	c.pod.update(func() { c.st.Wait(reason, msg) })
 }
 
 // prepare does everything for the first instance that does not depend on the start order: image,
@@ -123,22 +109,13 @@ func (c *Container) prepare(ctx context.Context) {
 			return p.getImage(ctx, imagepull.Request{Image: c.spec.Image, PullPolicy: c.spec.ImagePullPolicy,
 				SetWaiting: c.setWaiting, Emit: p.emitter(c.spec.Name)})
 		},
-		UseImage: c.setImage,
-		VerifyNonRoot: func() error {
-			e := ocibuild.SecurityOf(&p.spec, c.spec)
-			if err := e.VerifyRunAsNonRoot(p.name, p.spec.Namespace, c.spec.Name, c.imageConfig.Config.User); err != nil {
-				return &containerspec.ConfigError{Err: err}
-			}
-			return nil
-		},
+		UseImage:      c.setImage,
+		VerifyNonRoot: func() error { return containerspec.VerifyNonRoot(&p.spec, c.spec, c.imageConfig.Config.User) },
 		Create: func(ctx context.Context) error {
 			inst, err := c.newInstance(ctx, 0, c.plannedID)
 			if err == nil {
 				inst.shared = true
-				p.update(func() {
-					c.cur = inst
-					c.live = append(c.live, inst)
-				})
+				p.update(func() { c.cur, c.live = inst, append(c.live, inst) })
 			}
 			return err
 		},
@@ -157,11 +134,10 @@ func (c *Container) setImage(ctx context.Context, img tasks.Image) error {
 	if err != nil {
 		return fmt.Errorf("read image config: %w", err)
 	}
-	if err := c.useImage(img, cfg); err != nil {
-		return err
+	if err = c.useImage(img, cfg); err == nil {
+		c.pod.update(func() { c.st.ImageID = img.ID })
 	}
-	c.pod.update(func() { c.imageID = img.ID })
-	return nil
+	return err
 }
 
 // useImage sets what the container takes from its image and the image's config (not its
@@ -190,8 +166,7 @@ func (c *Container) start(ctx context.Context) error {
 	if err := p.waitNetwork(ctx); err != nil {
 		return err
 	}
-	var inst *instance
-	p.do(func() { inst = c.cur })
+	inst, _ := c.current()
 	if inst == nil {
 		return fmt.Errorf("container %q: %w", c.spec.Name, ErrClosed) // the loop ended: the Runtime was closed
 	}
@@ -202,16 +177,10 @@ func (c *Container) start(ctx context.Context) error {
 // lifecycle.Start). The loop grants the start (see lifecycle.Gate).
 func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 	p := c.pod
-	i := lifecycle.Instance{Pod: p.name, Container: c.spec.Name, Emit: p.emitter(c.spec.Name),
+	i := lifecycle.Instance{Pod: p.name, Container: c.spec.Name, ID: inst.id, Emit: p.emitter(c.spec.Name),
 		Grant: func() (start func(context.Context) error, stopping bool) {
 			stopping = true // if the loop has ended (the Runtime closed), nothing starts
-			p.do(func() {
-				stopping = p.stopping
-				if !stopping && inst.task != nil {
-					start = inst.task.Start
-					p.starts.Begin()
-				}
-			})
+			p.do(func() { start, stopping = p.starts.Grant(p.stopping, inst.task), p.stopping })
 			return start, stopping
 		},
 		Failed: func(err error) {
@@ -224,8 +193,7 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 			now := time.Now()
 			p.update(func() {
 				inst.running, inst.startedAt = true, now
-				c.hookFailed = ""
-				c.state = ContainerState{Running: &StateRunning{StartedAt: now}}
+				c.st.Run(now)
 				p.starts.End()
 			})
 			// Started is published before the exit watcher runs: a process that exits at once
@@ -233,15 +201,9 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 			p.emitAt(now, c.spec.Name, EventNormal, ReasonStarted, "Started container "+c.spec.Name)
 			p.spawn(gExitWatch, func() { c.watchExit(inst) })
 		},
-		Supervise: func(inFlight bool) {
-			id := ""
-			if inFlight {
-				id = inst.id
-			}
-			c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = id })
-		},
+		Supervise:       func(id string) { c.persistSupervision(func(s *record.ContainerSupervision) { s.PostStart = id }) },
 		PostStartFailed: func(err error) error { return c.postStartFailed(inst, err) },
-		Probes:          func() { c.startProbes(inst) },
+		Probes:          func() { c.startProbesFrom(inst, false) },
 	}
 	if h := c.spec.PostStart; h != nil {
 		i.PostStart = func(ctx context.Context) error { return c.runHook(ctx, h, lifecycle.PostStart) }
@@ -253,21 +215,18 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 // PostStartHookError with the details.
 func (c *Container) postStartFailed(inst *instance, hookErr error) error {
 	p := c.pod
-	if p.isStopping() {
-		// Cancelled by a stop: not a hook failure, and the stop kills the container.
-		return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
+	if !p.isStopping() { // else cancelled by a stop: not a hook failure, and the stop kills the container
+		msg := lifecycle.PostStartMessage(c.spec.PostStart, p.name, c.spec.Name, hookErr)
+		p.do(func() { c.st.HookFailed = msg })
+		p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
+		c.killInstance(inst, GracePeriod(&p.spec), string(ReasonFailedPostStartHook), true)
 	}
-	msg := lifecycle.PostStartMessage(c.spec.PostStart, p.name, c.spec.Name, hookErr)
-	p.do(func() { c.hookFailed = msg })
-	p.emit(c.spec.Name, EventWarning, ReasonFailedPostStartHook, "PostStartHook failed")
-	c.killInstance(inst, GracePeriod(&p.spec), string(ReasonFailedPostStartHook), true)
 	return &StartError{Pod: p.name, Container: c.spec.Name, Step: StepPostStart, Err: hookErr}
 }
 
 // runHook runs a lifecycle handler (kind "PostStart" or "PreStop") against this container (see
-// lifecycle.Run): bounded by HookTimeout if set, abandoned with a Warning event if it does not
-// return soon after ctx ends. Its goroutine stays the worker's, awaited by Remove, unless it is
-// Go code, which may ignore its context (see group.go).
+// lifecycle.Run) in the pod's group, which releases Go code, that may ignore its context, once
+// it is abandoned (see group.go).
 func (c *Container) runHook(ctx context.Context, h hook.Handler, kind string) error {
 	p := c.pod
 	return lifecycle.Run(ctx, lifecycle.Hook{Kind: kind, Handler: h, Timeout: c.spec.HookTimeout, Target: c.target(),
@@ -289,4 +248,66 @@ func (c *Container) target() hook.Target {
 		Warn: func(reason, msg string) { p.emit(c.spec.Name, EventWarning, Reason(reason), msg) }}
 }
 
-func joinErrs(errs ...error) error { return errors.Join(errs...) }
+// awaitStarts waits, once the pod is stopping, until no start granted before is in flight, or
+// the loop ended (see lifecycle.Gate.Await).
+func (p *Worker) awaitStarts() { p.starts.Await(p.do, p.owner.Done()) }
+
+// startProbesFrom starts an instance's probes once its postStart hook has returned (see
+// probing.Start), without the startup probe if startupDone (it passed under a previous
+// manager). They end at the exit, the startup and liveness probes also at the pod's stop (the
+// kubelet's: a terminating container turns unready when its readiness probe fails).
+func (c *Container) startProbesFrom(inst *instance, startupDone bool) {
+	p := c.pod
+	ctx, cancel := context.WithCancel(p.startCtx)
+	readyCtx, cancelReady := context.WithCancel(p.watchCtx) // ends at Close, not at a stop
+	stop := func() { cancel(); cancelReady() }
+	// Set on the loop, ordered with the exit watcher's cancel; true if the loop has ended.
+	exited := true
+	p.do(func() {
+		select {
+		case <-inst.exited:
+		default:
+			exited, inst.cancel = false, stop
+		}
+	})
+	if exited {
+		stop()
+		return
+	}
+	set := probing.Start(ctx, readyCtx, probing.Config{
+		Pod: p.name, Namespace: p.spec.Namespace, PodUID: p.uid, Container: c.spec.Name,
+		Startup: c.spec.StartupProbe, Liveness: c.spec.LivenessProbe,
+		Readiness: c.spec.ReadinessProbe, StartupDone: startupDone,
+		Target: c.target(), StartedAt: inst.startedAt, Clock: p.host.Clock, Log: p.log,
+		Warn:          func(reason Reason, msg string) { p.emit(c.spec.Name, EventWarning, reason, msg) },
+		Publish:       p.host.PublishProbe,
+		StartupPassed: func() { c.persistSupervision(func(s *record.ContainerSupervision) { s.Started = inst.id }) },
+		Started: func() (current bool) {
+			p.updateIf(func() bool {
+				current = c.cur == inst && c.st.MarkStarted(c.spec.ReadinessProbe != nil)
+				return current
+			})
+			return current
+		},
+		Ready: func(ok bool) {
+			p.update(func() {
+				if c.cur == inst {
+					c.st.SetReady(ok)
+				}
+			})
+		},
+		Kill: func(kind probe.Kind, spec *probe.Spec) { c.killForProbe(inst, kind, spec) },
+	})
+	// The probe workers and their kills end with the instance (or Abandon): the pod's group
+	// awaits them through the set.
+	p.spawn(gProbes, set.Wait)
+}
+
+// killForProbe kills an instance whose liveness or startup probe failed (see probing.KillOf);
+// its exit then restarts it per the restart policy.
+func (c *Container) killForProbe(inst *instance, kind probe.Kind, spec *probe.Spec) {
+	if !c.pod.isStopping() {
+		msg, grace := probing.KillOf(c.spec.Name, kind, spec, GracePeriod(&c.pod.spec), c.shouldRestart(137))
+		c.killInstance(inst, grace, msg, true)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/worker/ephemeral"
+	"github.com/podlife/podlife/podlife/internal/worker/status"
 )
 
 // AddEphemeralContainer adds an ephemeral container to the running pod and starts it (see
@@ -35,8 +36,7 @@ func (p *Worker) AddEphemeralContainer(ctx context.Context, spec EphemeralContai
 	cs := spec.ContainerSpec
 	c := &Container{pod: p, spec: &cs, ephemeral: true, targetName: spec.TargetContainerName,
 		stdin: spec.Stdin, tty: spec.TTY,
-		plannedID: NewID(), prepared: make(chan struct{}),
-		state: ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}}
+		plannedID: NewID(), prepared: make(chan struct{}), st: status.NewContainer(false)}
 	err := fmt.Errorf("pod %q: %w", p.name, ErrClosed) // unless the loop runs the closure
 	done := make(chan error, 1)
 	p.updateIf(func() bool {
@@ -81,7 +81,7 @@ func (p *Worker) validateEphemeralOwned(spec *EphemeralContainerSpec) error {
 }
 
 // ephemeralPIDOpts is the PID namespace of an ephemeral container: the pod's if it shares one
-// (specOpts has set it), else its target's (pinned until unpinTarget, once the container's task
+// (specInput has set it), else its target's (pinned until unpinTarget, once the container's task
 // is created), else a new one.
 func (c *Container) ephemeralPIDOpts() ([]oci.SpecOpts, error) {
 	p := c.pod

@@ -2,9 +2,9 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/opencontainers/runtime-spec/specs-go"
@@ -13,7 +13,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/worker/attempt"
-	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
+	"github.com/podlife/podlife/podlife/internal/worker/creating"
 )
 
 // instance is one attempt of a container: its containerd container and task, its log file and
@@ -49,53 +49,20 @@ type instance struct {
 }
 
 // newInstance creates attempt n's containerd container and task (runc create) with the log
-// file open (attempt.Create). The process is not started.
+// file open (see creating.Make). The process is not started.
 func (c *Container) newInstance(ctx context.Context, n int, id string) (*instance, error) {
-	p := c.pod
-	r := p.host
-	// Not cancellable (see attempt.Create); only the wait for the pod's shim (withShim) ends
-	// with the caller's ctx.
-	waitCtx := ctx
-	ctx = context.WithoutCancel(ctx)
-	t0 := time.Now()
-	volumes, private, err := c.volumeMounts(id)
-	if err != nil {
-		return nil, err
-	}
-	// runc has made its own mounts from the private ones once the task is created (or failed).
-	defer func() {
-		if err := private.release(); err != nil {
-			p.log.Warn("private volume mounts left", "container", c.spec.Name, "err", err)
-		}
-	}()
-	termPath, termMount, err := attempt.TerminationMount(p.sandbox.Dir(), id, c.spec.TerminationMessagePath)
-	if err != nil {
-		return nil, err
-	}
-	volumes = append(volumes, termMount)
-	opts, err := c.specOpts(ctx, volumes)
+	p, r := c.pod, c.pod.host
 	defer c.unpinTarget() // an ephemeral container's task has joined its target's PID namespace
+	made, err := creating.Make(ctx, p.conn(), creating.Attempt{Spec: c.specInput(), VolumeDir: p.sandbox.VolumeDir, StopSignal: c.stopSignal,
+		Create: attempt.Spec{ID: id, Attempt: n, Name: c.spec.Name, Class: p.handler, Image: c.image, Labels: p.labels(c),
+			Cgroup: p.containerCgroup(id), PodDir: p.sandbox.Dir(), FIFODir: p.sandbox.FIFODir(), Stdin: c.stdin, TTY: c.tty,
+			Logs:     attempt.LogConfig{Logger: r.Cfg.ContainerLogger, Limits: r.Cfg.Logs, StateDir: r.Cfg.StateDir, Shared: r.SharedLogger},
+			WithShim: func(create func() error) error { return p.withShim(ctx, c, create) }, WatchCtx: p.watchCtx}})
 	if err != nil {
 		return nil, err
 	}
-	labels := p.labels(c)
-	labels[podsandbox.LabelAttempt] = strconv.Itoa(n)
-	labels[podsandbox.LabelStopSignal] = strconv.Itoa(int(c.stopSignal))
-	t1 := time.Now()
-	made, err := attempt.Create(ctx, p.conn(), attempt.Spec{
-		ID: id, Attempt: n, Name: c.spec.Name, Class: p.handler, Image: c.image, Labels: labels,
-		Cgroup: p.containerCgroup(id), Opts: opts, PodDir: p.sandbox.Dir(), FIFODir: p.sandbox.FIFODir(),
-		Stdin: c.stdin, TTY: c.tty, Logs: r.logConfig(), TermPath: termPath,
-		WithShim: func(create func() error) error { return p.withShim(waitCtx, c, create) },
-		Explain:  private.explain, WatchCtx: p.watchCtx,
-	})
-	if err != nil {
-		return nil, err
-	}
-	p.log.Debug("container created", "container", c.spec.Name, "attempt", n, "id", id, "spec", t1.Sub(t0),
-		"newContainer", made.NewContainer, "newTask", made.NewTask)
 	return &instance{host: r, pod: p, attempt: n, id: id, ctr: made.Ctr, cg: made.Ctr, task: made.Task, exitCh: made.Exit,
-		log: made.Log.Writer, logPath: made.Log.Path, streams: made.Log.Streams, termPath: termPath, exited: make(chan struct{})}, nil
+		log: made.Log.Writer, logPath: made.Log.Path, streams: made.Log.Streams, termPath: made.TermPath, exited: make(chan struct{})}, nil
 }
 
 // errCreateCut is wrapped by newInstance's error when containerd went away during the create
@@ -111,11 +78,6 @@ func (r *Host) conn(log *slog.Logger) attempt.Conn {
 // conn is the Host's attempt.Conn, logging to the pod's log.
 func (p *Worker) conn() attempt.Conn { return p.host.conn(p.log) }
 
-// logConfig is where the containers' output goes (attempt.LogConfig).
-func (r *Host) logConfig() attempt.LogConfig {
-	return attempt.LogConfig{Logger: r.Cfg.ContainerLogger, Limits: r.Cfg.Logs, StateDir: r.Cfg.StateDir, Shared: r.SharedLogger}
-}
-
 // logs is the instance's log as the attempt package sees it.
 func (i *instance) logs() attempt.Log {
 	return attempt.Log{Path: i.logPath, Writer: i.log, Streams: i.streams}
@@ -125,8 +87,7 @@ func (i *instance) logs() attempt.Log {
 // if it still runs (see attempt.DeleteTask).
 func (i *instance) deleteTask(ctx context.Context) error {
 	var task tasks.Task
-	i.own(func() { task = i.task })
-	if task == nil {
+	if i.own(func() { task = i.task }); task == nil {
 		return nil
 	}
 	return attempt.DeleteTask(ctx, i.host.conn(i.host.Log), i.id, task, i.cg, i.logs().Closers(), func() { i.own(func() { i.task = nil }) })
@@ -136,23 +97,21 @@ func (i *instance) deleteTask(ctx context.Context) error {
 // message file.
 func (i *instance) deleteContainer(ctx context.Context) error {
 	var ctr tasks.Container
-	i.own(func() { ctr = i.ctr })
-	if ctr == nil {
+	if i.own(func() { ctr = i.ctr }); ctr == nil {
 		return nil
 	}
 	return attempt.DeleteContainer(ctx, i.host.conn(i.host.Log), i.id, ctr, i.termPath, func() { i.own(func() { i.ctr = nil }) })
 }
 
-// delete removes the task and the container.
+// delete removes the task and the container; without a task, the cgroups of a creation that
+// may have been cut short (see attempt.SweepCgroup).
 func (i *instance) delete(ctx context.Context) error {
 	var hadTask bool
 	i.own(func() { hadTask = i.task != nil })
-	err := joinErrs(i.deleteTask(ctx), i.deleteContainer(ctx))
-	if !hadTask && err == nil {
-		// No task to delete: its creation may have been cut short (see attempt.SweepCgroup).
-		err = attempt.SweepCgroup(i.id, i.cg)
+	if err := errors.Join(i.deleteTask(ctx), i.deleteContainer(ctx)); err != nil || hadTask {
+		return err
 	}
-	return err
+	return attempt.SweepCgroup(i.id, i.cg)
 }
 
 // own runs f, which reads or writes the instance's owned fields: on the pod's loop once the

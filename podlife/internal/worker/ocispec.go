@@ -3,25 +3,24 @@ package worker
 import (
 	. "github.com/podlife/podlife/podlife/internal/api"
 
-	"context"
 	"path/filepath"
 	"time"
 
 	"github.com/containerd/containerd/v2/pkg/oci"
-	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/podlife/internal/worker/containerspec"
 	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
+	"github.com/podlife/podlife/podlife/internal/worker/volmount"
 )
 
-// specOpts builds the container's OCI spec options (see containerspec.Opts), with volumes the
-// container's volume mounts (see volumeMounts).
-func (c *Container) specOpts(_ context.Context, volumes []specs.Mount) ([]oci.SpecOpts, error) {
+// specInput is what the container's OCI spec options are built from (see containerspec.Opts),
+// but its volume mounts (see creating.Make).
+func (c *Container) specInput() containerspec.Input {
 	p := c.pod
 	in := containerspec.Input{
 		Pod: &p.spec, Container: c.spec, Entrypoint: c.imageConfig.Config.Entrypoint, User: c.imageConfig.Config.User,
-		TTY: c.tty, Resources: c.resources(), Sandbox: p.specSandbox(), Volumes: volumes,
+		TTY: c.tty, Resources: c.resources(), Sandbox: p.specSandbox(),
 		AllowPrivilegeEscalationByDefault: p.host.Cfg.AllowPrivilegeEscalationByDefault,
 		FieldValue: func(f PodField) (string, error) {
 			return containerspec.FieldValue(containerspec.Pod{UID: p.uid, HostNetwork: p.spec.HostNetwork, HostIPs: p.host.HostIPs, IP: p.sandbox.IP}, f)
@@ -34,7 +33,7 @@ func (c *Container) specOpts(_ context.Context, volumes []specs.Mount) ([]oci.Sp
 	if g := p.shimGroup(); g != "" {
 		in.Annotations = map[string]string{podsandbox.AnnotationShimGroup: g}
 	}
-	return containerspec.Opts(in)
+	return in
 }
 
 // specSandbox is what a container joins of the pod's sandbox.
@@ -47,6 +46,14 @@ func (p *Worker) specSandbox() containerspec.Sandbox {
 // containerspec.SharedNamespaceOpts).
 func (p *Worker) sharedNamespaceOpts() []oci.SpecOpts {
 	return containerspec.SharedNamespaceOpts(&p.spec, p.specSandbox())
+}
+
+// volumeReadOnly tells whether a volume is always mounted read-only (files and image volumes).
+func (p *Worker) volumeReadOnly(name string) bool { return volmount.ReadOnly(&p.spec, name) }
+
+// applyFSGroup gives a volume podlife made to the pod's fsGroup (see volmount.ApplyFSGroup).
+func applyFSGroup(s *PodSpec, dir string, readOnly bool) error {
+	return volmount.ApplyFSGroup(s, dir, readOnly)
 }
 
 // GracePeriod is the pod's termination grace period (see containerspec.GracePeriod).

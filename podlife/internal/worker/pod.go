@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/cni"
-	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/eventbus"
 	"github.com/podlife/podlife/podlife/internal/worker/goroutines"
 	"github.com/podlife/podlife/podlife/internal/worker/lifecycle"
@@ -91,7 +90,7 @@ type Worker struct {
 	message                string
 	startTime              time.Time
 	ephemerals             []*Container              // added by AddEphemeralContainer, in order; never removed
-	starts                 lifecycle.Gate            // the Task.Starts granted, not recorded yet (start_gate.go)
+	starts                 lifecycle.Gate            // the Task.Starts granted, not recorded yet (awaitStarts)
 	restartAll             restarting.All[*instance] // the restart of all the containers in progress
 
 	sup       *record.SupervisionWriter // supervision.json: what an adopter needs (see record.go)
@@ -145,18 +144,12 @@ func assemblePod(r *Host, spec, recorded PodSpec, handler tasks.Class, dir, uid 
 	p.startCtx, p.cancelStart = context.WithCancel(p.lifeCtx)
 	p.watchCtx, p.stopWatch = context.WithCancel(p.lifeCtx)
 	p.sidecars = map[string]bool{}
-	// The kubelet's default waiting reason for a container not created yet: every one of a pod
-	// with init containers (the init containers too) waits in PodInitializing.
-	waiting := api.ReasonContainerCreating
-	if len(p.spec.InitContainers) > 0 {
-		waiting = api.ReasonPodInitializing
-	}
 	add := func(cs []ContainerSpec, init bool) []*Container {
 		out := make([]*Container, len(cs))
 		for i := range cs {
 			c := &Container{pod: p, spec: &cs[i], init: init, plannedID: NewID(), prepared: make(chan struct{}),
 				sidecar: init && cs[i].RestartPolicy == RestartAlways}
-			c.state = ContainerState{Waiting: &StateWaiting{Reason: waiting}}
+			c.st = status.NewContainer(len(p.spec.InitContainers) > 0)
 			if c.sidecar {
 				p.sidecars[c.spec.Name] = true
 			}

@@ -116,8 +116,8 @@ func (p *Worker) startApps(ctx context.Context, start func(*Container, context.C
 				return nil, err
 			}
 			return func() startorder.State {
-				t := c.state.Terminated
-				return startorder.State{Terminated: t, Started: c.started, Ready: c.ready, Restarts: t != nil && c.shouldRestartOwned(t.ExitCode)}
+				t := c.st.State.Terminated
+				return startorder.State{Terminated: t, Started: c.st.Started, Ready: c.st.Ready, Restarts: t != nil && c.shouldRestartOwned(t.ExitCode)}
 			}, nil
 		},
 		WaitFor: func(ctx context.Context, cond func() bool) error {

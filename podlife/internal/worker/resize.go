@@ -30,7 +30,7 @@ func (c *Container) statusResources(st *ContainerStatus) {
 	}
 	r := c.resourcesOwned()
 	st.AllocatedResources = r
-	if c.state.Running != nil {
+	if c.st.State.Running != nil {
 		st.Resources = &r
 	}
 }
@@ -76,7 +76,7 @@ func (t *resizeTarget) Allocated() map[string]Resources {
 func (t *resizeTarget) Running() (id string, task tasks.Task) {
 	c := t.c
 	c.pod.do(func() {
-		if c.cur != nil && c.cur.running && c.state.Running != nil && c.cur.task != nil {
+		if c.cur != nil && c.cur.running && c.st.State.Running != nil && c.cur.task != nil {
 			t.inst, id, task = c.cur, c.cur.id, c.cur.task
 		}
 	})

@@ -96,7 +96,7 @@ func (r restartCtr) Create(ctx context.Context, attempt int) (*instance, error) 
 
 func (r restartCtr) Next() (cur *instance, state ContainerState, attempt int, ok bool) {
 	c := r.c
-	ok = c.pod.do(func() { cur, state, attempt = c.cur, c.state, c.restartCount+1 })
+	ok = c.pod.do(func() { cur, state, attempt = c.cur, c.st.State, c.st.RestartCount+1 })
 	return cur, state, attempt, ok
 }
 
@@ -104,9 +104,9 @@ func (r restartCtr) Waiting(reason Reason, msg string, last *StateTerminated) {
 	c := r.c
 	c.pod.update(func() {
 		if last != nil {
-			c.lastState = ContainerState{Terminated: last}
+			c.st.LastState = ContainerState{Terminated: last}
 		}
-		c.state = ContainerState{Waiting: &StateWaiting{Reason: reason, Message: msg}}
+		c.st.State = ContainerState{Waiting: &StateWaiting{Reason: reason, Message: msg}}
 	})
 }
 
@@ -116,11 +116,11 @@ func (r restartCtr) Install(inst *instance, attempt int, last ContainerState) bo
 	return c.pod.update(func() {
 		c.cur = inst
 		c.live = append(c.live, inst)
-		c.restartCount = attempt
+		c.st.RestartCount = attempt
 		if last.Terminated != nil {
-			c.lastState = last
+			c.st.LastState = last
 		}
-		c.state = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
+		c.st.State = ContainerState{Waiting: &StateWaiting{Reason: ReasonContainerCreating}}
 	})
 }
 

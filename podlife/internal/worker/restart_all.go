@@ -62,7 +62,7 @@ func (a allRestart) End(ctx context.Context) (again bool) {
 func (a allRestart) AwaitInit(ctx context.Context, name string) bool {
 	p, c := a.p, a.p.byName[name]
 	var attempt int
-	p.do(func() { attempt = c.restartCount })
+	p.do(func() { attempt = c.st.RestartCount })
 	st, err := p.WaitFor(ctx, func(st PodStatus) bool {
 		return restarting.InitRerunOver(st, p.view().ctrs[c].status, attempt, c.sidecar)
 	})

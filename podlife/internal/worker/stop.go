@@ -123,7 +123,7 @@ func (p *Worker) waitOutlived(sidecar *Container, deadline time.Time) {
 	_, _ = p.WaitFor(ctx, func(PodStatus) bool {
 		gone := true // also once the loop has ended
 		p.do(func() {
-			gone = !slices.ContainsFunc(outlived, func(c *Container) bool { return c.cur != nil && c.cur.running && c.state.Running != nil })
+			gone = !slices.ContainsFunc(outlived, func(c *Container) bool { return c.cur != nil && c.cur.running && c.st.State.Running != nil })
 		})
 		return gone
 	})

@@ -44,7 +44,7 @@ func (p *Worker) WatchMember(onDead func()) map[string]string {
 	images := map[string]string{}
 	p.do(func() {
 		for _, c := range slices.Concat(p.inits, p.apps) {
-			images[c.spec.Name] = c.imageID
+			images[c.spec.Name] = c.st.ImageID
 			orig, fwd := c.cur.exitCh, make(chan ctrd.ExitStatus, 1)
 			c.cur.exitCh = fwd
 			p.spawn(gMemberExit, func() { p.warm.ForwardExit(orig, fwd, onDead) })
@@ -93,7 +93,7 @@ func (w warmPod) Go(g warmmember.Goroutine, fn func()) { w.spawn(warmGoroutines[
 func (w warmPod) Containers() (cs []warmmember.Container, pause tasks.Container, ok bool) {
 	ok = w.do(func() {
 		for _, c := range slices.Concat(w.inits, w.apps) {
-			s := warmmember.Container{Name: c.spec.Name, Image: c.image.Name, ImageID: c.imageID}
+			s := warmmember.Container{Name: c.spec.Name, Image: c.image.Name, ImageID: c.st.ImageID}
 			if c.cur != nil {
 				s.Ctr, s.Task = c.cur.ctr, c.cur.task != nil
 			}

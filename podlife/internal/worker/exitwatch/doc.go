@@ -2,7 +2,7 @@
 // exit (across losses of the connection to containerd), the reads it needs before the exit is
 // recorded (the cgroup's OOM kill, the termination message), the record, the Exited event,
 // then what follows the exit. The worker (podlife/internal/worker) gives it each step through a
-// small interface (Instance) that reads and writes the instance's state on the pod's loop; the
+// function of Instance that reads and writes the instance's state on the pod's loop; the
 // terminated state of an exit is computed here from plain values (Exit.Terminated).
 //
 // # What it owns

@@ -36,37 +36,40 @@ func (e Exit) Terminated(startedAt time.Time) *api.StateTerminated {
 	return term
 }
 
-// Instance is what Watch needs of the instance it watches. The worker implements it.
-type Instance interface {
+// Instance is the instance Watch watches, with what Watch needs of it from the worker.
+type Instance struct {
+	// Name is its container's name, ID its containerd ID; Log the pod's logger.
+	Name, ID string
+	Log      *slog.Logger
 	// Await waits for the process's exit (see attempt.AwaitExit): attempt.ErrTaskLost if the
 	// task is gone and the shim did not tell; any other error when the runtime detached.
-	Await() (code uint32, at time.Time, err error)
+	Await func() (code uint32, at time.Time, err error)
 	// OOMKilled reads the container's cgroup (I/O, before the exit is recorded).
-	OOMKilled() bool
+	OOMKilled func() bool
 	// Message reads the termination message of an exit with code (I/O, before the record).
-	Message(code int) string
+	Message func(code int) string
 	// Record records the exit on the pod's loop and returns the container's terminated state;
 	// nil if the loop has ended (the runtime was closed): nothing is recorded.
-	Record(e Exit) *api.StateTerminated
+	Record func(e Exit) *api.StateTerminated
 	// Emit publishes the container's event at t.
-	Emit(t time.Time, typ api.EventType, reason api.Reason, msg string)
+	Emit func(t time.Time, typ api.EventType, reason api.Reason, msg string)
 	// Done says the process has exited (its exit recorded, or never to be).
-	Done()
+	Done func()
 	// OnExit decides what follows the recorded exit (a restart, the pod's end).
-	OnExit(term *api.StateTerminated)
+	OnExit func(term *api.StateTerminated)
 }
 
-// Watch records the exit of the process of container name's instance id and hands it on: the
-// Exited event is published before Done, and OnExit runs after both. If the runtime detached
-// (the process may well still run), nothing is recorded.
-func Watch(name, id string, w Instance, log *slog.Logger) {
+// Watch records the exit of the instance's process and hands it on: the Exited event is
+// published before Done, and OnExit runs after both. If the runtime detached (the process may
+// well still run), nothing is recorded.
+func Watch(w Instance) {
 	code, at, err := w.Await()
 	lost := errors.Is(err, attempt.ErrTaskLost)
 	if err != nil && !lost {
 		return
 	}
 	if lost {
-		log.Warn("a container's task was gone when containerd answered again", "container", name, "id", id)
+		w.Log.Warn("a container's task was gone when containerd answered again", "container", w.Name, "id", w.ID)
 	}
 	e := Exit{Code: code, At: at, Lost: lost}
 	// The OOM check reads the cgroup: I/O, done before the loop decides. So does the
@@ -84,7 +87,7 @@ func Watch(name, id string, w Instance, log *slog.Logger) {
 	if code != 0 {
 		typ = api.EventWarning
 	}
-	w.Emit(at, typ, api.ReasonExited, "Container "+name+" exited with code "+strconv.Itoa(int(code)))
+	w.Emit(at, typ, api.ReasonExited, "Container "+w.Name+" exited with code "+strconv.Itoa(int(code)))
 	w.Done()
 	w.OnExit(term)
 }

@@ -25,26 +25,29 @@ type instance struct {
 
 var at = time.Unix(2000, 0)
 
-func (i *instance) Await() (uint32, time.Time, error) { return i.code, at, i.err }
-func (i *instance) OOMKilled() bool                   { i.steps = append(i.steps, "oom?"); return i.oom }
-func (i *instance) Message(code int) string {
-	i.steps = append(i.steps, "message "+strconv.Itoa(code))
-	return "bye"
-}
-func (i *instance) Record(e Exit) *api.StateTerminated {
-	i.steps = append(i.steps, "record")
-	i.exit = e
-	if i.closed {
-		return nil
+// watched is i as Watch sees it, of container c.
+func (i *instance) watched(log *slog.Logger) Instance {
+	return Instance{Name: "c", ID: "id", Log: log,
+		Await:     func() (uint32, time.Time, error) { return i.code, at, i.err },
+		OOMKilled: func() bool { i.steps = append(i.steps, "oom?"); return i.oom },
+		Message: func(code int) string {
+			i.steps = append(i.steps, "message "+strconv.Itoa(code))
+			return "bye"
+		},
+		Record: func(e Exit) *api.StateTerminated {
+			i.steps = append(i.steps, "record")
+			i.exit = e
+			if i.closed {
+				return nil
+			}
+			return e.Terminated(time.Unix(1000, 0))
+		},
+		Emit: func(t time.Time, typ api.EventType, reason api.Reason, msg string) {
+			i.steps = append(i.steps, string(typ)+" "+string(reason)+": "+msg)
+		},
+		Done:   func() { i.steps = append(i.steps, "done") },
+		OnExit: func(term *api.StateTerminated) { i.steps = append(i.steps, "onExit "+string(term.Reason)) },
 	}
-	return e.Terminated(time.Unix(1000, 0))
-}
-func (i *instance) Emit(t time.Time, typ api.EventType, reason api.Reason, msg string) {
-	i.steps = append(i.steps, string(typ)+" "+string(reason)+": "+msg)
-}
-func (i *instance) Done() { i.steps = append(i.steps, "done") }
-func (i *instance) OnExit(term *api.StateTerminated) {
-	i.steps = append(i.steps, "onExit "+string(term.Reason))
 }
 
 // An exit is read (OOM only for a failure, the termination message), recorded, published as
@@ -66,7 +69,7 @@ func TestWatch(t *testing.T) {
 		{"detached", &instance{err: errors.New("closed")}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			Watch("c", "id", tc.inst, log)
+			Watch(tc.inst.watched(log))
 			if !slices.Equal(tc.inst.steps, tc.want) {
 				t.Errorf("steps %q, want %q", tc.inst.steps, tc.want)
 			}

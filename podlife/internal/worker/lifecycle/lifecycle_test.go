@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,14 +20,14 @@ func TestStart(t *testing.T) {
 	boom := errors.New("boom")
 	run := func(mod func(*Instance, *[]string)) (error, []string) {
 		var steps []string
-		i := Instance{Pod: "p", Container: "c",
+		i := Instance{Pod: "p", Container: "c", ID: "id",
 			Grant: func() (func(context.Context) error, bool) {
 				steps = append(steps, "grant")
 				return func(context.Context) error { steps = append(steps, "start"); return nil }, false
 			},
 			Failed:          func(err error) { steps = append(steps, "failed: "+err.Error()) },
 			Running:         func() { steps = append(steps, "running") },
-			Supervise:       func(in bool) { steps = append(steps, fmt.Sprint("supervise ", in)) },
+			Supervise:       func(id string) { steps = append(steps, fmt.Sprint("supervise ", id == "id")) },
 			PostStartFailed: func(err error) error { steps = append(steps, "poststart failed"); return err },
 			Probes:          func() { steps = append(steps, "probes") },
 			Emit:            func(_ api.EventType, r api.Reason, _ string) { steps = append(steps, "event "+string(r)) },
@@ -119,5 +120,40 @@ func TestGate(t *testing.T) {
 	}
 	if g.Awaited() || g.Idle() != nil {
 		t.Fatal("after: want not awaited, Idle nil")
+	}
+}
+
+type starter struct{}
+
+func (starter) Start(context.Context) error { return nil }
+
+// Grant gives no start while stopping or without a task, else the task's start, counted; Await
+// returns once the starts granted before it ended, or once done is closed.
+func TestGateGrantAwait(t *testing.T) {
+	var g Gate
+	direct := func(f func()) bool { f(); return true } // the test is the loop
+	if g.Grant(true, starter{}) != nil || g.Grant(false, nil) != nil || g.Idle() != nil {
+		t.Fatal("Grant while stopping or without a task: want no start, none counted")
+	}
+	g.Await(direct, nil) // nothing in flight: returns at once
+	if g.Grant(false, starter{}) == nil || g.Idle() == nil {
+		t.Fatal("Grant: want the task's start, counted")
+	}
+	done := make(chan struct{})
+	close(done)
+	g.Await(direct, done) // the loop ended: returns
+	// Await off the loop: the loop is a mutex here, and asked says Await has read the gate.
+	var mu sync.Mutex
+	asked, awaited := make(chan struct{}), make(chan struct{})
+	loop := func(f func()) bool { mu.Lock(); defer mu.Unlock(); f(); close(asked); return true }
+	go func() { g.Await(loop, nil); close(awaited) }()
+	<-asked
+	mu.Lock()
+	defer mu.Unlock()
+	g.End()
+	select {
+	case <-awaited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Await did not return once the start ended")
 	}
 }

@@ -11,6 +11,7 @@ import (
 // Instance is the start of one instance's process as the worker gives it to Start.
 type Instance struct {
 	Pod, Container string
+	ID             string // the instance's containerd ID
 	// Grant asks the pod's loop for the start: stopping if the pod is stopping (or the loop
 	// ended), else start, the task's start, nil if the task was deleted. A start granted is
 	// counted by the loop until Failed or Running ends it.
@@ -22,10 +23,10 @@ type Instance struct {
 	// Started event and starts its exit watcher.
 	Running func()
 	// PostStart runs the postStart hook (nil: none), which Supervise records in flight
-	// (true) or over (false) for an adopter; PostStartFailed handles its failure and returns
-	// the start's error.
+	// (given ID) or over (given "") for an adopter; PostStartFailed handles its failure and
+	// returns the start's error.
 	PostStart       func(ctx context.Context) error
-	Supervise       func(inFlight bool)
+	Supervise       func(postStart string)
 	PostStartFailed func(err error) error
 	// Probes starts the instance's probes.
 	Probes func()
@@ -57,10 +58,10 @@ func Start(ctx context.Context, i Instance) error {
 	if i.PostStart != nil {
 		// Recorded while it runs: a manager that dies meanwhile leaves it for its adopter to
 		// report as failed, rather than silently lost.
-		i.Supervise(true)
+		i.Supervise(i.ID)
 		failpoint.Hit("start.poststart") // with a delay: in the middle of the hook
 		err := i.PostStart(ctx)
-		i.Supervise(false)
+		i.Supervise("")
 		if err != nil {
 			return i.PostStartFailed(err)
 		}

@@ -11,25 +11,25 @@ import (
 	"github.com/podlife/podlife/podlife/internal/worker/attempt"
 )
 
-// Target is what Kill needs of an instance (one attempt of a container) and its container. The
-// worker implements it: State reads the instance's state on the pod's loop, the others run the
+// Target is what Kill needs of an instance (one attempt of a container) and its container,
+// from the worker: State reads the instance's state on the pod's loop, the functions run the
 // worker's own sequences (its events, its hooks, its termination order).
-type Target interface {
+type Target struct {
 	// State returns the instance's task (nil if none), whether its process was started and
 	// whether its exit is recorded already.
-	State() (task tasks.Task, running, exitRecorded bool)
+	State func() (task tasks.Task, running, exitRecorded bool)
 	// Exited is closed once the process exited, its Exited event published (or once it will
 	// never run).
-	Exited() <-chan struct{}
+	Exited <-chan struct{}
 	// NeverRan closes Exited of an instance created but never started.
-	NeverRan()
+	NeverRan func()
 	// Emit publishes an event of the container.
-	Emit(typ api.EventType, reason api.Reason, msg string)
+	Emit func(typ api.EventType, reason api.Reason, msg string)
 	// PreStop runs the container's preStop hook; ctx ends with the grace period.
-	PreStop(ctx context.Context) error
+	PreStop func(ctx context.Context) error
 	// AwaitOutlived holds back the stop signal, until deadline at most, while the pod's stop
 	// waits for the containers this one outlives (a sidecar's); it returns at once otherwise.
-	AwaitOutlived(deadline time.Time)
+	AwaitOutlived func(deadline time.Time)
 }
 
 // Kill says how to stop an instance.
@@ -59,11 +59,11 @@ func KillInstance(ctx context.Context, conn attempt.Conn, t Target, k Kill) {
 		// An exit already recorded (and so maybe already seen by whoever asks for this stop)
 		// must not get a preStop hook. Its Exited event follows the record: wait for it, so
 		// that a stop that returned has it (Exited is closed right after the event).
-		<-t.Exited()
+		<-t.Exited
 		return
 	}
 	select {
-	case <-t.Exited():
+	case <-t.Exited:
 		return
 	default:
 	}
@@ -94,5 +94,5 @@ func KillInstance(ctx context.Context, conn attempt.Conn, t Target, k Kill) {
 	// sidecar killed alone (a failed probe) gets its stop signal right after its preStop.
 	t.AwaitOutlived(deadline)
 	remaining := max(time.Until(deadline), attempt.MinGracePeriod)
-	attempt.Kill(ctx, conn, attempt.Signalled{Name: k.Name, Task: task, Exited: t.Exited()}, k.Signal, remaining)
+	attempt.Kill(ctx, conn, attempt.Signalled{Name: k.Name, Task: task, Exited: t.Exited}, k.Signal, remaining)
 }

@@ -43,25 +43,27 @@ func (t *target) Kill(_ context.Context, sig syscall.Signal, _ bool) error {
 	return nil
 }
 
-func (t *target) State() (tasks.Task, bool, bool) {
-	if t.noTask {
-		return nil, false, false
+// of is t as KillInstance sees it.
+func (t *target) of() Target {
+	return Target{Exited: t.exited,
+		State: func() (tasks.Task, bool, bool) {
+			if t.noTask {
+				return nil, false, false
+			}
+			return t, t.running, t.exitRecorded
+		},
+		NeverRan: func() { t.step("never ran"); close(t.exited) },
+		Emit:     func(typ api.EventType, reason api.Reason, msg string) { t.step(string(reason) + ": " + msg) },
+		PreStop: func(ctx context.Context) error {
+			if _, ok := ctx.Deadline(); !ok {
+				t.step("preStop without a deadline")
+			}
+			t.step("preStop")
+			return t.preStopErr
+		},
+		AwaitOutlived: func(time.Time) { t.step("outlived") },
 	}
-	return t, t.running, t.exitRecorded
 }
-func (t *target) Exited() <-chan struct{} { return t.exited }
-func (t *target) NeverRan()               { t.step("never ran"); close(t.exited) }
-func (t *target) Emit(typ api.EventType, reason api.Reason, msg string) {
-	t.step(string(reason) + ": " + msg)
-}
-func (t *target) PreStop(ctx context.Context) error {
-	if _, ok := ctx.Deadline(); !ok {
-		t.step("preStop without a deadline")
-	}
-	t.step("preStop")
-	return t.preStopErr
-}
-func (t *target) AwaitOutlived(time.Time) { t.step("outlived") }
 
 func conn() attempt.Conn {
 	return attempt.Conn{
@@ -97,7 +99,7 @@ func TestKillInstance(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.target.exited = make(chan struct{})
-			KillInstance(context.Background(), conn(), tc.target, tc.kill)
+			KillInstance(context.Background(), conn(), tc.target.of(), tc.kill)
 			if !slices.Equal(tc.target.steps, tc.want) {
 				t.Errorf("steps %q, want %q", tc.target.steps, tc.want)
 			}
@@ -106,7 +108,7 @@ func TestKillInstance(t *testing.T) {
 	t.Run("exit recorded", func(t *testing.T) {
 		tg := &target{running: true, exitRecorded: true, exited: make(chan struct{})}
 		done := make(chan struct{})
-		go func() { KillInstance(context.Background(), conn(), tg, kill); close(done) }()
+		go func() { KillInstance(context.Background(), conn(), tg.of(), kill); close(done) }()
 		close(tg.exited) // its Exited event published: KillInstance returns, having done nothing
 		select {
 		case <-done:
