@@ -39,7 +39,7 @@ type Container struct {
 	targetName string
 	targetPin  string // the directory of the target's pinned PID namespace, while created (see unpinTarget)
 	// stdin, tty: an interactive ephemeral container, whose stdio are FIFOs a client attaches
-	// to (see attach.go) instead of a log.
+	// to (see attempt.AttachFIFOs) instead of a log.
 	stdin, tty bool
 
 	plannedID string // the containerd ID of its first instance

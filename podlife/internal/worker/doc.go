@@ -24,9 +24,11 @@
 //   - mechanisms: ownerloop (the loop), goroutines (the group that names and awaits every
 //     goroutine the worker starts: group.go), host (what the Runtime gives a worker: [Host])
 //   - start: podstart (the cold start's order), startorder, lifecycle (an instance's start and
-//     hooks), imagepull, containerspec, volmount, attempt (one attempt's containerd I/O),
-//     podsandbox (sandbox, pause, shims, labels), warmmember
-//   - running: exitwatch, probing, restarting, resizing, ephemeral, podupdate, status
+//     hooks), imagepull, containerspec, volmount, creating (one attempt made: its mounts, OCI
+//     options, containerd objects), attempt (one attempt's containerd I/O), podsandbox
+//     (sandbox, pause, shims, labels), warmmember
+//   - running: exitwatch, probing, restarting, resizing, ephemeral, podupdate, status (also a
+//     container's status fields with their transitions, status.Container)
 //   - end and records: teardown (kill sequence, cut creates, the stop's waits), podend (the
 //     active deadline's wait, the local storage's watch), record (pod.json, status.json,
 //     supervision.json), observe (what an adopter reads of a pod, and the plans of its binding
