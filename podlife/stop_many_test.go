@@ -10,6 +10,7 @@ import (
 
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/reasons"
+	"github.com/podlife/podlife/probe"
 )
 
 // TestStopManyAtOnce: pods whose processes ignore SIGTERM, stopped at once by one Runtime, all
@@ -32,7 +33,10 @@ func TestStopManyAtOnce(t *testing.T) {
 			Name: fmt.Sprintf("stubborn-%d", i), TerminationGracePeriod: &grace,
 			Containers: []podlife.ContainerSpec{{
 				Name: "c", Image: testImage,
-				Command: []string{"/bin/sh", "-c", `trap '' TERM; while :; do sleep 0.1; done`},
+				Command: []string{"/bin/sh", "-c", `trap '' TERM; touch /tmp/trapped; while :; do sleep 0.1; done`},
+				// Ready once the shell ignores SIGTERM: a Stop right after the start (Running)
+				// could reach it before its trap (ci22: one of eight exited at once).
+				ReadinessProbe: &probe.Spec{Prober: probe.Exec("test", "-e", "/tmp/trapped"), Period: time.Second, Timeout: budget(5 * time.Second), FailureThreshold: 1},
 			}},
 		}
 		pod, err := h.rt.Run(ctx, spec)
@@ -43,9 +47,9 @@ func TestStopManyAtOnce(t *testing.T) {
 	}
 	for _, pod := range pods {
 		if _, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
-			return len(s.ContainerStatuses) == 1 && s.ContainerStatuses[0].State.Running != nil
+			return len(s.ContainerStatuses) == 1 && s.ContainerStatuses[0].Ready
 		}); err != nil {
-			t.Fatalf("%s never ran: %v", pod.Name(), err)
+			t.Fatalf("%s never ran with its trap: %v", pod.Name(), err)
 		}
 	}
 
