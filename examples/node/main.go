@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/examples/node/internal/kubeletauth"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
 	"github.com/podlife/podlife/podlife/podsecurity"
@@ -236,7 +237,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	auth := nodeutil.NoAuth()
 	if !c.insecureKubeletAPI {
-		if auth, err = kubeletAuth(ctx, client, c.nodeName, c.clientCA); err != nil {
+		if auth, err = kubeletauth.New(ctx, client, c.nodeName, c.clientCA); err != nil {
 			return err
 		}
 	}
@@ -289,14 +290,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 
 // tlsOptions returns the kubelet API's TLS settings: its serving certificate (given, or
 // generated self-signed for the node's address). A client certificate is requested, not
-// required (a client may authenticate with a bearer token instead): kubeletAuth verifies it
+// required (a client may authenticate with a bearer token instead): kubeletauth.New verifies it
 // against --client-ca.
 func tlsOptions(c config) ([]func(*tls.Config) error, error) {
 	var opts []func(*tls.Config) error
 	if c.tlsCert != "" {
 		opts = append(opts, nodeutil.WithKeyPairFromPath(c.tlsCert, c.tlsKey))
 	} else {
-		cert, err := newCertificate(c.nodeName, false, []string{c.nodeIP, c.nodeName}, nil)
+		cert, err := kubeletauth.NewCertificate(c.nodeName, false, []string{c.nodeIP, c.nodeName}, nil)
 		if err != nil {
 			return nil, err
 		}

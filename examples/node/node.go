@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podlife/podlife/examples/node/internal/stats"
 )
 
 // nodeLabel marks the nodes podlife runs, so that pods can select them (nodeSelector
@@ -82,10 +83,10 @@ func hostCapacity(stateDir string, maxPods int64) corev1.ResourceList {
 		corev1.ResourceCPU:  *resource.NewQuantity(int64(runtime.NumCPU()), resource.DecimalSI),
 		corev1.ResourcePods: *resource.NewQuantity(maxPods, resource.DecimalSI),
 	}
-	if m := meminfo(); m["MemTotal"] > 0 {
+	if m := stats.Meminfo(); m["MemTotal"] > 0 {
 		rl[corev1.ResourceMemory] = *resource.NewQuantity(m["MemTotal"], resource.BinarySI)
 	}
-	if total, _, ok := diskSpace(stateDir); ok {
+	if total, _, ok := stats.DiskSpace(stateDir); ok {
 		rl[corev1.ResourceEphemeralStorage] = *resource.NewQuantity(total, resource.BinarySI)
 	}
 	return rl
@@ -101,9 +102,9 @@ const (
 // PIDPressure measured on the host. prev keeps the transition times of unchanged conditions.
 func hostConditions(stateDir string, prev []corev1.NodeCondition) []corev1.NodeCondition {
 	now := metav1.Now()
-	mem := meminfo()
+	mem := stats.Meminfo()
 	memPressure := mem["MemAvailable"] > 0 && mem["MemAvailable"] < memoryPressureBytes
-	total, free, ok := diskSpace(stateDir)
+	total, free, ok := stats.DiskSpace(stateDir)
 	diskPressure := ok && float64(free) < diskPressureRatio*float64(total)
 	pidPressure := pidsPressure()
 	cond := func(t corev1.NodeConditionType, bad bool, reason, okMsg, badMsg string) corev1.NodeCondition {
@@ -184,41 +185,6 @@ func sameConditions(a, b []corev1.NodeCondition) bool {
 		return out
 	}
 	return equality.Semantic.DeepEqual(strip(a), strip(b))
-}
-
-// meminfo returns /proc/meminfo's fields in bytes.
-func meminfo() map[string]int64 {
-	out := map[string]int64{}
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return out
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		fields := strings.Fields(s.Text())
-		if len(fields) < 2 {
-			continue
-		}
-		n, err := strconv.ParseInt(fields[1], 10, 64)
-		if err != nil {
-			continue
-		}
-		if len(fields) > 2 && fields[2] == "kB" {
-			n *= 1024
-		}
-		out[strings.TrimSuffix(fields[0], ":")] = n
-	}
-	return out
-}
-
-// diskSpace returns the size and available bytes of dir's filesystem.
-func diskSpace(dir string) (total, avail int64, ok bool) {
-	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err != nil {
-		return 0, 0, false
-	}
-	return int64(st.Blocks) * int64(st.Bsize), int64(st.Bavail) * int64(st.Bsize), true
 }
 
 // pidsPressure reports whether fewer than 10% of the host's PIDs are left.

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/podlife/podlife/examples/node/internal/stats"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
 	"github.com/podlife/podlife/podlife/podsecurity"
@@ -37,10 +38,10 @@ type provider struct {
 	// included, and keeps them up to date (projected.go, volumesync.go); nil leaves them to
 	// kube.Convert, which writes files once and refuses serviceAccountToken sources.
 	tokens *projector
-	// nodeName is the Node's name (the Summary API's); rates keeps the previous CPU samples
-	// the Summary's rates are computed from (stats.go).
+	// nodeName is the Node's name (the Summary API's); stats keeps the previous CPU samples
+	// the Summary's rates are computed from (stats.go, internal/stats).
 	nodeName string
-	rates    rateCache
+	stats    stats.Summarizer
 	// services gives the containers the kubelet's Service variables (services.go); nil for
 	// none.
 	services *serviceEnvs
