@@ -37,6 +37,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/examples/node/internal/kubeletauth"
+	"github.com/podlife/podlife/examples/node/internal/volumes"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
 	"github.com/podlife/podlife/podlife/podsecurity"
@@ -106,7 +107,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.subnet, "subnet", "", "pod subnet (default podlife's, 10.88.0.0/16)")
 	fs.StringVar(&c.cniPath, "cni-path", os.Getenv("PODLIFE_CNI_PATH"), "colon-separated CNI plugin directories")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
-	fs.DurationVar(&c.tokenMaxAge, "token-max-age", defaultTokenMaxAge, "age at which a projected service-account token is refreshed even if far from its expiry (the kubelet's 24h; tokens are refreshed at 80% of their life anyway)")
+	fs.DurationVar(&c.tokenMaxAge, "token-max-age", volumes.DefaultTokenMaxAge, "age at which a projected service-account token is refreshed even if far from its expiry (the kubelet's 24h; tokens are refreshed at 80% of their life anyway)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -251,7 +252,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	prov.stateDir = c.stateDir
 	prov.nodeName = c.nodeName
 	prov.podSecurity = podsecurity.Level(c.podSecurity)
-	prov.tokens = newProjector(client.CoreV1(), filepath.Join(c.stateDir, "k8s-volumes"), c.tokenMaxAge, log.With("component", "tokens"))
+	prov.tokens = volumes.NewProjector(client.CoreV1(), filepath.Join(c.stateDir, "k8s-volumes"), c.tokenMaxAge, log.With("component", "tokens"))
 	// The containers' Service variables (FOO_SERVICE_HOST...) come from a cache of the
 	// cluster's Services, as a kubelet's (services.go).
 	svcInformers := informers.NewSharedInformerFactory(client, 0)

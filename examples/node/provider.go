@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/podlife/podlife/examples/node/internal/stats"
+	"github.com/podlife/podlife/examples/node/internal/volumes"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
 	"github.com/podlife/podlife/podlife/podsecurity"
@@ -35,9 +36,9 @@ type provider struct {
 	// Runtime's own is privileged, as the node volumes are host directories).
 	podSecurity podsecurity.Level
 	// tokens materializes the configMap, secret, downwardAPI and projected volumes, tokens
-	// included, and keeps them up to date (projected.go, volumesync.go); nil leaves them to
+	// included, and keeps them up to date (internal/volumes); nil leaves them to
 	// kube.Convert, which writes files once and refuses serviceAccountToken sources.
-	tokens *projector
+	tokens *volumes.Projector
 	// nodeName is the Node's name (the Summary API's); stats keeps the previous CPU samples
 	// the Summary's rates are computed from (stats.go, internal/stats).
 	nodeName string
@@ -173,7 +174,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		}
 	}
 	if err == nil && len(vols) > 0 {
-		if err = pr.tokens.project(ctx, spec.Name, pod, vols, pr.resolver(spec.Name)); err != nil {
+		if err = pr.tokens.Project(ctx, spec.Name, pod, vols, pr.resolver(spec.Name)); err != nil {
 			pr.removeVolumes(spec.Name)
 			pr.unregister(k, e)
 			err = errdefs.AsInvalidInput(fmt.Errorf("projected volumes: %w", err))
@@ -237,7 +238,7 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 		pr.resizeContainers(e, p, old, pod) // resize.go
 	}
 	if pr.tokens != nil { // downwardAPI volumes follow the pod's labels and annotations
-		pr.tokens.kickPod(name)
+		pr.tokens.KickPod(name)
 	}
 	pr.startEphemeral(e) // ephemeral.go
 	pr.sync(e)           // a new generation observed
