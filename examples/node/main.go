@@ -37,6 +37,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/examples/node/internal/kubeletauth"
+	"github.com/podlife/podlife/examples/node/internal/nodestatus"
 	"github.com/podlife/podlife/examples/node/internal/volumes"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
@@ -152,7 +153,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	taints := make([]corev1.Taint, 0, len(c.taints))
 	for _, s := range c.taints {
-		t, err := parseTaint(s)
+		t, err := nodestatus.ParseTaint(s)
 		if err != nil {
 			return err
 		}
@@ -243,10 +244,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 	}
 	nodeObj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: c.nodeName, Labels: map[string]string{"type": "virtual-kubelet"}}}
-	nodeOptions{
-		name: c.nodeName, ip: c.nodeIP, port: int32(port), labels: labels, taints: taints,
-		maxPods: c.maxPods, stateDir: c.stateDir, version: version,
-	}.configure(nodeObj)
+	nodestatus.Options{
+		Name: c.nodeName, IP: c.nodeIP, Port: int32(port), Labels: labels, Taints: taints,
+		MaxPods: c.maxPods, StateDir: c.stateDir, Version: version,
+	}.Configure(nodeObj)
 	prov := newProvider(rt, objectSource{client: client.CoreV1(), forbiddenWait: 10 * time.Second}, recorder,
 		log.With("component", "provider"), c.nodeIP, kube.Options{Allocatable: nodeObj.Status.Allocatable})
 	prov.stateDir = c.stateDir
@@ -262,7 +263,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	defer prov.close() // before rt.Close: the starts in progress are left to the next process
 	n, err := newKubeletNode(kubeletNodeConfig{
 		client: client, node: nodeObj, provider: prov,
-		nodeProvider: &nodeProvider{node: nodeObj, stateDir: c.stateDir, period: 10 * time.Second},
+		nodeProvider: &nodestatus.Provider{Node: nodeObj, StateDir: c.stateDir, Period: 10 * time.Second},
 		recorder:     recorder, listen: c.listen, tls: tlsCfg.TLSConfig, auth: auth,
 		podChanged: prov.apiPodChanged,
 	})

@@ -50,21 +50,6 @@ func TestHandledByCluster(t *testing.T) {
 	}
 }
 
-func TestParseTaint(t *testing.T) {
-	tt, err := parseTaint("podlife.io/node=true:NoSchedule")
-	if err != nil || tt.Key != "podlife.io/node" || tt.Value != "true" || tt.Effect != corev1.TaintEffectNoSchedule {
-		t.Errorf("parseTaint = %+v, %v", tt, err)
-	}
-	if tt, err := parseTaint("dedicated:NoExecute"); err != nil || tt.Key != "dedicated" || tt.Value != "" {
-		t.Errorf("parseTaint(dedicated:NoExecute) = %+v, %v", tt, err)
-	}
-	for _, bad := range []string{"novalue", "k=v:Sometimes"} {
-		if _, err := parseTaint(bad); err == nil {
-			t.Errorf("parseTaint(%q): no error", bad)
-		}
-	}
-}
-
 func TestPodStatus(t *testing.T) {
 	start := time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)
 	st := podlife.PodStatus{
