@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/podlife/podlife/examples/node/internal/names"
+	"github.com/podlife/podlife/examples/node/internal/serviceenv"
 	"github.com/podlife/podlife/examples/node/internal/volumes"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
@@ -40,8 +42,8 @@ func (pr *provider) convertWith(ctx context.Context, src objectSource, pod *core
 
 // convertObjects is convertWith with the ConfigMaps and Secrets objs.
 func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bool) (podlife.PodSpec, []volumes.NodeVolume, error) {
-	env := pr.serviceEnv(pod, pr.podName(pod)) // services.go
-	pod = withoutEphemeral(withoutServiceEnv(pod))
+	env := pr.services.Get(pod, pr.podName(pod), pr.loadSaved, pr.log) // internal/serviceenv
+	pod = withoutEphemeral(serviceenv.Without(pod))
 	orig := pod
 	var vols []volumes.NodeVolume
 	if pr.tokens != nil {
@@ -77,11 +79,11 @@ func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bo
 	if spec.Labels == nil {
 		spec.Labels = map[string]string{}
 	}
-	spec.Labels[labelNamespace] = pod.Namespace
+	spec.Labels[names.LabelNamespace] = pod.Namespace
 	if len(validation.IsValidLabelValue(pod.Name)) == 0 {
-		spec.Labels[labelName] = pod.Name
+		spec.Labels[names.LabelName] = pod.Name
 	}
-	spec.Labels[labelUID] = string(pod.UID)
+	spec.Labels[names.LabelUID] = string(pod.UID)
 	// The Pod Security level is checked here, before the node volumes become host directories
 	// (which baseline forbids): the pod is judged as the kubelet's admission judges it, with
 	// its configMap, secret, downwardAPI and projected volumes (main.go runs the Runtime at

@@ -38,6 +38,7 @@ import (
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/examples/node/internal/kubeletauth"
 	"github.com/podlife/podlife/examples/node/internal/nodestatus"
+	"github.com/podlife/podlife/examples/node/internal/serviceenv"
 	"github.com/podlife/podlife/examples/node/internal/volumes"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
@@ -255,10 +256,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	prov.podSecurity = podsecurity.Level(c.podSecurity)
 	prov.tokens = volumes.NewProjector(client.CoreV1(), filepath.Join(c.stateDir, "k8s-volumes"), c.tokenMaxAge, log.With("component", "tokens"))
 	// The containers' Service variables (FOO_SERVICE_HOST...) come from a cache of the
-	// cluster's Services, as a kubelet's (services.go).
+	// cluster's Services, as a kubelet's (internal/serviceenv).
 	svcInformers := informers.NewSharedInformerFactory(client, 0)
 	svcs := svcInformers.Core().V1().Services()
-	prov.services = newServiceEnvs(svcs.Lister(), svcs.Informer().HasSynced)
+	prov.services = serviceenv.New(svcs.Lister(), svcs.Informer().HasSynced)
 	svcInformers.Start(ctx.Done())
 	defer prov.close() // before rt.Close: the starts in progress are left to the next process
 	n, err := newKubeletNode(kubeletNodeConfig{

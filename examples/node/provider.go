@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/podlife/podlife/examples/node/internal/serviceenv"
 	"github.com/podlife/podlife/examples/node/internal/stats"
 	"github.com/podlife/podlife/examples/node/internal/volumes"
 	"github.com/podlife/podlife/podlife"
@@ -43,9 +44,9 @@ type provider struct {
 	// the Summary's rates are computed from (stats.go, internal/stats).
 	nodeName string
 	stats    stats.Summarizer
-	// services gives the containers the kubelet's Service variables (services.go); nil for
+	// services gives the containers the kubelet's Service variables (internal/serviceenv); nil for
 	// none.
-	services *serviceEnvs
+	services *serviceenv.Envs
 
 	life   context.Context // the start goroutines' (starting.go), ended by close
 	stop   context.CancelFunc
@@ -147,7 +148,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if reason, message := admitOS(pod); reason != "" { // rejected.go
 		return pr.reject(k, pod, reason, message)
 	}
-	if err := pr.services.wait(ctx, pr.log); err != nil {
+	if err := pr.services.Wait(ctx, pr.log); err != nil {
 		return err
 	}
 	objs, err := pr.objects.objects(ctx, pod)
@@ -184,7 +185,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
 		return err
 	}
-	pr.save(spec.Name, pr.withServiceEnv(spec.Name, pod))
+	pr.save(spec.Name, pr.services.Annotate(spec.Name, pod))
 	// A pod of that name that the node's previous process left is adopted (or replaced) by the
 	// start goroutine: that may take a stop. Else the pod is started here, so that podlife's
 	// refusals (an invalid spec, Pod Security) are CreatePod's errors.

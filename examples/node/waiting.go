@@ -327,7 +327,7 @@ func (pr *provider) awaitObjects(ctx context.Context, k string, e *entry) {
 			}
 			continue
 		}
-		pr.save(spec.Name, pr.withServiceEnv(spec.Name, pod))
+		pr.save(spec.Name, pr.services.Annotate(spec.Name, pod))
 		pr.log.Info("pod's objects found", "pod", k, "podlife", spec.Name)
 		pr.follow(ctx, e, spec)
 		return
