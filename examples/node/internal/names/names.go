@@ -20,8 +20,8 @@ const (
 
 // HashLen is the length of the hash in a podlife name: 16 base32 characters, 80 bits of
 // SHA-256, so that finding a namespace/name whose name is another pod's takes about 2^80
-// hashes (and two of one's own that share a name, 2^40: the node refuses the second, see
-// provider.claim).
+// hashes (and two of one's own that share a name, 2^40: the node refuses the second, see the
+// provider's claim).
 const HashLen = 16
 
 // lowerBase32 encodes with the characters of a DNS label (a-z, 2-7).
@@ -40,8 +40,8 @@ func Podlife(namespace, name string) string {
 }
 
 // Legacy is the podlife name the node gave pods before Podlife (a 32-bit hash, which a
-// pod of another namespace could be made to share): pods it started keep it (see
-// provider.podName).
+// pod of another namespace could be made to share): pods it started keep it (see the
+// provider's podName).
 func Legacy(namespace, name string) string {
 	sum := sha256.Sum256([]byte(namespace + "/" + name))
 	return readable(namespace, name, 63-1-8) + "-" + hex.EncodeToString(sum[:])[:8]

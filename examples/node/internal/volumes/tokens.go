@@ -68,16 +68,18 @@ type projection struct {
 	done    chan struct{}
 }
 
+// NewProjector returns a Projector of the node volumes under dir, requesting tokens through
+// client and refreshing those older than maxAge (DefaultTokenMaxAge for the kubelet's).
 func NewProjector(client typedcorev1.CoreV1Interface, dir string, maxAge time.Duration, log *slog.Logger) *Projector {
 	return &Projector{client: client, dir: dir, maxAge: maxAge, syncPeriod: defaultVolumeSyncPeriod, forbiddenWait: 10 * time.Second, log: log,
 		pods: map[string]*projection{}}
 }
 
-// podDir is the directory of the podlife pod name's node volumes.
+// PodDir is the directory of the podlife pod name's node volumes.
 func (pj *Projector) PodDir(name string) string { return filepath.Join(pj.dir, name) }
 
-// project writes the node volumes of pod (podlife name name) with fresh tokens, and refreshes
-// them until remove or close: tokens when due, files when resolve (nil for never) returns
+// Project writes the node volumes of pod (podlife name name) with fresh tokens, and refreshes
+// them until Remove or Close: tokens when due, files when resolve (nil for never) returns
 // others. A projection of the same pod already running is replaced.
 func (pj *Projector) Project(ctx context.Context, name string, pod *corev1.Pod, vols []NodeVolume, resolve func(context.Context) ([]NodeVolume, error)) error {
 	pj.stop(name)
@@ -113,7 +115,7 @@ func (pj *Projector) stop(name string) {
 	}
 }
 
-// remove ends the refresh of the pod's volumes and removes them from the host.
+// Remove ends the refresh of the pod's volumes and removes them from the host.
 func (pj *Projector) Remove(name string) error {
 	pj.stop(name)
 	if err := os.RemoveAll(pj.PodDir(name)); err != nil {
@@ -122,7 +124,7 @@ func (pj *Projector) Remove(name string) error {
 	return nil
 }
 
-// close ends every refresh and waits for them; the volumes stay for the pods, which outlive
+// Close ends every refresh and waits for them; the volumes stay for the pods, which outlive
 // the node's process (its next process refreshes them again when it adopts the pods).
 func (pj *Projector) Close() {
 	pj.mu.Lock()

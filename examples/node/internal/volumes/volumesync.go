@@ -43,7 +43,7 @@ func (pj *Projector) resync(ctx context.Context, pp *projection) {
 	}
 }
 
-// kickPod asks for a resync of the volumes of the podlife pod name now, if the node has any.
+// KickPod asks for a resync of the volumes of the podlife pod name now, if the node has any.
 func (pj *Projector) KickPod(name string) {
 	pj.mu.Lock()
 	pp := pj.pods[name]
@@ -62,5 +62,5 @@ func sameFile(a, b podlife.File) bool {
 	return a.Path == b.Path && a.Mode == b.Mode && bytes.Equal(a.Data, b.Data)
 }
 
-// ErrPodGone: the pod whose volumes were to be resolved is no longer the node's.
+// ErrPodGone is returned by a resolve whose pod whose volumes were to be resolved is no longer the node's.
 var ErrPodGone = errors.New("pod no longer on this node")
