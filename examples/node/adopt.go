@@ -94,7 +94,7 @@ func (pr *provider) loadSaved(name string) (*corev1.Pod, error) {
 }
 
 func (pr *provider) forget(name string) {
-	pr.forgetServiceEnv(name)
+	pr.services.Forget(name)
 	if pr.stateDir != "" {
 		_ = os.Remove(filepath.Join(pr.podsDir(), name+".json"))
 	}
@@ -140,7 +140,7 @@ func (pr *provider) reapDeleted(ctx context.Context, pods func(ns string) typedc
 			objects.forbiddenWait = 0
 		}
 		if spec, _, err := pr.convertFrom(ctx, objects, &pod); err == nil {
-			spec.Name = rec.Name // legacyName's, if an older node started it
+			spec.Name = rec.Name // names.Legacy's, if an older node started it
 			if p, err := pr.rt.Adopt(ctx, spec); err == nil {
 				if err := p.Stop(ctx, opts...); err != nil {
 					pr.log.Warn("stop pod", "podlife", rec.Name, "err", err)

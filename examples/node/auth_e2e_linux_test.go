@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/podlife/podlife/examples/node/internal/kubeletauth"
 )
 
 // kubeletAPIRequest is one request to a kubelet API, and its answer.
@@ -101,11 +103,11 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherCA, err := newCertificate("another-ca", true, nil, nil)
+	otherCA, err := kubeletauth.NewCertificate("another-ca", true, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	forged, err := newCertificate("kube-apiserver-kubelet-client", false, nil, otherCA, "system:masters")
+	forged, err := kubeletauth.NewCertificate("kube-apiserver-kubelet-client", false, nil, otherCA, "system:masters")
 	if err != nil {
 		t.Fatal(err)
 	}

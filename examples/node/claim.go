@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/podlife/podlife/examples/node/internal/names"
 	"github.com/podlife/podlife/podlife"
 )
 
@@ -14,15 +15,15 @@ import (
 // refuses to run the pod rather than touch the other one (its saved v1.Pod, its containers).
 var errNameTaken = errors.New("podlife name taken by another pod")
 
-// podName returns the podlife name of pod: podlifeName, or legacyName when the node's
-// previous process (of a version before podlifeName) started the pod under that name, which
+// podName returns the podlife name of pod: names.Podlife, or names.Legacy when the node's
+// previous process (of a version before names.Podlife) started the pod under that name, which
 // its saved v1.Pod tells, so that an upgraded node still adopts and deletes the pods it ran.
 func (pr *provider) podName(pod *corev1.Pod) string {
-	old := legacyName(pod.Namespace, pod.Name)
+	old := names.Legacy(pod.Namespace, pod.Name)
 	if saved, err := pr.loadSaved(old); err == nil && saved != nil && sameObject(saved, pod) {
 		return old
 	}
-	return podlifeName(pod.Namespace, pod.Name)
+	return names.Podlife(pod.Namespace, pod.Name)
 }
 
 // sameObject reports whether a and b are the same namespace/name.

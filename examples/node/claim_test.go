@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/podlife/podlife/examples/node/internal/names"
 	"github.com/podlife/podlife/podlife/kube"
 )
 
@@ -55,7 +56,7 @@ func saveRaw(t *testing.T, pr *provider, name string, pod *corev1.Pod) []byte {
 func TestCreatePodRefusesTakenName(t *testing.T) {
 	pr, rec := unitProvider(t)
 	pod := testPod("kube", "system-x")
-	name := podlifeName(pod.Namespace, pod.Name)
+	name := names.Podlife(pod.Namespace, pod.Name)
 	victim := testPod("kube-system", "x")
 	saved := saveRaw(t, pr, name, victim)
 
@@ -89,22 +90,22 @@ func TestCreatePodRefusesTakenName(t *testing.T) {
 	}
 }
 
-// A pod the node started before podlifeName (its v1.Pod saved under legacyName) keeps its
+// A pod the node started before names.Podlife (its v1.Pod saved under names.Legacy) keeps its
 // name, so that the upgraded node adopts or deletes it; a legacy name saved for another pod
 // is not taken over.
 func TestPodNameLegacy(t *testing.T) {
 	pr, _ := unitProvider(t)
 	old := testPod("default", "web")
-	saveRaw(t, pr, legacyName("default", "web"), old)
+	saveRaw(t, pr, names.Legacy("default", "web"), old)
 	if n := pr.podName(old); n != "default-web-82b3ade9" {
 		t.Errorf("podName of a pod saved under its legacy name = %q, want default-web-82b3ade9", n)
 	}
 	attacker, victim := legacyCollision(t, "col")
-	saveRaw(t, pr, legacyName("col-x", victim), testPod("col-x", victim))
-	if n := pr.podName(testPod("col", attacker)); n != podlifeName("col", attacker) {
-		t.Errorf("podName of a pod whose legacy name is another's = %q, want %q", n, podlifeName("col", attacker))
+	saveRaw(t, pr, names.Legacy("col-x", victim), testPod("col-x", victim))
+	if n := pr.podName(testPod("col", attacker)); n != names.Podlife("col", attacker) {
+		t.Errorf("podName of a pod whose legacy name is another's = %q, want %q", n, names.Podlife("col", attacker))
 	}
-	if n := pr.podName(testPod("default", "new")); n != podlifeName("default", "new") {
-		t.Errorf("podName of a new pod = %q, want %q", n, podlifeName("default", "new"))
+	if n := pr.podName(testPod("default", "new")); n != names.Podlife("default", "new") {
+		t.Errorf("podName of a new pod = %q, want %q", n, names.Podlife("default", "new"))
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/containerd/containerd/v2/core/images"
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 
+	"github.com/podlife/podlife/examples/node/internal/kubeletauth"
 	"github.com/podlife/podlife/podlife/podlifetest"
 )
 
@@ -224,7 +225,7 @@ const (
 // options returns how img is built, from the agnhost and nnp binaries and the agnhost image's
 // /localhost.crt and /localhost.key (upstream's are test/images/agnhost/porter's, for
 // "agnhost netexec --tls-cert-file /localhost.crt": the HTTPS hook specs' server).
-func (img e2eImage) options(agnhost, nnp []byte, localhost *certificate) []podlifetest.BusyboxOption {
+func (img e2eImage) options(agnhost, nnp []byte, localhost *kubeletauth.Certificate) []podlifetest.BusyboxOption {
 	switch img.kind {
 	case agnhostImage:
 		return img.agnhost(agnhost, localhost)
@@ -246,7 +247,7 @@ func (img e2eImage) options(agnhost, nnp []byte, localhost *certificate) []podli
 }
 
 // agnhost is the agnhost image's content (the kitten image's base).
-func (e2eImage) agnhost(agnhost []byte, localhost *certificate) []podlifetest.BusyboxOption {
+func (e2eImage) agnhost(agnhost []byte, localhost *kubeletauth.Certificate) []podlifetest.BusyboxOption {
 	return []podlifetest.BusyboxOption{
 		podlifetest.WithExecutable("agnhost", agnhost), podlifetest.WithSymlink("agnhost-2", "agnhost"),
 		podlifetest.WithExecutable("usr/bin/curl", []byte(curlShim)), podlifetest.WithExecutable("bin/bash", []byte(bashShim)),
@@ -299,7 +300,7 @@ func pushTestImages(ctx context.Context, reg *podlifetest.Registry, agnhost, nnp
 	if err != nil {
 		return err
 	}
-	localhost, err := newCertificate("localhost", false, []string{"localhost", "127.0.0.1"}, nil)
+	localhost, err := kubeletauth.NewCertificate("localhost", false, []string{"localhost", "127.0.0.1"}, nil)
 	if err != nil {
 		return err
 	}

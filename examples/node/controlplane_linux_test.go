@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/podlife/podlife/examples/node/internal/kubeletauth"
 )
 
 // controlPlane is a real Kubernetes control plane on 127.0.0.1: etcd (Debian's etcd-server),
@@ -33,7 +35,7 @@ type controlPlane struct {
 	// ca is the cluster's CA, as kubeadm's: it signs the API server's kubelet client
 	// certificate and the client certificates the API server authenticates (--client-ca-file),
 	// nodes' and users' alike. Nodes trust it for their kubelet API (--client-ca).
-	ca       *certificate
+	ca       *kubeletauth.Certificate
 	clientCA string // its certificate's file
 	// kubeletClient is the API server's client certificate for the kubelet API (cert, key).
 	kubeletClient [2]string
@@ -106,12 +108,12 @@ func startControlPlane(ctx context.Context, dir, bin, etcd string, apiserverArgs
 		return cp, kerr
 	}
 	saKeyFile := write("sa.key", pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(saKey)}))
-	ca, cerr := newCertificate("podlife-e2e-cluster-ca", true, nil, nil)
+	ca, cerr := kubeletauth.NewCertificate("podlife-e2e-cluster-ca", true, nil, nil)
 	if cerr != nil {
 		return cp, cerr
 	}
 	cp.ca = ca
-	client, cerr := newCertificate("kube-apiserver-kubelet-client", false, nil, ca)
+	client, cerr := kubeletauth.NewCertificate("kube-apiserver-kubelet-client", false, nil, ca)
 	if cerr != nil {
 		return cp, cerr
 	}
@@ -120,11 +122,11 @@ func startControlPlane(ctx context.Context, dir, bin, etcd string, apiserverArgs
 	clientKey := write("kubelet-client.key", client.KeyPEM)
 	cp.kubeletClient = [2]string{clientCert, clientKey}
 	// The aggregation layer, as kubeadm configures it: a front-proxy CA and its client.
-	fpCA, cerr := newCertificate("front-proxy-ca", true, nil, nil)
+	fpCA, cerr := kubeletauth.NewCertificate("front-proxy-ca", true, nil, nil)
 	if cerr != nil {
 		return cp, cerr
 	}
-	fpClient, cerr := newCertificate("front-proxy-client", false, nil, fpCA)
+	fpClient, cerr := kubeletauth.NewCertificate("front-proxy-client", false, nil, fpCA)
 	if cerr != nil {
 		return cp, cerr
 	}
@@ -225,8 +227,8 @@ current-context: e2e
 // clientKubeconfig writes a kubeconfig whose user is a client certificate of the cluster's CA
 // for cn in the groups orgs (as kubeadm's kubelet.conf is for system:node:NAME in
 // system:nodes), and returns its path and the certificate.
-func (cp *controlPlane) clientKubeconfig(name, cn string, orgs ...string) (string, *certificate, error) {
-	cert, err := newCertificate(cn, false, nil, cp.ca, orgs...)
+func (cp *controlPlane) clientKubeconfig(name, cn string, orgs ...string) (string, *kubeletauth.Certificate, error) {
+	cert, err := kubeletauth.NewCertificate(cn, false, nil, cp.ca, orgs...)
 	if err != nil {
 		return "", nil, err
 	}

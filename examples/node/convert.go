@@ -11,25 +11,28 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/podlife/podlife/examples/node/internal/names"
+	"github.com/podlife/podlife/examples/node/internal/serviceenv"
+	"github.com/podlife/podlife/examples/node/internal/volumes"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
 	"github.com/podlife/podlife/podlife/podsecurity"
 )
 
 // convert returns the podlife spec of a Kubernetes pod, and the volumes the node materializes
-// for it (projected.go).
-func (pr *provider) convert(ctx context.Context, pod *corev1.Pod) (podlife.PodSpec, []nodeVolume, error) {
+// for it (internal/volumes).
+func (pr *provider) convert(ctx context.Context, pod *corev1.Pod) (podlife.PodSpec, []volumes.NodeVolume, error) {
 	return pr.convertFrom(ctx, pr.objects, pod)
 }
 
 // convertFrom is convert with the ConfigMaps and Secrets of src.
-func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *corev1.Pod) (podlife.PodSpec, []nodeVolume, error) {
+func (pr *provider) convertFrom(ctx context.Context, src objectSource, pod *corev1.Pod) (podlife.PodSpec, []volumes.NodeVolume, error) {
 	return pr.convertWith(ctx, src, pod, true)
 }
 
 // convertWith is convertFrom, which records the conversion's warnings and errors as events on
 // the pod if record.
-func (pr *provider) convertWith(ctx context.Context, src objectSource, pod *corev1.Pod, record bool) (podlife.PodSpec, []nodeVolume, error) {
+func (pr *provider) convertWith(ctx context.Context, src objectSource, pod *corev1.Pod, record bool) (podlife.PodSpec, []volumes.NodeVolume, error) {
 	objs, err := src.objects(ctx, pod)
 	if err != nil {
 		return podlife.PodSpec{}, nil, err
@@ -38,13 +41,13 @@ func (pr *provider) convertWith(ctx context.Context, src objectSource, pod *core
 }
 
 // convertObjects is convertWith with the ConfigMaps and Secrets objs.
-func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bool) (podlife.PodSpec, []nodeVolume, error) {
-	env := pr.serviceEnv(pod, pr.podName(pod)) // services.go
-	pod = withoutEphemeral(withoutServiceEnv(pod))
+func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bool) (podlife.PodSpec, []volumes.NodeVolume, error) {
+	env := pr.services.Get(pod, pr.podName(pod), pr.loadSaved, pr.log) // internal/serviceenv
+	pod = withoutEphemeral(serviceenv.Without(pod))
 	orig := pod
-	var vols []nodeVolume
+	var vols []volumes.NodeVolume
 	if pr.tokens != nil {
-		pod, vols = splitNodeVolumes(pod)
+		pod, vols = volumes.SplitNodeVolumes(pod)
 	}
 	opts := pr.opts
 	opts.Namespace = pod.Namespace
@@ -76,11 +79,11 @@ func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bo
 	if spec.Labels == nil {
 		spec.Labels = map[string]string{}
 	}
-	spec.Labels[labelNamespace] = pod.Namespace
+	spec.Labels[names.LabelNamespace] = pod.Namespace
 	if len(validation.IsValidLabelValue(pod.Name)) == 0 {
-		spec.Labels[labelName] = pod.Name
+		spec.Labels[names.LabelName] = pod.Name
 	}
-	spec.Labels[labelUID] = string(pod.UID)
+	spec.Labels[names.LabelUID] = string(pod.UID)
 	// The Pod Security level is checked here, before the node volumes become host directories
 	// (which baseline forbids): the pod is judged as the kubelet's admission judges it, with
 	// its configMap, secret, downwardAPI and projected volumes (main.go runs the Runtime at
@@ -89,7 +92,7 @@ func (pr *provider) convertObjects(pod *corev1.Pod, objs kube.Objects, record bo
 		return podlife.PodSpec{}, nil, errdefs.AsInvalidInput(fmt.Errorf("podlife cannot run this pod: %w", err))
 	}
 	if len(vols) > 0 {
-		takeNodeVolumes(&spec, vols, pr.tokens.podDir(spec.Name))
+		volumes.TakeNodeVolumes(&spec, vols, pr.tokens.PodDir(spec.Name))
 	}
 	return spec, vols, nil
 }

@@ -36,6 +36,10 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/podlife/podlife/cni"
+	"github.com/podlife/podlife/examples/node/internal/kubeletauth"
+	"github.com/podlife/podlife/examples/node/internal/nodestatus"
+	"github.com/podlife/podlife/examples/node/internal/serviceenv"
+	"github.com/podlife/podlife/examples/node/internal/volumes"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
 	"github.com/podlife/podlife/podlife/podsecurity"
@@ -105,7 +109,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.subnet, "subnet", "", "pod subnet (default podlife's, 10.88.0.0/16)")
 	fs.StringVar(&c.cniPath, "cni-path", os.Getenv("PODLIFE_CNI_PATH"), "colon-separated CNI plugin directories")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
-	fs.DurationVar(&c.tokenMaxAge, "token-max-age", defaultTokenMaxAge, "age at which a projected service-account token is refreshed even if far from its expiry (the kubelet's 24h; tokens are refreshed at 80% of their life anyway)")
+	fs.DurationVar(&c.tokenMaxAge, "token-max-age", volumes.DefaultTokenMaxAge, "age at which a projected service-account token is refreshed even if far from its expiry (the kubelet's 24h; tokens are refreshed at 80% of their life anyway)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -150,7 +154,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	taints := make([]corev1.Taint, 0, len(c.taints))
 	for _, s := range c.taints {
-		t, err := parseTaint(s)
+		t, err := nodestatus.ParseTaint(s)
 		if err != nil {
 			return err
 		}
@@ -236,31 +240,31 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	auth := nodeutil.NoAuth()
 	if !c.insecureKubeletAPI {
-		if auth, err = kubeletAuth(ctx, client, c.nodeName, c.clientCA); err != nil {
+		if auth, err = kubeletauth.New(ctx, client, c.nodeName, c.clientCA); err != nil {
 			return err
 		}
 	}
 	nodeObj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: c.nodeName, Labels: map[string]string{"type": "virtual-kubelet"}}}
-	nodeOptions{
-		name: c.nodeName, ip: c.nodeIP, port: int32(port), labels: labels, taints: taints,
-		maxPods: c.maxPods, stateDir: c.stateDir, version: version,
-	}.configure(nodeObj)
+	nodestatus.Options{
+		Name: c.nodeName, IP: c.nodeIP, Port: int32(port), Labels: labels, Taints: taints,
+		MaxPods: c.maxPods, StateDir: c.stateDir, Version: version,
+	}.Configure(nodeObj)
 	prov := newProvider(rt, objectSource{client: client.CoreV1(), forbiddenWait: 10 * time.Second}, recorder,
 		log.With("component", "provider"), c.nodeIP, kube.Options{Allocatable: nodeObj.Status.Allocatable})
 	prov.stateDir = c.stateDir
 	prov.nodeName = c.nodeName
 	prov.podSecurity = podsecurity.Level(c.podSecurity)
-	prov.tokens = newProjector(client.CoreV1(), filepath.Join(c.stateDir, "k8s-volumes"), c.tokenMaxAge, log.With("component", "tokens"))
+	prov.tokens = volumes.NewProjector(client.CoreV1(), filepath.Join(c.stateDir, "k8s-volumes"), c.tokenMaxAge, log.With("component", "tokens"))
 	// The containers' Service variables (FOO_SERVICE_HOST...) come from a cache of the
-	// cluster's Services, as a kubelet's (services.go).
+	// cluster's Services, as a kubelet's (internal/serviceenv).
 	svcInformers := informers.NewSharedInformerFactory(client, 0)
 	svcs := svcInformers.Core().V1().Services()
-	prov.services = newServiceEnvs(svcs.Lister(), svcs.Informer().HasSynced)
+	prov.services = serviceenv.New(svcs.Lister(), svcs.Informer().HasSynced)
 	svcInformers.Start(ctx.Done())
 	defer prov.close() // before rt.Close: the starts in progress are left to the next process
 	n, err := newKubeletNode(kubeletNodeConfig{
 		client: client, node: nodeObj, provider: prov,
-		nodeProvider: &nodeProvider{node: nodeObj, stateDir: c.stateDir, period: 10 * time.Second},
+		nodeProvider: &nodestatus.Provider{Node: nodeObj, StateDir: c.stateDir, Period: 10 * time.Second},
 		recorder:     recorder, listen: c.listen, tls: tlsCfg.TLSConfig, auth: auth,
 		podChanged: prov.apiPodChanged,
 	})
@@ -289,14 +293,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 
 // tlsOptions returns the kubelet API's TLS settings: its serving certificate (given, or
 // generated self-signed for the node's address). A client certificate is requested, not
-// required (a client may authenticate with a bearer token instead): kubeletAuth verifies it
+// required (a client may authenticate with a bearer token instead): kubeletauth.New verifies it
 // against --client-ca.
 func tlsOptions(c config) ([]func(*tls.Config) error, error) {
 	var opts []func(*tls.Config) error
 	if c.tlsCert != "" {
 		opts = append(opts, nodeutil.WithKeyPairFromPath(c.tlsCert, c.tlsKey))
 	} else {
-		cert, err := newCertificate(c.nodeName, false, []string{c.nodeIP, c.nodeName}, nil)
+		cert, err := kubeletauth.NewCertificate(c.nodeName, false, []string{c.nodeIP, c.nodeName}, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podlife/podlife/examples/node/internal/names"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -66,7 +67,7 @@ spec:
 		saved = append(saved, e.Name()+"="+key(pod.Namespace, pod.Name))
 	}
 	slices.Sort(saved)
-	want := []string{podlifeName(attackerNS, attacker) + ".json=" + key(attackerNS, attacker), podlifeName(victimNS, victim) + ".json=" + key(victimNS, victim)}
+	want := []string{names.Podlife(attackerNS, attacker) + ".json=" + key(attackerNS, attacker), names.Podlife(victimNS, victim) + ".json=" + key(victimNS, victim)}
 	slices.Sort(want)
 	if !slices.Equal(saved, want) {
 		t.Errorf("saved pods %q, want %q", saved, want)
@@ -75,7 +76,7 @@ spec:
 	// A podlife name already taken (here by a saved v1.Pod of another pod, as a collision
 	// would leave it): the pod is refused with ProviderFailed naming both, and the saved pod
 	// is untouched.
-	squat := filepath.Join(tn.stateDir, "k8s-pods", podlifeName(attackerNS, "squatted")+".json")
+	squat := filepath.Join(tn.stateDir, "k8s-pods", names.Podlife(attackerNS, "squatted")+".json")
 	planted := []byte(`{"metadata":{"namespace":"` + victimNS + `","name":"owner"}}`)
 	if err := os.WriteFile(squat, planted, 0o600); err != nil {
 		t.Fatal(err)

@@ -5,11 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podlife/podlife/examples/node/internal/names"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // legacyCollision returns the name of a pod of namespace a and that of a pod of namespace
-// a+"-x" to which legacyName gives the same podlife name: their readable parts agree once cut
+// a+"-x" to which names.Legacy gives the same podlife name: their readable parts agree once cut
 // ("x-p…" in a and "p…" in a-x are both "a-x-p…") and the 32-bit hashes are made to collide
 // by a birthday search (about 2^16 hashes each side).
 func legacyCollision(t testing.TB, a string) (attacker, victim string) {
@@ -20,11 +21,11 @@ func legacyCollision(t testing.TB, a string) (attacker, victim string) {
 	victims := map[string]string{}
 	for i := range 1 << 17 {
 		v := pad + "-v" + strconv.Itoa(i)
-		victims[legacyName(a+"-x", v)] = v
+		victims[names.Legacy(a+"-x", v)] = v
 	}
 	for j := range 1 << 26 {
 		w := "x-" + pad + "-w" + strconv.Itoa(j)
-		if v, ok := victims[legacyName(a, w)]; ok {
+		if v, ok := victims[names.Legacy(a, w)]; ok {
 			return w, v
 		}
 	}
@@ -32,12 +33,12 @@ func legacyCollision(t testing.TB, a string) (attacker, victim string) {
 	return "", ""
 }
 
-// podlifeName is a DNS-1123 label, readable, different for the pairs that share a readable
+// names.Podlife is a DNS-1123 label, readable, different for the pairs that share a readable
 // part or a legacy name, and never a legacy name.
 func TestPodlifeNameCollisions(t *testing.T) {
 	attacker, victim := legacyCollision(t, "col")
-	if legacyName("col", attacker) != legacyName("col-x", victim) {
-		t.Fatalf("legacyCollision: %s and %s", legacyName("col", attacker), legacyName("col-x", victim))
+	if names.Legacy("col", attacker) != names.Legacy("col-x", victim) {
+		t.Fatalf("legacyCollision: %s and %s", names.Legacy("col", attacker), names.Legacy("col-x", victim))
 	}
 	for _, n := range []string{attacker, victim} {
 		if msgs := validation.IsDNS1123Label(n); len(msgs) > 0 {
@@ -54,26 +55,26 @@ func TestPodlifeNameCollisions(t *testing.T) {
 	}
 	seen := map[string]string{}
 	for _, c := range pairs {
-		n := podlifeName(c[0], c[1])
+		n := names.Podlife(c[0], c[1])
 		if msgs := validation.IsDNS1123Label(n); len(msgs) > 0 {
-			t.Errorf("podlifeName(%q, %q) = %q: %v", c[0], c[1], n, msgs)
+			t.Errorf("names.Podlife(%q, %q) = %q: %v", c[0], c[1], n, msgs)
 		}
 		if prev, ok := seen[n]; ok {
-			t.Errorf("podlifeName(%q, %q) = %q, as for %s", c[0], c[1], n, prev)
+			t.Errorf("names.Podlife(%q, %q) = %q, as for %s", c[0], c[1], n, prev)
 		}
 		seen[n] = c[0] + "/" + c[1]
-		if n == legacyName(c[0], c[1]) || n[len(n)-nameHashLen-1] != '-' || strings.Contains(n[len(n)-nameHashLen:], "-") {
-			t.Errorf("podlifeName(%q, %q) = %q: want -<%d hash characters> last", c[0], c[1], n, nameHashLen)
+		if n == names.Legacy(c[0], c[1]) || n[len(n)-names.HashLen-1] != '-' || strings.Contains(n[len(n)-names.HashLen:], "-") {
+			t.Errorf("names.Podlife(%q, %q) = %q: want -<%d hash characters> last", c[0], c[1], n, names.HashLen)
 		}
-		if l := legacyName(c[0], c[1]); l[len(l)-9] != '-' {
-			t.Errorf("legacyName(%q, %q) = %q: want -<8 hex> last", c[0], c[1], l)
+		if l := names.Legacy(c[0], c[1]); l[len(l)-9] != '-' {
+			t.Errorf("names.Legacy(%q, %q) = %q: want -<8 hex> last", c[0], c[1], l)
 		}
 	}
-	if n := podlifeName("kube-system", "x"); !strings.HasPrefix(n, "kube-system-x-") {
-		t.Errorf("podlifeName(kube-system, x) = %q, want it readable", n)
+	if n := names.Podlife("kube-system", "x"); !strings.HasPrefix(n, "kube-system-x-") {
+		t.Errorf("names.Podlife(kube-system, x) = %q, want it readable", n)
 	}
-	// Pods the node started before podlifeName keep their names: legacyName is the old mapping.
-	if n := legacyName("default", "web"); n != "default-web-82b3ade9" {
-		t.Errorf("legacyName(default, web) = %q, want the old node's default-web-82b3ade9", n)
+	// Pods the node started before names.Podlife keep their names: names.Legacy is the old mapping.
+	if n := names.Legacy("default", "web"); n != "default-web-82b3ade9" {
+		t.Errorf("names.Legacy(default, web) = %q, want the old node's default-web-82b3ade9", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/podlife/podlife/examples/node/internal/volumes"
 	"github.com/podlife/podlife/podlife/kube"
 )
 
@@ -33,7 +34,7 @@ func (s objectSource) objects(ctx context.Context, pod *corev1.Pod) (kube.Object
 	cms, secrets := references(pod)
 	objs := kube.Objects{ConfigMaps: map[string]*corev1.ConfigMap{}, Secrets: map[string]*corev1.Secret{}}
 	for name := range cms {
-		cm, err := getObject(ctx, s.forbiddenWait, func(ctx context.Context) (*corev1.ConfigMap, error) {
+		cm, err := volumes.GetObject(ctx, s.forbiddenWait, func(ctx context.Context) (*corev1.ConfigMap, error) {
 			return s.client.ConfigMaps(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
 		})
 		if err != nil {
@@ -45,7 +46,7 @@ func (s objectSource) objects(ctx context.Context, pod *corev1.Pod) (kube.Object
 		objs.ConfigMaps[name] = cm
 	}
 	for name := range secrets {
-		sec, err := getObject(ctx, s.forbiddenWait, func(ctx context.Context) (*corev1.Secret, error) {
+		sec, err := volumes.GetObject(ctx, s.forbiddenWait, func(ctx context.Context) (*corev1.Secret, error) {
 			return s.client.Secrets(pod.Namespace).Get(ctx, name, metav1.GetOptions{})
 		})
 		if err != nil {
@@ -57,24 +58,6 @@ func (s objectSource) objects(ctx context.Context, pod *corev1.Pod) (kube.Object
 		objs.Secrets[name] = sec
 	}
 	return objs, nil
-}
-
-// getObject calls get, again while the API server answers Forbidden, for up to wait.
-func getObject[T any](ctx context.Context, wait time.Duration, get func(context.Context) (T, error)) (T, error) {
-	deadline := time.Now().Add(wait)
-	delay := 50 * time.Millisecond
-	for {
-		obj, err := get(ctx)
-		if err == nil || !apierrors.IsForbidden(err) || time.Now().Add(delay).After(deadline) {
-			return obj, err
-		}
-		select {
-		case <-ctx.Done():
-			return obj, err
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, time.Second)
-	}
 }
 
 // references returns the names of the ConfigMaps and Secrets pod refers to.

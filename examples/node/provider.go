@@ -13,6 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/podlife/podlife/examples/node/internal/serviceenv"
+	"github.com/podlife/podlife/examples/node/internal/stats"
+	"github.com/podlife/podlife/examples/node/internal/volumes"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
 	"github.com/podlife/podlife/podlife/podsecurity"
@@ -34,16 +37,16 @@ type provider struct {
 	// Runtime's own is privileged, as the node volumes are host directories).
 	podSecurity podsecurity.Level
 	// tokens materializes the configMap, secret, downwardAPI and projected volumes, tokens
-	// included, and keeps them up to date (projected.go, volumesync.go); nil leaves them to
+	// included, and keeps them up to date (internal/volumes); nil leaves them to
 	// kube.Convert, which writes files once and refuses serviceAccountToken sources.
-	tokens *projector
-	// nodeName is the Node's name (the Summary API's); rates keeps the previous CPU samples
-	// the Summary's rates are computed from (stats.go).
+	tokens *volumes.Projector
+	// nodeName is the Node's name (the Summary API's); stats keeps the previous CPU samples
+	// the Summary's rates are computed from (stats.go, internal/stats).
 	nodeName string
-	rates    rateCache
-	// services gives the containers the kubelet's Service variables (services.go); nil for
+	stats    stats.Summarizer
+	// services gives the containers the kubelet's Service variables (internal/serviceenv); nil for
 	// none.
-	services *serviceEnvs
+	services *serviceenv.Envs
 
 	life   context.Context // the start goroutines' (starting.go), ended by close
 	stop   context.CancelFunc
@@ -145,7 +148,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if reason, message := admitOS(pod); reason != "" { // rejected.go
 		return pr.reject(k, pod, reason, message)
 	}
-	if err := pr.services.wait(ctx, pr.log); err != nil {
+	if err := pr.services.Wait(ctx, pr.log); err != nil {
 		return err
 	}
 	objs, err := pr.objects.objects(ctx, pod)
@@ -172,7 +175,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		}
 	}
 	if err == nil && len(vols) > 0 {
-		if err = pr.tokens.project(ctx, spec.Name, pod, vols, pr.resolver(spec.Name)); err != nil {
+		if err = pr.tokens.Project(ctx, spec.Name, pod, vols, pr.resolver(spec.Name)); err != nil {
 			pr.removeVolumes(spec.Name)
 			pr.unregister(k, e)
 			err = errdefs.AsInvalidInput(fmt.Errorf("projected volumes: %w", err))
@@ -182,7 +185,7 @@ func (pr *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		pr.recorder.Event(pod, corev1.EventTypeWarning, reasonProviderFailed, err.Error())
 		return err
 	}
-	pr.save(spec.Name, pr.withServiceEnv(spec.Name, pod))
+	pr.save(spec.Name, pr.services.Annotate(spec.Name, pod))
 	// A pod of that name that the node's previous process left is adopted (or replaced) by the
 	// start goroutine: that may take a stop. Else the pod is started here, so that podlife's
 	// refusals (an invalid spec, Pod Security) are CreatePod's errors.
@@ -236,7 +239,7 @@ func (pr *provider) UpdatePod(ctx context.Context, pod *corev1.Pod) error {
 		pr.resizeContainers(e, p, old, pod) // resize.go
 	}
 	if pr.tokens != nil { // downwardAPI volumes follow the pod's labels and annotations
-		pr.tokens.kickPod(name)
+		pr.tokens.KickPod(name)
 	}
 	pr.startEphemeral(e) // ephemeral.go
 	pr.sync(e)           // a new generation observed

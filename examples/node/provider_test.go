@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/podlife/podlife/examples/node/internal/names"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/reasons"
 )
@@ -17,17 +18,17 @@ func TestPodlifeName(t *testing.T) {
 	long := strings.Repeat("a", 253)
 	seen := map[string]string{}
 	for _, c := range [][2]string{{"default", "web"}, {"a-b", "c"}, {"a", "b-c"}, {"kube-system", long}, {"ns", "web.v1"}} {
-		n := podlifeName(c[0], c[1])
+		n := names.Podlife(c[0], c[1])
 		if msgs := validation.IsDNS1123Label(n); len(msgs) > 0 {
-			t.Errorf("podlifeName(%q, %q) = %q: %v", c[0], c[1], n, msgs)
+			t.Errorf("names.Podlife(%q, %q) = %q: %v", c[0], c[1], n, msgs)
 		}
 		if prev, ok := seen[n]; ok {
-			t.Errorf("podlifeName(%q, %q) = %q, as for %s", c[0], c[1], n, prev)
+			t.Errorf("names.Podlife(%q, %q) = %q, as for %s", c[0], c[1], n, prev)
 		}
 		seen[n] = c[0] + "/" + c[1]
 	}
-	if n := podlifeName("default", "web"); !strings.HasPrefix(n, "default-web-") {
-		t.Errorf("podlifeName(default, web) = %q, want it readable", n)
+	if n := names.Podlife("default", "web"); !strings.HasPrefix(n, "default-web-") {
+		t.Errorf("names.Podlife(default, web) = %q, want it readable", n)
 	}
 }
 
@@ -46,21 +47,6 @@ func TestHandledByCluster(t *testing.T) {
 	} {
 		if got := handledByCluster(path); got != want {
 			t.Errorf("handledByCluster(%q) = %v, want %v", path, got, want)
-		}
-	}
-}
-
-func TestParseTaint(t *testing.T) {
-	tt, err := parseTaint("podlife.io/node=true:NoSchedule")
-	if err != nil || tt.Key != "podlife.io/node" || tt.Value != "true" || tt.Effect != corev1.TaintEffectNoSchedule {
-		t.Errorf("parseTaint = %+v, %v", tt, err)
-	}
-	if tt, err := parseTaint("dedicated:NoExecute"); err != nil || tt.Key != "dedicated" || tt.Value != "" {
-		t.Errorf("parseTaint(dedicated:NoExecute) = %+v, %v", tt, err)
-	}
-	for _, bad := range []string{"novalue", "k=v:Sometimes"} {
-		if _, err := parseTaint(bad); err == nil {
-			t.Errorf("parseTaint(%q): no error", bad)
 		}
 	}
 }

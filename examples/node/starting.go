@@ -203,7 +203,7 @@ func (pr *provider) close() {
 	pr.stop()
 	pr.starts.Wait()
 	if pr.tokens != nil {
-		pr.tokens.close()
+		pr.tokens.Close()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/podlife/podlife/examples/node/internal/volumes"
 	"github.com/podlife/podlife/podlife"
 	"github.com/podlife/podlife/podlife/kube"
 )
@@ -195,7 +196,7 @@ func containerConfigError(err error) (message string, ok bool) {
 // convertOrWait converts pod as convertObjects does (recording its issues as events), except
 // for a containerConfigError: then reason is CreateContainerConfigError and message the
 // kubelet's, and the pod is to wait (nothing recorded).
-func (pr *provider) convertOrWait(pod *corev1.Pod, objs kube.Objects) (spec podlife.PodSpec, vols []nodeVolume, reason, message string, err error) {
+func (pr *provider) convertOrWait(pod *corev1.Pod, objs kube.Objects) (spec podlife.PodSpec, vols []volumes.NodeVolume, reason, message string, err error) {
 	spec, vols, err = pr.convertObjects(pod, objs, false)
 	if err == nil {
 		return spec, vols, "", "", nil
@@ -315,7 +316,7 @@ func (pr *provider) awaitObjects(ctx context.Context, k string, e *entry) {
 			err = pr.claim(ctx, spec.Name, pod)
 		}
 		if err == nil && len(vols) > 0 {
-			if err = pr.tokens.project(ctx, spec.Name, pod, vols, pr.resolver(spec.Name)); err != nil {
+			if err = pr.tokens.Project(ctx, spec.Name, pod, vols, pr.resolver(spec.Name)); err != nil {
 				pr.removeVolumes(spec.Name)
 				err = fmt.Errorf("projected volumes: %w", err)
 			}
@@ -326,7 +327,7 @@ func (pr *provider) awaitObjects(ctx context.Context, k string, e *entry) {
 			}
 			continue
 		}
-		pr.save(spec.Name, pr.withServiceEnv(spec.Name, pod))
+		pr.save(spec.Name, pr.services.Annotate(spec.Name, pod))
 		pr.log.Info("pod's objects found", "pod", k, "podlife", spec.Name)
 		pr.follow(ctx, e, spec)
 		return

@@ -1,4 +1,4 @@
-package main
+package volumes
 
 import (
 	"context"
@@ -24,21 +24,21 @@ import (
 func TestProjectorFollowsFiles(t *testing.T) {
 	var mu sync.Mutex
 	data, fail := "v1", false
-	resolve := func(context.Context) ([]nodeVolume, error) {
+	resolve := func(context.Context) ([]NodeVolume, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if fail {
 			return nil, errors.New("configmap gone")
 		}
-		return []nodeVolume{{name: "cfg", files: []podlife.File{{Path: "greeting", Data: []byte(data)}}}}, nil
+		return []NodeVolume{{name: "cfg", files: []podlife.File{{Path: "greeting", Data: []byte(data)}}}}, nil
 	}
 	dir := t.TempDir()
-	pj := newProjector(fake.NewClientset().CoreV1(), dir, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	pj := NewProjector(fake.NewClientset().CoreV1(), dir, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	pj.syncPeriod = time.Hour
-	t.Cleanup(pj.close)
+	t.Cleanup(pj.Close)
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}}
 	vols, _ := resolve(context.Background())
-	if err := pj.project(context.Background(), "p1", pod, vols, resolve); err != nil {
+	if err := pj.Project(context.Background(), "p1", pod, vols, resolve); err != nil {
 		t.Fatal(err)
 	}
 	vol := filepath.Join(dir, "p1", "cfg")
@@ -57,17 +57,17 @@ func TestProjectorFollowsFiles(t *testing.T) {
 	mu.Lock()
 	data = "v2"
 	mu.Unlock()
-	pj.kickPod("p1")
+	pj.KickPod("p1")
 	waitRead("v2")
 
 	mu.Lock()
 	fail = true
 	mu.Unlock()
-	pj.kickPod("p1")
+	pj.KickPod("p1")
 	mu.Lock()
 	fail, data = false, "v3"
 	mu.Unlock()
-	pj.kickPod("p1")
+	pj.KickPod("p1")
 	waitRead("v3")
 	entries, err := os.ReadDir(vol)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package kubeletauth
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// kubeletAuth returns the kubelet API's authentication and authorization, those of a kubelet
+// New returns the kubelet API's authentication and authorization, those of a kubelet
 // run with --anonymous-auth=false --client-ca-file=clientCA --authentication-token-webhook
 // --authorization-mode=Webhook (virtual-kubelet's nodeutil.WebhookAuth, on k8s.io/apiserver's
 // delegating authenticator and authorizer):
@@ -25,7 +25,7 @@ import (
 //     denied 30 seconds.
 //
 // clientCA is reloaded when the file changes, until ctx ends.
-func kubeletAuth(ctx context.Context, client kubernetes.Interface, nodeName, clientCA string) (nodeutil.Auth, error) {
+func New(ctx context.Context, client kubernetes.Interface, nodeName, clientCA string) (nodeutil.Auth, error) {
 	ca, err := dynamiccertificates.NewDynamicCAContentFromFile("client-ca", clientCA)
 	if err != nil {
 		return nil, fmt.Errorf("--client-ca: %w", err)

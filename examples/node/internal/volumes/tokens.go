@@ -1,4 +1,4 @@
-package main
+package volumes
 
 import (
 	"context"
@@ -26,9 +26,9 @@ import (
 // audience and expirationSeconds; and refreshed when 80% of its life has passed or it is older
 // than 24 h, the volume rewritten atomically so that a container never reads half a token.
 
-// defaultTokenMaxAge is the kubelet's: a token older than this is refreshed, whatever its
+// DefaultTokenMaxAge is the kubelet's: a token older than this is refreshed, whatever its
 // expiry (the API server may extend the default token's life to a year).
-const defaultTokenMaxAge = 24 * time.Hour
+const DefaultTokenMaxAge = 24 * time.Hour
 
 // tokenRetryDelay is the wait before asking again for a token the API server refused.
 const tokenRetryDelay = 10 * time.Second
@@ -39,9 +39,9 @@ type issuedToken struct {
 	refreshAt time.Time
 }
 
-// projector materializes the node volumes of the pods (projected.go) under dir, one directory
+// Projector materializes the node volumes of the pods (projected.go) under dir, one directory
 // per podlife pod, and keeps their tokens fresh, one goroutine per pod.
-type projector struct {
+type Projector struct {
 	client        typedcorev1.CoreV1Interface
 	dir           string
 	maxAge        time.Duration
@@ -59,29 +59,31 @@ type projection struct {
 	gid     int // the pod's fsGroup, -1 for none
 	uid     int // the user all the pod's containers run as, -1 if they differ or one is unset
 	dir     string
-	volumes []nodeVolume
+	volumes []NodeVolume
 	written [][]podlife.File // the files of each volume last written, tokens aside
 	// resolve returns the volumes' files as they are now (volumesync.go); nil for none.
-	resolve func(context.Context) ([]nodeVolume, error)
+	resolve func(context.Context) ([]NodeVolume, error)
 	kick    chan struct{} // a resync asked for: the pod's metadata changed
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
 
-func newProjector(client typedcorev1.CoreV1Interface, dir string, maxAge time.Duration, log *slog.Logger) *projector {
-	return &projector{client: client, dir: dir, maxAge: maxAge, syncPeriod: defaultVolumeSyncPeriod, forbiddenWait: 10 * time.Second, log: log,
+// NewProjector returns a Projector of the node volumes under dir, requesting tokens through
+// client and refreshing those older than maxAge (DefaultTokenMaxAge for the kubelet's).
+func NewProjector(client typedcorev1.CoreV1Interface, dir string, maxAge time.Duration, log *slog.Logger) *Projector {
+	return &Projector{client: client, dir: dir, maxAge: maxAge, syncPeriod: defaultVolumeSyncPeriod, forbiddenWait: 10 * time.Second, log: log,
 		pods: map[string]*projection{}}
 }
 
-// podDir is the directory of the podlife pod name's node volumes.
-func (pj *projector) podDir(name string) string { return filepath.Join(pj.dir, name) }
+// PodDir is the directory of the podlife pod name's node volumes.
+func (pj *Projector) PodDir(name string) string { return filepath.Join(pj.dir, name) }
 
-// project writes the node volumes of pod (podlife name name) with fresh tokens, and refreshes
-// them until remove or close: tokens when due, files when resolve (nil for never) returns
+// Project writes the node volumes of pod (podlife name name) with fresh tokens, and refreshes
+// them until Remove or Close: tokens when due, files when resolve (nil for never) returns
 // others. A projection of the same pod already running is replaced.
-func (pj *projector) project(ctx context.Context, name string, pod *corev1.Pod, vols []nodeVolume, resolve func(context.Context) ([]nodeVolume, error)) error {
+func (pj *Projector) Project(ctx context.Context, name string, pod *corev1.Pod, vols []NodeVolume, resolve func(context.Context) ([]NodeVolume, error)) error {
 	pj.stop(name)
-	pp := &projection{pod: pod.DeepCopy(), gid: -1, uid: fsUser(pod), dir: pj.podDir(name), volumes: slices.Clone(vols),
+	pp := &projection{pod: pod.DeepCopy(), gid: -1, uid: fsUser(pod), dir: pj.PodDir(name), volumes: slices.Clone(vols),
 		written: make([][]podlife.File, len(vols)), resolve: resolve, kick: make(chan struct{}, 1)}
 	if sc := pod.Spec.SecurityContext; sc != nil && sc.FSGroup != nil {
 		pp.gid = int(*sc.FSGroup)
@@ -102,7 +104,7 @@ func (pj *projector) project(ctx context.Context, name string, pod *corev1.Pod, 
 }
 
 // stop ends the refresh of the pod's volumes, if any, and waits for it; the files stay.
-func (pj *projector) stop(name string) {
+func (pj *Projector) stop(name string) {
 	pj.mu.Lock()
 	pp := pj.pods[name]
 	delete(pj.pods, name)
@@ -113,18 +115,18 @@ func (pj *projector) stop(name string) {
 	}
 }
 
-// remove ends the refresh of the pod's volumes and removes them from the host.
-func (pj *projector) remove(name string) error {
+// Remove ends the refresh of the pod's volumes and removes them from the host.
+func (pj *Projector) Remove(name string) error {
 	pj.stop(name)
-	if err := os.RemoveAll(pj.podDir(name)); err != nil {
+	if err := os.RemoveAll(pj.PodDir(name)); err != nil {
 		return fmt.Errorf("node volumes of %s: %w", name, err)
 	}
 	return nil
 }
 
-// close ends every refresh and waits for them; the volumes stay for the pods, which outlive
+// Close ends every refresh and waits for them; the volumes stay for the pods, which outlive
 // the node's process (its next process refreshes them again when it adopts the pods).
-func (pj *projector) close() {
+func (pj *Projector) Close() {
 	pj.mu.Lock()
 	names := make([]string, 0, len(pj.pods))
 	for n := range pj.pods {
@@ -138,8 +140,8 @@ func (pj *projector) close() {
 
 // keepFresh refreshes pp's tokens when they are due, and its files every syncPeriod or when
 // kicked, until ctx ends.
-func (pj *projector) keepFresh(ctx context.Context, pp *projection) {
-	k := key(pp.pod.Namespace, pp.pod.Name)
+func (pj *Projector) keepFresh(ctx context.Context, pp *projection) {
+	k := pp.pod.Namespace + "/" + pp.pod.Name
 	for {
 		next := pp.next()
 		if pp.resolve != nil && (next.IsZero() || time.Until(next) > pj.syncPeriod) {
@@ -182,7 +184,7 @@ func (pp *projection) next() time.Time {
 // refresh requests the tokens that are due (all of them if all) and rewrites the volumes that
 // got one or whose files changed since last written (all of them if all). A token refused is asked again after tokenRetryDelay, the old one left in place;
 // with all, a refusal is the error and nothing is written.
-func (pj *projector) refresh(ctx context.Context, pp *projection, all bool) error {
+func (pj *Projector) refresh(ctx context.Context, pp *projection, all bool) error {
 	var errs []error
 	for i := range pp.volumes {
 		v := &pp.volumes[i]
@@ -222,7 +224,7 @@ func (pj *projector) refresh(ctx context.Context, pp *projection, all bool) erro
 			continue
 		}
 		pp.written[i] = v.files
-		pj.log.Debug("node volume written", "pod", key(pp.pod.Namespace, pp.pod.Name), "volume", v.name, "next", pp.next())
+		pj.log.Debug("node volume written", "pod", pp.pod.Namespace+"/"+pp.pod.Name, "volume", v.name, "next", pp.next())
 	}
 	return errors.Join(errs...)
 }
@@ -230,7 +232,7 @@ func (pj *projector) refresh(ctx context.Context, pp *projection, all bool) erro
 // request asks the API server for a token of pod's service account, bound to the pod, and
 // returns it with its refresh time: the kubelet's, when 80% of its life has passed or at
 // maxAge, whichever comes first.
-func (pj *projector) request(ctx context.Context, pod *corev1.Pod, s *tokenSource) (issuedToken, error) {
+func (pj *Projector) request(ctx context.Context, pod *corev1.Pod, s *tokenSource) (issuedToken, error) {
 	sa := pod.Spec.ServiceAccountName
 	if sa == "" {
 		sa = "default"
@@ -243,7 +245,7 @@ func (pj *projector) request(ctx context.Context, pod *corev1.Pod, s *tokenSourc
 	if s.audience != "" {
 		req.Spec.Audiences = []string{s.audience}
 	}
-	tr, err := getObject(ctx, pj.forbiddenWait, func(ctx context.Context) (*authenticationv1.TokenRequest, error) {
+	tr, err := GetObject(ctx, pj.forbiddenWait, func(ctx context.Context) (*authenticationv1.TokenRequest, error) {
 		return pj.client.ServiceAccounts(pod.Namespace).CreateToken(ctx, sa, req, metav1.CreateOptions{})
 	})
 	if err != nil {
@@ -260,16 +262,6 @@ func (pj *projector) request(ctx context.Context, pod *corev1.Pod, s *tokenSourc
 		refreshAt = t
 	}
 	return issuedToken{token: tr.Status.Token, refreshAt: refreshAt}, nil
-}
-
-// removeVolumes removes the node volumes of the podlife pod name, if the node has any.
-func (pr *provider) removeVolumes(name string) {
-	if pr.tokens == nil {
-		return
-	}
-	if err := pr.tokens.remove(name); err != nil {
-		pr.log.Warn("remove node volumes", "podlife", name, "err", err)
-	}
 }
 
 // fsUser is the kubelet's owner of a pod's tokens: the runAsUser every container of the pod

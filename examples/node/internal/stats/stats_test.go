@@ -1,4 +1,4 @@
-package main
+package stats
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func TestResourceMetrics(t *testing.T) {
 			Memory: &statsv1alpha1.MemoryStats{Time: mt, WorkingSetBytes: ptr.To[uint64](64 << 20)},
 		}},
 	}
-	h := api.HandlePodMetricsResource(func(context.Context) ([]*dto.MetricFamily, error) { return gatherResource(s) })
+	h := api.HandlePodMetricsResource(func(context.Context) ([]*dto.MetricFamily, error) { return Resource(s) })
 	rec := httptest.NewRecorder()
 	h(rec, httptest.NewRequest("GET", "/metrics/resource", nil))
 	body := rec.Body.String()
@@ -106,7 +106,7 @@ func TestProcStatCPU(t *testing.T) {
 // previous request's sample; none for a restarted container's first sample), the pod's sums,
 // eth0 as the default interface.
 func TestUsageStats(t *testing.T) {
-	pr := &provider{}
+	var s Summarizer
 	t0 := time.Unix(1700000000, 0)
 	st := podlife.PodStatus{ContainerStatuses: []podlife.ContainerStatus{
 		{Name: "a", State: podlife.ContainerState{Running: &podlife.StateRunning{StartedAt: t0.Add(-time.Hour)}}},
@@ -120,7 +120,7 @@ func TestUsageStats(t *testing.T) {
 	}
 	stats := func(u podlife.PodUsage) statsv1alpha1.PodStats {
 		ps := statsv1alpha1.PodStats{PodRef: statsv1alpha1.PodReference{UID: "uid"}}
-		pr.usageStats(&ps, st, u)
+		s.usageStats(&ps, st, u)
 		return ps
 	}
 	ps := stats(usage(t0, 0, time.Second, time.Second))

@@ -1,7 +1,6 @@
-package main
+package stats
 
 import (
-	"context"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,14 +25,9 @@ var (
 	resourceDescs    = []*prometheus.Desc{nodeCPUResDesc, nodeMemResDesc, ctrCPUResDesc, ctrMemResDesc, ctrStartResDesc, podCPUResDesc, podMemResDesc, scrapeErrResDesc, resScrapeErrDesc}
 )
 
-// GetMetricsResource answers the kubelet's resource metrics endpoint (/metrics/resource): the
-// Summary's CPU and memory (without what walks the disk) in the kubelet's metric names.
-func (pr *provider) GetMetricsResource(ctx context.Context) ([]*dto.MetricFamily, error) {
-	return gatherResource(pr.summary(ctx, false))
-}
-
-// gatherResource returns the resource metrics of a Summary.
-func gatherResource(s *statsv1alpha1.Summary) ([]*dto.MetricFamily, error) {
+// Resource returns the resource metrics of a Summary, what the kubelet's resource metrics
+// endpoint (/metrics/resource) serves.
+func Resource(s *statsv1alpha1.Summary) ([]*dto.MetricFamily, error) {
 	reg := prometheus.NewPedanticRegistry()
 	if err := reg.Register(resourceCollector{s: s}); err != nil {
 		return nil, err

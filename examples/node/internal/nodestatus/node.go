@@ -1,7 +1,6 @@
-package main
+package nodestatus
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -16,59 +15,61 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/podlife/podlife/examples/node/internal/stats"
 )
 
-// nodeLabel marks the nodes podlife runs, so that pods can select them (nodeSelector
+// Label marks the nodes podlife runs, so that pods can select them (nodeSelector
 // podlife.io/node: "true") and tolerate their taint.
-const nodeLabel = "podlife.io/node"
+const Label = "podlife.io/node"
 
-// nodeOptions describe the Node object the program registers.
-type nodeOptions struct {
-	name     string
-	ip       string
-	port     int32
-	labels   map[string]string
-	taints   []corev1.Taint
-	maxPods  int64
-	stateDir string // its filesystem is the node's ephemeral storage
-	version  string // podlife's version, shown as the kubelet version
+// Options describe the Node object the program registers.
+type Options struct {
+	Name     string
+	IP       string
+	Port     int32 // the kubelet API's
+	Labels   map[string]string
+	Taints   []corev1.Taint
+	MaxPods  int64
+	StateDir string // its filesystem is the node's ephemeral storage
+	Version  string // podlife's version, shown as the kubelet version
 }
 
-// configure fills in the node virtual-kubelet registers: labels, taints, capacity and
+// Configure fills in the node virtual-kubelet registers: labels, taints, capacity and
 // allocatable from the host, addresses and the kubelet API port, system info and conditions
 // (Ready, and the pressure conditions from the host).
-func (o nodeOptions) configure(n *corev1.Node) {
+func (o Options) Configure(n *corev1.Node) {
 	if n.Labels == nil {
 		n.Labels = map[string]string{}
 	}
 	n.Labels["kubernetes.io/os"] = "linux"
 	n.Labels["kubernetes.io/arch"] = runtime.GOARCH
-	n.Labels["kubernetes.io/hostname"] = o.name
-	n.Labels[nodeLabel] = "true"
-	for k, v := range o.labels {
+	n.Labels["kubernetes.io/hostname"] = o.Name
+	n.Labels[Label] = "true"
+	for k, v := range o.Labels {
 		n.Labels[k] = v
 	}
 	delete(n.Labels, "kubernetes.io/role") // virtual-kubelet's default; not a well-known label
-	n.Spec.Taints = o.taints
-	capacity := hostCapacity(o.stateDir, o.maxPods)
+	n.Spec.Taints = o.Taints
+	capacity := hostCapacity(o.StateDir, o.MaxPods)
 	n.Status.Capacity = capacity
 	n.Status.Allocatable = capacity.DeepCopy()
 	n.Status.Addresses = []corev1.NodeAddress{
-		{Type: corev1.NodeInternalIP, Address: o.ip},
-		{Type: corev1.NodeHostName, Address: o.name},
+		{Type: corev1.NodeInternalIP, Address: o.IP},
+		{Type: corev1.NodeHostName, Address: o.Name},
 	}
-	n.Status.DaemonEndpoints.KubeletEndpoint.Port = o.port
+	n.Status.DaemonEndpoints.KubeletEndpoint.Port = o.Port
 	n.Status.NodeInfo = corev1.NodeSystemInfo{
 		OperatingSystem:         "linux",
 		Architecture:            runtime.GOARCH,
 		KernelVersion:           kernelVersion(),
 		OSImage:                 osImage(),
-		ContainerRuntimeVersion: "podlife://" + o.version,
-		KubeletVersion:          o.version,
+		ContainerRuntimeVersion: "podlife://" + o.Version,
+		KubeletVersion:          o.Version,
 		KubeProxyVersion:        "",
 	}
 	n.Status.Phase = corev1.NodeRunning
-	n.Status.Conditions = hostConditions(o.stateDir, nil)
+	n.Status.Conditions = hostConditions(o.StateDir, nil)
 	// The node's declared features (NodeDeclaredFeatures, k8s.io/component-helpers'
 	// nodedeclaredfeatures): the scheduler places a pod that needs one only on a node that
 	// declares it. podlife implements RestartAllContainers restart rules.
@@ -82,10 +83,10 @@ func hostCapacity(stateDir string, maxPods int64) corev1.ResourceList {
 		corev1.ResourceCPU:  *resource.NewQuantity(int64(runtime.NumCPU()), resource.DecimalSI),
 		corev1.ResourcePods: *resource.NewQuantity(maxPods, resource.DecimalSI),
 	}
-	if m := meminfo(); m["MemTotal"] > 0 {
+	if m := stats.Meminfo(); m["MemTotal"] > 0 {
 		rl[corev1.ResourceMemory] = *resource.NewQuantity(m["MemTotal"], resource.BinarySI)
 	}
-	if total, _, ok := diskSpace(stateDir); ok {
+	if total, _, ok := stats.DiskSpace(stateDir); ok {
 		rl[corev1.ResourceEphemeralStorage] = *resource.NewQuantity(total, resource.BinarySI)
 	}
 	return rl
@@ -101,9 +102,9 @@ const (
 // PIDPressure measured on the host. prev keeps the transition times of unchanged conditions.
 func hostConditions(stateDir string, prev []corev1.NodeCondition) []corev1.NodeCondition {
 	now := metav1.Now()
-	mem := meminfo()
+	mem := stats.Meminfo()
 	memPressure := mem["MemAvailable"] > 0 && mem["MemAvailable"] < memoryPressureBytes
-	total, free, ok := diskSpace(stateDir)
+	total, free, ok := stats.DiskSpace(stateDir)
 	diskPressure := ok && float64(free) < diskPressureRatio*float64(total)
 	pidPressure := pidsPressure()
 	cond := func(t corev1.NodeConditionType, bad bool, reason, okMsg, badMsg string) corev1.NodeCondition {
@@ -131,27 +132,27 @@ func hostConditions(stateDir string, prev []corev1.NodeCondition) []corev1.NodeC
 	}
 }
 
-// nodeProvider reports the node's conditions to virtual-kubelet's node controller: Ping
+// Provider reports the node's conditions to virtual-kubelet's node controller: Ping
 // answers the heartbeat, and the host's pressure conditions are measured every period.
-type nodeProvider struct {
-	node     *corev1.Node
-	stateDir string
-	period   time.Duration
+type Provider struct {
+	Node     *corev1.Node
+	StateDir string
+	Period   time.Duration
 
 	mu   sync.Mutex
 	last []corev1.NodeCondition
 }
 
 // Ping reports the node alive.
-func (np *nodeProvider) Ping(context.Context) error { return nil }
+func (np *Provider) Ping(context.Context) error { return nil }
 
 // NotifyNodeStatus measures the host's conditions every period and reports a change.
-func (np *nodeProvider) NotifyNodeStatus(ctx context.Context, cb func(*corev1.Node)) {
+func (np *Provider) NotifyNodeStatus(ctx context.Context, cb func(*corev1.Node)) {
 	np.mu.Lock()
-	np.last = np.node.Status.Conditions
+	np.last = np.Node.Status.Conditions
 	np.mu.Unlock()
 	go func() {
-		t := time.NewTicker(np.period)
+		t := time.NewTicker(np.Period)
 		defer t.Stop()
 		for {
 			select {
@@ -160,10 +161,10 @@ func (np *nodeProvider) NotifyNodeStatus(ctx context.Context, cb func(*corev1.No
 			case <-t.C:
 			}
 			np.mu.Lock()
-			conds := hostConditions(np.stateDir, np.last)
+			conds := hostConditions(np.StateDir, np.last)
 			changed := !sameConditions(conds, np.last)
 			np.last = conds
-			n := np.node.DeepCopy()
+			n := np.Node.DeepCopy()
 			np.mu.Unlock()
 			if changed {
 				n.Status.Conditions = conds
@@ -184,41 +185,6 @@ func sameConditions(a, b []corev1.NodeCondition) bool {
 		return out
 	}
 	return equality.Semantic.DeepEqual(strip(a), strip(b))
-}
-
-// meminfo returns /proc/meminfo's fields in bytes.
-func meminfo() map[string]int64 {
-	out := map[string]int64{}
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return out
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		fields := strings.Fields(s.Text())
-		if len(fields) < 2 {
-			continue
-		}
-		n, err := strconv.ParseInt(fields[1], 10, 64)
-		if err != nil {
-			continue
-		}
-		if len(fields) > 2 && fields[2] == "kB" {
-			n *= 1024
-		}
-		out[strings.TrimSuffix(fields[0], ":")] = n
-	}
-	return out
-}
-
-// diskSpace returns the size and available bytes of dir's filesystem.
-func diskSpace(dir string) (total, avail int64, ok bool) {
-	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err != nil {
-		return 0, 0, false
-	}
-	return int64(st.Blocks) * int64(st.Bsize), int64(st.Bavail) * int64(st.Bsize), true
 }
 
 // pidsPressure reports whether fewer than 10% of the host's PIDs are left.
@@ -244,6 +210,7 @@ func pidsPressure() bool {
 	return float64(max-n) < 0.1*float64(max)
 }
 
+// kernelVersion is the host kernel's release.
 func kernelVersion() string {
 	var u unix.Utsname
 	if err := unix.Uname(&u); err != nil {
@@ -252,6 +219,7 @@ func kernelVersion() string {
 	return unix.ByteSliceToString(u.Release[:])
 }
 
+// osImage is /etc/os-release's PRETTY_NAME.
 func osImage() string {
 	b, err := os.ReadFile("/etc/os-release")
 	if err != nil {
@@ -265,8 +233,8 @@ func osImage() string {
 	return "Linux"
 }
 
-// parseTaint parses "key[=value]:Effect", as kubectl taint does.
-func parseTaint(s string) (corev1.Taint, error) {
+// ParseTaint parses "key[=value]:Effect", as kubectl taint does.
+func ParseTaint(s string) (corev1.Taint, error) {
 	kv, effect, ok := strings.Cut(s, ":")
 	if !ok {
 		return corev1.Taint{}, fmt.Errorf("taint %q: want key[=value]:Effect", s)

@@ -1,4 +1,4 @@
-package main
+package kubeletauth
 
 import (
 	"crypto/ecdsa"
@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// certificate is a generated key pair, PEM encoded.
-type certificate struct {
+// Certificate is a generated key pair, PEM encoded.
+type Certificate struct {
 	cert *x509.Certificate
 	key  *ecdsa.PrivateKey
 	// CertPEM and KeyPEM are the certificate and its key.
@@ -23,12 +23,12 @@ type certificate struct {
 }
 
 // TLS returns the pair for a tls.Config.
-func (c *certificate) TLS() (tls.Certificate, error) { return tls.X509KeyPair(c.CertPEM, c.KeyPEM) }
+func (c *Certificate) TLS() (tls.Certificate, error) { return tls.X509KeyPair(c.CertPEM, c.KeyPEM) }
 
-// newCertificate makes a certificate for cn valid a year: a CA if ca, else a leaf for the
+// NewCertificate makes a certificate for cn valid a year: a CA if ca, else a leaf for the
 // hosts (IPs or DNS names) with server and client usage, signed by parent (self-signed if nil).
 // orgs are its subject's organizations (a Kubernetes client certificate's groups).
-func newCertificate(cn string, ca bool, hosts []string, parent *certificate, orgs ...string) (*certificate, error) {
+func NewCertificate(cn string, ca bool, hosts []string, parent *Certificate, orgs ...string) (*Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func newCertificate(cn string, ca bool, hosts []string, parent *certificate, org
 	if err != nil {
 		return nil, err
 	}
-	return &certificate{
+	return &Certificate{
 		cert:    cert,
 		key:     key,
 		CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),

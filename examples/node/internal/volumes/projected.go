@@ -1,4 +1,4 @@
-package main
+package volumes
 
 import (
 	"os"
@@ -30,8 +30,8 @@ type tokenSource struct {
 	issued issuedToken // the token last written, and when to refresh it (tokens.go)
 }
 
-// nodeVolume is a configMap, secret, downwardAPI or projected volume the node materializes.
-type nodeVolume struct {
+// NodeVolume is a configMap, secret, downwardAPI or projected volume the node materializes.
+type NodeVolume struct {
 	name   string
 	tokens []tokenSource
 	files  []podlife.File // the other sources' files, as kube.Convert resolved them
@@ -41,17 +41,17 @@ type nodeVolume struct {
 // source (1 h); the API server refuses less than 10 minutes.
 const defaultTokenExpiration = 3600
 
-// splitNodeVolumes returns the node volumes of pod: its configMap, secret, downwardAPI and
+// SplitNodeVolumes returns the node volumes of pod: its configMap, secret, downwardAPI and
 // projected volumes, with the serviceAccountToken sources of the projected ones; and a copy of
 // pod whose serviceAccountToken sources are replaced by empty ones (so that kube.Convert
 // converts the rest, and its paths keep their indices). A pod without any token source is
 // returned as it is.
-func splitNodeVolumes(pod *corev1.Pod) (*corev1.Pod, []nodeVolume) {
-	var vols []nodeVolume
+func SplitNodeVolumes(pod *corev1.Pod) (*corev1.Pod, []NodeVolume) {
+	var vols []NodeVolume
 	var out *corev1.Pod
 	for i, v := range pod.Spec.Volumes {
 		if v.ConfigMap != nil || v.Secret != nil || v.DownwardAPI != nil || v.Projected != nil {
-			vols = append(vols, nodeVolume{name: v.Name})
+			vols = append(vols, NodeVolume{name: v.Name})
 		}
 		if v.Projected == nil {
 			continue
@@ -86,10 +86,10 @@ func splitNodeVolumes(pod *corev1.Pod) (*corev1.Pod, []nodeVolume) {
 // defaultFileMode is the API's default mode of projected files.
 const defaultFileMode = 0o644
 
-// takeNodeVolumes moves the files kube.Convert made of each node volume out of spec into vols,
+// TakeNodeVolumes moves the files kube.Convert made of each node volume out of spec into vols,
 // and makes each of them a read-only hostPath volume of dir/NAME (the pod's directory of node
 // volumes).
-func takeNodeVolumes(spec *podlife.PodSpec, vols []nodeVolume, dir string) {
+func TakeNodeVolumes(spec *podlife.PodSpec, vols []NodeVolume, dir string) {
 	for i := range vols {
 		for j := range spec.Volumes {
 			v := &spec.Volumes[j]

@@ -1,4 +1,4 @@
-package main
+package serviceenv
 
 import (
 	"context"
@@ -18,18 +18,18 @@ import (
 	"github.com/podlife/podlife/podlife/kube"
 )
 
-// annotationServiceEnv, on the v1.Pod the node saves (adopt.go), holds the Service variables
+// Annotation, on the v1.Pod the node saves (adopt.go), holds the Service variables
 // the pod's containers were created with (JSON), so that a later process of the node converts
 // the pod as it was started and adopts it, whatever Services came or went meanwhile: as on a
 // kubelet, Service changes do not restart containers. It never reaches the API server nor the
 // pod's downward API.
-const annotationServiceEnv = "podlife.io/service-env"
+const Annotation = "podlife.io/service-env"
 
-// serviceEnvs gives pods the kubelet's Service environment variables (FOO_SERVICE_HOST...,
+// Envs gives pods the kubelet's Service environment variables (FOO_SERVICE_HOST...,
 // kube.ServiceEnv) from a cache of the cluster's Services (the Node authorizer lets a node
 // list and watch them, as a kubelet's service lister does). Each pod's variables are fixed
 // when it is first converted and kept for its life.
-type serviceEnvs struct {
+type Envs struct {
 	lister corelisters.ServiceLister
 	synced cache.InformerSynced
 
@@ -37,23 +37,25 @@ type serviceEnvs struct {
 	byPod map[string]podServiceEnv // by podlife name
 }
 
+// podServiceEnv is the variables a pod (of uid) was given.
 type podServiceEnv struct {
 	uid types.UID
 	env map[string]string
 }
 
-func newServiceEnvs(lister corelisters.ServiceLister, synced cache.InformerSynced) *serviceEnvs {
-	return &serviceEnvs{lister: lister, synced: synced, byPod: map[string]podServiceEnv{}}
+// New returns the Envs of the Services of lister, listed once when synced.
+func New(lister corelisters.ServiceLister, synced cache.InformerSynced) *Envs {
+	return &Envs{lister: lister, synced: synced, byPod: map[string]podServiceEnv{}}
 }
 
-// serviceSyncWait bounds wait: a node whose Services cannot be listed (an authorizer that
+// serviceSyncWait bounds Wait: a node whose Services cannot be listed (an authorizer that
 // refuses it) still runs pods, without those variables, rather than holding its workers.
 const serviceSyncWait = time.Minute
 
-// wait returns once the Services were listed once, as the kubelet waits before it makes a
+// Wait returns once the Services were listed once, as the kubelet waits before it makes a
 // container's environment (so that no pod misses KUBERNETES_SERVICE_HOST after a restart), or
 // after serviceSyncWait (logged: the pods then get the variables of the Services known).
-func (s *serviceEnvs) wait(ctx context.Context, log *slog.Logger) error {
+func (s *Envs) Wait(ctx context.Context, log *slog.Logger) error {
 	if s == nil || s.synced() {
 		return nil
 	}
@@ -69,11 +71,10 @@ func (s *serviceEnvs) wait(ctx context.Context, log *slog.Logger) error {
 	return nil
 }
 
-// serviceEnv returns the Service variables of pod, podlife name name: those it was given
-// already (by this process, or saved by an earlier one in pod's annotationServiceEnv or the
-// saved v1.Pod's), else the current ones.
-func (pr *provider) serviceEnv(pod *corev1.Pod, name string) map[string]string {
-	s := pr.services
+// Get returns the Service variables of pod, podlife name name: those it was given already
+// (by this process, or saved by an earlier one in pod's Annotation or the saved v1.Pod's, that
+// loadSaved returns), else the current ones; nil for a nil Envs.
+func (s *Envs) Get(pod *corev1.Pod, name string, loadSaved func(name string) (*corev1.Pod, error), log *slog.Logger) map[string]string {
 	if s == nil {
 		return nil
 	}
@@ -84,14 +85,14 @@ func (pr *provider) serviceEnv(pod *corev1.Pod, name string) map[string]string {
 	}
 	env, ok := savedServiceEnv(pod)
 	if !ok {
-		if saved, err := pr.loadSaved(name); err == nil && saved != nil && saved.UID == pod.UID {
+		if saved, err := loadSaved(name); err == nil && saved != nil && saved.UID == pod.UID {
 			env, ok = savedServiceEnv(saved)
 		}
 	}
 	if !ok {
 		services, err := s.lister.List(labels.Everything())
 		if err != nil {
-			pr.log.Warn("list services", "err", err)
+			log.Warn("list services", "err", err)
 		}
 		env = kube.ServiceEnv(pod.Namespace, pod.Spec.EnableServiceLinks, services)
 	}
@@ -99,9 +100,9 @@ func (pr *provider) serviceEnv(pod *corev1.Pod, name string) map[string]string {
 	return env
 }
 
-// savedServiceEnv decodes pod's annotationServiceEnv.
+// savedServiceEnv decodes pod's Annotation.
 func savedServiceEnv(pod *corev1.Pod) (map[string]string, bool) {
-	v, ok := pod.Annotations[annotationServiceEnv]
+	v, ok := pod.Annotations[Annotation]
 	if !ok {
 		return nil, false
 	}
@@ -112,10 +113,9 @@ func savedServiceEnv(pod *corev1.Pod) (map[string]string, bool) {
 	return env, true
 }
 
-// withServiceEnv returns pod with the Service variables it was given in annotationServiceEnv,
-// for save; pod itself if it has none.
-func (pr *provider) withServiceEnv(name string, pod *corev1.Pod) *corev1.Pod {
-	s := pr.services
+// Annotate returns pod, podlife name name, with the Service variables it was given in
+// Annotation, for save; pod itself if it has none.
+func (s *Envs) Annotate(name string, pod *corev1.Pod) *corev1.Pod {
 	if s == nil {
 		return pod
 	}
@@ -134,27 +134,27 @@ func (pr *provider) withServiceEnv(name string, pod *corev1.Pod) *corev1.Pod {
 	if out.Annotations == nil {
 		out.Annotations = map[string]string{}
 	}
-	out.Annotations[annotationServiceEnv] = string(b)
+	out.Annotations[Annotation] = string(b)
 	return out
 }
 
-// forgetServiceEnv drops the variables of a podlife pod removed.
-func (pr *provider) forgetServiceEnv(name string) {
-	if s := pr.services; s != nil {
+// Forget drops the variables of a podlife pod removed.
+func (s *Envs) Forget(name string) {
+	if s != nil {
 		s.mu.Lock()
 		delete(s.byPod, name)
 		s.mu.Unlock()
 	}
 }
 
-// withoutServiceEnv returns pod without annotationServiceEnv (a saved v1.Pod's), for
-// conversion: the annotation is the node's, not the pod's downward API's.
-func withoutServiceEnv(pod *corev1.Pod) *corev1.Pod {
-	if _, ok := pod.Annotations[annotationServiceEnv]; !ok {
+// Without returns pod without Annotation (a saved v1.Pod's), for conversion: the annotation
+// is the node's, not the pod's downward API's.
+func Without(pod *corev1.Pod) *corev1.Pod {
+	if _, ok := pod.Annotations[Annotation]; !ok {
 		return pod
 	}
 	out := pod.DeepCopy()
-	delete(out.Annotations, annotationServiceEnv)
+	delete(out.Annotations, Annotation)
 	if len(out.Annotations) == 0 {
 		out.Annotations = nil
 	}

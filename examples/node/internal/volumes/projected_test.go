@@ -1,4 +1,4 @@
-package main
+package volumes
 
 import (
 	"os"
@@ -84,7 +84,7 @@ func TestWriteAtomic(t *testing.T) {
 // TestSplitNodeVolumes: configMap, secret, downwardAPI and projected volumes are the node's,
 // the serviceAccountToken sources of projected volumes go to the node (with the API's
 // defaults), the other sources stay for kube.Convert at their indices, and a pod without tokens
-// is left as it is; takeNodeVolumes makes those volumes read-only host directories.
+// is left as it is; TakeNodeVolumes makes those volumes read-only host directories.
 func TestSplitNodeVolumes(t *testing.T) {
 	pod := &corev1.Pod{Spec: corev1.PodSpec{
 		Containers: []corev1.Container{{Name: "app"}},
@@ -98,9 +98,9 @@ func TestSplitNodeVolumes(t *testing.T) {
 					{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "vault", Audience: "vault"}},
 				}}}},
 		}}}
-	conv, vols := splitNodeVolumes(pod)
+	conv, vols := SplitNodeVolumes(pod)
 	if conv == pod || pod.Spec.Volumes[1].Projected.Sources[0].ServiceAccountToken == nil {
-		t.Fatal("splitNodeVolumes changed the pod it was given")
+		t.Fatal("SplitNodeVolumes changed the pod it was given")
 	}
 	if src := conv.Spec.Volumes[1].Projected.Sources; src[0].ServiceAccountToken != nil || src[2].ServiceAccountToken != nil || src[1].ConfigMap == nil {
 		t.Errorf("sources left to kube.Convert: %+v", src)
@@ -109,7 +109,7 @@ func TestSplitNodeVolumes(t *testing.T) {
 	if len(vols) != 2 || vols[0].name != "cfg" || len(vols[0].tokens) != 0 || vols[1].name != "kube-api-access" || !slices.Equal(vols[1].tokens, want) {
 		t.Errorf("node volumes %+v, want cfg, and kube-api-access with %+v", vols, want)
 	}
-	if p, v := splitNodeVolumes(&corev1.Pod{}); p == nil || v != nil {
+	if p, v := SplitNodeVolumes(&corev1.Pod{}); p == nil || v != nil {
 		t.Errorf("a pod without tokens: %v, %v", p, v)
 	}
 
@@ -119,7 +119,7 @@ func TestSplitNodeVolumes(t *testing.T) {
 			{Name: "scratch", EmptyDir: &podlife.EmptyDirVolume{}}},
 		Containers: []podlife.ContainerSpec{{Name: "app", VolumeMounts: []podlife.VolumeMount{{Name: "kube-api-access", MountPath: "/sa"}, {Name: "cfg", MountPath: "/cfg"}, {Name: "scratch", MountPath: "/tmp"}}}},
 	}
-	takeNodeVolumes(&spec, vols, "/state/k8s-volumes/p")
+	TakeNodeVolumes(&spec, vols, "/state/k8s-volumes/p")
 	if h := spec.Volumes[1].HostPath; h == nil || h.Path != "/state/k8s-volumes/p/kube-api-access" || spec.Volumes[1].Files != nil {
 		t.Errorf("node volume %+v, want a hostPath of the pod's directory", spec.Volumes[1])
 	}

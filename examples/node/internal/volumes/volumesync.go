@@ -1,12 +1,10 @@
-package main
+package volumes
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/podlife/podlife/podlife"
 )
@@ -28,11 +26,11 @@ import (
 const defaultVolumeSyncPeriod = 10 * time.Second
 
 // resync resolves pp's files again and keeps them for refresh to compare with those written.
-func (pj *projector) resync(ctx context.Context, pp *projection) {
+func (pj *Projector) resync(ctx context.Context, pp *projection) {
 	vols, err := pp.resolve(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
-			pj.log.Debug("resolve node volumes", "pod", key(pp.pod.Namespace, pp.pod.Name), "err", err)
+			pj.log.Debug("resolve node volumes", "pod", pp.pod.Namespace+"/"+pp.pod.Name, "err", err)
 		}
 		return
 	}
@@ -45,8 +43,8 @@ func (pj *projector) resync(ctx context.Context, pp *projection) {
 	}
 }
 
-// kickPod asks for a resync of the volumes of the podlife pod name now, if the node has any.
-func (pj *projector) kickPod(name string) {
+// KickPod asks for a resync of the volumes of the podlife pod name now, if the node has any.
+func (pj *Projector) KickPod(name string) {
 	pj.mu.Lock()
 	pp := pj.pods[name]
 	pj.mu.Unlock()
@@ -64,25 +62,5 @@ func sameFile(a, b podlife.File) bool {
 	return a.Path == b.Path && a.Mode == b.Mode && bytes.Equal(a.Data, b.Data)
 }
 
-// errPodGone: the pod whose volumes were to be resolved is no longer the node's.
-var errPodGone = errors.New("pod no longer on this node")
-
-// resolver returns the projection's resolve of the podlife pod name: its node volumes' files
-// converted from its current v1.Pod (the metadata UpdatePod keeps) and objects.
-func (pr *provider) resolver(name string) func(context.Context) ([]nodeVolume, error) {
-	return func(ctx context.Context) ([]nodeVolume, error) {
-		pr.mu.Lock()
-		var pod *corev1.Pod
-		if e := pr.byName[name]; e != nil {
-			pod = e.pod.DeepCopy()
-		}
-		pr.mu.Unlock()
-		if pod == nil {
-			return nil, errPodGone
-		}
-		objects := pr.objects
-		objects.forbiddenWait = 0 // the pod is known to the API server's Node authorizer by now
-		_, vols, err := pr.convertWith(ctx, objects, pod, false)
-		return vols, err
-	}
-}
+// ErrPodGone is returned by a resolve whose pod whose volumes were to be resolved is no longer the node's.
+var ErrPodGone = errors.New("pod no longer on this node")

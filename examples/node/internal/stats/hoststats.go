@@ -1,4 +1,4 @@
-package main
+package stats
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // hostUsage is what the whole host uses, as the kubelet reads it from the root cgroup.
@@ -35,7 +37,7 @@ func readHostUsage() hostUsage {
 	h := hostUsage{at: time.Now()}
 	stat, _ := os.ReadFile("/proc/stat")
 	h.bootTime = bootTime(stat)
-	mem := meminfo()
+	mem := Meminfo()
 	h.total = uint64(max(mem["MemTotal"], 0))
 	if n, ok := readUint(filepath.Join(cgroupRoot, "cpuacct", "cpuacct.usage")); ok {
 		h.cpuNanos, h.cpuOK = n, true
@@ -127,4 +129,39 @@ func sub0(a, b uint64) uint64 {
 		return 0
 	}
 	return a - b
+}
+
+// Meminfo returns /proc/meminfo's fields in bytes.
+func Meminfo() map[string]int64 {
+	out := map[string]int64{}
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		fields := strings.Fields(s.Text())
+		if len(fields) < 2 {
+			continue
+		}
+		n, err := strconv.ParseInt(fields[1], 10, 64)
+		if err != nil {
+			continue
+		}
+		if len(fields) > 2 && fields[2] == "kB" {
+			n *= 1024
+		}
+		out[strings.TrimSuffix(fields[0], ":")] = n
+	}
+	return out
+}
+
+// DiskSpace returns the size and available bytes of dir's filesystem.
+func DiskSpace(dir string) (total, avail int64, ok bool) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return 0, 0, false
+	}
+	return int64(st.Blocks) * int64(st.Bsize), int64(st.Bavail) * int64(st.Bsize), true
 }

@@ -1,4 +1,4 @@
-package main
+package volumes
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 	"github.com/podlife/podlife/podlife"
 )
 
-// TestProjectorRefreshes: the projector asks for a token bound to the pod with the source's
+// TestProjectorRefreshes: the Projector asks for a token bound to the pod with the source's
 // audience and expiry, writes it with the volume's other files, rewrites the volume with a new
 // token once it is due (here: past maxAge), and remove ends the refreshes and removes the
 // pod's directory.
@@ -43,13 +43,13 @@ func TestProjectorRefreshes(t *testing.T) {
 	})
 	count := func() int { mu.Lock(); defer mu.Unlock(); return len(reqs) }
 	dir := t.TempDir()
-	pj := newProjector(client.CoreV1(), dir, 300*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	pj := NewProjector(client.CoreV1(), dir, 300*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "uid-1"},
 		Spec: corev1.PodSpec{ServiceAccountName: "builder"}}
-	vols := []nodeVolume{{name: "kube-api-access",
+	vols := []NodeVolume{{name: "kube-api-access",
 		tokens: []tokenSource{{path: "token", audience: "vault", expirationSeconds: 3600, mode: 0o644}},
 		files:  []podlife.File{{Path: "namespace", Data: []byte("ns")}}}}
-	if err := pj.project(context.Background(), "p1", pod, vols, nil); err != nil {
+	if err := pj.Project(context.Background(), "p1", pod, vols, nil); err != nil {
 		t.Fatal(err)
 	}
 	vol := filepath.Join(dir, "p1", "kube-api-access")
@@ -74,7 +74,7 @@ func TestProjectorRefreshes(t *testing.T) {
 	if got := read("token"); got == "token-1" || got == "" || read("namespace") != "ns" {
 		t.Errorf("after maxAge: token %q, namespace %q; want a new token beside the same files", got, read("namespace"))
 	}
-	if err := pj.remove("p1"); err != nil {
+	if err := pj.Remove("p1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "p1")); !os.IsNotExist(err) {

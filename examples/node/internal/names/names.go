@@ -1,4 +1,4 @@
-package main
+package names
 
 import (
 	"crypto/sha256"
@@ -9,40 +9,40 @@ import (
 )
 
 // Labels podlife puts on the containerd objects of a pod it runs for the cluster, so that the
-// Kubernetes pod behind a podlife pod can be told from its name alone. labelName is left out
+// Kubernetes pod behind a podlife pod can be told from its name alone. LabelName is left out
 // for a name longer than a label value may be (63 characters; a pod name may have 253): the
 // UID and the saved v1.Pod still tell the pod.
 const (
-	labelNamespace = "podlife.io/k8s-namespace"
-	labelName      = "podlife.io/k8s-name"
-	labelUID       = "podlife.io/k8s-uid"
+	LabelNamespace = "podlife.io/k8s-namespace"
+	LabelName      = "podlife.io/k8s-name"
+	LabelUID       = "podlife.io/k8s-uid"
 )
 
-// nameHashLen is the length of the hash in a podlife name: 16 base32 characters, 80 bits of
+// HashLen is the length of the hash in a podlife name: 16 base32 characters, 80 bits of
 // SHA-256, so that finding a namespace/name whose name is another pod's takes about 2^80
-// hashes (and two of one's own that share a name, 2^40: the node refuses the second, see
-// provider.claim).
-const nameHashLen = 16
+// hashes (and two of one's own that share a name, 2^40: the node refuses the second, see the
+// provider's claim).
+const HashLen = 16
 
 // lowerBase32 encodes with the characters of a DNS label (a-z, 2-7).
 var lowerBase32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
-// podlifeName returns the podlife pod name of the Kubernetes pod namespace/name: a DNS-1123
+// Podlife returns the podlife pod name of the Kubernetes pod namespace/name: a DNS-1123
 // label (podlife's rule), where Kubernetes allows a 253-byte subdomain per namespace, so that
 // any such mapping is a hash. It is the readable "namespace-name", cut to fit, then "-" and
-// nameHashLen characters of the SHA-256 of the pair, length-prefixed so that no two pairs hash
+// HashLen characters of the SHA-256 of the pair, length-prefixed so that no two pairs hash
 // the same bytes ("a-b"/"c" and "a"/"b-c" share the readable part, not the hash). Its 9th
-// character from the end is a hash character, never the "-" every legacyName has there: the
+// character from the end is a hash character, never the "-" every Legacy has there: the
 // two never coincide.
-func podlifeName(namespace, name string) string {
+func Podlife(namespace, name string) string {
 	sum := sha256.Sum256([]byte(strconv.Itoa(len(namespace)) + ":" + namespace + strconv.Itoa(len(name)) + ":" + name))
-	return readable(namespace, name, 63-1-nameHashLen) + "-" + lowerBase32.EncodeToString(sum[:])[:nameHashLen]
+	return readable(namespace, name, 63-1-HashLen) + "-" + lowerBase32.EncodeToString(sum[:])[:HashLen]
 }
 
-// legacyName is the podlife name the node gave pods before podlifeName (a 32-bit hash, which a
-// pod of another namespace could be made to share): pods it started keep it (see
-// provider.podName).
-func legacyName(namespace, name string) string {
+// Legacy is the podlife name the node gave pods before Podlife (a 32-bit hash, which a
+// pod of another namespace could be made to share): pods it started keep it (see the
+// provider's podName).
+func Legacy(namespace, name string) string {
 	sum := sha256.Sum256([]byte(namespace + "/" + name))
 	return readable(namespace, name, 63-1-8) + "-" + hex.EncodeToString(sum[:])[:8]
 }
