@@ -10,6 +10,8 @@ BIN := $(CURDIR)/.cache/bin
 CONTAINERD2 := $(BIN)/containerd
 # The container logger (Config.ContainerLogger) that tests, the demo and the benchmark use.
 LOGGER := $(BIN)/podlife-logger
+# The exec gate (Config.ExecGate) of the warm pool's tests and benchmark, built with the logger.
+EXECGATE := $(BIN)/podlife-execgate
 # The CNI plugins are the tool packages of github.com/containernetworking/plugins pinned in go.mod
 # (`go get -tool ...@vX`); tests, examples and the benchmark find them through PODLIFE_CNI_PATH.
 CNI_BIN := $(CURDIR)/.cache/cni/bin
@@ -40,7 +42,7 @@ test: deps containerd2 cni-plugins logger lint
 	@# (they mostly wait on containerd); node-e2e waits for it, and builds again, in the open,
 	@# whatever it failed to build.
 	@examples/node/hack/build-control-plane.sh $(K8S_BIN) >.cache/k8s-build.log 2>&1 </dev/null & echo $$! >.cache/k8s-build.pid
-	PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee .cache/test.log; \
+	PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_EXECGATE=$(EXECGATE) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -p 1 -timeout $(TEST_TIMEOUT) ./... 2>&1 | tee .cache/test.log; \
 	  $(call failures,.cache/test.log)
 	$(MAKE) smoke-1.6
 	@while kill -0 $$(cat .cache/k8s-build.pid) 2>/dev/null; do sleep 5; done; \
@@ -77,7 +79,7 @@ failures = rc=$${PIPESTATUS[0]}; if [ $$rc -ne 0 ]; then \
 ## bench: pod start/stop against the containerd floor and against containerd's CRI plugin driven as the
 ## kubelet drives it (one pod, then 50 at once: BENCH_FLAGS=-many 0 skips those); BENCH_FLAGS=--json for JSON.
 bench: deps containerd2 cni-plugins logger
-	go run ./internal/cmd/podlife-bench --containerd $(CONTAINERD2) --container-logger $(LOGGER) $(BENCH_FLAGS)
+	PODLIFE_TEST_EXECGATE=$(EXECGATE) go run ./internal/cmd/podlife-bench --containerd $(CONTAINERD2) --container-logger $(LOGGER) $(BENCH_FLAGS)
 
 ## soak: SOAK_N (default 1000) run/stop/remove cycles of a pod with init containers, a sidecar,
 ## hooks and probes, Sequential and Parallel, on a private containerd; fails on any growth of
@@ -163,6 +165,7 @@ $(CONTAINERD2):
 logger:
 	@mkdir -p $(BIN)
 	CGO_ENABLED=0 go build -trimpath -o $(LOGGER) ./internal/cmd/podlife-logger
+	CGO_ENABLED=0 go build -trimpath -o $(EXECGATE) ./internal/cmd/podlife-execgate
 
 cni-plugins: $(CNI_BIN)/.built
 

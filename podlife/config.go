@@ -107,6 +107,14 @@ type Config struct {
 	// container that writes blocks once its pipe is full after this process is gone (see
 	// docs/concepts.md, "Logs").
 	ContainerLogger string `json:"containerLogger,omitempty"`
+	// ExecGate is the absolute path of the exec gate program (internal/cmd/podlife-execgate,
+	// statically linked), which makes a warm pool member's start a write to a FIFO rather than
+	// a Task.Start per container: each container of a member is created and its task started
+	// at once with the gate as its process, the gate holding the container's command until
+	// Run takes the member and releases the containers in the start order (see
+	// docs/warm-pool.md, "Exec gate"). Empty: members' processes wait in runc's create, and
+	// Run starts each one's task.
+	ExecGate string `json:"execGate,omitempty"`
 	// Credentials, if set, is asked for registry credentials a pod's PullCredentials do not give.
 	Credentials func(ctx context.Context, host string) (username, password string, err error) `json:"-"`
 	// Logger receives podlife's logs; nil discards them.
@@ -244,6 +252,9 @@ func (c Config) Validate() error {
 	}
 	if c.ContainerLogger != "" && !filepath.IsAbs(c.ContainerLogger) {
 		errs = append(errs, fmt.Errorf("config.containerLogger: %q must be an absolute path", c.ContainerLogger))
+	}
+	if c.ExecGate != "" && !filepath.IsAbs(c.ExecGate) {
+		errs = append(errs, fmt.Errorf("config.execGate: %q must be an absolute path", c.ExecGate))
 	}
 	if c.SeccompProfileRoot != "" && !filepath.IsAbs(c.SeccompProfileRoot) {
 		errs = append(errs, fmt.Errorf("config.seccompProfileRoot: %q must be an absolute path", c.SeccompProfileRoot))

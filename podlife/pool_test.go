@@ -316,9 +316,17 @@ func TestWarmPoolCrash(t *testing.T) {
 
 // A pod with an init container and a shared process namespace (a pause) starts from the pool:
 // the init container runs to completion first, then the app, both with the pod's hostname,
-// and the app sees the pause as PID 1.
+// and the app sees the pause as PID 1; with the exec gate (Config.ExecGate) too.
 func TestWarmPoolInitAndPause(t *testing.T) {
-	h := newHarness(t)
+	t.Run("created", func(t *testing.T) { testWarmPoolInitAndPause(t) })
+	t.Run("exec gate", func(t *testing.T) {
+		gate := execGateBinary(t)
+		testWarmPoolInitAndPause(t, func(c *podlife.Config) { c.ExecGate = gate })
+	})
+}
+
+func testWarmPoolInitAndPause(t *testing.T, opts ...harnessOption) {
+	h := newHarness(t, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
 	defer cancel()
 	marks := t.TempDir()

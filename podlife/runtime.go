@@ -13,6 +13,7 @@ import (
 
 	"github.com/podlife/podlife/cni"
 	"github.com/podlife/podlife/internal/clock"
+	"github.com/podlife/podlife/internal/execgate"
 	"github.com/podlife/podlife/internal/logdriver"
 	"github.com/podlife/podlife/internal/restart"
 	"github.com/podlife/podlife/podlife/internal/adopt"
@@ -87,6 +88,12 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		// The shim's failure to start it would only show as a container without output.
 		if err := hostcheck.Executable(cfg.ContainerLogger); err != nil {
 			return nil, fmt.Errorf("podlife: config.containerLogger: %w: %w", err, ErrInvalidSpec)
+		}
+	}
+	if cfg.ExecGate != "" {
+		// It runs in containers whose images may have no C library.
+		if err := execgate.CheckBinary(cfg.ExecGate); err != nil {
+			return nil, fmt.Errorf("podlife: config.execGate: %w: %w", err, ErrInvalidSpec)
 		}
 	}
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {

@@ -22,7 +22,7 @@ func (r *Runtime) workerHost() *worker.Host {
 func (r *Runtime) newHost() *worker.Host {
 	cfg := &r.cfg
 	hc := worker.HostConfig{
-		Namespace: cfg.Namespace, StateDir: cfg.StateDir, ContainerLogger: cfg.ContainerLogger,
+		Namespace: cfg.Namespace, StateDir: cfg.StateDir, ContainerLogger: cfg.ContainerLogger, ExecGate: cfg.ExecGate,
 		ShimPerContainer: cfg.Shims == ShimPerContainer, ShimShared: cfg.Shims == ShimShared,
 		Logs:                              cfg.Logs.crilog(),
 		EvictionPeriod:                    cfg.Eviction.Period,

@@ -46,3 +46,24 @@ func ContainerLogger(dir string) (string, error) {
 	}
 	return bin, nil
 }
+
+// ExecGatePackage is the import path of podlife's exec gate command (Config.ExecGate).
+const ExecGatePackage = "github.com/podlife/podlife/internal/cmd/podlife-execgate"
+
+// ExecGate returns an exec gate binary for Config.ExecGate: $PODLIFE_TEST_EXECGATE if set, else
+// one built (`CGO_ENABLED=0 go build` of ExecGatePackage: it must be statically linked) into dir.
+func ExecGate(dir string) (string, error) {
+	if bin := os.Getenv("PODLIFE_TEST_EXECGATE"); bin != "" {
+		return bin, nil
+	}
+	bin, err := filepath.Abs(filepath.Join(dir, "podlife-execgate"))
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ExecGatePackage)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the exec gate: %w\n%s", err, out)
+	}
+	return bin, nil
+}

@@ -39,9 +39,14 @@ var ContainerCmd = []string{"sleep", "3600"}
 
 // Runtime opens a podlife Runtime on namespace ns of the run's containerd, with the run's
 // network and container logger, and imports the bench image into it.
-func (e *Env) Runtime(ctx context.Context, ns string, shims podlife.ShimMode) (*podlife.Runtime, error) {
-	rt, err := podlife.New(ctx, podlife.Config{Address: e.Ctrd.Daemon.Address(), Namespace: ns,
-		StateDir: filepath.Join(e.Dir, ns), Network: e.Bridge, Shims: shims, Logger: e.Logger, ContainerLogger: e.ContainerLogger})
+// Each opt changes the Config first.
+func (e *Env) Runtime(ctx context.Context, ns string, shims podlife.ShimMode, opts ...func(*podlife.Config)) (*podlife.Runtime, error) {
+	cfg := podlife.Config{Address: e.Ctrd.Daemon.Address(), Namespace: ns,
+		StateDir: filepath.Join(e.Dir, ns), Network: e.Bridge, Shims: shims, Logger: e.Logger, ContainerLogger: e.ContainerLogger}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	rt, err := podlife.New(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/podlife/podlife/internal/bench/measure"
+	"github.com/podlife/podlife/internal/execgate"
 	"github.com/podlife/podlife/podlife"
+	"github.com/podlife/podlife/podlife/podlifetest"
 	"github.com/podlife/podlife/podlife/reasons"
 )
 
@@ -32,6 +34,10 @@ type poolReport struct {
 	// Crun is the pool of runtime class crun (nil without crun; CrunError says why).
 	Crun      *poolClassReport `json:"crun,omitempty"`
 	CrunError string           `json:"crun_error,omitempty"`
+	// ExecGate is the same pool (runc) with Config.ExecGate (nil if the gate could not be
+	// built; ExecGateError says why), iterations alternating with the others'.
+	ExecGate      *poolClassReport `json:"exec_gate,omitempty"`
+	ExecGateError string           `json:"exec_gate_error,omitempty"`
 	// Members ready while memory was read, and per member: the shim's PSS, the loggers', the
 	// created processes' (runc init, waiting to be started), and their sum.
 	Members             int     `json:"members"`
@@ -40,9 +46,14 @@ type poolReport struct {
 	RuncInitPSSMiB      float64 `json:"runc_init_pss_mib"`
 	MemberPSSMiB        float64 `json:"member_pss_mib"`
 	ManagerMiBPerMember float64 `json:"manager_mib_per_member"`
+	// GateMemberPSSMiB is a ready member's PSS with the exec gate (shim, loggers and the gate
+	// processes in place of runc init); GatePSSMiB the gate processes' part.
+	GateMemberPSSMiB float64 `json:"gate_member_pss_mib,omitempty"`
+	GatePSSMiB       float64 `json:"gate_pss_mib,omitempty"`
 }
 
-// poolClassReport is a pool's figures for a runtime class other than the default.
+// poolClassReport is a pool's figures for a runtime class other than the default, or with the
+// exec gate.
 type poolClassReport struct {
 	Class    string       `json:"class"`
 	Start    measure.Stat `json:"start"`
@@ -54,7 +65,7 @@ type poolClassReport struct {
 
 // poolRun is one runtime class's pool during measurePool: its runtime, template and samples.
 type poolRun struct {
-	class          string
+	name, class    string // name: the pods' names' prefix and the report's; class: the runtime class
 	rt             *podlife.Runtime
 	tmpl           podlife.PodSpec
 	start, cpu, rm []time.Duration
@@ -66,7 +77,7 @@ func (p *poolRun) iterate(ctx context.Context, i int) error {
 	if err := p.rt.Prewarm(ctx, p.tmpl, 1); err != nil { // waits until the member is ready
 		return err
 	}
-	spec := measure.BenchPod(fmt.Sprintf("pool-%s%d", p.class, i+1))
+	spec := measure.BenchPod(fmt.Sprintf("pool-%s%d", p.name, i+1))
 	spec.RuntimeClassName = p.class
 	t0, c0 := time.Now(), measure.CPUTime()
 	pod, err := p.rt.Run(ctx, spec)
@@ -118,34 +129,54 @@ func measurePool(ctx context.Context, e *measure.Env, n, members int, rep *repor
 		}()
 		ctmpl := measure.BenchPod("pool-template")
 		ctmpl.RuntimeClassName = "crun"
-		runs = append(runs, &poolRun{class: "crun", rt: crt, tmpl: ctmpl})
+		runs = append(runs, &poolRun{name: "crun", class: "crun", rt: crt, tmpl: ctmpl})
 	}
-	var crunErr string
+	r := &poolReport{Iterations: n, Members: members, CrunError: "crun not found"}
+	gns := e.NS("pool-gate")
+	var grt *podlife.Runtime
+	if gate, err := podlifetest.ExecGate(e.Dir); err != nil {
+		r.ExecGateError = err.Error()
+	} else if grt, err = e.Runtime(ctx, gns, podlife.ShimPerPod, func(c *podlife.Config) { c.ExecGate = gate }); err != nil {
+		return err
+	} else {
+		defer func() {
+			grt.Close()
+			_ = measure.CheckShims(context.WithoutCancel(ctx), gns)
+		}()
+		runs = append(runs, &poolRun{name: "gate", rt: grt, tmpl: tmpl})
+	}
 	for i := -1; i < n; i++ {
-		for j, r := range runs {
-			if err := r.iterate(ctx, i); err != nil {
+		for j := 0; j < len(runs); j++ {
+			if err := runs[j].iterate(ctx, i); err != nil {
 				if j == 0 {
 					return err
 				}
 				// crun may refuse the host (docs/troubleshooting.md): runc's figures stand.
-				crunErr = fmt.Sprintf("%s: %v", r.class, err)
-				runs = runs[:1]
-				break
+				msg := fmt.Sprintf("%s: %v", runs[j].name, err)
+				if runs[j].name == "gate" {
+					r.ExecGateError, grt = msg, nil
+				} else {
+					r.CrunError = msg
+				}
+				runs = slices.Delete(runs, j, j+1)
+				j--
 			}
 		}
 	}
-	r := &poolReport{Iterations: n, Start: measure.Summarize(runs[0].start), StartCPU: measure.Summarize(runs[0].cpu), Stop: measure.Summarize(runs[0].rm), Members: members, CrunError: crunErr}
-	if len(runs) > 1 {
-		c := runs[1]
-		r.Crun = &poolClassReport{Class: c.class, Start: measure.Summarize(c.start), StartCPU: measure.Summarize(c.cpu), Stop: measure.Summarize(c.rm)}
+	r.Start, r.StartCPU, r.Stop = measure.Summarize(runs[0].start), measure.Summarize(runs[0].cpu), measure.Summarize(runs[0].rm)
+	for _, c := range runs[1:] {
+		cr := &poolClassReport{Class: c.name, Start: measure.Summarize(c.start), StartCPU: measure.Summarize(c.cpu), Stop: measure.Summarize(c.rm)}
 		if r.Start.Median > 0 {
-			r.Crun.RuncRatio = r.Crun.Start.Median / r.Start.Median
+			cr.RuncRatio = cr.Start.Median / r.Start.Median
+		}
+		if c.name == "gate" {
+			r.ExecGate, r.ExecGateError = cr, ""
+		} else {
+			r.Crun, r.CrunError = cr, ""
 		}
 		if err := c.rt.Prewarm(ctx, c.tmpl, 0); err != nil {
 			return err
 		}
-	} else if r.CrunError == "" {
-		r.CrunError = "crun not found"
 	}
 	if rep.PodlifeStart.Median > 0 {
 		r.ColdRatio = r.Start.Median / rep.PodlifeStart.Median
@@ -163,12 +194,24 @@ func measurePool(ctx context.Context, e *measure.Env, n, members int, rep *repor
 		}
 		_, shim, _ := measure.ShimMemory(ns)
 		_, loggers, _ := measure.LoggerMemory(filepath.Join(e.Dir, ns))
-		_, inits := runcInitMemory(ns)
+		_, inits := waitingMemory(ns, isRuncInit)
 		k := float64(members)
 		r.ShimPSSMiB, r.LoggersPSSMiB, r.RuncInitPSSMiB = shim/k, loggers/k, inits/k
 		r.MemberPSSMiB = (shim + loggers + inits) / k
 		if err := rt.Prewarm(ctx, tmpl, 0); err != nil {
 			return err
+		}
+		if grt != nil {
+			if err := grt.Prewarm(ctx, tmpl, members); err != nil {
+				return err
+			}
+			_, shim, _ := measure.ShimMemory(gns)
+			_, loggers, _ := measure.LoggerMemory(filepath.Join(e.Dir, gns))
+			_, gates := waitingMemory(gns, isExecGate)
+			r.GatePSSMiB, r.GateMemberPSSMiB = gates/k, (shim+loggers+gates)/k
+			if err := grt.Prewarm(ctx, tmpl, 0); err != nil {
+				return err
+			}
 		}
 	}
 	rep.Pool = r
@@ -184,17 +227,24 @@ func startedFromPool(p *podlife.Pod) bool {
 	return false
 }
 
-// runcInitMemory sums the PSS (MiB) of the created, not started, container processes (runc
-// init) in the cgroups of containerd namespace ns.
-func runcInitMemory(ns string) (n int, pss float64) {
+// isRuncInit matches a created, not started, container process (runc init).
+func isRuncInit(args []string) bool {
+	return len(args) >= 2 && strings.HasSuffix(args[0], "runc") && args[1] == "init"
+}
+
+// isExecGate matches a gated container process waiting in its exec gate.
+func isExecGate(args []string) bool { return len(args) >= 2 && args[0] == execgate.BinaryPath }
+
+// waitingMemory sums the PSS (MiB) of the container processes waiting to be started (those
+// whose arguments match) in the cgroups of containerd namespace ns.
+func waitingMemory(ns string, match func(args []string) bool) (n int, pss float64) {
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			continue
 		}
-		args := strings.Split(string(b), "\x00")
-		if len(args) < 2 || !strings.HasSuffix(args[0], "runc") || args[1] != "init" {
+		if !match(strings.Split(string(b), "\x00")) {
 			continue
 		}
 		dir := filepath.Dir(p)
@@ -222,11 +272,22 @@ func (r *poolReport) print(w io.Writer) {
 	} else if r.CrunError != "" {
 		fmt.Fprintf(w, "(runtime class crun: not measured: %s)\n", r.CrunError)
 	}
+	if g := r.ExecGate; g != nil {
+		row("pool start gate", g.Start, 0)
+		row("pool st.CPU gate", g.StartCPU, 0)
+		row("pool stop gate", g.Stop, 0)
+		fmt.Fprintf(w, "(exec gate, Config.ExecGate: its own pool (runc), iterations alternating; start %.2fx runc's pool)\n", g.RuncRatio)
+	} else if r.ExecGateError != "" {
+		fmt.Fprintf(w, "(exec gate: not measured: %s)\n", r.ExecGateError)
+	}
 	if r.FloorRatio > 0 {
 		fmt.Fprintf(w, "(ratio: to podlife's cold start; %.2fx the floor's start)\n", r.FloorRatio)
 	}
 	if r.Members > 0 {
 		fmt.Fprintf(w, "a ready member, %d kept: %.2f MiB PSS (shim %.2f, loggers %.2f, created processes %.2f); manager +%.2f MiB RSS\n",
 			r.Members, r.MemberPSSMiB, r.ShimPSSMiB, r.LoggersPSSMiB, r.RuncInitPSSMiB, r.ManagerMiBPerMember)
+		if r.GateMemberPSSMiB > 0 {
+			fmt.Fprintf(w, "a ready member with the exec gate: %.2f MiB PSS (gate processes %.2f)\n", r.GateMemberPSSMiB, r.GatePSSMiB)
+		}
 	}
 }

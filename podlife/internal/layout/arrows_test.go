@@ -98,6 +98,8 @@ func TestPackageArrows(t *testing.T) {
 		{"internal/clock", []string{"podlife"}},
 		{"internal/crilog", []string{"podlife"}},
 		{"internal/failpoint", []string{"podlife"}},
+		// The gate program links only what its logic needs: nothing of podlife, containerd or CNI.
+		{"internal/execgate", []string{"podlife", "podlife/internal/ctrd", "podlife/internal/worker", "cni"}},
 		{"internal/httpget", []string{"podlife", "hook", "probe"}},
 		{"internal/logdriver", []string{"podlife"}},
 		{"internal/procutil", []string{"podlife"}},

@@ -112,7 +112,11 @@ func (c *Container) prepare(ctx context.Context) {
 		UseImage:      c.setImage,
 		VerifyNonRoot: func() error { return containerspec.VerifyNonRoot(&p.spec, c.spec, c.imageConfig.Config.User) },
 		Create: func(ctx context.Context) error {
-			inst, err := c.newInstance(ctx, 0, c.plannedID)
+			newInstance := c.newInstance
+			if c.gatesExec() {
+				newInstance = c.newGatedInstance
+			}
+			inst, err := newInstance(ctx, 0, c.plannedID)
 			if err == nil {
 				inst.shared = true
 				p.update(func() { c.cur, c.live = inst, append(c.live, inst) })
@@ -181,6 +185,9 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 		Grant: func() (start func(context.Context) error, stopping bool) {
 			stopping = true // if the loop has ended (the Runtime closed), nothing starts
 			p.do(func() { start, stopping = p.starts.Grant(p.stopping, inst.task), p.stopping })
+			if start != nil && inst.gate != nil {
+				start = inst.gate.Release // the task runs: its gate waits (see newGatedInstance)
+			}
 			return start, stopping
 		},
 		Failed: func(err error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/crilog"
+	"github.com/podlife/podlife/internal/execgate"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/worker/attempt"
@@ -37,6 +38,9 @@ type instance struct {
 	termPath string
 	streams  []io.Closer
 	exited   chan struct{} // closed when the process has exited (or will never run)
+	// gate is the exec gate the process waits behind (a warm pool member's; nil: none): its
+	// start is the gate's release, not the task's (see newGatedInstance).
+	gate *execgate.FIFO
 
 	// Owned by the pod's loop.
 	running bool // the process was started
@@ -51,9 +55,15 @@ type instance struct {
 // newInstance creates attempt n's containerd container and task (runc create) with the log
 // file open (see creating.Make). The process is not started.
 func (c *Container) newInstance(ctx context.Context, n int, id string) (*instance, error) {
+	return c.newInstanceWith(ctx, n, id, nil)
+}
+
+// newInstanceWith is newInstance with last, if set, changing the OCI spec after every other
+// option (see creating.Attempt.Last).
+func (c *Container) newInstanceWith(ctx context.Context, n int, id string, last func(*specs.Spec) error) (*instance, error) {
 	p, r := c.pod, c.pod.host
 	defer c.unpinTarget() // an ephemeral container's task has joined its target's PID namespace
-	made, err := creating.Make(ctx, p.conn(), creating.Attempt{Spec: c.specInput(), VolumeDir: p.sandbox.VolumeDir, StopSignal: c.stopSignal,
+	made, err := creating.Make(ctx, p.conn(), creating.Attempt{Spec: c.specInput(), VolumeDir: p.sandbox.VolumeDir, StopSignal: c.stopSignal, Last: last,
 		Create: attempt.Spec{ID: id, Attempt: n, Name: c.spec.Name, Class: p.handler, Image: c.image, Labels: p.labels(c),
 			Cgroup: p.containerCgroup(id), PodDir: p.sandbox.Dir(), FIFODir: p.sandbox.FIFODir(), Stdin: c.stdin, TTY: c.tty,
 			Logs:     attempt.LogConfig{Logger: r.Cfg.ContainerLogger, Limits: r.Cfg.Logs, StateDir: r.Cfg.StateDir, Shared: r.SharedLogger},

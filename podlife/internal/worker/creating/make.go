@@ -7,6 +7,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/containerd/containerd/v2/core/containers"
+	"github.com/containerd/containerd/v2/pkg/oci"
+	"github.com/opencontainers/runtime-spec/specs-go"
+
 	"github.com/podlife/podlife/podlife/internal/worker/attempt"
 	"github.com/podlife/podlife/podlife/internal/worker/containerspec"
 	"github.com/podlife/podlife/podlife/internal/worker/podsandbox"
@@ -24,6 +28,9 @@ type Attempt struct {
 	// private mount points and the termination message file go.
 	Create     attempt.Spec
 	StopSignal syscall.Signal
+	// Last, if set, changes the OCI spec after every other option (a warm pool member's exec
+	// gate: see internal/execgate).
+	Last func(*specs.Spec) error
 }
 
 // Made is what Make made: the attempt's containerd objects and its termination message file.
@@ -56,6 +63,11 @@ func Make(ctx context.Context, conn attempt.Conn, a Attempt) (Made, error) {
 	a.Spec.Volumes = append(volumes, termMount)
 	if s.Opts, err = containerspec.Opts(a.Spec); err != nil {
 		return Made{}, err
+	}
+	if a.Last != nil {
+		s.Opts = append(s.Opts, func(_ context.Context, _ oci.Client, _ *containers.Container, spec *oci.Spec) error {
+			return a.Last(spec)
+		})
 	}
 	s.Labels[podsandbox.LabelAttempt] = strconv.Itoa(s.Attempt)
 	s.Labels[podsandbox.LabelStopSignal] = strconv.Itoa(int(a.StopSignal))

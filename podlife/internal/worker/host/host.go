@@ -94,6 +94,9 @@ type Config struct {
 	Namespace       string
 	StateDir        string
 	ContainerLogger string
+	// ExecGate is the gate program of warm pool members' containers ("": none; see
+	// internal/execgate).
+	ExecGate string
 	// ShimPerContainer and ShimShared say how the pods' shims are shared (Config.Shims).
 	ShimPerContainer, ShimShared bool
 	// ImagePullBackOff is the image pull back-off (nil: none).
