@@ -65,6 +65,7 @@ type options struct {
 	allowPrivileged, allowHostNamespaces   bool
 	interval, pullBackoff, retry           time.Duration
 	listen, containerLogger, logLevel      string
+	execGate                               string
 	imports                                []string
 	podSecurity                            string
 	allowedCapabilities                    []string
@@ -107,6 +108,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	})
 	fs.BoolVar(&o.strict, "strict", false, "refuse manifests with fields podlife does not honour (warnings by default)")
 	fs.StringVar(&o.listen, "listen", "", "serve the status on this loopback address, e.g. 127.0.0.1:10255 (GET /status, /healthz, /metrics)")
+	fs.StringVar(&o.execGate, "exec-gate", "", "with --prewarm: the exec gate program (podlife-execgate, statically linked): members' containers wait in it with their tasks running, so that a warm start is a write per container rather than a task start (podlife.Config.ExecGate, docs/warm-pool.md)")
 	fs.StringVar(&o.containerLogger, "container-logger", "", `the containers' logger program (default: podlife-logger beside this program or in PATH, else this program; "none": the agent writes the logs)`)
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.Func("import", "import an image archive (OCI or docker save) at start; repeatable", func(s string) error {
@@ -198,6 +200,11 @@ func serve(ctx context.Context, o options, log *slog.Logger) error {
 	if o.subnet != "" {
 		if cfg.Bridge.Subnet, err = netip.ParsePrefix(o.subnet); err != nil {
 			return fmt.Errorf("--subnet: %w", err)
+		}
+	}
+	if o.execGate != "" {
+		if cfg.ExecGate, err = filepath.Abs(o.execGate); err != nil {
+			return err
 		}
 	}
 	switch o.containerLogger {

@@ -95,21 +95,34 @@ func (g *FIFO) Wait(ctx context.Context, gone func() bool) error {
 }
 
 // Release lets the gated process execute its command: the start of a gated container. It
-// fails if the gate is not waiting (Wait did not return nil) or has gone (EPIPE).
-func (g *FIFO) Release(context.Context) error {
+// returns once the gate has read the start byte (as runc's start returns once runc's init has
+// been released), so that the next container of the start order is released only after this
+// one's; at most after ctx ends or readWait, if the gate is not scheduled meanwhile. It fails
+// if the gate is not waiting (Wait did not return nil) or has gone (EPIPE).
+func (g *FIFO) Release(ctx context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.f == nil {
 		return errors.New("exec gate: not waiting")
 	}
-	_, err := g.f.Write([]byte{1})
-	cerr := g.f.Close()
+	f := g.f
 	g.f, g.done = nil, true
-	if err != nil {
+	defer f.Close()
+	if _, err := f.Write([]byte{1}); err != nil {
 		return fmt.Errorf("exec gate: %w", err)
 	}
-	return cerr
+	deadline := time.Now().Add(readWait)
+	for {
+		n, err := unread(f)
+		if err != nil || n == 0 || ctx.Err() != nil || time.Now().After(deadline) {
+			return nil // read (or not knowable): the process is released
+		}
+		time.Sleep(20 * time.Microsecond)
+	}
 }
+
+// readWait bounds Release's wait for the gate to read the start byte.
+const readWait = time.Second
 
 // Close closes podlife's end without releasing the gate (which then exits with
 // ExitManagerGone) and removes the FIFO file. It may be called more than once.
