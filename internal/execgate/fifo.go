@@ -24,6 +24,21 @@ type FIFO struct {
 	done bool
 }
 
+// FIFOName is the name of the FIFO of the gated container id in its pod's directory. The file
+// exists from the container's making until its release (Release removes it before it lets
+// the gate go) or its removal: a FIFO left beside a container whose manager died says that
+// its command never ran, whatever its task's state (the gate then exits with
+// ExitManagerGone: see Released).
+func FIFOName(id string) string { return "execgate-" + id }
+
+// Released reports whether the gated container id of the pod in dir may have been released
+// (its command run): false while its FIFO (FIFOName) is there. A container made without the
+// gate has no FIFO, so it reports true.
+func Released(dir, id string) bool {
+	_, err := os.Lstat(filepath.Join(dir, FIFOName(id)))
+	return errors.Is(err, os.ErrNotExist)
+}
+
 // NewFIFO makes the FIFO of one gated container at path (a file in the member's directory,
 // mode 0644: the gate may run as any user), replacing a leftover.
 func NewFIFO(path string) (*FIFO, error) {
@@ -95,12 +110,17 @@ func (g *FIFO) Wait(ctx context.Context, gone func() bool) error {
 }
 
 // Release lets the gated process execute its command: the start of a gated container. It
-// fails if the gate is not waiting (Wait did not return nil) or has gone (EPIPE).
+// fails if the gate is not waiting (Wait did not return nil) or has gone (EPIPE). The FIFO
+// file is removed first (the open end stays usable): once the command may run, no FIFO is
+// left to say it did not (see Released).
 func (g *FIFO) Release(context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.f == nil {
 		return errors.New("exec gate: not waiting")
+	}
+	if err := os.Remove(g.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("exec gate: %w", err)
 	}
 	_, err := g.f.Write([]byte{1})
 	cerr := g.f.Close()
