@@ -246,6 +246,57 @@ func TestExecGateStartCut(t *testing.T) {
 	}
 }
 
+// A pod taken from a gated member, all its containers released, whose manager is SIGKILLed:
+// the adopter follows the running command (no restart, not taken for a start cut: the FIFO
+// went at the release), and an exit while no manager ran is the command's, restarted per the
+// policy with its real code.
+func TestExecGateAdoptStarted(t *testing.T) {
+	marks := t.TempDir()
+	h := gateHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(3*time.Minute))
+	defer cancel()
+	spec := crashSpec("exit", marks)
+	removeAtEnd(t, h, spec.Name)
+	mgr := startManager(t, h, "exit", marks) // Prewarm 1, then the pod from the member
+	rec := waitRecord(t, ctx, h.rt, spec.Name, "running", func(r podlife.PodRecord) bool { return every(r.Status.ContainerStatuses, runningReady) })
+	if files, _ := filepath.Glob(filepath.Join(h.stateDir, "pods", spec.Name, "execgate-*")); len(files) > 0 {
+		t.Errorf("the started pod's directory keeps its FIFOs %v", files)
+	}
+	kill(t, mgr)
+	waitRecord(t, ctx, h.rt, spec.Name, "unmanaged", func(r podlife.PodRecord) bool { return !r.Managed() })
+	tasks := nsTasks(t, nil, h.ns, rec.UID)
+	if len(tasks) != 1 || inGate(tasks[0].pid) {
+		t.Fatalf("the pod's tasks %+v, want its command running", tasks)
+	}
+	pod, err := h.rt.Adopt(ctx, spec)
+	if err != nil {
+		t.Fatalf("Adopt: %v", err)
+	}
+	if st := pod.Status(); st.Phase != podlife.PhaseRunning || st.ContainerStatuses[0].State.Running == nil || st.ContainerStatuses[0].RestartCount != 0 {
+		t.Fatalf("adopted: %s %s %q, container %+v; want Running, the same instance", st.Phase, st.Reason, st.Message, st.ContainerStatuses[0])
+	}
+	if err := os.WriteFile(filepath.Join(marks, "exit"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := pod.WaitFor(ctx, func(s podlife.PodStatus) bool {
+		c := s.ContainerStatuses[0]
+		return c.RestartCount >= 1 && c.State.Running != nil
+	})
+	if err != nil {
+		t.Fatalf("no restart: %v (status %+v)", err, pod.Status())
+	}
+	if last := st.ContainerStatuses[0].LastState.Terminated; last == nil || last.ExitCode != 3 {
+		t.Errorf("last state %+v, want terminated with code 3", st.ContainerStatuses[0].LastState)
+	}
+	if err := pod.Remove(ctx); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+	h.another(t) // collects the member the child's refill made
+	if entries, _ := os.ReadDir(filepath.Join(h.stateDir, "pool")); len(entries) != 0 {
+		t.Errorf("pool directory after the collection: %d entries left", len(entries))
+	}
+}
+
 // A member's gate SIGKILLed before the take (the gate is the created process the pool
 // watches): the member leaves the pool at once and is never handed out; the next Run gets
 // another member, or starts cold, and runs.
@@ -536,6 +587,9 @@ func TestExecGateFDs(t *testing.T) {
 			t.Fatalf("Run %s: %v (from the pool: %v)", s.Name, err, err == nil && fromPool(pod))
 		}
 		waitStamped(t, filepath.Join(marks, s.Name+".log"), "first", "poststart", "second")
+		if files, _ := filepath.Glob(filepath.Join(h.stateDir, "pods", s.Name, "execgate-*")); len(files) > 0 {
+			t.Errorf("cycle %d: the started pod's directory keeps its FIFOs %v", i, files)
+		}
 		if err := pod.Remove(ctx); err != nil {
 			t.Fatal(err)
 		}
