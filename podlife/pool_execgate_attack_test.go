@@ -670,3 +670,73 @@ func testExecGateContainerdRestart(t *testing.T, gate string) {
 		t.Errorf("%d gate FIFO descriptors left after the pool was dropped", n)
 	}
 }
+
+// A command that is found and executable but cannot be executed (a script without "#!": the
+// kernel's ENOEXEC) fails the pod's start from a gated member as from a cold start: the
+// container ends with the same code (runc's init's 1), the pod (restartPolicy Never) is
+// Failed, and the container's log has the same reason (runc's words).
+func TestExecGateExecFormatError(t *testing.T) {
+	h := gateHarness(t)
+	ctx, cancel := context.WithTimeout(context.Background(), budget(2*time.Minute))
+	defer cancel()
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "noshebang"), []byte("echo never\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string) podlife.PodSpec {
+		return podlife.PodSpec{Name: name, TerminationGracePeriod: ptr(time.Duration(0)), RestartPolicy: podlife.RestartNever,
+			Volumes: []podlife.Volume{{Name: "bin", HostPath: &podlife.HostPathVolume{Path: bin, Type: podlife.HostPathDirectory}}},
+			Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, Command: []string{"/bin2/noshebang"},
+				VolumeMounts: []podlife.VolumeMount{{Name: "bin", MountPath: "/bin2"}}}}}
+	}
+	outcome := map[bool]string{}
+	for _, warm := range []bool{false, true} {
+		name := map[bool]string{false: "enoexec-cold", true: "enoexec-warm"}[warm]
+		if warm {
+			if err := h.rt.Prewarm(ctx, mk("tmpl"), 1); err != nil {
+				t.Logf("Prewarm of a command that cannot be executed: %v", err)
+			}
+		}
+		pod, runErr := h.rt.Run(ctx, mk(name))
+		if pod == nil {
+			t.Logf("%s: Run: %v", name, runErr)
+			outcome[warm] = "run failed"
+			continue
+		}
+		wctx, wcancel := context.WithTimeout(ctx, budget(30*time.Second))
+		st, err := pod.WaitFor(wctx, func(s podlife.PodStatus) bool { return s.Phase == podlife.PhaseFailed })
+		wcancel()
+		if err != nil {
+			t.Errorf("%s: not Failed: %v (%+v)", name, err, pod.Status())
+		}
+		var log strings.Builder
+		_ = pod.Logs(ctx, "app", podlife.LogOptions{}, &log)
+		cs := st.ContainerStatuses[0]
+		var msg string
+		if tm := cs.State.Terminated; tm != nil {
+			msg = tm.Message
+		}
+		outcome[warm] = stateOf(cs) + ", log " + log.String()
+		t.Logf("%s: Run %v, from the pool %v, phase %s, app %s %q, log %q", name, runErr, fromPool(pod), st.Phase, stateOf(cs), msg, log.String())
+		if !strings.Contains(msg+log.String(), "exec format error") {
+			t.Errorf("%s: the reason (exec format error) is neither in the state nor in the log", name)
+		}
+		if strings.Contains(log.String(), "never") {
+			t.Errorf("%s: the script ran", name)
+		}
+		if err := pod.Remove(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if warm {
+			if err := h.rt.Prewarm(ctx, mk("tmpl"), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if outcome[false] != outcome[true] {
+		t.Errorf("the container's end differs: cold %q, from a gated member %q", outcome[false], outcome[true])
+	}
+}
