@@ -382,6 +382,7 @@ func TestExecGateStopBeforeRelease(t *testing.T) {
 	type result struct {
 		phase  podlife.Phase
 		second string
+		exec   string // an exec in the second container before the stop
 	}
 	results := map[string]result{}
 	for _, gated := range []bool{false, true} {
@@ -421,6 +422,18 @@ func TestExecGateStopBeforeRelease(t *testing.T) {
 						t.Fatalf("%d of the pod's processes wait in the gate, want 1 (the second)", n)
 					}
 				}
+				var execResult string
+				if how == "stop" {
+					ectx, ecancel := context.WithTimeout(ctx, budget(10*time.Second))
+					res, err := execOutput(ectx, pod, "second", []string{"/bin/sh", "-c", "echo exec ran"})
+					ecancel()
+					if err != nil {
+						execResult = "error"
+					} else {
+						execResult = "code " + itoa(res.ExitCode) + " " + strings.TrimSpace(string(res.Output))
+					}
+					t.Logf("exec in the second container before its start: %q, %v", execResult, err)
+				}
 				t0 := time.Now()
 				sctx, scancel := context.WithTimeout(ctx, budget(30*time.Second))
 				defer scancel()
@@ -436,7 +449,7 @@ func TestExecGateStopBeforeRelease(t *testing.T) {
 						}
 					}
 					t.Logf("stopped in %v: phase %s, second %s", time.Since(t0).Round(time.Millisecond), st.Phase, second)
-					results[name] = result{st.Phase, second}
+					results[name] = result{st.Phase, second, execResult}
 				}
 				if err := pod.Remove(sctx); err != nil {
 					t.Fatalf("Remove: %v (after %v)", err, time.Since(t0))
