@@ -491,14 +491,16 @@ func stateOf(cs podlife.ContainerStatus) string {
 // endMarker, and loops.
 const identityScript = `echo "uid=$(id -u) gid=$(id -g) groups=$(id -G)"; ` +
 	`grep -E '^(Cap|Sig(Blk|Ign)|NoNewPrivs|Seccomp)' /proc/1/status; cat /proc/1/limits; ` +
-	`echo fds $(ls /proc/1/fd); echo cwd $(readlink /proc/1/cwd); ` +
+	`ls /proc/1/fd > /dev/shm/fds; echo fds $(cat /dev/shm/fds); echo cwd $(readlink /proc/1/cwd); ` + // no pipe of the shell's open while ls runs
+
 	`if touch /probe 2>/dev/null; then echo rootfs=rw; else echo rootfs=ro; fi; ` +
 	`echo ` + endMarker + `; ` + loopForever
 
 // A pod started from a gated member runs its command with every security setting of its spec,
 // and its process is the same as a cold start's (same user, capabilities, signal state,
 // no_new_privs, seccomp, limits, open files): readOnlyRootFilesystem, runAsNonRoot with
-// runAsUser, all capabilities dropped, allowPrivilegeEscalation false with a non-root user.
+// runAsUser, all capabilities dropped, allowPrivilegeEscalation false with a non-root user, a
+// small memory limit, a small CPU limit.
 // (A pod's container has no TTY: only ephemeral containers, which are never gated, do.)
 func TestExecGateSecurityVariants(t *testing.T) {
 	h := gateHarness(t)
@@ -508,21 +510,25 @@ func TestExecGateSecurityVariants(t *testing.T) {
 		name string
 		sc   *podlife.SecurityContext
 		want []string
+		res  podlife.Resources
 	}{
-		{"plain", nil, []string{"uid=0 ", "rootfs=rw"}},
-		{"readonly", &podlife.SecurityContext{ReadOnlyRootFilesystem: true}, []string{"uid=0 ", "rootfs=ro"}},
+		{"plain", nil, []string{"uid=0 ", "rootfs=rw"}, podlife.Resources{}},
+		{"readonly", &podlife.SecurityContext{ReadOnlyRootFilesystem: true}, []string{"uid=0 ", "rootfs=ro"}, podlife.Resources{}},
 		{"nonroot", &podlife.SecurityContext{RunAsNonRoot: ptr(true), RunAsUser: ptr(int64(1000)), RunAsGroup: ptr(int64(1000))},
-			[]string{"uid=1000 gid=1000", "CapEff:\t0000000000000000"}},
+			[]string{"uid=1000 gid=1000", "CapEff:\t0000000000000000"}, podlife.Resources{}},
 		{"nocaps", &podlife.SecurityContext{Capabilities: &podlife.Capabilities{Drop: []string{"ALL"}}},
-			[]string{"uid=0 ", "CapEff:\t0000000000000000", "CapBnd:\t0000000000000000"}},
+			[]string{"uid=0 ", "CapEff:\t0000000000000000", "CapBnd:\t0000000000000000"}, podlife.Resources{}},
 		{"noescalation", &podlife.SecurityContext{AllowPrivilegeEscalation: ptr(false), RunAsUser: ptr(int64(65534))},
-			[]string{"uid=65534 ", "NoNewPrivs:\t1"}},
+			[]string{"uid=65534 ", "NoNewPrivs:\t1"}, podlife.Resources{}},
+		// The gate (a Go program) runs within the container's limits before its command.
+		{"smallmemory", nil, []string{"uid=0 "}, podlife.Resources{MemoryLimit: 6 << 20}},
+		{"smallcpu", nil, []string{"uid=0 "}, podlife.Resources{CPULimit: 10}},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			mk := func(name string) podlife.PodSpec {
 				return podlife.PodSpec{Name: name, TerminationGracePeriod: ptr(time.Duration(0)),
-					Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, SecurityContext: v.sc,
+					Containers: []podlife.ContainerSpec{{Name: "app", Image: testImage, SecurityContext: v.sc, Resources: v.res,
 						Command: []string{"/bin/sh", "-c", identityScript}}}}
 			}
 			out := map[bool]string{}
