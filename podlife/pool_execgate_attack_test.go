@@ -626,7 +626,8 @@ func TestExecGateFDs(t *testing.T) {
 
 // containerd is SIGKILLed and started again while gated members wait (their shims and gates
 // live on, and podlife keeps its ends of the FIFOs): a Run afterwards starts, from a member or
-// cold, runs its containers in order, and nothing is left (the test's containerd is checked).
+// cold, runs its containers in order; the pool is refilled and the next Run is warm; nothing
+// is left (the test's containerd is checked).
 // Without the gate too: a member's exit watcher takes containerd's going away for its created
 // processes' exit, so the members are removed and replaced either way (logged as "a created
 // process is gone").
@@ -677,6 +678,14 @@ func testExecGateContainerdRestart(t *testing.T, gate string) {
 			t.Errorf("%s: phase %s, want Running", name, st.Phase)
 		}
 	}
+	// The pool is made again on the containerd back: the next Run is a warm one.
+	waitPool(t, h.rt, "refilled", func(s podlife.PoolStat) bool { return s.Ready == 2 })
+	s := poolSpec(marks)
+	s.Name = "after-d"
+	if pod, err := h.rt.Run(ctx, s); err != nil || !fromPool(pod) {
+		t.Errorf("Run after the refill: %v, from the pool %v", err, err == nil && fromPool(pod))
+	}
+	waitStamped(t, filepath.Join(marks, "after-d.log"), "first", "poststart", "second")
 	for _, p := range h.rt.Pods() {
 		if err := p.Remove(ctx); err != nil {
 			t.Errorf("remove %s: %v", p.Name(), err)
