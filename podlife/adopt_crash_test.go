@@ -28,6 +28,7 @@ import (
 // managerConfig is what the child manager gets (in PODLIFE_ADOPT_MANAGER).
 type managerConfig struct {
 	Address, Namespace, StateDir, Logger string
+	ExecGate                             string // Config.ExecGate (the harness's)
 	Bridge                               cni.BridgeConfig
 	Scenario, Marks                      string
 }
@@ -80,7 +81,7 @@ func TestAdoptManagerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt, err := podlife.New(ctx, podlife.Config{Address: cfg.Address, Namespace: cfg.Namespace, StateDir: cfg.StateDir,
-		Network: nw, ContainerLogger: cfg.Logger, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+		Network: nw, ContainerLogger: cfg.Logger, ExecGate: cfg.ExecGate, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,14 @@ func TestAdoptManagerProcess(t *testing.T) {
 		fmt.Println("RUNNING")
 		select {}
 	}
-	pod, err := rt.Start(ctx, crashSpec(cfg.Scenario, cfg.Marks))
+	spec := crashSpec(cfg.Scenario, cfg.Marks)
+	if cfg.ExecGate != "" {
+		// The pod is taken from a warm pool member behind the exec gate (TestExecGateStartCut).
+		if err := rt.Prewarm(ctx, spec, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pod, err := rt.Start(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +117,7 @@ func TestAdoptManagerProcess(t *testing.T) {
 func startManager(t *testing.T, h *harness, scenario, marks string) *exec.Cmd {
 	t.Helper()
 	raw, err := json.Marshal(managerConfig{Address: h.cfg.Address, Namespace: h.cfg.Namespace, StateDir: h.cfg.StateDir,
-		Logger: h.cfg.ContainerLogger, Bridge: h.bridge, Scenario: scenario, Marks: marks})
+		Logger: h.cfg.ContainerLogger, ExecGate: h.cfg.ExecGate, Bridge: h.bridge, Scenario: scenario, Marks: marks})
 	if err != nil {
 		t.Fatal(err)
 	}

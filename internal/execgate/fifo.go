@@ -24,6 +24,21 @@ type FIFO struct {
 	done bool
 }
 
+// FIFOName is the name of the FIFO of the gated container id in its pod's directory. The file
+// exists from the container's making until its release (Release removes it before it lets
+// the gate go) or its removal: a FIFO left beside a container whose manager died says that
+// its command never ran, whatever its task's state (the gate then exits with
+// ExitManagerGone: see Released).
+func FIFOName(id string) string { return "execgate-" + id }
+
+// Released reports whether the gated container id of the pod in dir may have been released
+// (its command run): false while its FIFO (FIFOName) is there. A container made without the
+// gate has no FIFO, so it reports true.
+func Released(dir, id string) bool {
+	_, err := os.Lstat(filepath.Join(dir, FIFOName(id)))
+	return errors.Is(err, os.ErrNotExist)
+}
+
 // NewFIFO makes the FIFO of one gated container at path (a file in the member's directory,
 // mode 0644: the gate may run as any user), replacing a leftover.
 func NewFIFO(path string) (*FIFO, error) {
@@ -40,7 +55,19 @@ func NewFIFO(path string) (*FIFO, error) {
 }
 
 // Path is the FIFO's file on the host.
-func (g *FIFO) Path() string { return g.path }
+func (g *FIFO) Path() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.path
+}
+
+// Rebase changes the FIFO file's path (the member's directory was renamed: rebase maps an old
+// path to the new one).
+func (g *FIFO) Rebase(rebase func(string) string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.path = rebase(g.path)
+}
 
 // Wrap makes an OCI spec's process a gated one: the gate program (binary, on the host) runs
 // first and executes the process's arguments once released; both files are bind-mounted
@@ -98,12 +125,17 @@ func (g *FIFO) Wait(ctx context.Context, gone func() bool) error {
 // returns once the gate has read the start byte (as runc's start returns once runc's init has
 // been released), so that the next container of the start order is released only after this
 // one's; at most after ctx ends or readWait, if the gate is not scheduled meanwhile. It fails
-// if the gate is not waiting (Wait did not return nil) or has gone (EPIPE).
+// if the gate is not waiting (Wait did not return nil) or has gone (EPIPE). The FIFO file is
+// removed first (the open end stays usable): once the command may run, no FIFO is left to say
+// it did not (see Released).
 func (g *FIFO) Release(ctx context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.f == nil {
 		return errors.New("exec gate: not waiting")
+	}
+	if err := os.Remove(g.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("exec gate: %w", err)
 	}
 	f := g.f
 	g.f, g.done = nil, true

@@ -27,8 +27,12 @@ const (
 	ExitManagerGone = 121
 	// ExitNotFound: the command could not be resolved (runc's create would have failed).
 	ExitNotFound = 127
-	// ExitExec: the FIFO could not be read, or executing the command failed.
+	// ExitExec: the FIFO could not be read.
 	ExitExec = 126
+	// ExitExecFailed: executing the command failed once released (a script without "#!", say):
+	// runc's init exits so, having written "exec <path>: <error>" to the container's stderr, as
+	// the gate does, so that the pod ends as a cold start's would.
+	ExitExecFailed = 1
 )
 
 // Main is the gate program: args are its arguments (os.Args: the gate, "--", then the
@@ -57,9 +61,14 @@ func Main(args []string, fifo string, stderr io.Writer) int {
 		}
 		return ExitExec
 	}
-	err = syscall.Exec(path, argv, os.Environ())
-	fmt.Fprintf(stderr, "podlife-execgate: exec %s: %v\n", path, err)
-	return ExitExec
+	for {
+		err = syscall.Exec(path, argv, os.Environ())
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	fmt.Fprintln(stderr, &os.PathError{Op: "exec", Path: path, Err: err}) // runc's words
+	return ExitExecFailed
 }
 
 var errManagerGone = errors.New("the process that made this pool member went away before starting it")

@@ -3,6 +3,7 @@ package execgate
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 // closes without one; FIFO.Wait returns only once the gate waits on the FIFO.
 func TestWait(t *testing.T) {
 	for _, release := range []bool{true, false} {
-		fifo, err := NewFIFO(filepath.Join(t.TempDir(), "start"))
+		fifo, err := NewFIFO(filepath.Join(t.TempDir(), FIFOName("c1")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,9 +34,16 @@ func TestWait(t *testing.T) {
 			t.Fatalf("the gate went on before the release: %v", err)
 		case <-time.After(50 * time.Millisecond):
 		}
+		dir, id := filepath.Dir(fifo.Path()), strings.TrimPrefix(filepath.Base(fifo.Path()), FIFOName(""))
+		if Released(dir, id) {
+			t.Errorf("Released before the release")
+		}
 		if release {
 			if err := fifo.Release(ctx); err != nil {
 				t.Fatalf("Release: %v", err)
+			}
+			if !Released(dir, id) {
+				t.Errorf("the FIFO file is left after the release")
 			}
 			if err := <-done; err != nil {
 				t.Errorf("released gate: %v", err)
@@ -70,6 +78,32 @@ func TestMainFailures(t *testing.T) {
 	out.Reset()
 	if code := Main([]string{"gate", "--", "/bin/true"}, "/nonexistent/fifo", &out); code != ExitExec || !strings.Contains(out.String(), "/nonexistent/fifo") {
 		t.Errorf("no FIFO: code %d (%q), want %d", code, out.String(), ExitExec)
+	}
+}
+
+// A released gate whose command cannot be executed (ENOEXEC: a script without "#!") fails as
+// runc's init does: "exec <path>: <error>" on stderr, exit code 1.
+func TestMainExecFails(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "noshebang")
+	if err := os.WriteFile(script, []byte("echo never\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fifo, err := NewFIFO(filepath.Join(dir, FIFOName("c1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fifo.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	go func() {
+		if fifo.Wait(ctx, func() bool { return false }) == nil {
+			_ = fifo.Release(ctx)
+		}
+	}()
+	var out strings.Builder
+	if code := Main([]string{"gate", "--", script}, fifo.Path(), &out); code != ExitExecFailed || out.String() != "exec "+script+": exec format error\n" {
+		t.Errorf("exec of a script without #!: code %d, %q; want %d, runc's message", code, out.String(), ExitExecFailed)
 	}
 }
 

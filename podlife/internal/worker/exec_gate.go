@@ -44,7 +44,7 @@ func (c *Container) gatesExec() bool {
 // deleted), with the gate's reason in the container's log.
 func (c *Container) newGatedInstance(ctx context.Context, n int, id string) (*instance, error) {
 	p := c.pod
-	fifo, err := execgate.NewFIFO(filepath.Join(p.sandbox.Dir(), "execgate-"+id))
+	fifo, err := execgate.NewFIFO(filepath.Join(p.sandbox.Dir(), execgate.FIFOName(id)))
 	if err != nil {
 		return nil, err
 	}

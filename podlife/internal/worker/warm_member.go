@@ -128,6 +128,9 @@ func (w warmPod) Become(id warmmember.Identity) {
 		for _, c := range slices.Concat(p.inits, p.apps) {
 			for _, inst := range c.live {
 				inst.logPath, inst.termPath = id.Rebase(inst.logPath), id.Rebase(inst.termPath)
+				if inst.gate != nil {
+					inst.gate.Rebase(id.Rebase) // its release removes the file: adoption reads it
+				}
 			}
 		}
 		p.records.SetRelease(id.Release)

@@ -13,6 +13,7 @@ import (
 	"github.com/containerd/errdefs"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/podlife/podlife/internal/execgate"
 	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/cgroupfs"
@@ -154,6 +155,12 @@ func Observe(ctx context.Context, req Request) (*Pod, error) {
 		task, state, err := loadTaskState(ctx, cg)
 		if err != nil {
 			return nil, fmt.Errorf("container %s: %w", ctr.ID, err)
+		}
+		if state != TaskNone && !execgate.Released(req.Dir, ctr.ID) {
+			// A warm pool member's container whose gate was never released (the pod's start
+			// was cut): its process, running or exited (ExitManagerGone), is the gate's, not
+			// its command's.
+			state = TaskCreated
 		}
 		o.AnyTask = o.AnyTask || state != TaskNone
 		attempt, _ := strconv.Atoi(ctr.Labels[LabelAttempt])
