@@ -284,6 +284,11 @@ func Measure(ctx context.Context, e *measure.Env, n int, perfData string) (*Repo
 	if err != nil {
 		return nil, err
 	}
+	if perfData != "" {
+		if err := writeWindows(perfData+".windows", starts, stops); err != nil {
+			return nil, err
+		}
+	}
 	start, stop := newPhaseCPU(), newPhaseCPU()
 	for _, ph := range []struct {
 		c  *phaseCPU
@@ -329,6 +334,22 @@ func Measure(ctx context.Context, e *measure.Env, n int, perfData string) (*Repo
 		return strings.Compare(x.Step, y.Step)
 	})
 	return rep, nil
+}
+
+// writeWindows writes the phases' windows to path, one a line: "start" or "teardown", then its
+// first and last CLOCK_MONOTONIC second (as perf script prints a sample's time), so that a
+// recording kept by -breakdown-perf-data can be read one phase at a time.
+func writeWindows(path string, starts, stops []window) error {
+	var b strings.Builder
+	for _, ph := range []struct {
+		name string
+		ws   []window
+	}{{"start", starts}, {"teardown", stops}} {
+		for _, w := range ph.ws {
+			fmt.Fprintf(&b, "%s %.6f %.6f\n", ph.name, w.from.Seconds(), w.to.Seconds())
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // waitGone waits (up to limit) until none of the processes procs is alive.

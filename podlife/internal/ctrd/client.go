@@ -20,6 +20,8 @@ type Client struct {
 	// are the tasks it saw running.
 	cgroups cgroupFS
 	running runningPIDs
+	// blobs keeps the images' metadata blobs read (see blobCache); nil reads every time.
+	blobs *blobCache
 }
 
 // Dial connects to the containerd at address, with namespace as the default namespace of every
@@ -39,7 +41,7 @@ func Dial(ctx context.Context, address, namespace, snapshotter string) (*Client,
 		c.Close()
 		return nil, fmt.Errorf("not serving: %w", err)
 	}
-	return &Client{c: c, snapshotter: snapshotter, cgroups: hostCgroupFS}, nil
+	return &Client{c: c, snapshotter: snapshotter, cgroups: hostCgroupFS, blobs: newBlobCache(c.ContentStore())}, nil
 }
 
 // Close closes the connection.

@@ -37,7 +37,8 @@ func (c *Client) LocalImage(ctx context.Context, ref string) (img Image, found b
 	if err != nil {
 		return Image{}, false, err
 	}
-	if ok, _ := i.IsUnpacked(ctx, c.snapshotter); !ok {
+	i = c.cached(i)
+	if ok, _ := c.isUnpacked(ctx, i); !ok {
 		if err := i.Unpack(ctx, c.snapshotter); err != nil {
 			return Image{}, false, fmt.Errorf("unpack %s: %w", ref, err)
 		}
@@ -68,7 +69,7 @@ func (c *Client) Pull(ctx context.Context, ref string, creds Credentials) (Image
 	if err != nil {
 		return Image{}, fmt.Errorf("failed to pull image %q: %w", ref, err)
 	}
-	img := imageOf(i)
+	img := imageOf(c.cached(i))
 	img.Size, _ = i.Size(ctx)
 	return img, nil
 }

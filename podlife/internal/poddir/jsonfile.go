@@ -19,6 +19,18 @@ func WriteJSON(path string, v any) error {
 // and after a crash of the host the file holds one or the other (the content is synced before
 // the rename, and the directory after it).
 func WriteAtomic(path string, b []byte) error {
+	if err := ReplaceWhole(path, b); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// ReplaceWhole replaces path with b as WriteAtomic does, but does not make the rename durable:
+// after a crash of the host the file holds the old content or the new, each whole (the new is
+// synced before the rename), or is missing if it did not exist before. That is the state a
+// crash a moment earlier leaves with WriteAtomic: for a file rewritten at every change whose
+// last version only needs to be whole (status.json), it saves the directory's sync.
+func ReplaceWhole(path string, b []byte) error {
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -36,9 +48,8 @@ func WriteAtomic(path string, b []byte) error {
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return err
 	}
-	return SyncDir(filepath.Dir(path))
+	return err
 }
 
 // SyncDir makes a rename or a creation in dir durable.

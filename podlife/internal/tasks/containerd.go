@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"syscall"
 	"time"
 
@@ -114,7 +115,13 @@ func (t Containerd) SocketAnswers() bool { return canConnect(t.Address) }
 
 // ShimAnswers implements Runtime.ShimAnswers.
 func (t Containerd) ShimAnswers(group string) bool {
-	return canConnect(ShimSocketPath(t.Address, t.Namespace, group))
+	sock := ShimSocketPath(t.Address, t.Namespace, group)
+	// Most calls are a start's poll before the shim has bound its socket (the shim's start
+	// action binds and listens at once): a stat answers them without a connection attempt.
+	if _, err := os.Lstat(sock); err != nil {
+		return false
+	}
+	return canConnect(sock)
 }
 
 // RemoveStaleShim implements Runtime.RemoveStaleShim.
