@@ -25,12 +25,7 @@ var execGateOnce struct {
 func execGateBinary(t *testing.T) string {
 	t.Helper()
 	execGateOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "plt-execgate-")
-		if err != nil {
-			execGateOnce.err = err
-			return
-		}
-		execGateOnce.bin, execGateOnce.err = podlifetest.ExecGate(dir)
+		execGateOnce.bin, execGateOnce.err = podlifetest.ExecGate(env.dir) // removed with the run's directory
 	})
 	if execGateOnce.err != nil {
 		t.Fatalf("exec gate: %v", execGateOnce.err)

@@ -118,3 +118,12 @@ func Measure(ctx context.Context, e *measure.Env, bin string, n, many, memPods i
 	}
 	return rep, nil
 }
+
+// ManyCRIAllRunning is how long the CRI plugin's pods started at once took until all ran (ms),
+// and how many there were; 0, 0 if not measured.
+func (r *Report) ManyCRIAllRunning() (ms float64, pods int) {
+	if r == nil || r.Many == nil {
+		return 0, 0
+	}
+	return r.Many.CRI.AllRunningMs, r.Many.Pods
+}

@@ -170,7 +170,11 @@ func run(ctx context.Context, bin string, o options, logger *slog.Logger) (*repo
 		}
 	}
 	if o.only["pool"] {
-		if err := measurePool(ctx, e, o.n, o.pods, rep); err != nil {
+		many := 0
+		if o.only["cri"] {
+			many = o.many // beside the CRI row's many pods
+		}
+		if err := measurePool(ctx, e, o.n, o.pods, many, rep); err != nil {
 			return nil, fmt.Errorf("pool: %w", err)
 		}
 	}

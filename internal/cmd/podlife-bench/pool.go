@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,8 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/podlife/podlife/internal/bench/cri"
 	"github.com/podlife/podlife/internal/bench/measure"
 	"github.com/podlife/podlife/internal/execgate"
 	"github.com/podlife/podlife/podlife"
@@ -50,6 +53,18 @@ type poolReport struct {
 	// processes in place of runc init); GatePSSMiB the gate processes' part.
 	GateMemberPSSMiB float64 `json:"gate_member_pss_mib,omitempty"`
 	GatePSSMiB       float64 `json:"gate_pss_mib,omitempty"`
+	// ManyGate is -many pods started at once from as many gated members (nil: not measured).
+	ManyGate *poolManyReport `json:"many_gate,omitempty"`
+}
+
+// poolManyReport is many bench pods started at once (one goroutine each) from a pool with the
+// exec gate that has a member ready for each: how long until every Run returned, and each Run.
+type poolManyReport struct {
+	Pods         int          `json:"pods"`
+	AllRunningMs float64      `json:"all_running_ms"`
+	PodStart     measure.Stat `json:"pod_start"`
+	FromPool     int          `json:"from_pool"`
+	RemovedMs    float64      `json:"removed_ms"`
 }
 
 // poolClassReport is a pool's figures for a runtime class other than the default, or with the
@@ -105,7 +120,7 @@ func (p *poolRun) iterate(ctx context.Context, i int) error {
 // from the pool and the pod's removal (poolRun.iterate), alternating with the same on a pool of
 // runtime class crun if the host has crun. Then it keeps `members` members (runc) ready and
 // reads what they cost.
-func measurePool(ctx context.Context, e *measure.Env, n, members int, rep *report) error {
+func measurePool(ctx context.Context, e *measure.Env, n, members, many int, rep *report) error {
 	ns := e.NS("pool")
 	rt, err := e.Runtime(ctx, ns, podlife.ShimPerPod)
 	if err != nil {
@@ -184,6 +199,11 @@ func measurePool(ctx context.Context, e *measure.Env, n, members int, rep *repor
 	if rep.FloorStart.Median > 0 {
 		r.FloorRatio = r.Start.Median / rep.FloorStart.Median
 	}
+	if many > 0 && many <= podlife.MaxPoolMembers && grt != nil {
+		if r.ManyGate, err = manyFromPool(ctx, grt, tmpl, many); err != nil {
+			return fmt.Errorf("%d pods at once from the pool: %w", many, err)
+		}
+	}
 	if members > 0 {
 		m0 := measure.SettledRSSMiB()
 		if err := rt.Prewarm(ctx, tmpl, members); err != nil {
@@ -216,6 +236,46 @@ func measurePool(ctx context.Context, e *measure.Env, n, members int, rep *repor
 	}
 	rep.Pool = r
 	return nil
+}
+
+// manyFromPool keeps k members of tmpl ready on rt (not timed), starts k bench pods at once
+// (one goroutine each: they take the members), times until every Run returned, then drops the
+// pool and removes the pods all at once (timed).
+func manyFromPool(ctx context.Context, rt *podlife.Runtime, tmpl podlife.PodSpec, k int) (*poolManyReport, error) {
+	if err := rt.Prewarm(ctx, tmpl, k); err != nil {
+		return nil, err
+	}
+	pods, each, errs := make([]*podlife.Pod, k), make([]time.Duration, k), make([]error, k)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i := range k {
+		wg.Go(func() {
+			t := time.Now()
+			pods[i], errs[i] = rt.Run(ctx, measure.BenchPod(fmt.Sprintf("pool-many-%d", i)))
+			each[i] = time.Since(t)
+		})
+	}
+	wg.Wait()
+	rep := &poolManyReport{Pods: k, AllRunningMs: measure.MS(time.Since(t0)), PodStart: measure.Summarize(each)}
+	// The refill would make k members again meanwhile the removal: the pool goes first.
+	if err := rt.Prewarm(ctx, tmpl, 0); err != nil {
+		errs = append(errs, err)
+	}
+	t1 := time.Now()
+	for i := range k {
+		if p := pods[i]; p != nil {
+			if startedFromPool(p) {
+				rep.FromPool++
+			}
+			wg.Go(func() { errs[i] = errors.Join(errs[i], p.Remove(ctx)) })
+		}
+	}
+	wg.Wait()
+	rep.RemovedMs = measure.MS(time.Since(t1))
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return rep, nil
 }
 
 func startedFromPool(p *podlife.Pod) bool {
@@ -289,5 +349,13 @@ func (r *poolReport) print(w io.Writer) {
 		if r.GateMemberPSSMiB > 0 {
 			fmt.Fprintf(w, "a ready member with the exec gate: %.2f MiB PSS (gate processes %.2f)\n", r.GateMemberPSSMiB, r.GatePSSMiB)
 		}
+	}
+}
+
+func (m *poolManyReport) print(w io.Writer, c *cri.Report) {
+	fmt.Fprintf(w, "\n%d bench pods started at once from a warm pool with the exec gate (%d members ready; %d taken)\n", m.Pods, m.Pods, m.FromPool)
+	fmt.Fprintf(w, "all run %.0f ms, one pod median/max %.1f/%.1f ms, removed %.0f ms\n", m.AllRunningMs, m.PodStart.Median, m.PodStart.Max, m.RemovedMs)
+	if ms, pods := c.ManyCRIAllRunning(); ms > 0 && pods == m.Pods {
+		fmt.Fprintf(w, "beside the CRI row's %d cold pods at once (%.0f ms): %.3fx (the CRI row takes %.0fx)\n", pods, ms, m.AllRunningMs/ms, ms/m.AllRunningMs)
 	}
 }

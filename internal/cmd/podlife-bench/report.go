@@ -98,6 +98,9 @@ func (r *report) print(w io.Writer) {
 	if r.CRI != nil {
 		r.CRI.Print(w)
 	}
+	if r.Pool != nil && r.Pool.ManyGate != nil {
+		r.Pool.ManyGate.print(w, r.CRI)
+	}
 	if r.CRIError != "" {
 		fmt.Fprintf(w, "\ncontainerd's CRI plugin: not measured: %s\n", r.CRIError)
 	}
