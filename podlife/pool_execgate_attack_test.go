@@ -320,21 +320,7 @@ func TestExecGateKilledBeforeTake(t *testing.T) {
 	if err := syscall.Kill(int(tasks[1].pid), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(budget(time.Minute))
-	for {
-		ms, _ := h.rt.ListPoolMembers(ctx)
-		gone := true
-		for _, m := range ms {
-			gone = gone && m.UID != killed
-		}
-		if gone {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the member whose gate was killed is still listed: %+v", ms)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitMemberGone(t, ctx, h.rt, killed, "whose gate was killed")
 	s := poolSpec(marks)
 	s.Name = "after-kill"
 	pod, err := h.rt.Run(ctx, s)

@@ -159,21 +159,7 @@ func TestWarmPool(t *testing.T) {
 	if err := syscall.Kill(int(task.Pid()), syscall.SIGKILL); err != nil {
 		t.Fatalf("kill the created process: %v", err)
 	}
-	deadline := time.Now().Add(budget(time.Minute))
-	for {
-		ms, _ := h.rt.ListPoolMembers(ctx)
-		gone := true
-		for _, m := range ms {
-			gone = gone && m.UID != killed
-		}
-		if gone {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the member whose process was killed is still listed: %+v", ms)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitMemberGone(t, ctx, h.rt, killed, "whose process was killed")
 	c := poolSpec(marks)
 	c.Name = "warm-c"
 	pod, err = h.rt.Run(ctx, c)
@@ -207,7 +193,7 @@ func TestWarmPool(t *testing.T) {
 		t.Errorf("a member of the old image was handed out after the image's update")
 	}
 	newDigest := pod.Status().ContainerStatuses[0].ImageID
-	deadline = time.Now().Add(budget(time.Minute))
+	deadline := time.Now().Add(budget(time.Minute))
 	for {
 		ms, _ := h.rt.ListPoolMembers(ctx)
 		fresh := 0
@@ -247,6 +233,27 @@ func TestWarmPool(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(h.stateDir, "pool")); len(entries) != 0 {
 		t.Errorf("pool directory after Close: %d entries left", len(entries))
+	}
+}
+
+// waitMemberGone waits (up to a budget) until the member uid is no longer listed; what says
+// which member it is in the failure.
+func waitMemberGone(t *testing.T, ctx context.Context, rt *podlife.Runtime, uid, what string) {
+	t.Helper()
+	deadline := time.Now().Add(budget(time.Minute))
+	for {
+		ms, _ := rt.ListPoolMembers(ctx)
+		gone := true
+		for _, m := range ms {
+			gone = gone && m.UID != uid
+		}
+		if gone {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the member %s is still listed: %+v", what, ms)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
