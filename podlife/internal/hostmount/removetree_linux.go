@@ -79,7 +79,9 @@ func removeAt(dirfd int, name, path string, root mountPos) error {
 	names, err := dir.Readdirnames(-1)
 	var first error
 	if err != nil {
-		first = &fs.PathError{Op: "readdir", Path: path, Err: err}
+		// ENOENT: the directory was deleted since it was opened (by another delete of the
+		// same tree); what is left of it is that delete's.
+		first = ignoreNotExist(&fs.PathError{Op: "readdir", Path: path, Err: err})
 	}
 	for _, n := range names {
 		if err := removeAt(fd, n, filepath.Join(path, n), root); err != nil && first == nil {

@@ -67,7 +67,16 @@ func Make(stateDir, dir string) (func(), error) {
 // takes pod.json out of ListPods' sight), then deleted without going through a mount (see
 // hostmount.RemoveTree: a mount still there fails the delete, naming it). A crash during the deletion
 // leaves a .removing- directory, which startup garbage collection deletes.
+//
+// It holds the pods' lock shared from the rename to the end of the delete: the startup garbage
+// collection of another process on the same state dir (exclusive) never takes the .removing-
+// directory of a live Remove for one a crash left, and never deletes it under its feet.
 func Remove(dir string) error {
+	release, err := LockPods(filepath.Dir(filepath.Dir(dir)), syscall.LOCK_SH)
+	if err != nil {
+		return err
+	}
+	defer release()
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	trash := filepath.Join(filepath.Dir(dir), removingPrefix+filepath.Base(dir)+"-"+hex.EncodeToString(b[:]))

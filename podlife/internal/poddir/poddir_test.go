@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A pod directory being created holds the pods' lock shared until its record is written: the
@@ -51,5 +52,40 @@ func TestRemovePodDir(t *testing.T) {
 	}
 	if err := Remove(dir); err != nil {
 		t.Fatalf("removing a removed directory: %v", err)
+	}
+}
+
+// Remove holds the pods' lock shared from the rename to the end of the delete: while another
+// process's startup garbage collection holds it exclusively, a Remove does not start (the
+// directory is still there, under its name), and the collection never sees a live Remove's
+// .removing- directory. Once the collection releases the lock, the Remove finishes.
+func TestRemoveWaitsForCollection(t *testing.T) {
+	state := t.TempDir()
+	dir := filepath.Join(state, "pods", "p")
+	if err := os.MkdirAll(filepath.Join(dir, "logs", "c"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := LockPods(state, syscall.LOCK_EX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- Remove(dir) }()
+	select {
+	case err := <-done:
+		unlock()
+		t.Fatalf("Remove returned (%v) while the collection held the pods' lock", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the directory was renamed or deleted while the collection held the lock: %v", err)
+	}
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Join(state, "pods"))
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("left in pods/: %v %v", entries, err)
 	}
 }
