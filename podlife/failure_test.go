@@ -13,9 +13,17 @@ import (
 )
 
 // A runc failure half-way (the second container's binary does not exist) fails Run with the
-// container and step named, and removes everything, including the container that had started.
+// container and step named, and removes everything, including the container that had started:
+// with the logger program, and with this process writing the logs (no file of the pod stays
+// open in this process).
 func TestSmokeStartFailureLeavesNothing(t *testing.T) {
-	h := newHarness(t)
+	t.Run("logger", func(t *testing.T) { testStartFailureLeavesNothing(t, newHarness(t)) })
+	t.Run("in-process-logs", func(t *testing.T) {
+		testStartFailureLeavesNothing(t, newHarness(t, func(c *podlife.Config) { c.ContainerLogger = "" }))
+	})
+}
+
+func testStartFailureLeavesNothing(t *testing.T, h *harness) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, err := h.rt.Run(ctx, podlife.PodSpec{
@@ -35,6 +43,17 @@ func TestSmokeStartFailureLeavesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(h.stateDir, "pods", "half")); !os.IsNotExist(err) {
 		t.Errorf("pod dir left behind: %v", err)
+	}
+	for i := 0; ; i++ {
+		open := openFilesUnder(t, h.stateDir)
+		if len(open) == 0 {
+			break
+		}
+		if i == 100 {
+			t.Errorf("files of the state dir still open in this process 10 s on: %q", open)
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	// The harness's cleanup fails the test on any leftover containerd object, mount, veth,
 	// iptables rule or IPAM lease.
@@ -59,4 +78,20 @@ func TestInvalidSpecCreatesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openFilesUnder lists the files under dir (deleted ones too) that this process holds open.
+func openFilesUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && strings.HasPrefix(target, dir+"/") {
+			out = append(out, target)
+		}
+	}
+	return out
 }

@@ -128,13 +128,18 @@ func Create(ctx context.Context, conn Conn, s Spec) (Created, error) {
 	return c, nil
 }
 
-// delete removes what a failed Create made: the task (if made), the container, the termination
-// message file, and the cgroup a create cut short left.
+// delete removes what a failed Create made: the task (if made; else it closes the log's files
+// and streams, which the task's deletion closes), the container, the termination message file,
+// and the cgroup a create cut short left.
 func (c *Created) delete(ctx context.Context, conn Conn, s Spec) error {
 	var errs []error
 	hadTask := c.Task != nil
 	if hadTask {
 		errs = append(errs, DeleteTask(ctx, conn, s.ID, c.Task, c.Ctr, c.Log.Closers(), func() { c.Task = nil }))
+	} else {
+		for _, cl := range c.Log.Closers() {
+			_ = cl.Close()
+		}
 	}
 	errs = append(errs, DeleteContainer(ctx, conn, s.ID, c.Ctr, s.TermPath, func() {}))
 	err := errors.Join(errs...)

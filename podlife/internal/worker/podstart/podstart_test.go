@@ -15,10 +15,12 @@ type configErr struct{ error }
 
 func (configErr) Is(target error) bool { return target == api.ErrCreateContainerConfig }
 
-// RootPrepError returns the first failure of a container's own, else a "ttrpc: closed"
-// consequence, never a cancellation, an aborted create or a config error.
+// RootPrepError returns the first failure of a container's own, else a "ttrpc: closed" or
+// shim shutdown consequence, never a cancellation, an aborted create or a config error.
 func TestRootPrepError(t *testing.T) {
 	own, closed := errors.New("create: boom"), errors.New("ttrpc: closed")
+	// What containerd 2.4's runc shim says of a create whose FIFO open its shutdown cut.
+	fifoCut := errors.New(`container "ok": create: create task: failed to create shim task: failed to start io pipe copy: unable to copy pipes: containerd-shim: opening w/o fifo "/x/fifo/1/a-stderr" failed: shutdown`)
 	for _, tc := range []struct {
 		errs []error
 		want error
@@ -27,6 +29,8 @@ func TestRootPrepError(t *testing.T) {
 		{[]error{nil, context.Canceled, errAborted, configErr{errors.New("x")}}, nil},
 		{[]error{closed, own}, own},
 		{[]error{nil, closed}, closed},
+		{[]error{fifoCut, own}, own},
+		{[]error{fifoCut, nil}, fifoCut},
 	} {
 		if got := RootPrepError(tc.errs, errAborted); got != tc.want {
 			t.Errorf("RootPrepError(%v) = %v, want %v", tc.errs, got, tc.want)

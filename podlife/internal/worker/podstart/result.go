@@ -14,15 +14,17 @@ import (
 var ErrPodFailed = errors.New("pod failed")
 
 // RootPrepError returns, of the containers' preparations' failures, the one that explains the
-// others: in a shared shim, one container's failed create makes containerd shut the shim down,
-// and a sibling's create in flight then fails with "ttrpc: closed", which is only a
-// consequence. shimAborted is the error of a create that did not happen for that reason.
+// others: in a shared shim, one container's failed create makes containerd shut the shim down
+// (the runc shim counts only the tasks it has made, not the creates in flight), and a
+// sibling's create in flight then fails with "ttrpc: closed", or, opening its output FIFOs,
+// with the shim's "failed: shutdown": only a consequence. shimAborted is the error of a create
+// that did not happen for that reason.
 func RootPrepError(errs []error, shimAborted error) error {
 	var collateral error
 	for _, err := range errs {
 		switch {
 		case err == nil || errors.Is(err, context.Canceled) || errors.Is(err, shimAborted) || errors.Is(err, api.ErrCreateContainerConfig):
-		case strings.Contains(err.Error(), "ttrpc: closed"):
+		case strings.Contains(err.Error(), "ttrpc: closed") || strings.HasSuffix(err.Error(), "failed: shutdown"):
 			collateral = cmp.Or(collateral, err)
 		default:
 			return err
