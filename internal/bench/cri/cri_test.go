@@ -147,3 +147,17 @@ func catches(pid int, mask uint64) bool {
 	}
 	return false
 }
+
+// Ceiling: the CRI phase's machine CPU over podlife's less podlife's own process; not
+// computed without podlife's own figure.
+func TestManyCeiling(t *testing.T) {
+	m := &manyReport{Pods: 50, Podlife: manyRun{MachineCPUMs: 14000, ManagerOwnCPUMs: 2000}, CRI: manyRun{MachineCPUMs: 21000}}
+	ratio, rest, ok := m.Ceiling()
+	if !ok || ratio != 1.75 || rest != 240 {
+		t.Errorf("Ceiling() = %v, %v, %v; want 1.75, 240, true", ratio, rest, ok)
+	}
+	m.Podlife.ManagerOwnCPUMs = 0
+	if _, _, ok := m.Ceiling(); ok {
+		t.Error("Ceiling without podlife's own CPU: ok")
+	}
+}

@@ -57,4 +57,22 @@ func (m *manyReport) print(w io.Writer) {
 		perPod(m.Podlife), perPod(m.CRI))
 	fmt.Fprintf(w, "podlife / CRI: %.2fx until all run (CRI takes %.2fx), %.2fx to remove all (CRI takes %.2fx)\n",
 		m.Ratio, 1/m.Ratio, m.Stop, 1/m.Stop)
+	if ceil, rest, ok := m.Ceiling(); ok {
+		fmt.Fprintf(w, "without podlife's own process (%.0f ms of CPU per pod), podlife's run would still cost %.0f ms of machine CPU per pod\n"+
+			"(containerd, shims, runc, runc init, CNI plugins, kernel): the CRI row's %.0f ms is %.2fx that, the most a free manager could reach here\n",
+			m.Podlife.ManagerOwnCPUMs/float64(m.Pods), rest, m.CRI.MachineCPUMs/float64(m.Pods), ceil)
+	}
+}
+
+// Ceiling is, when all pods start at once and the start is CPU-bound (the machine's busy CPU
+// is the time until all run times the cores), the most the CRI row's time could be over
+// podlife's if podlife's own process cost nothing and everything else of its run (containerd,
+// the shims, runc, CNI plugins, the kernel's work) stayed: the CRI phase's machine CPU over
+// podlife's phase's, less podlife's own process. rest is that remainder per pod (ms).
+func (m *manyReport) Ceiling() (ratio, rest float64, ok bool) {
+	r := m.Podlife.MachineCPUMs - m.Podlife.ManagerOwnCPUMs
+	if m.Podlife.ManagerOwnCPUMs <= 0 || r <= 0 || m.CRI.MachineCPUMs <= 0 {
+		return 0, 0, false
+	}
+	return m.CRI.MachineCPUMs / r, r / float64(m.Pods), true
 }

@@ -77,8 +77,20 @@ func PIDCPU(pid int) time.Duration {
 	return Ticks(t)
 }
 
+// OwnCPU is the CPU time of process pid itself, without its children.
+func OwnCPU(pid int) time.Duration {
+	_, t, _ := procStatFields(pid, 2)
+	return Ticks(t)
+}
+
 // procStat reads a process's parent and its utime + stime + cutime + cstime, in clock ticks.
 func procStat(pid int) (ppid int, ticks int64, ok bool) {
+	return procStatFields(pid, 4)
+}
+
+// procStatFields reads a process's parent and the sum of the first n of its utime, stime,
+// cutime and cstime, in clock ticks.
+func procStatFields(pid, n int) (ppid int, ticks int64, ok bool) {
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0, 0, false
@@ -93,7 +105,7 @@ func procStat(pid int) (ppid int, ticks int64, ok bool) {
 		return 0, 0, false
 	}
 	ppid, _ = strconv.Atoi(f[1])
-	for _, v := range f[11:15] {
+	for _, v := range f[11 : 11+n] {
 		n, _ := strconv.ParseInt(v, 10, 64)
 		ticks += n
 	}
