@@ -80,8 +80,9 @@ func TestInvalidSpecCreatesNothing(t *testing.T) {
 	}
 }
 
-// openFilesUnder lists the files under dir (deleted ones too) that this process holds open.
-func openFilesUnder(t *testing.T, dir string) []string {
+// openFiles lists the targets of this process's open file descriptors that keep accepts (a
+// deleted file's target ends in " (deleted)").
+func openFiles(t *testing.T, keep func(target string) bool) []string {
 	t.Helper()
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
@@ -89,9 +90,14 @@ func openFilesUnder(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && strings.HasPrefix(target, dir+"/") {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && keep(target) {
 			out = append(out, target)
 		}
 	}
 	return out
+}
+
+// openFilesUnder lists the files under dir (deleted ones too) that this process holds open.
+func openFilesUnder(t *testing.T, dir string) []string {
+	return openFiles(t, func(target string) bool { return strings.HasPrefix(target, dir+"/") })
 }

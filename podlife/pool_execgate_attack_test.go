@@ -125,17 +125,7 @@ func waitExit(t *testing.T, ns string, tk gatedTask) uint32 {
 // gateFDs counts this process's file descriptors open on exec gate FIFOs.
 func gateFDs(t *testing.T) int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range entries {
-		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && strings.Contains(filepath.Base(target), "execgate-") {
-			n++
-		}
-	}
-	return n
+	return len(openFiles(t, func(target string) bool { return strings.Contains(filepath.Base(target), "execgate-") }))
 }
 
 // gateFiles lists the exec gate FIFOs left under the state dir (pods and pool members).
