@@ -28,7 +28,11 @@ func (p *Worker) run() {
 		p.spawn(gStorage, p.enforceStorage)
 		err = p.startSequence()
 	} else {
-		close(p.netReady)
+		select {
+		case <-p.netReady: // a taken warm pool member's: attached when the member was made
+		default:
+			close(p.netReady)
+		}
 		err = &StartError{Pod: p.name, Step: StepSandbox, Err: fmt.Errorf("write the pod record: %w", recErr)}
 	}
 	close(p.seqDone)
