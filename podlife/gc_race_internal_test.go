@@ -69,3 +69,34 @@ func TestFakeFailedRecordKeepsPodsLock(t *testing.T) {
 	}
 	unlock()
 }
+
+// A pod whose manager is gone, removed by another process (its Remove, holding the pod's
+// adoption lock, renamed the directory away) between this process's read of its record and its
+// take of the adoption lock: the stop or remove that adopts it for the purpose finds no pod
+// (ErrNotFound), not an "adoption lock: ... no such file or directory" error.
+func TestFakeStopUnmanagedRemovedMeanwhile(t *testing.T) {
+	ctx := testCtx(t)
+	r, f, clk := newFakeRuntime(t)
+	if _, err := r.Run(ctx, PodSpec{Name: "gone", Containers: []ContainerSpec{{Name: "c", Image: fakeImage}}}); err != nil {
+		t.Fatal(err)
+	}
+	closeManager(t, r)
+	a := newFakeAdopter(t, r, f, clk)
+	dir := filepath.Join(r.cfg.StateDir, "pods", "gone")
+	var rec podRecord
+	if err := poddir.ReadJSON(filepath.Join(dir, recordFile), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := poddir.Remove(dir); err != nil { // the other process's Remove, its last step
+		t.Fatal(err)
+	}
+	for _, op := range []string{"stop", "remove"} {
+		err := a.adopter.StopUnmanaged(ctx, dir, op, rec, nil)
+		if !errors.Is(err, ErrNotFound) || strings.Contains(err.Error(), "no such file") {
+			t.Errorf("%s of a pod removed since its record was read: %v, want ErrNotFound", op, err)
+		}
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the pod's directory: %v, want none (not made again by the adoption lock)", err)
+	}
+}
