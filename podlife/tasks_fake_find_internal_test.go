@@ -23,6 +23,13 @@ func (f *fakeTasks) CreateLease(_ context.Context, id string, labels map[string]
 
 func (f *fakeTasks) DeleteLease(_ context.Context, id string) error {
 	f.mu.Lock()
+	gate := f.leaseGate
+	f.mu.Unlock()
+	if gate != nil {
+		f.note("delete-lease waits")
+		<-gate
+	}
+	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.leased, id)
 	return nil

@@ -61,6 +61,7 @@ type fakeTasks struct {
 	shimEarly      map[string]bool          // its task create starts a shim that answers at once
 	shimUp         map[string]bool          // shim groups (owner container IDs) whose shim answers
 	netRemoveFails int                      // how many of the next network removes fail
+	leaseGate      chan struct{}            // a lease delete waits until it is closed (noted "delete-lease waits")
 	execFn         func(name string, argv []string) (int, error)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"github.com/podlife/podlife/podlife/internal/api"
@@ -50,10 +51,13 @@ func (a *Adopter) Adopt(ctx context.Context, spec, recorded api.PodSpec, class t
 		return nil, err
 	}
 	lock, err := poddir.LockAdoption(dir)
-	if errors.Is(err, poddir.ErrLocked) {
+	switch {
+	case errors.Is(err, poddir.ErrLocked):
 		return nil, &api.ManagedError{Pod: spec.Name, Adopting: true}
-	}
-	if err != nil {
+	case errors.Is(err, fs.ErrNotExist):
+		// Removed by another process since its record was read: its directory renamed away.
+		return nil, fmt.Errorf("pod %q: %w", spec.Name, api.ErrNotFound)
+	case err != nil:
 		return nil, fmt.Errorf("pod %q: %w", spec.Name, err)
 	}
 	p, err := a.adoptLocked(ctx, spec, recorded, class, dir, lock, false)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -84,10 +85,13 @@ func (a *Adopter) StopUnmanaged(ctx context.Context, dir, op string, rec record.
 	// again (it was when the pod started).
 	spec, recorded, class := a.Stoppable(given)
 	lock, err := poddir.LockAdoption(dir)
-	if errors.Is(err, poddir.ErrLocked) {
+	switch {
+	case errors.Is(err, poddir.ErrLocked):
 		return &api.ManagedError{Pod: rec.Name, Adopting: true}
-	}
-	if err != nil {
+	case errors.Is(err, fs.ErrNotExist):
+		// Removed by another process since its record was read: its directory renamed away.
+		return fmt.Errorf("pod %q: %w", rec.Name, api.ErrNotFound)
+	case err != nil:
 		return fmt.Errorf("pod %q: %w", rec.Name, err)
 	}
 	a.settleCreates(ctx, rec.UID)

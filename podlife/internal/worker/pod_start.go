@@ -28,12 +28,18 @@ func (p *Worker) run() {
 		p.spawn(gStorage, p.enforceStorage)
 		err = p.startSequence()
 	} else {
-		close(p.netReady)
+		select {
+		case <-p.netReady: // a taken warm pool member's: attached when the member was made
+		default:
+			close(p.netReady)
+		}
 		err = &StartError{Pod: p.name, Step: StepSandbox, Err: fmt.Errorf("write the pod record: %w", recErr)}
 	}
 	close(p.seqDone)
+	removing := false // the failed start's removal releases the pods' lock if the record was not written
 	p.startErr, p.configErr = podstart.Conclude(err, podstart.Ending{Pod: p.name, Log: p.log, Stopping: p.isStopping(),
 		Closed: p.host.IsClosed, ConnLost: p.host.ConnLostCh, Remove: func() <-chan struct{} {
+			removing = true
 			removed := make(chan struct{})
 			p.spawn(gFailedStart, func() {
 				defer close(removed)
@@ -44,6 +50,11 @@ func (p *Worker) run() {
 			})
 			return removed
 		}})
+	if !removing {
+		// The pod stays, or is left to another Runtime (closed), without its record if it
+		// could not be written: nothing of this process undoes its directory any more.
+		p.records.Release()
+	}
 	close(p.started)
 }
 

@@ -15,12 +15,13 @@ import (
 
 // writeRecord writes the pod's record, pod.json, from a snapshot of the pod taken on its loop
 // (or, once the loop ended, of the state it left): writes issued at once land in the order of
-// their snapshots (see record.Writer).
+// their snapshots (see record.Writer). The first one that succeeds releases the pods' lock the
+// pod's directory was made (or a warm pool member's taken) under; after a failure the lock stays
+// until the failed start's removal is over (see run and remove).
 func (p *Worker) writeRecord() error {
 	key, err := p.host.SpecKey()
 	if err != nil {
-		p.records.Release()
-		return fmt.Errorf("pod record: %w", err)
+		return fmt.Errorf("pod record: %w", err) // the pods' lock stays: see record.Writer.Write
 	}
 	s := record.Snapshot{Key: key}
 	var ticket uint64

@@ -176,6 +176,9 @@ func (p *Worker) remove() {
 		errs = append(errs, poddir.Remove(p.sandbox.Dir()))
 	}
 	p.removeErr = errors.Join(errs...)
+	// The pods' lock, still held if the pod's first record could not be written (its start
+	// failed): its directory, without a record, was this removal's until now (see writeRecord).
+	p.records.Release()
 	p.host.Forget(p) // and the Runtime releases its adoption lock, if it adopted it
 	p.emit("", EventNormal, ReasonRemoved, "Pod removed")
 	p.endLoop() // nothing of the pod is left to own

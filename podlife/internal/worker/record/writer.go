@@ -42,7 +42,7 @@ type Writer struct {
 }
 
 // NewWriter returns the writer of a pod's record; release (nil for none) is called once, after
-// the first write (see SetRelease).
+// the first write that succeeds, or by Release (see SetRelease).
 func NewWriter(release func()) *Writer { return &Writer{release: release} }
 
 // Ticket numbers a snapshot: take it where the snapshot is taken (on the pod's loop).
@@ -56,7 +56,8 @@ func (w *Writer) SetRelease(release func()) {
 	w.release = release
 }
 
-// Release calls the release now if no write did (the pod's directory is discarded).
+// Release calls the release now if no write did: the pod's directory is discarded, or removed
+// after its first record could not be written (its start failed), or left as it is.
 func (w *Writer) Release() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -71,13 +72,16 @@ func (w *Writer) releaseLocked() {
 }
 
 // Write writes s, numbered ticket, as the pod's record unless a newer snapshot is on disk, and
-// calls the release (see NewWriter) whatever the outcome.
+// then calls the release (see NewWriter). A write that fails keeps the pods' lock: the pod's
+// directory has no record, and its process still undoes what is in it (a taken warm pool
+// member's containers, namespaces and network), which another process's startup garbage
+// collection must not take for a crash's leftover meanwhile; the caller calls Release once the
+// directory is removed or left.
 func (w *Writer) Write(ticket uint64, s Snapshot) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	defer w.releaseLocked()
 	if ticket < w.written {
-		return nil // a newer snapshot is on disk
+		return nil // a newer snapshot is on disk (its write released)
 	}
 	rec := s.Record
 	// The recorded form, not the defaulted spec: records keep what they always kept.
@@ -102,5 +106,6 @@ func (w *Writer) Write(ticket uint64, s Snapshot) error {
 		return err
 	}
 	w.written = ticket
+	w.releaseLocked()
 	return nil
 }

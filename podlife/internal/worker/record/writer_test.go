@@ -1,6 +1,7 @@
 package record
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -54,5 +55,40 @@ func TestWriterOrder(t *testing.T) {
 	}
 	if rec.SpecMAC != "mac" || rec.SpecKey != "k0" || rec.SpecHash != "h" {
 		t.Errorf("fingerprints %q %q %q, want the kept record's", rec.SpecMAC, rec.SpecKey, rec.SpecHash)
+	}
+}
+
+// A first write that fails keeps the pods' lock (its release is not called): the pod's
+// directory has no record and its process still undoes it, which another process's startup
+// garbage collection must not take for a crash's leftover. Release gives it back, once.
+func TestWriterKeepsLockAfterFailedWrite(t *testing.T) {
+	dir := t.TempDir()
+	released := 0
+	w := NewWriter(func() { released++ })
+	s := Snapshot{Dir: dir, Key: []byte("key"), Record: Record{Name: "p"}, Recorded: api.PodSpec{Name: "p"},
+		WriteFile: func(string, Record) error { return errors.New("no space left on device") }}
+	if err := w.Write(w.Ticket(), s); err == nil {
+		t.Fatal("the write did not fail")
+	}
+	if released != 0 {
+		t.Fatalf("released %d times after a failed first write, want 0", released)
+	}
+	w.Release()
+	w.Release()
+	if released != 1 {
+		t.Fatalf("released %d times after Release, want 1", released)
+	}
+	// A failed write, then one that succeeds: the success releases.
+	released = 0
+	w = NewWriter(func() { released++ })
+	if err := w.Write(w.Ticket(), s); err == nil {
+		t.Fatal("the write did not fail")
+	}
+	s.WriteFile = nil
+	if err := w.Write(w.Ticket(), s); err != nil {
+		t.Fatal(err)
+	}
+	if released != 1 {
+		t.Fatalf("released %d times after the write that succeeded, want 1", released)
 	}
 }
