@@ -60,10 +60,11 @@ var poolCrashPoints = []poolCrashPoint{
 // with and without the exec gate where the point is on both paths; a new Runtime on the state
 // dir then finds:
 //
-//   - a member killed while being made: collected by New's startup garbage collection, nothing
-//     left (no member listed, an empty pool directory, no container; the harness's leak check:
-//     netns, veths, IPAM, iptables, mounts, containerd objects, shims, loggers, cgroups and
-//     the processes in them, gates included);
+//   - a member killed while being made (pool.mkdir, pool.record, pool.sandbox, pool.attached,
+//     pool.gate-waits@1, run.container-created@2+100ms, pool.created, pool.ready): collected by
+//     New's startup garbage collection, nothing left (no member listed, an empty pool
+//     directory, no container; the harness's leak check: netns, veths, IPAM, iptables, mounts,
+//     containerd objects, shims, loggers, cgroups and the processes in them, gates included);
 //   - a pod killed mid-take before its record (take.locked, take.renamed, take.registered):
 //     still a member, or a half-created pod's directory, collected whole: no pod, no member;
 //   - a pod killed mid-take from its record on (take.record, take.starting, and with the gate
