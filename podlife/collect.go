@@ -75,5 +75,5 @@ func (t gcTasks) EndShims(ctx context.Context, ids []string, log *slog.Logger) {
 	for i, id := range ids {
 		sockets[i] = tasks.ShimSocketPath(t.address, t.namespace, id) // the shim group is one of them
 	}
-	teardown.EndShims(ctx, t.namespace, ids, sockets, log)
+	teardown.EndShims(ctx, t.namespace, ids, sockets, log.With("by", "startup garbage collection"))
 }
