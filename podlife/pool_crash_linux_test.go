@@ -42,14 +42,15 @@ var poolCrashPoints = []poolCrashPoint{
 	{point: "pool.sandbox", plain: true},              // lease, namespaces pinned, cgroup; no CNI ADD
 	{point: "pool.attached", plain: true, gate: true}, // CNI ADD recorded, containers being made
 	{point: "pool.gate-waits@1", gate: true},          // a's (or b's) gate waits, the other's being made
-	// In the middle of the second container's task create, the first's task created (or its
-	// gate started): the create cut, the shim may keep a task containerd does not know.
-	{point: "run.container-created@2+100ms", plain: true, gate: true}, // a's (or b's) gate waits, the other's being made
-	{point: "pool.created", plain: true, gate: true},                  // every container created (or its gate waiting)
-	{point: "pool.ready", plain: true, gate: true},                    // the member's record says ready
-	{point: "take.locked", take: true, plain: true, gate: true},       // checked, the pods' lock held: still a member
-	{point: "take.renamed", take: true, plain: true, gate: true},      // pods/<name> without pod.json, no link back
-	{point: "take.registered", take: true, plain: true, gate: true},
+	// 100 ms after the second container's containerd container: mostly in the middle of its task
+	// create, the first's task created (or its gate waiting), which the kill cuts: the shim may
+	// keep a task containerd does not know (on a fast host, later in the making, or in Close).
+	{point: "run.container-created@2+100ms", plain: true, gate: true},
+	{point: "pool.created", plain: true, gate: true},                              // every container created (or its gate waiting)
+	{point: "pool.ready", plain: true, gate: true},                                // the member's record says ready
+	{point: "take.locked", take: true, plain: true, gate: true},                   // checked, the pods' lock held: still a member
+	{point: "take.renamed", take: true, plain: true, gate: true},                  // pods/<name> without pod.json, no link back
+	{point: "take.registered", take: true, plain: true, gate: true},               // registered, a link back; no pod.json
 	{point: "take.record", take: true, plain: true, gate: true, recorded: true},   // pod.json in place, unsynced
 	{point: "take.starting", take: true, plain: true, gate: true, recorded: true}, // before the first start
 	{point: "take.gate-release@1", take: true, gate: true, recorded: true},        // before a's release
