@@ -50,9 +50,11 @@ test: deps containerd2 cni-plugins logger lint
 	$(MAKE) node-e2e
 
 ## crash-test: SIGKILL a managing process at each of the 28 crash points, then adopt the pod or
-## remove it whole (podlife/crash_linux_test.go), alone; `make test` runs it too.
+## remove it whole (podlife/crash_linux_test.go), and at each of the warm pool's (a member's
+## making, a take by Run; with and without the exec gate: podlife/pool_crash_linux_test.go),
+## alone; `make test` runs them too.
 crash-test: deps containerd2 cni-plugins logger
-	PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -timeout 10m -run TestCrashPoints ./podlife/
+	PODLIFE_TEST_LOGGER=$(LOGGER) PODLIFE_TEST_EXECGATE=$(EXECGATE) PODLIFE_TEST_CONTAINERD=$(CONTAINERD2) go test -race -count=1 -timeout 10m -run 'TestCrashPoints|TestPoolCrashPoints' ./podlife/
 
 ## test-vm: the podlife package's root tests in a Debian 12 VM (qemu, 2 vCPUs): systemd, the
 ## unified cgroup v2 hierarchy, Debian's containerd running as a service, crun. The image is built

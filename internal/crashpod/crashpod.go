@@ -30,3 +30,20 @@ func Spec(name, image string) podlife.PodSpec {
 		}},
 	}
 }
+
+// PoolSpec is the warm pool crash tests' pod (podlife/pool_crash_linux_test.go): two containers,
+// "a" then "b" (Sequential, the default), that loop until a SIGTERM, with an emptyDir volume;
+// no hook, so that the take's steps are all there is between the kill and the start.
+func PoolSpec(name, image string) podlife.PodSpec {
+	grace := 2 * time.Second
+	loop := []string{"/bin/sh", "-c", `trap 'exit 0' TERM; while :; do sleep 0.1; done`}
+	mounts := []podlife.VolumeMount{{Name: "m", MountPath: "/m"}}
+	return podlife.PodSpec{
+		Name: name, TerminationGracePeriod: &grace,
+		Volumes: []podlife.Volume{{Name: "m", EmptyDir: &podlife.EmptyDirVolume{}}},
+		Containers: []podlife.ContainerSpec{
+			{Name: "a", Image: image, Command: loop, VolumeMounts: mounts},
+			{Name: "b", Image: image, Command: loop, VolumeMounts: mounts},
+		},
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 
+	"github.com/podlife/podlife/podlife/internal/cgroupfs"
 	"github.com/podlife/podlife/podlife/internal/layout"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 )
@@ -61,6 +63,9 @@ func (r *Collector) collectPool(ctx context.Context, known map[string]bool) (unr
 			}
 			defer lock.Close()
 		}
+		if m, ok := r.deadMember(dir); ok {
+			r.purgeMember(ctx, m.UID)
+		}
 		if err := r.removeLeftDir(ctx, dir); err != nil {
 			r.Log.Warn("startup garbage collection: could not remove a warm pool member whose process died", "dir", dir, "err", err)
 			continue
@@ -68,4 +73,58 @@ func (r *Collector) collectPool(ctx context.Context, known map[string]bool) (unr
 		r.Log.Warn("startup garbage collection: removed a warm pool member whose process died", "dir", dir)
 	}
 	return unreadable
+}
+
+// ShimEnder is what Tasks may also do (the Runtime's does): end the shims started for the
+// containers ids, deleted, that still serve tasks containerd does not know.
+type ShimEnder interface {
+	EndShims(ctx context.Context, ids []string, log *slog.Logger)
+}
+
+// deadMember reads the record of a member whose process died (its lock free); false if it has
+// none (killed before it was written: nothing of it was made).
+func (r *Collector) deadMember(dir string) (poolMember, bool) {
+	var m poolMember
+	err := poddir.ReadJSON(filepath.Join(dir, layout.PoolMemberFile), &m)
+	return m, err == nil && m.UID != ""
+}
+
+// purgeMember deletes the containers of the member uid whose process died (their tasks, shims,
+// snapshots, cgroups), before its directory goes. Unlike a pod with a record, a member has no
+// removal that knows which of its creates was cut: a process killed while a member's container
+// was being created (the member's containers are created at once) leaves that task, which
+// containerd does not know, in the member's shim if the shim served another of its tasks then;
+// such a shim never exits by itself, nor its logger: it is ended here (ShimEnder). What is left
+// (a container of another form, its lease, its IP lease) is collected as any pod's without a
+// record.
+func (r *Collector) purgeMember(ctx context.Context, uid string) {
+	ctrs, err := r.Tasks.Containers(ctx, labelPodUID)
+	if err != nil {
+		r.Log.Warn("startup garbage collection: list the containers of a warm pool member whose process died", "uid", uid, "err", err)
+		return
+	}
+	var ids []string
+	for _, ctr := range ctrs {
+		if ctr.Labels[labelPodUID] != uid || !r.ownsObject(ctr.Labels) {
+			continue
+		}
+		ids = append(ids, ctr.ID)
+		if err := ctr.Purge(ctx); err != nil {
+			r.Log.Warn("startup garbage collection: could not delete a container of a warm pool member whose process died", "container", ctr.ID, "uid", uid, "err", err)
+			continue
+		}
+		r.Log.Warn("startup garbage collection: deleted a container of a warm pool member whose process died", "container", ctr.ID, "uid", uid)
+	}
+	if len(ids) == 0 {
+		return
+	}
+	if e, ok := r.Tasks.(ShimEnder); ok {
+		e.EndShims(ctx, ids, r.Log)
+	}
+	for _, id := range ids {
+		r.Tasks.RemoveStaleShim(id, r.Log)
+		_ = cgroupfs.Remove(filepath.Join("/", r.Namespace, id))
+		_ = cgroupfs.Remove(filepath.Join(r.PodCgroup(uid), id))
+	}
+	_ = cgroupfs.Sweep(r.PodCgroup(uid))
 }

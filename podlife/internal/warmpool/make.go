@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/layout"
 	"github.com/podlife/podlife/podlife/internal/poddir"
@@ -60,6 +61,7 @@ func (m *Manager) makeMember(key string, tmpl *Template) (*worker.Worker, error)
 	if err := rec.Write(dir); err != nil {
 		m.d.Log.Warn("warm pool: member record", "pod", id, "err", err)
 	}
+	failpoint.Hit("pool.ready") // its record says ready; not yet in its pool
 	return p, nil
 }
 
@@ -77,6 +79,7 @@ func makeMemberDir(stateDir, dir string, rec Member) (*os.File, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("warm pool: %w", err)
 	}
+	failpoint.Hit("pool.mkdir") // no lock, no record
 	lock, err := poddir.LockAdoption(dir)
 	if err == nil {
 		err = rec.Write(dir)
@@ -88,6 +91,7 @@ func makeMemberDir(stateDir, dir string, rec Member) (*os.File, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("warm pool: %w", err)
 	}
+	failpoint.Hit("pool.record") // flocked, its record written, nothing made
 	return lock, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/podlife/podlife/podlife/internal/layout"
 	"github.com/podlife/podlife/podlife/internal/poddir"
+	"github.com/podlife/podlife/podlife/internal/worker/warmmember"
 )
 
 // Member is a warm pool member's record (layout.PoolMemberFile in its directory): what ps and
@@ -69,18 +70,6 @@ func List(stateDir string) ([]Found, error) {
 	return out, nil
 }
 
-// SweepLinks removes the links taken members left in the pool directory (see package worker's
-// Worker.ClaimMember) whose pod directory is gone.
-func SweepLinks(stateDir string) {
-	root := layout.PoolDir(stateDir)
-	entries, _ := os.ReadDir(root)
-	for _, e := range entries {
-		if e.Type()&fs.ModeSymlink == 0 {
-			continue
-		}
-		path := filepath.Join(root, e.Name())
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			_ = os.Remove(path)
-		}
-	}
-}
+// SweepLinks removes the links taken members left in the pool directory whose pod directory
+// is gone (see warmmember.SweepLinks).
+func SweepLinks(stateDir string) { warmmember.SweepLinks(stateDir) }

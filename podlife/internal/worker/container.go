@@ -186,7 +186,7 @@ func (c *Container) startInstance(ctx context.Context, inst *instance) error {
 			stopping = true // if the loop has ended (the Runtime closed), nothing starts
 			p.do(func() { start, stopping = p.starts.Grant(p.stopping, inst.task), p.stopping })
 			if start != nil && inst.gate != nil {
-				start = inst.gate.Release // the task runs: its gate waits (see newGatedInstance)
+				start = releaseGate(inst) // the task runs: its gate waits (see newGatedInstance)
 			}
 			return start, stopping
 		},

@@ -12,6 +12,7 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/podlife/podlife/internal/execgate"
+	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/ctrd"
 )
 
@@ -61,7 +62,19 @@ func (c *Container) newGatedInstance(ctx context.Context, n int, id string) (*in
 		}
 		return nil, fmt.Errorf("container %q: %w", c.spec.Name, err)
 	}
+	failpoint.Hit("pool.gate-waits") // this container's gate waits on its FIFO, podlife's end open
 	return inst, nil
+}
+
+// releaseGate is the start of a gated instance (its task runs; its gate waits): the release
+// of its gate (see execgate.FIFO.Release).
+func releaseGate(inst *instance) func(context.Context) error {
+	return func(ctx context.Context) error {
+		failpoint.Hit("take.gate-release") // @2: the first container released, the second not
+		err := inst.gate.Release(ctx)
+		failpoint.Hit("take.gate-released") // its FIFO removed, the start byte read (or written)
+		return err
+	}
 }
 
 // openGate starts a gated instance's task and waits until its process waits on the gate. An

@@ -14,6 +14,7 @@ import (
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/tasks"
 	"github.com/podlife/podlife/podlife/internal/worker/teardown"
+	"github.com/podlife/podlife/podlife/internal/worker/warmmember"
 )
 
 // StopOptions change how Stop stops a pod (the public package's StopOption, resolved).
@@ -173,7 +174,12 @@ func (p *Worker) remove() {
 	close(p.persistQuit)
 	<-p.persisted
 	if err := errors.Join(errs...); err == nil {
-		errs = append(errs, poddir.Remove(p.sandbox.Dir()))
+		if err := poddir.Remove(p.sandbox.Dir()); err != nil {
+			errs = append(errs, err)
+		} else {
+			// A pod taken from a warm pool member leaves a link at the member's path.
+			warmmember.SweepLinks(p.host.Cfg.StateDir)
+		}
 	}
 	p.removeErr = errors.Join(errs...)
 	// The pods' lock, still held if the pod's first record could not be written (its start

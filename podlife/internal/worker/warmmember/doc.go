@@ -33,7 +33,8 @@
 // # What it may use
 //
 // It imports podlife/internal/api, tasks, ctrd (exit statuses), eventbus, layout, poddir, the
-// worker's podsandbox, podstart and record packages and internal/sandboxns. It must not import
+// worker's podsandbox, podstart and record packages, internal/sandboxns and internal/failpoint
+// (its crash points: pool.sandbox, pool.attached, pool.created, take.*). It must not import
 // the worker (arrows point worker -> warmmember), podlife/internal/warmpool, package podlife,
 // adoption, the startup GC (podlife/internal/gc), the control socket
 // (podlife/internal/control) or podlife/daemon (TestPackageArrows checks it).

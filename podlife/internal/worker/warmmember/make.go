@@ -5,6 +5,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/worker/podstart"
 )
@@ -22,12 +23,15 @@ func (m *Member) Make(ctx context.Context, w Pod) error {
 			return err
 		}
 	}
+	failpoint.Hit("pool.sandbox") // lease, sandbox (namespaces pinned), cgroup; no network yet
 	sp.Go(podstart.GoNetwork, func() {
 		var netErr error
 		defer func() { sp.NetworkDone(netErr) }()
 		if err := sp.Attach(ctx); err != nil {
 			netErr = &api.StartError{Pod: sp.Name, Step: api.StepNetwork, Err: err}
+			return
 		}
+		failpoint.Hit("pool.attached") // CNI ADD recorded; the containers' preparations go on
 	})
 	if sp.Pause != nil {
 		if err := sp.Pause(ctx); err != nil {
@@ -36,6 +40,9 @@ func (m *Member) Make(ctx context.Context, w Pod) error {
 		}
 	}
 	prepErr := prepareAll(sp.Leased(ctx), sp)
+	if prepErr == nil {
+		failpoint.Hit("pool.created") // every container created (its task, or its gate waiting)
+	}
 	<-sp.NetReady
 	return cmp.Or(sp.NetErr(), prepErr)
 }

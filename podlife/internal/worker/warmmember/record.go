@@ -1,6 +1,7 @@
 package warmmember
 
 import (
+	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/poddir"
 	"github.com/podlife/podlife/podlife/internal/worker/record"
 )
@@ -28,6 +29,7 @@ func (m *Member) WriteRecord(w Pod, path string, rec record.Record) error {
 	if err != nil {
 		return err
 	}
+	failpoint.Hit("take.record") // pod.json in place (not yet synced), no process started
 	done := make(chan error, 1)
 	m.recordSynced = done
 	w.Go(GoRecordSync, func() { done <- poddir.SyncWritten(f, path) })

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/worker/podstart"
 )
@@ -27,6 +28,8 @@ func (m *Member) Start(ctx, life context.Context, w Pod) error {
 		}
 	}()
 	<-m.etcDone // done: the record waited for it
+	// The record and the /etc files are the pod's; no process started.
+	failpoint.Hit("take.starting")
 	err := startProcesses(ctx, w.Steps())
 	// The record is durable before Run returns, as a cold start's (see WriteRecord).
 	if serr := m.syncRecord(); serr != nil && err == nil {

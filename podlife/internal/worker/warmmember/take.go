@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/podlife/podlife/internal/failpoint"
 	"github.com/podlife/podlife/internal/sandboxns"
 	"github.com/podlife/podlife/podlife/internal/api"
 	"github.com/podlife/podlife/podlife/internal/layout"
@@ -56,14 +57,16 @@ func (m *Member) Claim(ctx context.Context, w Pod, spec, recorded api.PodSpec, r
 	if err != nil {
 		return "", err
 	}
+	failpoint.Hit("take.locked") // checked, the pods' lock held; still a member
 	sb := m.env.Sandbox
 	oldDir, newDir := sb.Dir(), filepath.Join(layout.PodsDir(m.env.StateDir), spec.Name)
 	if err := poddir.RenameNoReplace(oldDir, newDir); err != nil {
 		release()
 		return "", err
 	}
+	failpoint.Hit("take.renamed") // pods/<name> without pod.json; no link at the member's path
 	// What holds paths under the member's directory (the shim's logger, the log writer's
-	// rotation) still finds them; the link goes once dangling (see gc.collectPool, sweepLinks).
+	// rotation) still finds them; the link goes once dangling (see gc.collectPool, SweepLinks).
 	if err := os.Symlink(filepath.Join("..", "pods", spec.Name), oldDir); err != nil {
 		m.env.Log.Warn("warm pool: link from the member's directory", "err", err)
 	}
@@ -100,6 +103,7 @@ func (m *Member) Claim(ctx context.Context, w Pod, spec, recorded api.PodSpec, r
 		return "", err
 	}
 	tr.mark("register")
+	failpoint.Hit("take.registered") // the pod registered, its /etc files being rewritten; no pod.json
 	log.Debug("warm pool: member taken", "member", m.id, "checks", t1.Sub(t0), "took", time.Since(t0))
 	return fmt.Sprintf("Pod sandbox and containers taken from the warm pool (member %s, made %v ago)", m.id, age), nil
 }
