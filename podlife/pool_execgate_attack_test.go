@@ -716,12 +716,21 @@ func TestExecGateExecFormatError(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: not Failed: %v (%+v)", name, err, pod.Status())
 		}
-		var log strings.Builder
-		_ = pod.Logs(ctx, "app", podlife.LogOptions{}, &log)
 		cs := st.ContainerStatuses[0]
 		var msg string
 		if tm := cs.State.Terminated; tm != nil {
 			msg = tm.Message
+		}
+		// The gate's own line reaches the log through the shim's logger, which may write it
+		// after the exit was seen: wait for it (a bounded wait; the check below says if not).
+		var log strings.Builder
+		for deadline := time.Now().Add(budget(10 * time.Second)); ; {
+			log.Reset()
+			_ = pod.Logs(ctx, "app", podlife.LogOptions{}, &log)
+			if strings.Contains(msg+log.String(), "exec format error") || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 		outcome[warm] = stateOf(cs) + ", log " + log.String()
 		t.Logf("%s: Run %v, from the pool %v, phase %s, app %s %q, log %q", name, runErr, fromPool(pod), st.Phase, stateOf(cs), msg, log.String())
